@@ -1,0 +1,45 @@
+# trainrt's front door: a thin layer over CMake. `make demo` and `make test` do all set-up.
+BUILD ?= build
+JOBS ?= 2
+CMAKE_FLAGS ?=
+TRAINRT := $(BUILD)/trainrt
+DATA := data/fashion-mnist.h5
+
+.PHONY: all deps build data demo test test-unit test-mpi test-slurm bench clean
+
+all: build
+
+deps:
+	bash tools/deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+$(DATA): | build
+	$(TRAINRT) data import fashion-mnist --out $(DATA)
+
+data: build $(DATA)
+
+demo: data
+	bash jobs/demo.sh
+
+test: data
+	cd $(BUILD) && ctest --output-on-failure --timeout 900 $(CTEST_ARGS)
+
+test-unit: build
+	cd $(BUILD) && ctest --output-on-failure -L unit
+
+test-mpi: build
+	cd $(BUILD) && ctest --output-on-failure -L mpi
+
+test-slurm: data
+	cd $(BUILD) && ctest --output-on-failure -L slurm
+
+bench: data
+	bash bench/run.sh
+
+clean:
+	rm -rf $(BUILD)

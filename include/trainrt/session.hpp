@@ -1,0 +1,30 @@
+#pragma once
+// What a training function sees (Ray Train's train.get_context / report / get_dataset_shard).
+#include <cstdint>
+#include <string>
+
+#include "trainrt/comm.hpp"
+#include "trainrt/config.hpp"
+#include "trainrt/context.hpp"
+#include "trainrt/data.hpp"
+#include "trainrt/metrics.hpp"
+
+namespace trainrt {
+
+class Session {
+public:
+    virtual ~Session() = default;
+    virtual const Context& context() const = 0;
+    virtual const JobConfig& config() const = 0;
+    virtual Communicator& communicator() = 0;
+
+    // Collective: every rank calls it once per iteration. Rank 0 appends one JSON line to
+    // <run dir>/result.jsonl (with _training_iteration, _timestamp, _time_this_iter_s) and prints
+    // a progress line.
+    virtual void report(const Metrics& metrics) = 0;
+
+    // This rank's part of `split` for `epoch` (see data.hpp for the contract).
+    virtual DatasetShard dataset_shard(const std::string& split, std::uint64_t epoch) = 0;
+};
+
+}  // namespace trainrt
