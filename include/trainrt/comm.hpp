@@ -43,7 +43,8 @@ public:
     virtual void allgather(const void* send, void* recv, std::size_t bytes_per_rank) = 0;
     virtual void barrier() = 0;
 
-    void allreduce(void* data, std::size_t count, DType dtype, ReduceOp op) {
+    // Blocking; a backend may override it with a faster blocking collective.
+    virtual void allreduce(void* data, std::size_t count, DType dtype, ReduceOp op) {
         allreduce_async(data, count, dtype, op)->wait();
     }
     template <class T> void allreduce(std::span<T> data, ReduceOp op) {

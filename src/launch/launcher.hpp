@@ -25,6 +25,7 @@ struct LaunchInfo {
     int world_size = 1;
     int local_rank = -1;   // -1: the launcher does not say
     int local_size = -1;
+    int node_id = -1;      // -1: the launcher does not say (PMIx's PMIX_NODEID when it does)
     std::string job_id;
     int restart_count = 0;
 };

@@ -1,0 +1,8 @@
+#pragma once
+// Subcommands of the trainrt binary. Each returns the process exit code.
+namespace trainrt::cli {
+
+int run_command(int argc, const char* const argv[]);   // trainrt --config FILE ...
+int data_command(int argc, const char* const argv[]);  // trainrt data import ...
+
+}  // namespace trainrt::cli

@@ -1,0 +1,21 @@
+// trainrt: Ray Train's experience for Slurm clusters. See README.md.
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "trainrt/error.hpp"
+
+int main(int argc, char** argv) {
+    try {
+        if (argc > 1 && std::string(argv[1]) == "data")
+            return trainrt::cli::data_command(argc - 1, argv + 1);
+        return trainrt::cli::run_command(argc, argv);
+    } catch (const trainrt::Error& error) {
+        std::cerr << "trainrt: " << error.what() << std::endl;
+        return error.exit_code();
+    } catch (const std::exception& error) {
+        std::cerr << "trainrt: internal error: " << error.what() << std::endl;
+        return 1;
+    }
+}

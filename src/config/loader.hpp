@@ -1,0 +1,43 @@
+#pragma once
+// Merges command line > TRAINRT_* environment > INI file > defaults into one JobConfig, with
+// Boost.Program_options doing the parsing. Everything wrong is a ConfigError of one line that
+// names the key and where it was set (FILE:LINE for INI), what is accepted, and a close match.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "trainrt/config.hpp"
+
+namespace trainrt::config {
+
+// Sections whose keys may be set from TRAINRT_<SECTION>_<KEY>; other TRAINRT_* variables are
+// not configuration (e.g. TRAINRT_SLURM_DIR used by the test cluster).
+const std::vector<std::string>& sections();
+
+// The keys every job has (run, scaling, data).
+std::vector<OptionSpec> builtin_options();
+
+// Train keys by workload name. A workload named "plugin:..." takes any train.* key.
+using WorkloadKeys = std::map<std::string, std::vector<OptionSpec>>;
+
+struct Flags {
+    std::string config_file;
+    bool help = false;
+    bool print_config = false;
+    bool version = false;
+};
+
+struct Loaded {
+    JobConfig config;
+    Flags flags;
+};
+
+Loaded load(int argc, const char* const argv[], const WorkloadKeys& workloads);
+
+// `trainrt --help`: every key with its default and meaning, by section.
+std::string help_text(const WorkloadKeys& workloads);
+
+// `trainrt --print-config`: the merged config as an INI file, each value's source as a comment.
+std::string print_config(const JobConfig& config);
+
+}  // namespace trainrt::config

@@ -1,0 +1,100 @@
+#include "storage/posix.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "trainrt/error.hpp"
+
+namespace trainrt::storage {
+namespace {
+
+[[noreturn]] void fail(const std::string& what, const std::string& path, int error) {
+    throw StorageError(fmt::format("storage: {} {} failed: {}", what, path, std::strerror(error)));
+}
+
+std::string parent_of(const std::string& path) {
+    std::string parent = std::filesystem::path(path).parent_path().string();
+    return parent.empty() ? "." : parent;
+}
+
+}  // namespace
+
+Fd::~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+Fd& Fd::operator=(Fd&& other) noexcept {
+    if (this != &other) {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = other.fd_;
+        other.fd_ = -1;
+    }
+    return *this;
+}
+
+Fd open_or_throw(const std::string& path, int flags, int mode) {
+    int fd = ::open(path.c_str(), flags | O_CLOEXEC, mode);
+    if (fd < 0) fail("open", path, errno);
+    return Fd(fd);
+}
+
+void write_all(int fd, const void* data, std::size_t bytes, const std::string& path) {
+    const char* cursor = static_cast<const char*>(data);
+    while (bytes > 0) {
+        ssize_t written = ::write(fd, cursor, bytes);
+        if (written < 0 && errno == EINTR) continue;
+        if (written < 0) fail("write to", path, errno);
+        cursor += written;
+        bytes -= static_cast<std::size_t>(written);
+    }
+}
+
+void fsync_path(const std::string& path) {
+    Fd fd = open_or_throw(path, O_RDONLY);
+    if (::fsync(fd.get()) != 0) fail("fsync of", path, errno);
+}
+
+void fsync_parent_dir(const std::string& path) { fsync_path(parent_of(path)); }
+
+void make_dirs(const std::string& path) {
+    std::error_code error;
+    std::filesystem::create_directories(path, error);
+    if (error)
+        throw StorageError(fmt::format("storage: cannot create directory {}: {}", path,
+                                       error.message()));
+}
+
+bool path_exists(const std::string& path) {
+    struct stat info{};
+    return ::stat(path.c_str(), &info) == 0;
+}
+
+void rename_durable(const std::string& from, const std::string& to) {
+    if (::rename(from.c_str(), to.c_str()) != 0) fail("rename to " + to + " of", from, errno);
+    fsync_parent_dir(to);
+}
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+    std::string temporary = fmt::format("{}.tmp.{}", path, ::getpid());
+    {
+        Fd fd = open_or_throw(temporary, O_WRONLY | O_CREAT | O_TRUNC);
+        write_all(fd.get(), content.data(), content.size(), temporary);
+        if (::fsync(fd.get()) != 0) fail("fsync of", temporary, errno);
+    }
+    rename_durable(temporary, path);
+}
+
+void append_line(const std::string& path, const std::string& line) {
+    Fd fd = open_or_throw(path, O_WRONLY | O_CREAT | O_APPEND);
+    std::string record = line + "\n";
+    write_all(fd.get(), record.data(), record.size(), path);
+}
+
+}  // namespace trainrt::storage

@@ -1,0 +1,41 @@
+#pragma once
+// Lustre-compatible POSIX helpers: atomic replace by rename, fsync of files and directories,
+// append-only line files. No flock anywhere. Failures are StorageErrors with strerror text.
+#include <string>
+
+namespace trainrt::storage {
+
+// Move-only owner of a file descriptor; closes it on destruction, never throws.
+class Fd {
+public:
+    Fd() = default;
+    explicit Fd(int fd) : fd_(fd) {}
+    ~Fd();
+    Fd(Fd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+    Fd& operator=(Fd&& other) noexcept;
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    int get() const { return fd_; }
+
+private:
+    int fd_ = -1;
+};
+
+Fd open_or_throw(const std::string& path, int flags, int mode = 0644);
+void write_all(int fd, const void* data, std::size_t bytes, const std::string& path);
+void fsync_path(const std::string& path);
+void fsync_parent_dir(const std::string& path);
+void make_dirs(const std::string& path);  // mkdir -p; StorageError says why it cannot
+bool path_exists(const std::string& path);
+
+// Writes `content` to `path` atomically: temporary file in the same directory, fsync, rename,
+// fsync of the directory. Readers see the old file or the new one, never a mix.
+void write_file_atomic(const std::string& path, const std::string& content);
+
+// Renames `from` to `to` and makes the rename durable.
+void rename_durable(const std::string& from, const std::string& to);
+
+// Appends one line (a '\n' is added) with a single write(2) on an O_APPEND descriptor.
+void append_line(const std::string& path, const std::string& line);
+
+}  // namespace trainrt::storage

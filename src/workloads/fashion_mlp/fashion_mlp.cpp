@@ -1,0 +1,154 @@
+#include "workloads/fashion_mlp/fashion_mlp.hpp"
+
+#include <chrono>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "trainrt/error.hpp"
+#include "workloads/fashion_mlp/mlp.hpp"
+#include "workloads/fashion_mlp/weights_file.hpp"
+
+namespace trainrt::workloads::fashion_mlp {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+struct Settings {
+    std::int64_t epochs;
+    int local_batch;
+    float lr;
+    bool shuffle;
+    std::uint64_t seed;
+};
+
+Settings read_settings(Session& session) {
+    const JobConfig& config = session.config();
+    const int ranks = session.context().world_size;
+    std::int64_t batch = config.get_int("train.batch_size");
+    if (batch % ranks != 0)
+        throw ConfigError(fmt::format(
+            "config: train.batch_size={} ({}) is not divisible by the {} ranks; the global batch "
+            "is split evenly, so use a multiple of {} or launch a divisor of {} ranks",
+            batch, config.source("train.batch_size"), ranks, ranks, batch));
+    return {config.get_int("train.epochs"), static_cast<int>(batch / ranks),
+            static_cast<float>(config.get_double("train.lr")), config.get_bool("data.shuffle"),
+            static_cast<std::uint64_t>(config.get_int("run.seed"))};
+}
+
+// Ranks start from identical weights: rank 0's, as DDP broadcasts them.
+void initialise(Session& session, Mlp& model, std::uint64_t seed) {
+    std::string init_file = session.config().get_or("train.init_weights", "");
+    if (init_file.empty())
+        model.init_uniform(seed);
+    else if (session.context().world_rank == 0)
+        load_weights(init_file, model);
+    for (Layer& layer : model.layers()) {
+        session.communicator().broadcast(layer.weight.data(), layer.weight.size() * sizeof(float), 0);
+        session.communicator().broadcast(layer.bias.data(), layer.bias.size() * sizeof(float), 0);
+    }
+}
+
+// Pixels/255 as float32, as torchvision's ToTensor gives them.
+void to_float(const DatasetShard& shard, std::size_t first, int count, std::vector<float>& out) {
+    const std::size_t sample = shard.sample_size();
+    out.resize(std::size_t(count) * sample);
+    const std::uint8_t* pixels = shard.features.data() + first * sample;
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] = static_cast<float>(pixels[k]) / 255.0f;
+}
+
+// One pass over this rank's shard in local batches; returns the mean batch loss over ranks.
+double train_epoch(Session& session, Mlp& model, GradientReducer& reducer,
+                   const DatasetShard& shard, const Settings& settings) {
+    std::vector<float> images;
+    double loss_sum = 0.0;
+    std::int64_t batches = 0;
+    for (std::size_t first = 0; first < shard.count; first += settings.local_batch) {
+        int count = static_cast<int>(std::min<std::size_t>(settings.local_batch, shard.count - first));
+        to_float(shard, first, count, images);
+        loss_sum += model.train_step(images.data(), shard.labels.data() + first, count, reducer,
+                                     settings.lr);
+        ++batches;
+    }
+    double mean = batches > 0 ? loss_sum / batches : 0.0;
+    return session.communicator().allreduce_value(mean, ReduceOp::mean);
+}
+
+struct Evaluation {
+    double loss;
+    double accuracy;
+};
+
+Evaluation evaluate(Session& session, Mlp& model, const DatasetShard& shard) {
+    constexpr int kEvalBatch = 1000;
+    const std::size_t real = shard.count - shard.padded;  // padded samples are not counted
+    std::vector<float> images;
+    double totals[3] = {0.0, 0.0, static_cast<double>(real)};  // loss sum, correct, samples
+    std::int64_t correct = 0;
+    for (std::size_t first = 0; first < real; first += kEvalBatch) {
+        int count = static_cast<int>(std::min<std::size_t>(kEvalBatch, real - first));
+        to_float(shard, first, count, images);
+        model.evaluate(images.data(), shard.labels.data() + first, count, totals[0], correct);
+    }
+    totals[1] = static_cast<double>(correct);
+    session.communicator().allreduce(totals, 3, DType::f64, ReduceOp::sum);
+    return {totals[0] / totals[2], totals[1] / totals[2]};
+}
+
+void run(Session& session) {
+    const Settings settings = read_settings(session);
+    Mlp model;
+    initialise(session, model, settings.seed);
+    std::vector<std::size_t> sizes = model.param_sizes_in_ready_order();
+    auto bucket_bytes = static_cast<std::size_t>(session.config().get_double("scaling.bucket_mb") * 1048576.0);
+    GradientReducer reducer(session.communicator(), sizes, bucket_bytes);
+    const DatasetShard test = session.dataset_shard("test", 0);
+    DatasetShard train;
+    for (std::int64_t epoch = 0; epoch < settings.epochs; ++epoch) {
+        if (epoch == 0 || settings.shuffle) train = session.dataset_shard("train", epoch);
+        auto start = Clock::now();
+        double loss = train_epoch(session, model, reducer, train, settings);
+        double train_time = seconds_since(start);
+        auto eval_start = Clock::now();
+        Evaluation evaluation = evaluate(session, model, test);
+        double eval_time = seconds_since(eval_start);
+        Metrics metrics;
+        metrics.set("epoch", epoch + 1).set("loss", loss).set("test_loss", evaluation.loss)
+            .set("test_accuracy", evaluation.accuracy).set("train_time_s", train_time)
+            .set("eval_time_s", eval_time).set("epoch_time_s", train_time + eval_time)
+            .set("samples_per_s", static_cast<double>(train.global_count) / train_time);
+        session.report(metrics);
+    }
+    std::string save = session.config().get_or("train.save_weights", "");
+    if (!save.empty() && session.context().world_rank == 0) save_weights(save, model);
+    if (session.context().world_rank == 0)
+        std::cout << "weights_digest=" << weights_digest(model) << std::endl;
+}
+
+std::vector<OptionSpec> train_keys() {
+    OptionSpec epochs{"train.epochs", "20", ValueKind::integer, "passes over the training set"};
+    epochs.min = 1;
+    OptionSpec batch{"train.batch_size", "64", ValueKind::integer,
+                     "global batch, split evenly over the ranks"};
+    batch.min = 1;
+    OptionSpec lr{"train.lr", "0.001", ValueKind::real, "SGD learning rate"};
+    lr.min = 1e-12;
+    return {epochs, batch, lr,
+            {"train.init_weights", "", ValueKind::path,
+             "HDF5 weights to start from instead of the random init (hdf5_schemas/mlp_weights.md)"},
+            {"train.save_weights", "", ValueKind::path, "write the final weights here (rank 0)"}};
+}
+
+}  // namespace
+
+Workload workload() {
+    return {"fashion_mlp",
+            "Ray Train's FashionMNIST recipe: MLP 784-512-512-10, SGD, cross-entropy",
+            train_keys(), run};
+}
+
+}  // namespace trainrt::workloads::fashion_mlp

@@ -1,0 +1,64 @@
+#pragma once
+// The model: Flatten -> Linear(784,512) -> ReLU -> Linear(512,512) -> ReLU -> Linear(512,10)
+// -> ReLU, cross-entropy loss, plain SGD. Weights in PyTorch's [out, in] row-major layout.
+// Math through OpenBLAS (cblas_sgemm), single precision like PyTorch's float32.
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "trainrt/comm.hpp"
+
+namespace trainrt::workloads::fashion_mlp {
+
+inline constexpr int kInputs = 784;
+inline constexpr int kHidden = 512;
+inline constexpr int kClasses = 10;
+inline constexpr int kLayers = 3;
+
+struct Layer {
+    int inputs;
+    int outputs;
+    std::vector<float> weight;  // [outputs, inputs]
+    std::vector<float> bias;    // [outputs]
+};
+
+// Parameter tensors in the order backward finishes their gradients (fc3 first).
+struct ParamRef {
+    std::string name;  // "fc3.weight", ...
+    std::span<float> values;
+};
+
+class Mlp {
+public:
+    Mlp();
+    // PyTorch's default Linear init: weight and bias uniform in +-1/sqrt(fan_in).
+    void init_uniform(std::uint64_t seed);
+    std::vector<ParamRef> params_in_ready_order();
+    std::vector<std::size_t> param_sizes_in_ready_order();
+
+    // One training step on a batch (pixels already scaled, labels 0..9). Gradients are written
+    // into the reducer's buckets, averaged across ranks, then SGD updates the weights.
+    // Returns this rank's batch-mean loss.
+    float train_step(const float* images, const std::uint8_t* labels, int batch,
+                     GradientReducer& reducer, float lr);
+
+    // Forward only: adds this batch's summed loss and correct predictions to the totals.
+    void evaluate(const float* images, const std::uint8_t* labels, int batch, double& loss_sum,
+                  std::int64_t& correct);
+
+    std::array<Layer, kLayers>& layers() { return layers_; }
+    const std::array<Layer, kLayers>& layers() const { return layers_; }
+
+private:
+    void forward(const float* images, int batch);
+    std::array<Layer, kLayers> layers_;
+    std::array<std::vector<float>, kLayers> activations_;  // post-ReLU outputs per layer
+    std::vector<float> delta_, delta_next_;                 // scratch for backward
+};
+
+// xxHash3-64 of all weights in the fixed order fc1.weight, fc1.bias, ..., fc3.bias.
+std::string weights_digest(const Mlp& model);
+
+}  // namespace trainrt::workloads::fashion_mlp

@@ -1,0 +1,124 @@
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "config/loader.hpp"
+#include "config/values.hpp"
+#include "trainrt/error.hpp"
+#include "workloads/registry.hpp"
+
+using namespace trainrt;
+
+namespace {
+
+struct Args {
+    std::vector<std::string> words;
+    std::vector<const char*> pointers;
+    explicit Args(std::vector<std::string> w) : words(std::move(w)) {
+        pointers.push_back("trainrt");
+        for (const auto& word : words) pointers.push_back(word.c_str());
+    }
+    int argc() const { return static_cast<int>(pointers.size()); }
+    const char* const* argv() const { return pointers.data(); }
+};
+
+std::string write_ini(const std::string& text) {
+    static int counter = 0;
+    auto path = std::filesystem::temp_directory_path() /
+                ("trainrt_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + ".ini");
+    std::ofstream(path) << text;
+    return path.string();
+}
+
+config::Loaded load(std::vector<std::string> words) {
+    Args args(std::move(words));
+    return config::load(args.argc(), args.argv(), workloads::keys_by_workload());
+}
+
+std::string error_of(std::vector<std::string> words) {
+    try {
+        load(std::move(words));
+    } catch (const ConfigError& error) {
+        return error.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("defaults, file, environment and command line merge in that order", "[config]") {
+    std::string ini = write_ini("[run]\nname = from_file\nseed = 3\n[train]\nepochs = 5\nlr = 0.5\n");
+    ::setenv("TRAINRT_TRAIN_EPOCHS", "7", 1);
+    ::setenv("TRAINRT_SLURM_DIR", "/not/config", 1);  // not a config section: ignored
+    auto loaded = load({"--config", ini, "--train.lr=0.25"});
+    ::unsetenv("TRAINRT_TRAIN_EPOCHS");
+    ::unsetenv("TRAINRT_SLURM_DIR");
+    const JobConfig& config = loaded.config;
+    CHECK(config.get("run.name") == "from_file");
+    CHECK(config.source("run.name") == ini + ":2");
+    CHECK(config.get_int("run.seed") == 3);
+    CHECK(config.get_int("train.epochs") == 7);
+    CHECK(config.source("train.epochs") == "env TRAINRT_TRAIN_EPOCHS");
+    CHECK(config.get_double("train.lr") == 0.25);
+    CHECK(config.source("train.lr") == "command line");
+    CHECK(config.get_int("train.batch_size") == 64);
+    CHECK(config.source("train.batch_size") == "default");
+    CHECK(config.get_bool("data.shuffle") == false);
+}
+
+TEST_CASE("a misspelled key names the file, the line and a close match", "[config]") {
+    std::string ini = write_ini("[train]\nepochs = 2\nepoch = 3\n");
+    std::string message = error_of({"--config", ini});
+    CHECK_THAT(message, Catch::Contains("unknown key 'train.epoch'"));
+    CHECK_THAT(message, Catch::Contains(ini + ":3"));
+    CHECK_THAT(message, Catch::Contains("did you mean 'train.epochs'"));
+}
+
+TEST_CASE("a misspelled section is an unknown key with a suggestion", "[config]") {
+    std::string message = error_of({"--trian.epochs=2"});
+    CHECK_THAT(message, Catch::Contains("unknown key 'trian.epochs' (command line)"));
+    CHECK_THAT(message, Catch::Contains("did you mean 'train.epochs'"));
+}
+
+TEST_CASE("bad values say what is accepted", "[config]") {
+    CHECK_THAT(error_of({"--train.epochs=0"}), Catch::Contains("expected an integer >= 1"));
+    CHECK_THAT(error_of({"--train.epochs=two"}), Catch::Contains("bad value 'two' for train.epochs"));
+    CHECK_THAT(error_of({"--scaling.backend=gloo"}), Catch::Contains("one of auto, mpi, nccl"));
+    CHECK_THAT(error_of({"--data.shuffle=maybe"}), Catch::Contains("true or false"));
+    CHECK_THAT(error_of({"--train.lr=-1"}), Catch::Contains("train.lr"));
+}
+
+TEST_CASE("missing config file and duplicate keys are errors", "[config]") {
+    CHECK_THAT(error_of({"--config", "/nonexistent/job.ini"}),
+               Catch::Contains("cannot read config file '/nonexistent/job.ini'"));
+    std::string ini = write_ini("[train]\nepochs = 2\nepochs = 3\n");
+    CHECK_THAT(error_of({"--config", ini}), Catch::Contains("set twice"));
+}
+
+TEST_CASE("an invalid INI line is located", "[config]") {
+    std::string ini = write_ini("[train]\nepochs = 2\nthis line has no equals\n");
+    std::string message = error_of({"--config", ini});
+    CHECK_THAT(message, Catch::Contains(ini + ":3"));
+}
+
+TEST_CASE("unknown workload suggests a built-in one", "[config]") {
+    CHECK_THAT(error_of({"--run.workload=fashion_mpl"}), Catch::Contains("did you mean 'fashion_mlp'"));
+}
+
+TEST_CASE("help lists every key with its default", "[config]") {
+    std::string help = config::help_text(workloads::keys_by_workload());
+    for (const char* key : {"run.name", "run.storage_path", "run.seed", "run.workload",
+                            "scaling.use_gpu", "scaling.backend", "data.path", "data.shuffle",
+                            "train.epochs", "train.batch_size", "train.lr", "train.init_weights"})
+        CHECK_THAT(help, Catch::Contains(key));
+}
+
+TEST_CASE("closest_match finds near keys only", "[config]") {
+    std::vector<std::string> keys = {"train.epochs", "train.lr", "run.name"};
+    CHECK(config::closest_match("train.epoch", keys) == "train.epochs");
+    CHECK(config::closest_match("completely.different", keys).empty());
+}
