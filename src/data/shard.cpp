@@ -125,6 +125,13 @@ void read_rows(hid_t dataset, const std::vector<std::uint64_t>& rows,
 
 }  // namespace
 
+void check_split(const std::string& path, const std::string& split) {
+    ShardRequest request;
+    request.path = path;
+    request.split = split;
+    open_split(request);
+}
+
 DatasetShard read_shard(const ShardRequest& request) {
     SplitFile split = open_split(request);
     DatasetShard shard;

@@ -29,4 +29,7 @@ struct ShardRequest {
 
 DatasetShard read_shard(const ShardRequest& request);
 
+// Opens `split` of the dataset at `path` and checks its layout; DataError when it is unusable.
+void check_split(const std::string& path, const std::string& split);
+
 }  // namespace trainrt::data

@@ -50,15 +50,10 @@ void print_summary(const SessionImpl& session, const Context& context) {
               << std::endl;
 }
 
-// Errors every rank raises identically are printed once (rank 0) and end the job normally;
-// any other error on one rank takes the whole job down, so no rank waits in a collective.
-bool raised_by_all_ranks(const Error& error) {
-    return dynamic_cast<const ConfigError*>(&error) != nullptr ||
-           dynamic_cast<const StorageError*>(&error) != nullptr;
-}
-
-int fail(const Error& error, const Context& context, bool mpi_up) {
-    bool everyone = raised_by_all_ranks(error);
+// Errors every rank raises identically (`everyone`) are printed once (rank 0) and end the job
+// normally; any other error on one rank takes the whole job down, so no rank waits forever in a
+// collective.
+int fail(const Error& error, const Context& context, bool everyone) {
     if (!everyone || context.world_rank == 0)
         std::cerr << fmt::format("trainrt: rank {}: {}", context.world_rank, error.what()) << std::endl;
     if (!context.run_dir.empty() && storage::path_exists(context.run_dir + "/events.jsonl") &&
@@ -70,7 +65,7 @@ int fail(const Error& error, const Context& context, bool mpi_up) {
         } catch (const Error&) {
         }
     }
-    if (mpi_up && !everyone && context.world_size > 1) MPI_Abort(MPI_COMM_WORLD, error.exit_code());
+    if (!everyone && context.world_size > 1) MPI_Abort(MPI_COMM_WORLD, error.exit_code());
     return error.exit_code();
 }
 
@@ -84,17 +79,30 @@ int run_job(const JobConfig& config, const workloads::Workload& workload) {
     try {
         context = comm::build_context(launcher->info());
         context.run_dir = storage::run_dir_path(config);
-        openblas_set_num_threads(1);  // one core per rank, like PyTorch's default here
-        SessionImpl session(config, context, comm::make_mpi_communicator(MPI_COMM_WORLD));
-        agree_on_run_dir(session.communicator(), config, context);
-        workload.run(session);
-        if (context.world_rank == 0)
-            storage::append_event(context.run_dir, "finish", context,
-                                  {{"iterations", session.results().iterations()}});
-        print_summary(session, context);
-        return 0;
+        if (workload.preflight) workload.preflight(config, context);
+    } catch (const LaunchError& error) {
+        return fail(error, context, false);  // ranks may disagree on who they are
     } catch (const Error& error) {
         return fail(error, context, true);
+    }
+    openblas_set_num_threads(1);  // one core per rank, like PyTorch's default here
+    std::unique_ptr<SessionImpl> session;
+    try {
+        session = std::make_unique<SessionImpl>(config, context,
+                                                comm::make_mpi_communicator(MPI_COMM_WORLD));
+        agree_on_run_dir(session->communicator(), config, context);
+    } catch (const Error& error) {
+        return fail(error, context, true);
+    }
+    try {
+        workload.run(*session);
+        if (context.world_rank == 0)
+            storage::append_event(context.run_dir, "finish", context,
+                                  {{"iterations", session->results().iterations()}});
+        print_summary(*session, context);
+        return 0;
+    } catch (const Error& error) {
+        return fail(error, context, false);
     }
 }
 

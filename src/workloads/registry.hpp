@@ -16,6 +16,9 @@ struct Workload {
     std::string description;
     std::vector<OptionSpec> train_keys;
     std::function<void(Session&)> run;
+    // Checks inputs (data files, shapes, divisibility) before the run directory is touched.
+    // Every rank runs it and must reach the same verdict, so a failure ends the job cleanly.
+    std::function<void(const JobConfig&, const Context&)> preflight;
 };
 
 const std::map<std::string, Workload>& builtin();

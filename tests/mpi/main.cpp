@@ -8,8 +8,8 @@ int main(int argc, char** argv) {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     Catch::Session session;
-    if (rank != 0) session.configData().outputFilename = "%debug";  // only rank 0 prints
     int status = session.applyCommandLine(argc, argv);
+    if (rank != 0) session.configData().outputFilename = "%debug";  // only rank 0 prints
     if (status == 0) status = session.run();
     int worst = 0;
     MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "data/shard.hpp"
 #include "trainrt/error.hpp"
 #include "workloads/fashion_mlp/mlp.hpp"
 #include "workloads/fashion_mlp/weights_file.hpp"
@@ -26,16 +27,30 @@ struct Settings {
     std::uint64_t seed;
 };
 
-Settings read_settings(Session& session) {
-    const JobConfig& config = session.config();
-    const int ranks = session.context().world_size;
+int local_batch(const JobConfig& config, int ranks) {
     std::int64_t batch = config.get_int("train.batch_size");
     if (batch % ranks != 0)
         throw ConfigError(fmt::format(
             "config: train.batch_size={} ({}) is not divisible by the {} ranks; the global batch "
             "is split evenly, so use a multiple of {} or launch a divisor of {} ranks",
             batch, config.source("train.batch_size"), ranks, ranks, batch));
-    return {config.get_int("train.epochs"), static_cast<int>(batch / ranks),
+    return static_cast<int>(batch / ranks);
+}
+
+void preflight(const JobConfig& config, const Context& context) {
+    local_batch(config, context.world_size);
+    data::check_split(config.get("data.path"), "train");
+    data::check_split(config.get("data.path"), "test");
+    std::string init_file = config.get_or("train.init_weights", "");
+    if (!init_file.empty()) {
+        Mlp probe;
+        load_weights(init_file, probe);
+    }
+}
+
+Settings read_settings(Session& session) {
+    const JobConfig& config = session.config();
+    return {config.get_int("train.epochs"), local_batch(config, session.context().world_size),
             static_cast<float>(config.get_double("train.lr")), config.get_bool("data.shuffle"),
             static_cast<std::uint64_t>(config.get_int("run.seed"))};
 }
@@ -148,7 +163,7 @@ std::vector<OptionSpec> train_keys() {
 Workload workload() {
     return {"fashion_mlp",
             "Ray Train's FashionMNIST recipe: MLP 784-512-512-10, SGD, cross-entropy",
-            train_keys(), run};
+            train_keys(), run, preflight};
 }
 
 }  // namespace trainrt::workloads::fashion_mlp

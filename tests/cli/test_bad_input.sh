@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Bad input: one clear line on stderr, the documented exit code, and nothing written.
+source "$(dirname "$0")/../lib/common.sh"
+require_data
+
+# expect_error NAME CODE PATTERN CMD...: the command exits CODE, prints exactly one line on
+# stderr matching PATTERN, and leaves no run directory behind.
+expect_error() {
+  local name=$1 code=$2 pattern=$3; shift 3
+  local storage="$WORK/$name"
+  set +e
+  "$@" --run.storage_path="$storage" >"$WORK/$name.out" 2>"$WORK/$name.err"
+  local rc=$?
+  set -e
+  local lines; lines=$(wc -l <"$WORK/$name.err")
+  if [ "$rc" -ne "$code" ]; then fail "$name: exit $rc, expected $code: $(cat "$WORK/$name.err")"; return; fi
+  if [ "$lines" -ne 1 ]; then fail "$name: $lines stderr lines, expected 1: $(cat "$WORK/$name.err")"; return; fi
+  if ! grep -qE -- "$pattern" "$WORK/$name.err"; then fail "$name: '$(cat "$WORK/$name.err")' lacks /$pattern/"; return; fi
+  if [ -e "$storage" ]; then fail "$name: left $storage behind"; return; fi
+  pass "$name: $(cat "$WORK/$name.err")"
+}
+
+JOB=jobs/fashion_mlp.ini
+cat >"$WORK/typo.ini" <<'INI'
+[train]
+epochs = 1
+epoch = 2
+INI
+expect_error unknown_key 2 "unknown key 'train.epoch' \(.*typo.ini:3\).*did you mean 'train.epochs'" \
+  "$TRAINRT" --config "$WORK/typo.ini"
+expect_error unknown_flag 2 "unknown key 'train.epocs' \(command line\).*did you mean 'train.epochs'" \
+  "$TRAINRT" --config $JOB --train.epocs=2
+expect_error wrong_type 2 "bad value 'two' for train.epochs \(command line\): expected an integer" \
+  "$TRAINRT" --config $JOB --train.epochs=two
+expect_error epochs_zero 2 "bad value '0' for train.epochs.*>= 1" \
+  "$TRAINRT" --config $JOB --train.epochs=0
+TRAINRT_TRAIN_LR=fast expect_error env_value 2 "bad value 'fast' for train.lr \(env TRAINRT_TRAIN_LR\)" \
+  "$TRAINRT" --config $JOB
+expect_error missing_config 2 "cannot read config file '$WORK/nope.ini'" \
+  "$TRAINRT" --config "$WORK/nope.ini"
+expect_error missing_dataset 6 "dataset file $WORK/none.h5 does not exist.*trainrt data import" \
+  "$TRAINRT" --config $JOB --train.epochs=1 --data.path="$WORK/none.h5"
+echo "not hdf5" >"$WORK/bad.h5"
+expect_error malformed_dataset 6 "$WORK/bad.h5 is not a trainrt dataset" \
+  "$TRAINRT" --config $JOB --train.epochs=1 --data.path="$WORK/bad.h5"
+expect_error missing_init_weights 7 "init_weights file $WORK/w.h5 does not exist" \
+  "$TRAINRT" --config $JOB --train.epochs=1 --train.init_weights="$WORK/w.h5"
+
+# Unwritable storage path: a regular file where a directory is needed (root ignores modes).
+touch "$WORK/a_file"
+set +e
+"$TRAINRT" --config $JOB --train.epochs=1 --run.storage_path="$WORK/a_file/runs" 2>"$WORK/unwritable.err" >/dev/null
+rc=$?
+set -e
+[ "$rc" -eq 5 ] && grep -q "cannot create directory $WORK/a_file/runs" "$WORK/unwritable.err" \
+  && [ "$(wc -l <"$WORK/unwritable.err")" -eq 1 ] \
+  && pass "unwritable: $(cat "$WORK/unwritable.err")" || fail "unwritable: rc $rc: $(cat "$WORK/unwritable.err")"
+
+# Batch not divisible by ranks: all 3 ranks agree, rank 0 prints one line, exit 2.
+expect_error batch_not_divisible 2 "train.batch_size=64 .* is not divisible by the 3 ranks" \
+  mpiexec -n 3 "$TRAINRT" --config $JOB --train.epochs=1
+
+# Four tasks that each come up as an MPI singleton (what srun --mpi=none gives MPICH).
+for i in 0 1 2 3; do
+  ( set +e; env SLURM_PROCID=$i SLURM_NTASKS=4 SLURM_STEP_ID=0 SLURM_JOB_ID=999 \
+      "$TRAINRT" --config $JOB --train.epochs=1 --run.storage_path="$WORK/singletons" \
+      >/dev/null 2>"$WORK/singleton.$i.err"; echo $? >"$WORK/singleton.$i.rc" ) &
+done
+wait
+for i in 0 1 2 3; do
+  rc=$(cat "$WORK/singleton.$i.rc")
+  if [ "$rc" -eq 3 ] && grep -q "started 4 tasks (this is task $i), but MPI_Init came up as a singleton" "$WORK/singleton.$i.err"; then
+    pass "singleton $i: exit 3"
+  else
+    fail "singleton $i: rc $rc: $(cat "$WORK/singleton.$i.err")"
+  fi
+done
+[ ! -e "$WORK/singletons" ] && pass "singletons wrote nothing" || fail "singletons left a run directory"
+finish
