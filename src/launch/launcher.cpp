@@ -31,6 +31,39 @@ void check_world(const LaunchInfo& info, const char* rank_var, const char* size_
                                       rank_var, info.world_rank, size_var, info.world_size));
 }
 
+// SLURM_STEP_TASKS_PER_NODE / SLURM_TASKS_PER_NODE: "4", or "2(x3),1" (counts per node).
+int tasks_on_node(const EnvLookup& env, int node_id) {
+    auto list = env("SLURM_STEP_TASKS_PER_NODE");
+    if (!list) list = env("SLURM_TASKS_PER_NODE");
+    if (!list || node_id < 0) return -1;
+    int node = 0;
+    std::size_t at = 0;
+    while (at < list->size()) {
+        std::size_t used = 0;
+        int count = std::stoi(list->substr(at), &used);
+        at += used;
+        int repeat = 1;
+        if (list->compare(at, 2, "(x") == 0) {
+            repeat = std::stoi(list->substr(at + 2), &used);
+            at += 2 + used + 1;  // "(x" N ")"
+        }
+        if (node_id < node + repeat) return count;
+        node += repeat;
+        if (at < list->size() && (*list)[at] == ',') ++at;
+    }
+    return -1;
+}
+
+int slurm_local_size(const EnvLookup& env) {
+    int size = parse_int(env, "SLURM_NTASKS_ON_NODE", -1);
+    if (size >= 0) return size;
+    try {
+        return tasks_on_node(env, parse_int(env, "SLURM_NODEID", -1));
+    } catch (const std::exception&) {
+        return -1;  // an unexpected format: MPI's node-local view is used unchecked
+    }
+}
+
 class EnvLauncher final : public Launcher {
 public:
     explicit EnvLauncher(LaunchInfo info) : info_(std::move(info)) {}
@@ -51,9 +84,7 @@ LaunchInfo pmi_info(const EnvLookup& env) {
     // allocation also runs as srun tasks, but then MPI_LOCALRANKID is set too and wins).
     info.local_rank = parse_int(env, "MPI_LOCALRANKID", parse_int(env, "SLURM_LOCALID", -1));
     info.local_size = parse_int(env, "MPI_LOCALNRANKS", -1);
-    if (info.local_size < 0 && env("SLURM_LOCALID")) {
-        info.local_size = parse_int(env, "SLURM_NTASKS_ON_NODE", -1);
-    }
+    if (info.local_size < 0 && env("SLURM_LOCALID")) info.local_size = slurm_local_size(env);
     return info;
 }
 
@@ -64,7 +95,7 @@ LaunchInfo slurm_info(const EnvLookup& env) {
     info.world_size = parse_int(env, "SLURM_NTASKS", parse_int(env, "SLURM_NPROCS", 1));
     check_world(info, "SLURM_PROCID", "SLURM_NTASKS");
     info.local_rank = parse_int(env, "SLURM_LOCALID", -1);
-    info.local_size = parse_int(env, "SLURM_NTASKS_ON_NODE", -1);
+    info.local_size = slurm_local_size(env);
     return info;
 }
 

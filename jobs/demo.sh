@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# `make demo`: a short 2-rank fashion_mlp training under mpiexec (make demo has built trainrt
+# and imported FashionMNIST first). DEMO_EPOCHS and DEMO_RANKS override the defaults.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+epochs=${DEMO_EPOCHS:-3}
+ranks=${DEMO_RANKS:-2}
+name="demo-$(date +%Y%m%d-%H%M%S)"
+echo "== trainrt demo: fashion_mlp, $ranks ranks (mpiexec), $epochs epochs -> runs/$name"
+mpiexec -n "$ranks" "$BUILD/trainrt" --config jobs/fashion_mlp.ini \
+  --train.epochs="$epochs" --run.name="$name"
+echo "== result rows: runs/$name/result.jsonl"
+jq -c '{epoch, loss, test_accuracy, epoch_time_s}' "runs/$name/result.jsonl"

@@ -1,0 +1,404 @@
+#!/usr/bin/env bash
+# A real one-node Slurm cluster on localhost for trainrt's tests: munged, slurmctld and slurmd,
+# no systemd needed (run as root).
+#
+#   slurm/local-cluster.sh start    (re)start a fresh cluster; returns once the node is idle
+#   slurm/local-cluster.sh stop     cancel every job, stop the daemons this script started
+#   slurm/local-cluster.sh restart  same as start
+#   slurm/local-cluster.sh status   exit 0 when up (prints daemons and node state), 1 when not
+#
+# Then: source "${TRAINRT_SLURM_DIR:-/tmp/trainrt-slurm}/env.sh"   (exports SLURM_CONF)
+#
+# Node: NodeName=localhost NodeAddr=127.0.0.1 CPUs=8 (more than the machine has, through
+# SlurmdParameters=config_overrides), partition "debug". Everything lives in $TRAINRT_SLURM_DIR
+# (default /tmp/trainrt-slurm: etc/, log/, run/, spool/, state/), wiped on every start because the
+# controller would otherwise restore old node and job state.
+#
+# Environment: TRAINRT_SLURM_DIR, TRAINRT_SLURM_CTLD_PORT (6817), TRAINRT_SLURM_SLURMD_PORT (6818),
+# TRAINRT_SLURM_CPUS (8), TRAINRT_SLURM_MEMORY (MiB, 2048), TRAINRT_SLURM_START_TIMEOUT (s, 30).
+#
+# Facts this relies on (shared/notes/slurm-mpi-facts.md): PID 1 here does not reap orphans, so a
+# stopped daemon can linger as a zombie; liveness is read from /proc/PID/stat, never `kill -0`.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+STATE=${TRAINRT_SLURM_DIR:-/tmp/trainrt-slurm}
+CTLD_PORT=${TRAINRT_SLURM_CTLD_PORT:-6817}
+SLURMD_PORT=${TRAINRT_SLURM_SLURMD_PORT:-6818}
+CPUS=${TRAINRT_SLURM_CPUS:-8}
+REAL_MEMORY=${TRAINRT_SLURM_MEMORY:-2048}
+START_TIMEOUT=${TRAINRT_SLURM_START_TIMEOUT:-30}
+TEMPLATE=$here/local-cluster.conf.in
+CONF=$STATE/etc/slurm.conf
+MARKER=$STATE/.trainrt-slurm
+MUNGE_KEY=/etc/munge/munge.key
+MUNGE_RUN=/run/munge
+MUNGE_SOCKET=$MUNGE_RUN/munge.socket.2
+MUNGE_LOG=/var/log/munge/munged.log
+
+say() { echo "local-cluster: $*"; }
+die() { echo "local-cluster: error: $*" >&2; exit 1; }
+
+# --- processes -------------------------------------------------------------------------------
+
+# Process state letter of PID (R, S, D, Z, ...) or nothing when there is no such process.
+proc_state() {
+  local stat
+  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 0
+  stat=${stat##*) }          # the command name may hold spaces and parentheses
+  echo "${stat%% *}"
+}
+
+# True when PID is a live (not zombie) process, whatever it runs (a daemon just launched may still be
+# setsid or setpriv for a moment before it execs).
+proc_alive() {
+  local state
+  [[ "$1" =~ ^[0-9]+$ ]] || return 1
+  state=$(proc_state "$1")
+  [[ -n "$state" && "$state" != Z && "$state" != X ]]
+}
+
+# True when PID is a live (not zombie) process running the program named NAME.
+is_running() {
+  local pid=$1 name=$2 state exe
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  state=$(proc_state "$pid")
+  [[ -n "$state" && "$state" != Z && "$state" != X ]] || return 1
+  exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+  exe=${exe% (deleted)}
+  exe_is "$exe" "$name"
+}
+
+# True when the executable path EXE is the program NAME (Debian installs e.g. slurmd as an
+# alternative pointing to /usr/sbin/slurmd-wlm).
+declare -A RESOLVED=()
+exe_is() {
+  local exe=$1 name=$2 base=${1##*/}
+  [[ "$base" == "$name" || "$base" == "$name-wlm" ]] && return 0
+  if [[ -z "${RESOLVED[$name]+set}" ]]; then
+    RESOLVED[$name]=$(readlink -f "$(command -v "$name" 2>/dev/null || echo "/nonexistent/$name")" 2>/dev/null || true)
+  fi
+  [[ -n "${RESOLVED[$name]}" && "$exe" == "${RESOLVED[$name]}" ]]
+}
+
+# Cheap first filter (no fork): the kernel's 15-character command name of PID starts like NAME.
+comm_is() {
+  local comm
+  { read -r comm <"/proc/$1/comm"; } 2>/dev/null || return 1
+  [[ "$comm" == "${2:0:15}"* ]]
+}
+
+read_pid() {
+  if [[ -r "$1" ]]; then head -n1 "$1" | tr -dc '0-9'; fi
+}
+
+# PIDs of live NAME processes that belong to this cluster: those in its PID files plus any whose
+# command line names this cluster's slurm.conf (in case a PID file was lost).
+cluster_pids() {
+  local name=$1 pid cmdline
+  local -A seen=()
+  for pid in $(read_pid "$STATE/run/$name.pid") $(read_pid "$STATE/run/$name.launch.pid"); do
+    if is_running "$pid" "$name" && [[ -z "${seen[$pid]:-}" ]]; then seen[$pid]=1; echo "$pid"; fi
+  done
+  for pid in /proc/[0-9]*; do
+    pid=${pid#/proc/}
+    [[ -z "${seen[$pid]:-}" ]] || continue
+    if ! comm_is "$pid" "$name" || ! is_running "$pid" "$name"; then continue; fi
+    cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || continue
+    if [[ " $cmdline " == *" $CONF "* ]]; then seen[$pid]=1; echo "$pid"; fi
+  done
+}
+
+# Waits up to SECONDS for every PID (running NAME) to be gone or a zombie.
+wait_gone() {
+  local name=$1 seconds=$2 pid deadline
+  shift 2
+  deadline=$((SECONDS + seconds))
+  while ((SECONDS < deadline)); do
+    local alive=0
+    for pid in "$@"; do is_running "$pid" "$name" && alive=1; done
+    ((alive)) || return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# SIGTERM, then SIGKILL after GRACE seconds, for this cluster's NAME processes.
+stop_daemon() {
+  local name=$1 grace=$2 pids pid
+  mapfile -t pids < <(cluster_pids "$name")
+  if ((${#pids[@]} == 0)); then rm -f "$STATE/run/$name.pid" "$STATE/run/$name.launch.pid"; return 0; fi
+  say "stopping $name (pid ${pids[*]})"
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  if ! wait_gone "$name" "$grace" "${pids[@]}"; then
+    say "$name did not stop within ${grace}s; sending SIGKILL"
+    for pid in "${pids[@]}"; do
+      if is_running "$pid" "$name"; then kill -KILL "$pid" 2>/dev/null || true; fi
+    done
+    wait_gone "$name" 5 "${pids[@]}" || die "$name (pid ${pids[*]}) survives SIGKILL"
+  fi
+  rm -f "$STATE/run/$name.pid" "$STATE/run/$name.launch.pid"
+}
+
+# Job step daemons of this cluster: slurmstepd processes whose spool directory is ours. Used only
+# after slurmd is gone, for steps that outlived it.
+stray_stepds() {
+  local pid
+  for pid in /proc/[0-9]*; do
+    pid=${pid#/proc/}
+    if ! comm_is "$pid" slurmstepd || ! is_running "$pid" slurmstepd; then continue; fi
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF "SLURM_CONF=$CONF"; then
+      echo "$pid"
+    fi
+  done
+}
+
+# --- munge -----------------------------------------------------------------------------------
+
+munge_works() {
+  [[ -S "$MUNGE_SOCKET" ]] || return 1
+  munge -n -S "$MUNGE_SOCKET" 2>/dev/null | unmunge -S "$MUNGE_SOCKET" >/dev/null 2>&1
+}
+
+prepare_munge_files() {
+  id munge >/dev/null 2>&1 || die "no 'munge' user: install the munge package (bash tools/deps.sh)"
+  install -d -m 0700 -o munge -g munge /etc/munge
+  install -d -m 0755 -o munge -g munge "$MUNGE_RUN"
+  install -d -m 0700 -o munge -g munge /var/lib/munge /var/log/munge
+  if [[ ! -s "$MUNGE_KEY" ]]; then
+    say "creating munge key $MUNGE_KEY"
+    mungekey --create --keyfile="$MUNGE_KEY" --force
+  fi
+  chown munge:munge "$MUNGE_KEY"
+  chmod 0400 "$MUNGE_KEY"
+}
+
+start_munge() {
+  if munge_works; then
+    say "munged already answers on $MUNGE_SOCKET"
+    return 0
+  fi
+  prepare_munge_files
+  local pid
+  pid=$(read_pid "$MUNGE_RUN/munged.pid")
+  if is_running "$pid" munged; then
+    die "munged (pid $pid) runs but does not answer on $MUNGE_SOCKET; see $MUNGE_LOG"
+  fi
+  rm -f "$MUNGE_SOCKET" "$MUNGE_SOCKET.lock"
+  say "starting munged"
+  setsid setpriv --reuid=munge --regid=munge --init-groups -- \
+    munged --foreground --socket="$MUNGE_SOCKET" --log-file="$MUNGE_LOG" \
+    </dev/null >>"$STATE/log/munged.out" 2>&1 &
+  echo $! >"$STATE/run/munged.launch.pid"
+  local deadline=$((SECONDS + 10))
+  until munge_works; do
+    if ! proc_alive "$!" || ((SECONDS >= deadline)); then
+      tail -n 20 "$STATE/log/munged.out" "$MUNGE_LOG" >&2 2>/dev/null || true
+      die "munged did not come up"
+    fi
+    sleep 0.05
+  done
+}
+
+stop_munge() {
+  local pid
+  pid=$(read_pid "$STATE/run/munged.launch.pid")
+  [[ -n "$pid" ]] || return 0          # not started by this script: leave it alone
+  if is_running "$pid" munged; then
+    say "stopping munged (pid $pid)"
+    kill -TERM "$pid" 2>/dev/null || true
+    wait_gone munged 10 "$pid" || { kill -KILL "$pid" 2>/dev/null || true; wait_gone munged 5 "$pid" || true; }
+  fi
+  rm -f "$STATE/run/munged.launch.pid"
+}
+
+# --- slurm -----------------------------------------------------------------------------------
+
+# Cancels every job and waits (bounded) until none is left running or completing.
+cancel_all_jobs() {
+  ((${#1} > 0)) || return 0
+  [[ -r "$CONF" ]] || return 0
+  local jobs deadline
+  jobs=$(SLURM_CONF=$CONF timeout 10 squeue -h -o %A 2>/dev/null | sort -u | tr '\n' ' ') || return 0
+  [[ -n "${jobs// /}" ]] || return 0
+  say "cancelling jobs: $jobs"
+  # shellcheck disable=SC2086
+  SLURM_CONF=$CONF timeout 10 scancel $jobs 2>/dev/null || true
+  [[ -n "$(cluster_pids slurmd)" ]] || return 0   # nobody left to finish them
+  deadline=$((SECONDS + 15))
+  while ((SECONDS < deadline)); do
+    jobs=$(SLURM_CONF=$CONF timeout 10 squeue -h -o %A 2>/dev/null) || return 0
+    [[ -n "$jobs" ]] || return 0
+    sleep 0.2
+  done
+  say "jobs still listed after 15 s: ${jobs//$'\n'/ }"
+}
+
+stop_slurm() {
+  local ctld
+  ctld=$(cluster_pids slurmctld | tr '\n' ' ')
+  cancel_all_jobs "$ctld"
+  stop_daemon slurmd 10
+  stop_daemon slurmctld 10
+  local stray tree
+  mapfile -t stray < <(stray_stepds)
+  if ((${#stray[@]} > 0)); then
+    mapfile -t tree < <(descendants "${stray[@]}")
+    say "killing leftover slurmstepd (pid ${stray[*]}) and its tasks (pid ${tree[*]:-none})"
+    kill -KILL "${stray[@]}" "${tree[@]}" 2>/dev/null || true
+    wait_gone slurmstepd 5 "${stray[@]}" || true
+  fi
+}
+
+# Every live descendant of the given PIDs (children first found through /proc/PID/stat's ppid).
+descendants() {
+  local -A parent_of=()
+  local pid stat rest
+  for pid in /proc/[0-9]*; do
+    pid=${pid#/proc/}
+    { read -r stat <"/proc/$pid/stat"; } 2>/dev/null || continue
+    rest=${stat##*) }
+    rest=${rest#* }               # drop the state letter
+    parent_of[$pid]=${rest%% *}
+  done
+  local -a frontier=("$@") next
+  local -A found=()
+  while ((${#frontier[@]} > 0)); do
+    next=()
+    for pid in "${!parent_of[@]}"; do
+      local p
+      for p in "${frontier[@]}"; do
+        if [[ "${parent_of[$pid]}" == "$p" && -z "${found[$pid]:-}" ]]; then
+          found[$pid]=1; next+=("$pid"); echo "$pid"
+        fi
+      done
+    done
+    frontier=("${next[@]}")
+  done
+}
+
+write_conf() {
+  [[ -r "$TEMPLATE" ]] || die "missing template $TEMPLATE"
+  sed -e "s|@STATE@|$STATE|g" -e "s|@CTLD_PORT@|$CTLD_PORT|g" -e "s|@SLURMD_PORT@|$SLURMD_PORT|g" \
+      -e "s|@CPUS@|$CPUS|g" -e "s|@REAL_MEMORY@|$REAL_MEMORY|g" "$TEMPLATE" >"$CONF"
+  if grep -n '@[A-Z_]*@' "$CONF" >&2; then die "unfilled placeholder in $CONF"; fi
+}
+
+# Removes and recreates $STATE, refusing to wipe a directory that this script did not make.
+wipe_state() {
+  [[ "$STATE" == /* && "$STATE" != / ]] || die "TRAINRT_SLURM_DIR must be an absolute path, not '$STATE'"
+  if [[ -e "$STATE" && ! -e "$MARKER" ]] && [[ -n "$(ls -A "$STATE" 2>/dev/null)" ]]; then
+    die "$STATE exists, is not empty and is not a trainrt cluster directory; refusing to wipe it"
+  fi
+  local munged_pid
+  munged_pid=$(read_pid "$STATE/run/munged.launch.pid")
+  rm -rf "$STATE"
+  mkdir -p "$STATE"/{etc,log,run,spool,state}
+  chmod 0755 "$STATE"
+  : >"$MARKER"
+  [[ -z "$munged_pid" ]] || echo "$munged_pid" >"$STATE/run/munged.launch.pid"
+}
+
+node_state() { SLURM_CONF=$CONF timeout 10 sinfo -h -n localhost -o %T 2>/dev/null | head -n1; }
+
+show_logs() {
+  local f
+  for f in "$STATE/log/slurmctld.log" "$STATE/log/slurmctld.out" "$STATE/log/slurmd.log" \
+           "$STATE/log/slurmd.out" "$STATE/log/munged.out"; do
+    [[ -s "$f" ]] || continue
+    echo "----- tail of $f" >&2
+    tail -n 25 "$f" >&2
+  done
+}
+
+require_tools() {
+  local t missing=()
+  for t in slurmctld slurmd sinfo squeue scontrol scancel munge unmunge munged mungekey setsid setpriv; do
+    command -v "$t" >/dev/null 2>&1 || missing+=("$t")
+  done
+  ((${#missing[@]} == 0)) || die "missing programs: ${missing[*]} (install the packages: bash tools/deps.sh)"
+  [[ $(id -u) -eq 0 ]] || die "must run as root (starts munged as 'munge' and the Slurm daemons as root)"
+}
+
+cmd_start() {
+  require_tools
+  local started
+  started=$(date +%s.%N)
+  stop_slurm
+  wipe_state
+  write_conf
+  export SLURM_CONF=$CONF
+  start_munge
+
+  say "starting slurmctld and slurmd (state in $STATE)"
+  setsid slurmctld -D -f "$CONF" </dev/null >>"$STATE/log/slurmctld.out" 2>&1 &
+  echo $! >"$STATE/run/slurmctld.launch.pid"
+  setsid slurmd -D -N localhost -f "$CONF" </dev/null >>"$STATE/log/slurmd.out" 2>&1 &
+  echo $! >"$STATE/run/slurmd.launch.pid"
+
+  local deadline=$((SECONDS + START_TIMEOUT)) state="" name
+  while :; do
+    state=$(node_state || true)
+    [[ "$state" != idle ]] || break
+    for name in slurmctld slurmd; do
+      if ! proc_alive "$(read_pid "$STATE/run/$name.launch.pid")" \
+         && [[ -z "$(cluster_pids "$name")" ]]; then
+        show_logs
+        stop_slurm
+        die "$name exited during start-up (logs above, in $STATE/log)"
+      fi
+    done
+    if ((SECONDS >= deadline)); then
+      show_logs
+      stop_slurm
+      die "node localhost not idle after ${START_TIMEOUT}s (last state: '${state:-no answer}'; logs above)"
+    fi
+    sleep 0.1
+  done
+
+  cat >"$STATE/env.sh" <<EOF
+# Written by slurm/local-cluster.sh start. Source it to use the local cluster.
+export SLURM_CONF=$CONF
+export TRAINRT_SLURM_DIR=$STATE
+EOF
+  say "up: node localhost idle, CPUs=$CPUS, in $(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}') s"
+  say "use it with: source $STATE/env.sh"
+}
+
+cmd_stop() {
+  require_tools
+  stop_slurm
+  stop_munge
+  rm -f "$STATE/env.sh"
+  say "stopped"
+}
+
+cmd_status() {
+  local name pids up=1 state
+  for name in munged slurmctld slurmd; do
+    if [[ $name == munged ]]; then
+      if munge_works; then pids="answers on $MUNGE_SOCKET"; else pids=""; fi
+    else
+      pids=$(cluster_pids "$name" | paste -sd " " -)
+      [[ -z "$pids" ]] || pids="pid $pids"
+    fi
+    if [[ -n "$pids" ]]; then echo "$name: running ($pids)"; else echo "$name: not running"; up=0; fi
+  done
+  state=""
+  [[ ! -r "$CONF" ]] || state=$(node_state || true)
+  echo "node localhost: ${state:-unknown}"
+  case "$state" in idle|mixed|allocated|completing) ;; *) up=0 ;; esac
+  if ((up)); then
+    echo "cluster: up (source $STATE/env.sh)"
+    return 0
+  fi
+  echo "cluster: down"
+  return 1
+}
+
+case "${1:-}" in
+  start|restart) cmd_start ;;
+  stop) cmd_stop ;;
+  status) cmd_status ;;
+  *) echo "usage: $0 start|stop|restart|status" >&2; exit 2 ;;
+esac

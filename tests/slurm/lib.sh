@@ -1,0 +1,183 @@
+# Shared helpers for tests/slurm/test_*.sh (source it; bash only).
+# shellcheck shell=bash disable=SC2034
+#
+# The tests run against the real local cluster that slurm/local-cluster.sh starts (ctest's
+# slurm_cluster fixture does). They never skip: no Slurm, no cluster, no binary = a loud failure.
+#
+# Environment (set by ctest, defaults for running a test by hand from the repository root):
+#   TRAINRT_SRC    source dir (default: two levels above this file)
+#   TRAINRT_BUILD  build dir (default: $TRAINRT_SRC/build)
+#   TRAINRT        trainrt binary (default: $TRAINRT_BUILD/trainrt)
+#   TRAINRT_SLURM_DIR  the cluster's state dir (default /tmp/trainrt-slurm)
+#   TRAINRT_TEST_KEEP=1  keep the test's temporary directory even when it passes
+
+set -euo pipefail
+
+TRAINRT_SRC=${TRAINRT_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+TRAINRT_BUILD=${TRAINRT_BUILD:-$TRAINRT_SRC/build}
+TRAINRT=${TRAINRT:-$TRAINRT_BUILD/trainrt}
+TRAINRT_SLURM_DIR=${TRAINRT_SLURM_DIR:-/tmp/trainrt-slurm}
+export TRAINRT_SRC TRAINRT_BUILD TRAINRT TRAINRT_SLURM_DIR
+
+TEST_NAME=$(basename "${BASH_SOURCE[1]:-$0}" .sh)
+TEST_TMP=""
+TEST_JOBS=()          # jobs this test submitted: diagnosed on failure, cancelled on exit
+
+log() { echo "[$TEST_NAME $(date +%T)] $*"; }
+
+# Fails the test now, with the diagnostics of every job it submitted.
+fail() {
+  echo "FAIL [$TEST_NAME]: $*" >&2
+  exit 1
+}
+
+# --- set-up and tear-down ----------------------------------------------------------------------
+
+_on_exit() {
+  local rc=$1 job
+  if ((rc != 0)); then
+    for job in "${TEST_JOBS[@]}"; do job_diagnostics "$job" >&2 || true; done
+    slurm_log_tails >&2 || true
+  fi
+  for job in "${TEST_JOBS[@]}"; do
+    if [[ -n "$(squeue -h -j "$job" -o %A 2>/dev/null || true)" ]]; then
+      scancel "$job" 2>/dev/null || true
+    fi
+  done
+  if [[ -n "$TEST_TMP" && -d "$TEST_TMP" ]]; then
+    if ((rc == 0)) && [[ "${TRAINRT_TEST_KEEP:-0}" != 1 ]]; then
+      rm -rf "$TEST_TMP"
+    else
+      echo "[$TEST_NAME] kept $TEST_TMP" >&2
+    fi
+  fi
+  if ((rc == 0)); then echo "PASS [$TEST_NAME]"; else echo "FAIL [$TEST_NAME] (exit $rc)" >&2; fi
+}
+
+require_cmds() {
+  local c missing=()
+  for c in "$@"; do command -v "$c" >/dev/null 2>&1 || missing+=("$c"); done
+  ((${#missing[@]} == 0)) || fail "missing commands: ${missing[*]} (bash tools/deps.sh installs them)"
+}
+
+# Loads the cluster's environment and checks that it is up. Call first in every test.
+slurm_setup() {
+  trap '_on_exit $?' EXIT
+  require_cmds sbatch srun salloc squeue scontrol scancel sinfo jq timeout
+  local env_sh=$TRAINRT_SLURM_DIR/env.sh
+  [[ -r "$env_sh" ]] || fail "$env_sh not found: the local cluster is not up (bash slurm/local-cluster.sh start)"
+  # shellcheck disable=SC1090
+  source "$env_sh"
+  [[ -r "${SLURM_CONF:-}" ]] || fail "SLURM_CONF='${SLURM_CONF:-}' from $env_sh is not readable"
+  timeout 20 scontrol ping 2>&1 | grep -q 'is UP' || fail "slurmctld does not answer (scontrol ping: $(timeout 20 scontrol ping 2>&1 | tr '\n' ' '))"
+  local state
+  state=$(timeout 20 sinfo -h -n localhost -o %T 2>&1 | head -n1)
+  case "$state" in
+    idle|mixed|allocated|completing) ;;
+    *) fail "node localhost is '$state', not usable" ;;
+  esac
+  TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/trainrt-$TEST_NAME.XXXXXX")
+  chmod 0755 "$TEST_TMP"
+  log "cluster up (node $state), SLURM_CONF=$SLURM_CONF, tmp $TEST_TMP"
+}
+
+# --- jobs --------------------------------------------------------------------------------------
+
+# sbatch --parsable ARGS...; sets JOB to the job id and remembers it for diagnostics.
+# (Not meant for $(...): it must fail the test itself and record the job in this shell.)
+JOB=""
+submit() {
+  local out
+  out=$(sbatch --parsable "$@" 2>&1) || fail "sbatch $* failed: $out"
+  out=${out%%;*}
+  [[ "$out" =~ ^[0-9]+$ ]] || fail "sbatch $* printed '$out', not a job id"
+  TEST_JOBS+=("$out")
+  JOB=$out
+  log "submitted job $JOB: sbatch $*"
+}
+
+# A field of `scontrol show job` (e.g. JobState, ExitCode, StdOut, Restarts); empty when unknown.
+job_field() {
+  local job=$1 key=$2
+  timeout 20 scontrol show job -o "$job" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$key=//p" | head -n1
+}
+
+# True for states a job does not leave by itself.
+is_final_state() {
+  case "$1" in
+    COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|PREEMPTED|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE) return 0 ;;
+    *) return 1 ;;
+  esac
+}
+
+# Waits until JOB reaches a final state and sets JOB_STATE to it; fails the test after LIMIT
+# seconds (the job is then cancelled on exit).
+JOB_STATE=""
+wait_job() {
+  local job=$1 limit=${2:-300} deadline state="" t0=$SECONDS
+  deadline=$((SECONDS + limit))
+  while ((SECONDS < deadline)); do
+    state=$(job_field "$job" JobState)
+    [[ -n "$state" ]] || fail "job $job is unknown to slurmctld (scontrol show job $job)"
+    if is_final_state "$state"; then
+      JOB_STATE=$state
+      log "job $job ended $state after ~$((SECONDS - t0))s"
+      return 0
+    fi
+    sleep 0.5
+  done
+  fail "job $job still $state after ${limit}s"
+}
+
+# Waits until `test -s FILE && grep -q PATTERN FILE`, up to TIMEOUT seconds.
+wait_for_line() {
+  local file=$1 pattern=$2 limit=${3:-60} deadline
+  deadline=$((SECONDS + limit))
+  until [[ -s "$file" ]] && grep -qE -- "$pattern" "$file"; do
+    ((SECONDS < deadline)) || fail "no line matching '$pattern' in $file after ${limit}s"
+    sleep 0.1
+  done
+}
+
+# Asserts the job ended COMPLETED with exit code 0:0.
+expect_job_ok() {
+  local job=$1 state exit_code
+  state=$(job_field "$job" JobState)
+  exit_code=$(job_field "$job" ExitCode)
+  [[ "$state" == COMPLETED ]] || fail "job $job ended $state (ExitCode=$exit_code), not COMPLETED"
+  [[ "$exit_code" == 0:0 ]] || fail "job $job ExitCode=$exit_code, not 0:0"
+}
+
+job_diagnostics() {
+  local job=$1 out
+  echo "===== job $job: scontrol show job"
+  timeout 20 scontrol show job "$job" 2>&1 || true
+  out=$(job_field "$job" StdOut)
+  if [[ -n "$out" && -r "$out" ]]; then
+    echo "===== job $job: output $out (last 80 lines)"
+    tail -n 80 "$out"
+  fi
+}
+
+slurm_log_tails() {
+  local f
+  for f in "$TRAINRT_SLURM_DIR/log/slurmctld.log" "$TRAINRT_SLURM_DIR/log/slurmd.log"; do
+    [[ -r "$f" ]] || continue
+    echo "===== tail of $f"
+    tail -n 30 "$f"
+  done
+}
+
+# Runs a command with a time limit; fails the test (showing its output) when it fails.
+# Usage: run_ok SECONDS OUTFILE CMD...   (stdout and stderr go to OUTFILE)
+run_ok() {
+  local limit=$1 out=$2 rc=0
+  shift 2
+  timeout -k 5 "$limit" "$@" >"$out" 2>&1 || rc=$?
+  if ((rc != 0)); then
+    echo "===== output of: $*" >&2
+    cat "$out" >&2
+    ((rc == 124)) && fail "timed out after ${limit}s: $*"
+    fail "exit status $rc: $*"
+  fi
+}
