@@ -116,8 +116,8 @@ float Mlp::train_step(const float* images, const std::uint8_t* labels, int batch
                     1.0f, delta_.data(), layer.outputs, layer.weight.data(), layer.inputs, 0.0f,
                     delta_next_.data(), layer.inputs);
         const std::vector<float>& below = activations_[l - 1];
-        for (std::size_t k = 0; k < delta_next_.size(); ++k)
-            if (below[k] <= 0.0f) delta_next_[k] = 0.0f;
+        for (std::size_t k = 0; k < delta_next_.size(); ++k)  // branch-free, so it vectorises
+            delta_next_[k] = below[k] > 0.0f ? delta_next_[k] : 0.0f;
         std::swap(delta_, delta_next_);
     }
     reducer.finish();
