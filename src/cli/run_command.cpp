@@ -1,5 +1,7 @@
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include "cli/commands.hpp"
 #include "config/loader.hpp"
 #include "runtime/run_job.hpp"
@@ -27,6 +29,13 @@ int run_command(int argc, const char* const argv[]) {
     }
     if (loaded.flags.config_file.empty() && argc <= 1)
         throw ConfigError("config: no job given; run `trainrt --config FILE` (see `trainrt --help`)");
+    const bool wants_gpu = loaded.config.get_bool("scaling.use_gpu") ||
+                           loaded.config.get("scaling.backend") == "nccl";
+    if (wants_gpu && !TRAINRT_HAS_CUDA)
+        throw ConfigError(fmt::format(
+            "config: scaling.use_gpu=true / scaling.backend=nccl ({}) needs a trainrt built with "
+            "CUDA and NCCL; this build has neither (see `trainrt --version`); set use_gpu = false",
+            loaded.config.source("scaling.use_gpu")));
     const workloads::Workload& workload = workloads::find(loaded.config.get("run.workload"));
     return runtime::run_job(loaded.config, workload);
 }

@@ -36,6 +36,8 @@ expect_error epochs_zero 2 "bad value '0' for train.epochs.*>= 1" \
   "$TRAINRT" --config $JOB --train.epochs=0
 TRAINRT_TRAIN_LR=fast expect_error env_value 2 "bad value 'fast' for train.lr \(env TRAINRT_TRAIN_LR\)" \
   "$TRAINRT" --config $JOB
+expect_error gpu_without_cuda 2 "use_gpu=true / scaling.backend=nccl .* needs a trainrt built with CUDA" \
+  "$TRAINRT" --config $JOB --scaling.use_gpu=true
 expect_error missing_config 2 "cannot read config file '$WORK/nope.ini'" \
   "$TRAINRT" --config "$WORK/nope.ini"
 expect_error missing_dataset 6 "dataset file $WORK/none.h5 does not exist.*trainrt data import" \
