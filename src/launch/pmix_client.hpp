@@ -11,7 +11,8 @@
 
 namespace trainrt::launch {
 
-// Throws LaunchError "launch: CALL failed: PMIX_ERR_... (code)" unless `status` is PMIX_SUCCESS.
+// Throws LaunchError "launch: CALL failed: <PMIx_Error_string> (<code>)" unless `status` is
+// PMIX_SUCCESS.
 void check_pmix(int status, std::string_view call);
 
 class PmixClient final : public PmixStore {
