@@ -1,0 +1,315 @@
+#!/usr/bin/env bash
+# Runs trainrt's benchmarks beside their baselines in one go and writes BENCHMARKS.md at the
+# repository root (bench/README.md says what each one measures).
+#
+#   bash bench/run.sh                     # or: make bench
+#
+# Environment:
+#   BUILD=build          build directory (the Makefile's); configured here if it is not yet
+#   BENCH_EPOCHS=3       epochs per training run (trainrt and PyTorch alike)
+#   BENCH_SKIP=          any of: trainrt pytorch allreduce (comma or space separated); skipped parts
+#                        show as "not run" in BENCHMARKS.md
+#   BENCH_OUT=           where raw results and logs go (default $BUILD/bench-results/<timestamp>)
+#   BENCH_TIMEOUT=1800   seconds allowed to each benchmark command
+#   BENCH_REPORT=BENCHMARKS.md   the report to write (relative to the repository root)
+#   JOBS=2               parallel build jobs
+#
+# Every rank of both trainrt and PyTorch runs one compute thread (OMP_NUM_THREADS=1,
+# OPENBLAS_NUM_THREADS=1; PyTorch also torch.set_num_threads(1)), so both get the same cores.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+
+BUILD=${BUILD:-build}
+EPOCHS=${BENCH_EPOCHS:-3}
+skip_list=${BENCH_SKIP:-}
+SKIP=" ${skip_list//,/ } "
+TIMEOUT=${BENCH_TIMEOUT:-1800}
+REPORT=${BENCH_REPORT:-BENCHMARKS.md}
+JOBS=${JOBS:-2}
+PY=/usr/bin/python3   # Debian's interpreter, the one with python3-torch (not the first on PATH)
+OPENBLAS_OPENMP=/usr/lib/x86_64-linux-gnu/openblas-openmp
+DATA=data/fashion-mnist.h5
+INIT=tests/data/torch_init_seed0.h5
+RANKS=(1 2)
+
+say() { printf 'bench: %s\n' "$*" >&2; }
+die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
+skipped() { [[ "$SKIP" == *" $1 "* ]]; }
+
+[[ "$EPOCHS" =~ ^[1-9][0-9]*$ ]] || die "BENCH_EPOCHS must be a positive integer (got '$EPOCHS')"
+for part in $SKIP; do
+  case $part in trainrt|pytorch|allreduce) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, allreduce)";; esac
+done
+
+# --- preflight: every tool before anything long starts ---
+command -v cmake >/dev/null || die "cmake not found (make deps installs it)"
+command -v mpiexec >/dev/null || die "mpiexec not found (package mpich; make deps installs it)"
+command -v timeout >/dev/null || die "timeout (coreutils) not found"
+[[ -x $PY ]] || die "$PY not found: the benchmarks need Debian's python3 (python3-torch, python3-pandas)"
+$PY -c 'import pandas' 2>/dev/null || die "$PY cannot import pandas (package python3-pandas)"
+if ! skipped pytorch; then
+  $PY -c 'import torch, h5py, numpy' 2>/dev/null ||
+    die "$PY cannot import torch/h5py/numpy (packages python3-torch python3-h5py python3-numpy)"
+  [[ -e $OPENBLAS_OPENMP/libopenblas.so.0 ]] ||
+    die "$OPENBLAS_OPENMP/libopenblas.so.0 missing (package libopenblas0-openmp): PyTorch would use the reference BLAS, ~18x slower, and the comparison would mean nothing"
+fi
+[[ -f $INIT ]] || die "$INIT missing (tools/torch_reference.py writes it)"
+
+# --- build ---
+if [[ ! -f $BUILD/CMakeCache.txt ]]; then
+  say "configuring $BUILD"
+  cmake -S . -B "$BUILD" >&2 || die "cmake could not configure $BUILD"
+fi
+# Only what the benchmarks run: a broken test elsewhere in the tree does not stop them.
+targets=()
+skipped trainrt || targets+=(trainrt)
+skipped allreduce || targets+=(allreduce_bench)
+if (( ${#targets[@]} )); then
+  say "building ${targets[*]} in $BUILD"
+  cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" >&2 ||
+    die "the build failed (cmake --build $BUILD --target ${targets[*]}); fix it and run again"
+fi
+TRAINRT=$BUILD/trainrt
+ALLREDUCE=$BUILD/bench/allreduce_bench
+skipped trainrt || [[ -x $TRAINRT ]] || die "$TRAINRT was not built"
+skipped allreduce || [[ -x $ALLREDUCE ]] || die "$ALLREDUCE was not built"
+
+if ! skipped trainrt && [[ ! -f $DATA ]]; then
+  say "importing FashionMNIST into $DATA"
+  mkdir -p "$(dirname "$DATA")"
+  "$TRAINRT" data import fashion-mnist --out "$DATA" >&2 || die "'$TRAINRT data import fashion-mnist' failed"
+fi
+
+OUT=${BENCH_OUT:-$BUILD/bench-results/$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)   # nproc obeys OMP_NUM_THREADS
+storage=$(mktemp -d "${TMPDIR:-/tmp}/trainrt-bench.XXXXXX")
+# The run directories are removed after a good run and kept (in $OUT/runs) after a failed one.
+cleanup() {
+  local rc=$?
+  if (( rc != 0 )) && [[ -d $storage ]] && mv "$storage" "$OUT/runs" 2>/dev/null; then
+    say "kept trainrt's run directories in $OUT/runs"
+  fi
+  rm -rf "$storage"
+}
+trap cleanup EXIT
+say "raw results and logs: $OUT"
+
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+
+# run NAME OUTFILE CMD...: runs CMD with a time limit, stdout to OUTFILE, stderr to NAME.log;
+# on failure says which and shows the log's end.
+run() {
+  local name=$1 outfile=$2; shift 2
+  local log=$OUT/$name.log rc=0
+  say "running $name: $*"
+  printf '%s\n' "uptime before: $(uptime)" >"$log"
+  timeout "$TIMEOUT" "$@" >"$outfile" 2>>"$log" || rc=$?
+  printf '%s\n' "uptime after: $(uptime)" >>"$log"
+  if (( rc != 0 )); then
+    (( rc == 124 )) && say "$name ran past BENCH_TIMEOUT=${TIMEOUT}s"
+    say "$name failed (exit $rc); log $log ends with:"
+    tail -n 20 "$log" >&2
+    exit 1
+  fi
+}
+
+# expect_lines FILE N WHAT: FILE holds N per-epoch JSON lines (those with epoch_time_s).
+expect_lines() {
+  local got
+  got=$(grep -c '"epoch_time_s"' "$1" || true)
+  (( got == $2 )) || die "$3: expected $2 JSON lines in $1, found $got"
+}
+
+for n in "${RANKS[@]}"; do
+  # trainrt and PyTorch alternate per rank count, so drift in the machine's load hits both.
+  if ! skipped trainrt; then
+    name=bench_n$n
+    run "trainrt_n$n" "$OUT/trainrt_n$n.stdout" \
+      mpiexec -n "$n" "$TRAINRT" --config jobs/fashion_mlp.ini --train.epochs="$EPOCHS" \
+      --run.storage_path="$storage" --run.name="$name" --train.init_weights="$INIT"
+    [[ -f $storage/$name/result.jsonl ]] || die "trainrt on $n ranks wrote no $storage/$name/result.jsonl"
+    cp "$storage/$name/result.jsonl" "$OUT/trainrt_n$n.jsonl"
+    expect_lines "$OUT/trainrt_n$n.jsonl" "$EPOCHS" "trainrt on $n ranks"
+  fi
+  if ! skipped pytorch; then
+    run "pytorch_n$n" "$OUT/pytorch_n$n.jsonl" \
+      env LD_LIBRARY_PATH="$OPENBLAS_OPENMP${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+      "$PY" bench/pytorch_ddp.py --ranks "$n" --epochs "$EPOCHS" --init "$INIT"
+    expect_lines "$OUT/pytorch_n$n.jsonl" "$EPOCHS" "PyTorch on $n ranks"
+  fi
+done
+
+if ! skipped allreduce; then
+  run allreduce "$OUT/allreduce.jsonl" mpiexec -n 2 "$ALLREDUCE"
+  grep -q '"bench":"gradient_reducer"' "$OUT/allreduce.jsonl" ||
+    die "allreduce_bench printed no gradient_reducer line ($OUT/allreduce.jsonl)"
+fi
+
+# --- where and with what it ran ---
+version_of() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo "not installed"; }
+blas_of_trainrt=$(ldd "$TRAINRT" 2>/dev/null | awk '/libopenblas/ {print $3; exit}' || true)
+{
+  printf 'cpu=%s\n' "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)"
+  printf 'nproc=%s\n' "$cores"
+  printf 'date=%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
+  printf 'kernel=%s\n' "$(uname -r)"
+  printf 'trainrt=%s\n' "$(git describe --always --dirty 2>/dev/null || echo unknown)"
+  printf 'compiler=%s\n' "$(sed -n 's/^CMAKE_CXX_COMPILER:[^=]*=//p' "$BUILD/CMakeCache.txt") $(c++ -dumpfullversion 2>/dev/null || true)"
+  build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[^=]*=//p' "$BUILD/CMakeCache.txt")
+  printf 'build_type=%s\n' "${build_type:-RelWithDebInfo (CMakeLists.txt default)}"
+  printf 'mpich=%s\n' "$(version_of mpich)"
+  printf 'torch=%s\n' "$($PY -c 'import torch; print(torch.__version__)' 2>/dev/null || echo unavailable)"
+  printf 'openblas=%s (trainrt: %s; PyTorch: %s)\n' "$(version_of libopenblas0)" "${blas_of_trainrt:-?}" "$OPENBLAS_OPENMP"
+  printf 'epochs=%s\n' "$EPOCHS"
+  printf 'skipped=%s\n' "$(echo $SKIP)"
+  printf 'load=%s\n' "$load_start at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+} >"$OUT/machine.txt"
+
+say "writing $REPORT"
+"$PY" - "$OUT" "$REPORT" <<'PYEOF' || die "could not aggregate the results in $OUT"
+import json, os, sys
+from pathlib import Path
+import pandas as pd
+
+out, report = Path(sys.argv[1]), Path(sys.argv[2])
+meta = dict(line.split("=", 1) for line in (out / "machine.txt").read_text().splitlines() if "=" in line)
+skipped = set(meta.get("skipped", "").split())
+RANKS = [1, 2]
+
+def jsonl(path):
+    rows = [json.loads(l) for l in path.read_text().splitlines() if l.startswith("{")] if path.exists() else []
+    return pd.DataFrame(rows)
+
+def fmt(x, spec=".3f"):
+    return "–" if x is None or pd.isna(x) else format(x, spec)
+
+def verdict(ok):
+    return "not run" if ok is None else ("PASS" if ok else "MISS")
+
+lines = ["# trainrt benchmarks", "",
+         "Written by `bench/run.sh` (see `bench/README.md`); do not edit by hand.", "",
+         f"- Machine: {meta['cpu']}, {meta['nproc']} cores (nproc), Linux {meta['kernel']}",
+         f"- Date: {meta['date']}; load average (1/5/15 min): {meta['load']}",
+         f"- trainrt {meta['trainrt']} ({meta['build_type']}, {meta['compiler']}); MPICH {meta['mpich']}; "
+         f"PyTorch {meta['torch']}; OpenBLAS {meta['openblas']}",
+         f"- Epochs per training run: {meta['epochs']}; 1 compute thread per rank for both trainrt and PyTorch",
+         f"- Raw results and logs: `{os.path.relpath(out)}`", ""]
+if skipped:
+    lines += [f"Skipped (BENCH_SKIP): {', '.join(sorted(skipped))}.", ""]
+
+# --- training: trainrt vs PyTorch ---
+train = {}
+for impl in ("trainrt", "pytorch"):
+    for n in RANKS:
+        df = jsonl(out / f"{impl}_n{n}.jsonl")
+        if not df.empty and "epoch_time_s" in df:
+            train[impl, n] = df[df["epoch_time_s"].notna()]
+
+lines += ["## FashionMNIST MLP training (Ray Train's recipe): trainrt vs PyTorch DDP", "",
+          "Medians over the epochs of one run; loss and accuracy are the last epoch's. Both start from "
+          "the same weights, `tests/data/torch_init_seed0.h5`, so their losses should agree closely. "
+          "PyTorch: DDP over gloo (no DDP wrapper on 1 rank, as Ray), 1 thread per rank, OpenBLAS.", "",
+          "| ranks | implementation | epoch time (s) | train (s) | eval (s) | last loss | last test accuracy |",
+          "|---:|---|---:|---:|---:|---:|---:|"]
+med = {}
+for n in RANKS:
+    for impl, label in (("trainrt", "trainrt"), ("pytorch", "PyTorch DDP")):
+        df = train.get((impl, n))
+        if df is None:
+            lines.append(f"| {n} | {label} | not run | | | | |")
+            continue
+        med[impl, n] = df["epoch_time_s"].median()
+        last = (df.sort_values("epoch", kind="stable") if "epoch" in df else df).iloc[-1]
+        col = lambda k: df[k].median() if k in df else None
+        val = lambda k: last[k] if k in last else None
+        lines.append(f"| {n} | {label} | {fmt(med[impl, n])} | {fmt(col('train_time_s'))} | "
+                     f"{fmt(col('eval_time_s'))} | {fmt(val('loss'), '.4f')} | "
+                     f"{fmt(val('test_accuracy'), '.4f')} |")
+lines += ["", "| ranks | trainrt / PyTorch epoch time | trainrt − PyTorch last loss | trainrt − PyTorch last accuracy |",
+          "|---:|---:|---:|---:|"]
+ratio = {}
+def last_of(df, key):
+    df = df.sort_values("epoch", kind="stable") if "epoch" in df else df
+    return df[key].iloc[-1] if key in df else None
+for n in RANKS:
+    dl = da = None
+    if ("trainrt", n) in med and ("pytorch", n) in med:
+        ratio[n] = med["trainrt", n] / med["pytorch", n]
+        t, p = train["trainrt", n], train["pytorch", n]
+        if last_of(t, "loss") is not None:
+            dl = last_of(t, "loss") - last_of(p, "loss")
+        if last_of(t, "test_accuracy") is not None:
+            da = last_of(t, "test_accuracy") - last_of(p, "test_accuracy")
+    lines.append(f"| {n} | {fmt(ratio.get(n))} | {fmt(dl, '+.2e')} | {fmt(da, '+.4f')} |")
+lines.append("")
+
+# --- allreduce ---
+ar = jsonl(out / "allreduce.jsonl")
+sizes = ar[ar["bench"] == "allreduce"] if not ar.empty else ar
+reducer = ar[ar["bench"] == "gradient_reducer"] if not ar.empty else ar
+
+def human(b):
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= scale:
+            return f"{b // scale} {unit}"
+    return f"{b} B"
+
+lines += ["## Allreduce: trainrt's MPI communicator vs plain MPI_Allreduce (2 ranks, float32 sum)", ""]
+if sizes.empty:
+    lines += ["not run", ""]
+else:
+    lines += ["Interleaved in one run; each time is the median of the repetitions (slowest rank per loop). "
+              "busbw = algbw × 2(n−1)/n, GB/s = 1e9 B/s.", "",
+              "| size | trainrt time (µs) | trainrt busbw (GB/s) | MPI time (µs) | MPI busbw (GB/s) | trainrt / MPI busbw |",
+              "|---:|---:|---:|---:|---:|---:|"]
+    for _, r in sizes.sort_values("bytes").iterrows():
+        lines.append(f"| {human(int(r['bytes']))} | {fmt(r['trainrt_time_us'], '.1f')} | {fmt(r['trainrt_busbw_GBps'])} | "
+                     f"{fmt(r['mpi_time_us'], '.1f')} | {fmt(r['mpi_busbw_GBps'])} | {fmt(r['busbw_ratio'])} |")
+    lines.append("")
+lines += ["## Gradient exchange of one fashion_mlp step (2 ranks)", ""]
+if reducer.empty:
+    lines += ["not run", ""]
+else:
+    r = reducer.iloc[0]
+    lines += ["trainrt's GradientReducer over the model's 6 gradients (backward order, no compute between them) "
+              "vs one MPI_Allreduce of the flat buffer plus the division by n.", "",
+              "| gradient floats | bucket | buckets | GradientReducer step (µs) | flat MPI_Allreduce step (µs) | reducer / flat time |",
+              "|---:|---:|---:|---:|---:|---:|",
+              f"| {int(r['floats'])} | {human(int(r['bucket_bytes']))} | {int(r['buckets'])} | "
+              f"{fmt(r['reducer_step_us'], '.1f')} | {fmt(r['mpi_flat_step_us'], '.1f')} | {fmt(r['time_ratio'])} |", ""]
+
+# --- targets ---
+t1 = None if len(ratio) < len(RANKS) else all(v <= 0.5 for v in ratio.values())
+t2 = None if ("trainrt", 1) not in med or ("trainrt", 2) not in med else med["trainrt", 2] < med["trainrt", 1]
+big = sizes[sizes["bytes"] >= (1 << 20)] if not sizes.empty else sizes
+t3 = None if big.empty else bool((big["busbw_ratio"] >= 0.95).all())
+detail1 = ", ".join(f"{n} rank{'s' if n > 1 else ''}: {fmt(v)}" for n, v in ratio.items()) or "–"
+detail2 = (f"1 rank {fmt(med['trainrt', 1])} s, 2 ranks {fmt(med['trainrt', 2])} s" if t2 is not None else "–")
+if big.empty:
+    detail3 = "–"
+else:
+    worst = big.loc[big["busbw_ratio"].idxmin()]
+    misses = [human(int(b)) for b in big.loc[big["busbw_ratio"] < 0.95, "bytes"]]
+    detail3 = f"lowest {fmt(worst['busbw_ratio'])} at {human(int(worst['bytes']))}" + \
+              (f"; below 0.95 at {', '.join(misses)}" if misses else "")
+lines += ["## Targets", "",
+          "| target | measured | result |", "|---|---|---|",
+          f"| trainrt epoch time ≤ 0.5 × PyTorch's on the same ranks (1 and 2) | {detail1} | {verdict(t1)} |",
+          f"| trainrt on 2 ranks faster than on 1 (median epoch time) | {detail2} | {verdict(t2)} |",
+          f"| allreduce busbw ≥ 0.95 × plain MPI for every size ≥ 1 MiB | {detail3} | {verdict(t3)} |", "",
+          "The machine is shared and small: one measurement can be off by tens of percent when something else "
+          "runs (the load average is recorded above and in each log). Run again before drawing conclusions from a MISS.", ""]
+
+lines += ["<details><summary>Raw JSON lines</summary>", "", "```"]
+for name in sorted(p.name for p in out.glob("*.jsonl")):
+    lines.append(f"# {name}")
+    lines += [l for l in (out / name).read_text().splitlines() if l.startswith("{")]
+lines += ["```", "", "</details>", ""]
+report.write_text("\n".join(lines))
+PYEOF
+say "done: $REPORT (raw results in $OUT)"
