@@ -43,7 +43,10 @@ void print_summary(const SessionImpl& session, const Context& context) {
     const auto& last = session.results().last();
     std::string metrics;
     for (const char* key : {"epoch", "loss", "test_accuracy"})
-        if (last.contains(key)) metrics += fmt::format(", {} {}", key, last[key].dump());
+        if (last.contains(key))
+            metrics += last[key].is_number_float()
+                           ? fmt::format(", {} {:.4f}", key, last[key].get<double>())
+                           : fmt::format(", {} {}", key, last[key].dump());
     std::cout << fmt::format("[trainrt] finished: {} reports in {:.2f} s on {} ranks{}; run dir {}",
                              session.results().iterations(), session.results().total_seconds(),
                              context.world_size, metrics, context.run_dir)
