@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "trainrt/checkpoint.hpp"
 #include "trainrt/comm.hpp"
 #include "trainrt/config.hpp"
 #include "trainrt/context.hpp"
@@ -22,6 +23,14 @@ public:
     // <run dir>/result.jsonl (with _training_iteration, _timestamp, _time_this_iter_s) and prints
     // a progress line.
     virtual void report(const Metrics& metrics) = 0;
+
+    // report() that also commits `state` as a checkpoint (checkpoint.hpp), atomically: when it
+    // returns (or, with [checkpoint] async = true, by the next report) the checkpoint is
+    // committed on every rank, or a CheckpointError was raised on every rank.
+    virtual void report(const Metrics& metrics, const CheckpointState& state) = 0;
+
+    // The checkpoint to resume from (Ray's get_checkpoint()); nullptr when starting fresh.
+    virtual const Checkpoint* checkpoint() const = 0;
 
     // This rank's part of `split` for `epoch` (see data.hpp for the contract).
     virtual DatasetShard dataset_shard(const std::string& split, std::uint64_t epoch) = 0;

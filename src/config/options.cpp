@@ -3,9 +3,48 @@
 namespace trainrt::config {
 
 const std::vector<std::string>& sections() {
-    static const std::vector<std::string> names = {"run", "scaling", "data", "train"};
+    static const std::vector<std::string> names = {"run", "scaling", "data", "checkpoint", "train"};
     return names;
 }
+
+namespace {
+
+std::vector<OptionSpec> checkpoint_options() {
+    OptionSpec layout{"checkpoint.layout", "file_per_rank", ValueKind::choice,
+                      "file_per_rank (each rank its own file; fastest on Lustre) or shared (one "
+                      "file through parallel HDF5 / MPI-IO)"};
+    layout.choices = {"file_per_rank", "shared"};
+    OptionSpec keep{"checkpoint.num_to_keep", "0", ValueKind::integer,
+                    "keep the best N checkpoints by score_attribute (and always the latest); 0 keeps all"};
+    keep.min = 0;
+    OptionSpec order{"checkpoint.score_order", "max", ValueKind::choice,
+                     "whether a higher (max) or lower (min) score_attribute is better"};
+    order.choices = {"max", "min"};
+    OptionSpec every{"checkpoint.every_steps", "0", ValueKind::integer,
+                     "also checkpoint every N training steps (0: at the end of each epoch only)"};
+    every.min = 0;
+    OptionSpec alignment{"checkpoint.alignment_mb", "1", ValueKind::real,
+                         "shared layout: align datasets to this many MiB (the stripe size)"};
+    alignment.min = 0;
+    OptionSpec stripes{"checkpoint.stripe_count", "0", ValueKind::integer,
+                       "shared layout: ROMIO striping_factor hint (0: filesystem default)"};
+    stripes.min = 0;
+    OptionSpec stripe_size{"checkpoint.stripe_size_mb", "0", ValueKind::real,
+                           "shared layout: ROMIO striping_unit hint in MiB (0: filesystem default)"};
+    stripe_size.min = 0;
+    return {layout, keep,
+            {"checkpoint.score_attribute", "", ValueKind::string,
+             "reported metric that ranks checkpoints for num_to_keep (unset: by recency)"},
+            order,
+            {"checkpoint.async", "false", ValueKind::boolean,
+             "copy the state to host memory and write it in the background (file_per_rank only)"},
+            every,
+            {"checkpoint.resume_from", "", ValueKind::path,
+             "resume from this checkpoint directory instead of the newest valid one"},
+            alignment, stripes, stripe_size};
+}
+
+}  // namespace
 
 std::vector<OptionSpec> builtin_options() {
     OptionSpec seed{"run.seed", "0", ValueKind::integer,
@@ -19,7 +58,7 @@ std::vector<OptionSpec> builtin_options() {
     OptionSpec backend{"scaling.backend", "auto", ValueKind::choice,
                        "collective backend: auto (MPI on CPU, NCCL on GPU), mpi, nccl"};
     backend.choices = {"auto", "mpi", "nccl"};
-    return {
+    std::vector<OptionSpec> options = {
         {"run.name", "trainrt", ValueKind::string, "run name: the run directory is storage_path/name"},
         {"run.storage_path", "runs", ValueKind::path,
          "where run directories live (a shared filesystem on a cluster)"},
@@ -33,6 +72,9 @@ std::vector<OptionSpec> builtin_options() {
         {"data.shuffle", "false", ValueKind::boolean,
          "reshuffle the training samples every epoch from run.seed"},
     };
+    std::vector<OptionSpec> checkpoint = checkpoint_options();
+    options.insert(options.end(), checkpoint.begin(), checkpoint.end());
+    return options;
 }
 
 }  // namespace trainrt::config

@@ -19,6 +19,11 @@ herr_t collect_error(unsigned depth, const H5E_error2_t* error, void* out) {
 
 }  // namespace
 
+std::mutex& library_mutex() {
+    static std::mutex mutex;
+    return mutex;
+}
+
 void init_library() {
     static std::once_flag once;
     std::call_once(once, [] {

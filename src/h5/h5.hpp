@@ -5,10 +5,15 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
 namespace trainrt::h5 {
+
+// Debian's (parallel) HDF5 is not built thread-safe: a thread that uses HDF5 while another may
+// (the async checkpoint writer) holds this lock around its HDF5 work.
+std::mutex& library_mutex();
 
 // Silences HDF5's automatic error printing once per process (errors become exceptions).
 void init_library();

@@ -20,6 +20,8 @@ public:
     nlohmann::ordered_json record(const Metrics& metrics);
     const nlohmann::ordered_json& last() const { return last_; }
     std::int64_t iterations() const { return iteration_; }
+    // After a restore: the next report is iteration `iteration` + 1.
+    void resume_after(std::int64_t iteration) { iteration_ = iteration; }
     double total_seconds() const;
 
 private:

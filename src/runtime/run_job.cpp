@@ -9,6 +9,7 @@
 
 #include "comm/mpi_communicator.hpp"
 #include "comm/mpi_world.hpp"
+#include "comm/strings.hpp"
 #include "launch/launcher.hpp"
 #include "runtime/session_impl.hpp"
 #include "storage/posix.hpp"
@@ -31,10 +32,7 @@ void agree_on_run_dir(Communicator& comm, const JobConfig& config, const Context
             failure = error.what();
         }
     }
-    std::int64_t length = static_cast<std::int64_t>(failure.size());
-    comm.broadcast(&length, sizeof length, 0);
-    failure.resize(static_cast<std::size_t>(length));
-    comm.broadcast(failure.data(), failure.size(), 0);
+    failure = comm::broadcast_string(comm, failure, 0);
     if (!failure.empty()) throw StorageError(failure);
 }
 
@@ -94,11 +92,13 @@ int run_job(const JobConfig& config, const workloads::Workload& workload) {
         session = std::make_unique<SessionImpl>(config, context,
                                                 comm::make_mpi_communicator(MPI_COMM_WORLD));
         agree_on_run_dir(session->communicator(), config, context);
+        session->restore();
     } catch (const Error& error) {
         return fail(error, context, true);
     }
     try {
         workload.run(*session);
+        session->finish_checkpoints();
         if (context.world_rank == 0)
             storage::append_event(context.run_dir, "finish", context,
                                   {{"iterations", session->results().iterations()}});

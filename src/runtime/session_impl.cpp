@@ -1,15 +1,47 @@
 #include "runtime/session_impl.hpp"
 
+#include <iostream>
+#include <mutex>
+
 #include "data/shard.hpp"
+#include "h5/h5.hpp"
+#include "storage/run_dir.hpp"
 
 namespace trainrt::runtime {
 
 SessionImpl::SessionImpl(const JobConfig& config, Context context,
                          std::unique_ptr<Communicator> comm)
     : config_(config), context_(std::move(context)), comm_(std::move(comm)),
-      results_(context_.run_dir, context_) {}
+      results_(context_.run_dir, context_),
+      checkpoints_(checkpoint::options_from(config), context_, *comm_) {}
 
 void SessionImpl::report(const Metrics& metrics) { results_.record(metrics); }
+
+void SessionImpl::report(const Metrics& metrics, const CheckpointState& state) {
+    const std::int64_t iteration = results_.iterations() + 1;
+    checkpoint::SaveReport saved =
+        checkpoints_.save(state, iteration, metrics::to_json(metrics));
+    results_.record(metrics);
+    if (context_.world_rank == 0)
+        storage::append_event(context_.run_dir, "checkpoint", context_,
+                              {{"checkpoint", saved.name}, {"iteration", iteration},
+                               {"rank0_bytes", saved.bytes}, {"stall_s", saved.stall_s},
+                               {"async", config_.get_bool("checkpoint.async")}});
+}
+
+void SessionImpl::restore() {
+    restored_ = checkpoints_.restore();
+    if (!restored_) return;
+    results_.resume_after(restored_->iteration());
+    if (context_.world_rank == 0) {
+        storage::append_event(context_.run_dir, "restore", context_,
+                              {{"checkpoint", restored_->path()},
+                               {"iteration", restored_->iteration()},
+                               {"written_by_ranks", restored_->world_size()}});
+        std::cout << "[trainrt] resuming from " << restored_->path() << " (iteration "
+                  << restored_->iteration() << ")" << std::endl;
+    }
+}
 
 DatasetShard SessionImpl::dataset_shard(const std::string& split, std::uint64_t epoch) {
     data::ShardRequest request;
@@ -20,6 +52,7 @@ DatasetShard SessionImpl::dataset_shard(const std::string& split, std::uint64_t 
     request.shuffle = split == "train" && config_.get_bool("data.shuffle");
     request.seed = static_cast<std::uint64_t>(config_.get_int("run.seed"));
     request.epoch = epoch;
+    std::lock_guard<std::mutex> hdf5(h5::library_mutex());  // an async save may be writing
     return data::read_shard(request);
 }
 

@@ -1,9 +1,11 @@
 #include "workloads/fashion_mlp/fashion_mlp.hpp"
 
 #include <chrono>
+#include <tuple>
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "data/shard.hpp"
 #include "trainrt/error.hpp"
@@ -76,23 +78,6 @@ void to_float(const DatasetShard& shard, std::size_t first, int count, std::vect
     for (std::size_t k = 0; k < out.size(); ++k) out[k] = static_cast<float>(pixels[k]) / 255.0f;
 }
 
-// One pass over this rank's shard in local batches; returns the mean batch loss over ranks.
-double train_epoch(Session& session, Mlp& model, GradientReducer& reducer,
-                   const DatasetShard& shard, const Settings& settings) {
-    std::vector<float> images;
-    double loss_sum = 0.0;
-    std::int64_t batches = 0;
-    for (std::size_t first = 0; first < shard.count; first += settings.local_batch) {
-        int count = static_cast<int>(std::min<std::size_t>(settings.local_batch, shard.count - first));
-        to_float(shard, first, count, images);
-        loss_sum += model.train_step(images.data(), shard.labels.data() + first, count, reducer,
-                                     settings.lr);
-        ++batches;
-    }
-    double mean = batches > 0 ? loss_sum / batches : 0.0;
-    return session.communicator().allreduce_value(mean, ReduceOp::mean);
-}
-
 struct Evaluation {
     double loss;
     double accuracy;
@@ -114,29 +99,123 @@ Evaluation evaluate(Session& session, Mlp& model, const DatasetShard& shard) {
     return {totals[0] / totals[2], totals[1] / totals[2]};
 }
 
+// Where training stands: what a checkpoint must hold to continue bitwise-exactly.
+struct Progress {
+    std::int64_t epoch = 0;       // the epoch in progress (0-based)
+    std::int64_t next_batch = 0;  // its next local batch
+    double loss_sum = 0.0;        // this rank's sum of batch losses so far in the epoch
+    std::int64_t batches = 0;     // batches summed into loss_sum
+    std::int64_t step = 0;        // training steps done in the whole run
+};
+
+CheckpointState make_state(const Mlp& model, const Progress& progress, const Context& context) {
+    CheckpointState state;
+    for (int l = 0; l < kLayers; ++l) {
+        const Layer& layer = model.layers()[l];
+        const std::uint64_t outputs = layer.outputs, inputs = layer.inputs;
+        state.replicated<float>(fmt::format("fc{}.weight", l + 1), layer.weight, {outputs, inputs});
+        state.replicated<float>(fmt::format("fc{}.bias", l + 1), layer.bias, {outputs});
+    }
+    // Each rank's partial loss sum differs: a sharded tensor, one element per rank.
+    const auto ranks = static_cast<std::uint64_t>(context.world_size);
+    const auto rank = static_cast<std::uint64_t>(context.world_rank);
+    state.sharded<double>("loss_sum", std::span<const double>(&progress.loss_sum, 1), {ranks},
+                          {rank}, {1});
+    state.attribute("epoch", progress.epoch).attribute("next_batch", progress.next_batch)
+        .attribute("batches", progress.batches).attribute("step", progress.step);
+    return state;
+}
+
+void check_shape(const Checkpoint& checkpoint, const std::string& name, const Shape& expected) {
+    Shape stored = checkpoint.global_shape(name);
+    if (stored != expected)
+        throw CheckpointError(fmt::format(
+            "checkpoint {}: tensor '{}' has shape [{}], fashion_mlp needs [{}]; it was written by "
+            "another model", checkpoint.path(), name, fmt::join(stored, ", "), fmt::join(expected, ", ")));
+}
+
+Progress restore(const Checkpoint& checkpoint, Mlp& model, const Context& context) {
+    for (int l = 0; l < kLayers; ++l) {
+        Layer& layer = model.layers()[l];
+        const std::uint64_t outputs = layer.outputs, inputs = layer.inputs;
+        for (auto [name, shape, values] :
+             {std::tuple{fmt::format("fc{}.weight", l + 1), Shape{outputs, inputs}, &layer.weight},
+              std::tuple{fmt::format("fc{}.bias", l + 1), Shape{outputs}, &layer.bias}}) {
+            check_shape(checkpoint, name, shape);
+            checkpoint.read(name, TensorType::f32, Shape(shape.size(), 0), shape, values->data());
+        }
+    }
+    Progress progress{checkpoint.attribute_int("epoch"), checkpoint.attribute_int("next_batch"), 0.0,
+                      checkpoint.attribute_int("batches"), checkpoint.attribute_int("step")};
+    std::vector<double> sums = checkpoint.read_all<double>("loss_sum");
+    if (checkpoint.world_size() == context.world_size)
+        progress.loss_sum = sums.at(static_cast<std::size_t>(context.world_rank));
+    else  // other rank count: the epoch's mean loss so far carries over, not each rank's sum
+        for (double sum : sums) progress.loss_sum += sum / static_cast<double>(sums.size());
+    return progress;
+}
+
+double mean_over_ranks(Session& session, const Progress& progress) {
+    double mean = progress.batches > 0 ? progress.loss_sum / progress.batches : 0.0;
+    return session.communicator().allreduce_value(mean, ReduceOp::mean);
+}
+
+// Runs the rest of the current epoch's batches; checkpoints every `every_steps` steps.
+void train_epoch(Session& session, Mlp& model, GradientReducer& reducer, const DatasetShard& shard,
+                 const Settings& settings, Progress& progress) {
+    const std::int64_t every = session.config().get_int("checkpoint.every_steps");
+    const auto batches = static_cast<std::int64_t>((shard.count + settings.local_batch - 1) / settings.local_batch);
+    std::vector<float> images;
+    for (std::int64_t b = progress.next_batch; b < batches; ++b) {
+        const std::size_t first = static_cast<std::size_t>(b) * settings.local_batch;
+        int count = static_cast<int>(std::min<std::size_t>(settings.local_batch, shard.count - first));
+        to_float(shard, first, count, images);
+        progress.loss_sum += model.train_step(images.data(), shard.labels.data() + first, count,
+                                              reducer, settings.lr);
+        ++progress.batches;
+        ++progress.step;
+        progress.next_batch = b + 1;
+        if (every > 0 && progress.step % every == 0 && b + 1 < batches) {
+            Metrics metrics;
+            metrics.set("epoch", progress.epoch + 1).set("step", progress.step)
+                .set("running_loss", mean_over_ranks(session, progress));
+            session.report(metrics, make_state(model, progress, session.context()));
+        }
+    }
+}
+
+Progress start(Session& session, Mlp& model, const Settings& settings) {
+    if (const Checkpoint* checkpoint = session.checkpoint())
+        return restore(*checkpoint, model, session.context());
+    initialise(session, model, settings.seed);
+    return {};
+}
+
 void run(Session& session) {
     const Settings settings = read_settings(session);
     Mlp model;
-    initialise(session, model, settings.seed);
+    Progress progress = start(session, model, settings);
     std::vector<std::size_t> sizes = model.param_sizes_in_ready_order();
     auto bucket_bytes = static_cast<std::size_t>(session.config().get_double("scaling.bucket_mb") * 1048576.0);
     GradientReducer reducer(session.communicator(), sizes, bucket_bytes);
     const DatasetShard test = session.dataset_shard("test", 0);
     DatasetShard train;
-    for (std::int64_t epoch = 0; epoch < settings.epochs; ++epoch) {
-        if (epoch == 0 || settings.shuffle) train = session.dataset_shard("train", epoch);
-        auto start = Clock::now();
-        double loss = train_epoch(session, model, reducer, train, settings);
-        double train_time = seconds_since(start);
+    for (bool first = true; progress.epoch < settings.epochs; first = false) {
+        if (first || settings.shuffle) train = session.dataset_shard("train", static_cast<std::uint64_t>(progress.epoch));
+        auto started = Clock::now();
+        train_epoch(session, model, reducer, train, settings, progress);
+        double loss = mean_over_ranks(session, progress);
+        double train_time = seconds_since(started);
         auto eval_start = Clock::now();
         Evaluation evaluation = evaluate(session, model, test);
         double eval_time = seconds_since(eval_start);
         Metrics metrics;
-        metrics.set("epoch", epoch + 1).set("loss", loss).set("test_loss", evaluation.loss)
+        metrics.set("epoch", progress.epoch + 1).set("loss", loss).set("test_loss", evaluation.loss)
             .set("test_accuracy", evaluation.accuracy).set("train_time_s", train_time)
             .set("eval_time_s", eval_time).set("epoch_time_s", train_time + eval_time)
             .set("samples_per_s", static_cast<double>(train.global_count) / train_time);
-        session.report(metrics);
+        progress = {progress.epoch + 1, 0, 0.0, 0, progress.step};
+        session.report(metrics, make_state(model, progress, session.context()));
     }
     std::string save = session.config().get_or("train.save_weights", "");
     if (!save.empty() && session.context().world_rank == 0) save_weights(save, model);

@@ -1,0 +1,158 @@
+#include "checkpoint/catalog.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "checkpoint/layout.hpp"
+#include "storage/posix.hpp"
+#include "trainrt/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace trainrt::checkpoint {
+namespace {
+
+constexpr const char* kPrefix = "checkpoint_";
+
+bool starts_with(const std::string& text, const std::string& prefix) {
+    return text.rfind(prefix, 0) == 0;
+}
+
+std::int64_t iteration_of(const std::string& name) {
+    try {
+        return std::stoll(name.substr(std::string(kPrefix).size()));
+    } catch (const std::exception&) {
+        return -1;
+    }
+}
+
+std::string check_files(const std::string& dir, const Manifest& manifest) {
+    std::set<std::string> listed = {kManifestFile};
+    for (const FileEntry& file : manifest.files) {
+        listed.insert(file.name);
+        const std::string path = dir + "/" + file.name;
+        if (!fs::exists(path)) return fmt::format("{}: listed in the manifest but missing", path);
+        auto size = fs::file_size(path);
+        if (size != file.size)
+            return fmt::format("{}: size {} bytes, the manifest says {}", path, size, file.size);
+        FileEntry actual = describe_file(dir, file.name);
+        if (actual.xxh3 != file.xxh3)
+            return fmt::format("{}: checksum {} differs from the manifest's {} (corrupted)", path,
+                               actual.xxh3, file.xxh3);
+    }
+    for (const auto& entry : fs::directory_iterator(dir))
+        if (!listed.count(entry.path().filename().string()))
+            return fmt::format("{}: a file the manifest does not list", entry.path().string());
+    return "";
+}
+
+double score_of(const Manifest& manifest, const std::string& attribute, bool higher_is_better) {
+    const double worst = higher_is_better ? -1e308 : 1e308;
+    if (attribute.empty()) return static_cast<double>(manifest.iteration);
+    auto found = manifest.metrics.find(attribute);
+    if (found == manifest.metrics.end() || !found->is_number()) return worst;
+    return found->get<double>();
+}
+
+}  // namespace
+
+std::string checkpoints_dir(const std::string& run_dir) { return run_dir + "/checkpoints"; }
+
+std::string checkpoint_name(std::int64_t iteration) {
+    return fmt::format("{}{:06d}", kPrefix, iteration);
+}
+
+std::vector<std::string> committed_names(const std::string& run_dir) {
+    std::vector<std::string> names;
+    const std::string dir = checkpoints_dir(run_dir);
+    if (!fs::is_directory(dir)) return names;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        std::string name = entry.path().filename().string();
+        if (entry.is_directory() && starts_with(name, kPrefix) && iteration_of(name) >= 0)
+            names.push_back(name);
+    }
+    std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+        return iteration_of(a) < iteration_of(b);
+    });
+    return names;
+}
+
+std::string verify(const std::string& checkpoint_dir) {
+    try {
+        Manifest manifest = read_manifest(checkpoint_dir);
+        return check_files(checkpoint_dir, manifest);
+    } catch (const Error& error) {
+        return error.what();
+    } catch (const fs::filesystem_error& error) {
+        return error.what();
+    }
+}
+
+std::vector<std::string> clean_leftovers(const std::string& run_dir) {
+    std::vector<std::string> removed;
+    const std::string dir = checkpoints_dir(run_dir);
+    if (!fs::is_directory(dir)) return removed;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        std::string name = entry.path().filename().string();
+        if (starts_with(name, ".pending_") || starts_with(name, ".deleting_") ||
+            starts_with(name, "latest.tmp.")) {
+            fs::remove_all(entry.path());
+            removed.push_back(entry.path().string());
+        }
+    }
+    return removed;
+}
+
+Selection select_latest_valid(const std::string& run_dir) {
+    Selection selection;
+    std::vector<std::string> names = committed_names(run_dir);
+    for (auto name = names.rbegin(); name != names.rend(); ++name) {
+        const std::string path = checkpoints_dir(run_dir) + "/" + *name;
+        std::string problem = verify(path);
+        if (problem.empty()) {
+            selection.path = path;
+            break;
+        }
+        selection.warnings.push_back(fmt::format("skipping checkpoint {}: {}", path, problem));
+    }
+    return selection;
+}
+
+void write_latest(const std::string& run_dir, const std::string& name) {
+    storage::write_file_atomic(checkpoints_dir(run_dir) + "/latest", name + "\n");
+}
+
+std::vector<std::string> retention_victims(const std::string& run_dir, const std::string& newest,
+                                           const RetentionPolicy& policy) {
+    if (policy.num_to_keep <= 0) return {};
+    std::vector<std::pair<double, std::string>> ranked;
+    for (const std::string& name : committed_names(run_dir)) {
+        double score = policy.higher_is_better ? -1e308 : 1e308;  // unreadable: worst
+        try {
+            score = score_of(read_manifest(checkpoints_dir(run_dir) + "/" + name),
+                             policy.score_attribute, policy.higher_is_better);
+        } catch (const Error&) {
+        }
+        ranked.emplace_back(policy.higher_is_better || policy.score_attribute.empty() ? -score : score,
+                            name);
+    }
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> victims;
+    for (std::size_t i = 0; i < ranked.size(); ++i)
+        if (i >= static_cast<std::size_t>(policy.num_to_keep) && ranked[i].second != newest)
+            victims.push_back(ranked[i].second);
+    return victims;
+}
+
+void delete_checkpoint(const std::string& run_dir, const std::string& name) {
+    const std::string dir = checkpoints_dir(run_dir);
+    const std::string doomed = dir + "/.deleting_" + name;
+    storage::rename_durable(dir + "/" + name, doomed);
+    fs::remove_all(doomed);
+}
+
+}  // namespace trainrt::checkpoint

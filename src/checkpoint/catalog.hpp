@@ -1,0 +1,51 @@
+#pragma once
+// The checkpoints of a run directory: <run dir>/checkpoints/checkpoint_<iteration>/ (committed),
+// .pending_* (a save in progress or interrupted), .deleting_* (retention in progress), and
+// `latest` (the newest committed name, replaced atomically). Rank 0 alone looks at them.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checkpoint/manifest.hpp"
+
+namespace trainrt::checkpoint {
+
+std::string checkpoints_dir(const std::string& run_dir);
+std::string checkpoint_name(std::int64_t iteration);
+
+// Committed checkpoint directories (checkpoint_*), oldest first by iteration.
+std::vector<std::string> committed_names(const std::string& run_dir);
+
+// "" when the checkpoint verifies: manifest readable, every listed file present with its size
+// and XXH3-64, no file that the manifest does not list. Otherwise the reason, naming the file.
+std::string verify(const std::string& checkpoint_dir);
+
+// Removes what an interrupted save or retention left behind; returns what it removed.
+std::vector<std::string> clean_leftovers(const std::string& run_dir);
+
+struct Selection {
+    std::optional<std::string> path;    // the checkpoint to resume from
+    std::vector<std::string> warnings;  // one line per checkpoint skipped, naming file and reason
+};
+
+// The newest committed checkpoint that verifies; older ones are tried when newer ones fail.
+Selection select_latest_valid(const std::string& run_dir);
+
+void write_latest(const std::string& run_dir, const std::string& name);
+
+struct RetentionPolicy {
+    std::int64_t num_to_keep = 0;  // 0: keep every checkpoint
+    std::string score_attribute;   // a reported metric; "" ranks by recency
+    bool higher_is_better = true;  // score_order = max
+};
+
+// Checkpoints to delete after `newest` committed: all but the best num_to_keep by score, and
+// never `newest` (resume needs it). Checkpoints without the score count as worst.
+std::vector<std::string> retention_victims(const std::string& run_dir, const std::string& newest,
+                                           const RetentionPolicy& policy);
+
+// Renames to .deleting_<name> first, so an interrupted delete never leaves a half checkpoint
+// under a committed name.
+void delete_checkpoint(const std::string& run_dir, const std::string& name);
+
+}  // namespace trainrt::checkpoint

@@ -1,0 +1,51 @@
+#include "checkpoint/fault.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace trainrt::checkpoint {
+namespace {
+
+struct FaultSpec {
+    std::string phase;
+    int rank = -1;               // -1: any rank
+    std::int64_t iteration = -1; // -1: any save
+};
+
+FaultSpec parse_spec() {
+    FaultSpec spec;
+    const char* text = std::getenv("TRAINRT_FAULT");
+    if (text == nullptr) return spec;
+    std::string value(text);
+    auto first = value.find(':');
+    spec.phase = value.substr(0, first);
+    if (first == std::string::npos) return spec;
+    auto second = value.find(':', first + 1);
+    spec.rank = std::atoi(value.substr(first + 1, second - first - 1).c_str());
+    if (second != std::string::npos) spec.iteration = std::atoll(value.substr(second + 1).c_str());
+    return spec;
+}
+
+std::int64_t current_iteration = -1;
+
+}  // namespace
+
+void set_fault_iteration(std::int64_t iteration) { current_iteration = iteration; }
+
+void fault_point(const char* phase, int rank) {
+    static const FaultSpec spec = parse_spec();
+    const std::int64_t iteration = current_iteration;
+    if (spec.phase.empty() || spec.phase != phase) return;
+    if (spec.rank >= 0 && spec.rank != rank) return;
+    if (spec.iteration >= 0 && spec.iteration != iteration) return;
+    std::fprintf(stderr, "trainrt: fault injection: rank %d dies at %s (iteration %lld)\n", rank,
+                 phase, static_cast<long long>(iteration));
+    std::fflush(stderr);
+    ::kill(::getpid(), SIGKILL);
+}
+
+}  // namespace trainrt::checkpoint

@@ -1,0 +1,15 @@
+#pragma once
+// Fault injection for tests: TRAINRT_FAULT=<phase>[:<rank>] makes the given rank (every rank
+// when omitted) die by SIGKILL when it reaches that phase of a checkpoint save; a third field
+// `:<iteration>` limits it to the save of that report iteration. Phases: before_data, mid_data,
+// after_data (written, not yet fsynced), before_manifest, before_rename, during_retention.
+// Unset in production: one getenv at start-up, then a compare per phase.
+#include <cstdint>
+
+namespace trainrt::checkpoint {
+
+// The report iteration whose save is in progress (set by the commit protocol).
+void set_fault_iteration(std::int64_t iteration);
+void fault_point(const char* phase, int rank);
+
+}  // namespace trainrt::checkpoint

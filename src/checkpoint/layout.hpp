@@ -1,0 +1,63 @@
+#pragma once
+// How a rank's tensors become files inside a pending checkpoint directory. Two layouts, one
+// schema (hdf5_schemas/checkpoint.md), one reader:
+//   file_per_rank: rank r writes rank_<r>.h5 with its blocks (rank 0 also the replicated tensors);
+//   shared:        all ranks write data.h5 together through parallel HDF5 (MPI-IO collective).
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <hdf5.h>
+
+#include "checkpoint/manifest.hpp"
+#include "trainrt/checkpoint.hpp"
+#include "trainrt/context.hpp"
+
+namespace trainrt::checkpoint {
+
+// What one rank wrote: the files it owns (size and checksum) and its tensor parts.
+struct RankWrite {
+    std::vector<FileEntry> files;
+    std::vector<std::pair<std::string, PartEntry>> parts;  // tensor name -> stored block
+};
+
+// Settings from [checkpoint]: layout and the striping/alignment hints for parallel HDF5.
+struct LayoutOptions {
+    std::string layout = "file_per_rank";
+    std::uint64_t alignment = 1 << 20;   // bytes; H5Pset_alignment for datasets >= this size
+    int stripe_count = 0;                // ROMIO striping_factor hint (0: leave to the filesystem)
+    std::uint64_t stripe_size = 0;       // ROMIO striping_unit hint (0: leave to the filesystem)
+};
+
+class LayoutWriter {
+public:
+    virtual ~LayoutWriter() = default;
+    virtual std::string name() const = 0;
+    // Writes this rank's parts of `state` into `dir` (which exists on every rank) and fsyncs the
+    // files it owns. Collective for the shared layout. Throws on failure (StorageError,
+    // H5Error, CheckpointError) without blocking other ranks forever: the shared layout reports
+    // failures through the collective result of its close.
+    virtual RankWrite write(const CheckpointState& state, const std::string& dir,
+                            const Context& context) = 0;
+};
+
+std::unique_ptr<LayoutWriter> make_file_per_rank_writer(const LayoutOptions& options);
+// Duplicates MPI_COMM_WORLD for its collective parallel-HDF5 writes.
+std::unique_ptr<LayoutWriter> make_shared_file_writer(const LayoutOptions& options);
+
+// Size and XXH3-64 of a whole file, read sequentially.
+FileEntry describe_file(const std::string& dir, const std::string& name);
+
+// The HDF5 dataset path of a tensor inside a checkpoint file: "/tensors/<name>".
+std::string dataset_path(const std::string& tensor_name);
+
+// HDF5 types of a TensorType: little-endian in the file, native in memory.
+hid_t file_type(TensorType type);
+hid_t memory_type(TensorType type);
+
+// Attributes on every checkpoint data file's root and tensor datasets (schema: checkpoint.md).
+inline constexpr const char* kDataFormat = "trainrt-checkpoint-data";
+void write_shape_attribute(hid_t object, const std::string& name, const Shape& shape);
+
+}  // namespace trainrt::checkpoint

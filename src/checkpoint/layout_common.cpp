@@ -1,0 +1,74 @@
+#include <fcntl.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "checkpoint/layout.hpp"
+#include "h5/h5.hpp"
+#include "storage/posix.hpp"
+#include "trainrt/error.hpp"
+
+namespace trainrt::checkpoint {
+
+std::string dataset_path(const std::string& tensor_name) { return "/tensors/" + tensor_name; }
+
+hid_t file_type(TensorType type) {
+    switch (type) {
+        case TensorType::f32: return H5T_IEEE_F32LE;
+        case TensorType::f64: return H5T_IEEE_F64LE;
+        case TensorType::i32: return H5T_STD_I32LE;
+        case TensorType::i64: return H5T_STD_I64LE;
+        case TensorType::u8: return H5T_STD_U8LE;
+    }
+    return H5T_STD_U8LE;
+}
+
+hid_t memory_type(TensorType type) {
+    switch (type) {
+        case TensorType::f32: return H5T_NATIVE_FLOAT;
+        case TensorType::f64: return H5T_NATIVE_DOUBLE;
+        case TensorType::i32: return H5T_NATIVE_INT32;
+        case TensorType::i64: return H5T_NATIVE_INT64;
+        case TensorType::u8: return H5T_NATIVE_UINT8;
+    }
+    return H5T_NATIVE_UINT8;
+}
+
+void write_shape_attribute(hid_t object, const std::string& name, const Shape& shape) {
+    std::vector<std::int64_t> values(shape.begin(), shape.end());
+    hsize_t count = values.size();
+    h5::Handle space(TRAINRT_H5(H5Screate_simple(1, &count, nullptr), name), H5Sclose);
+    h5::Handle attribute(TRAINRT_H5(H5Acreate2(object, name.c_str(), H5T_STD_I64LE, space.get(),
+                                               H5P_DEFAULT, H5P_DEFAULT), name), H5Aclose);
+    TRAINRT_H5(H5Awrite(attribute.get(), H5T_NATIVE_INT64, values.data()), name);
+}
+
+FileEntry describe_file(const std::string& dir, const std::string& name) {
+    const std::string path = dir + "/" + name;
+    storage::Fd fd = storage::open_or_throw(path, O_RDONLY);
+    ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+    std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(),
+                                                                   XXH3_freeState);
+    XXH3_64bits_reset(state.get());
+    std::vector<char> buffer(8 << 20);
+    std::uint64_t size = 0;
+    for (;;) {
+        ssize_t got = ::read(fd.get(), buffer.data(), buffer.size());
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0)
+            throw StorageError(fmt::format("checkpoint: reading {} failed: {}", path,
+                                           std::strerror(errno)));
+        if (got == 0) break;
+        XXH3_64bits_update(state.get(), buffer.data(), static_cast<std::size_t>(got));
+        size += static_cast<std::uint64_t>(got);
+    }
+    return {name, size, fmt::format("{:016x}", XXH3_64bits_digest(state.get()))};
+}
+
+}  // namespace trainrt::checkpoint

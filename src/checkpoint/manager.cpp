@@ -1,0 +1,302 @@
+#include "checkpoint/manager.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "checkpoint/fault.hpp"
+#include "checkpoint/reader.hpp"
+#include "checkpoint/state_access.hpp"
+#include "comm/strings.hpp"
+#include "h5/h5.hpp"
+#include "storage/posix.hpp"
+#include "storage/run_dir.hpp"
+#include "trainrt/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace trainrt::checkpoint {
+
+CheckpointState StateAccess::deep_copy(const CheckpointState& state,
+                                       std::vector<std::unique_ptr<std::byte[]>>& storage) {
+    CheckpointState copy = state;
+    for (TensorPart& part : copy.tensors_) {
+        storage.push_back(std::make_unique<std::byte[]>(part.bytes() > 0 ? part.bytes() : 1));
+        std::memcpy(storage.back().get(), part.data, part.bytes());
+        part.data = storage.back().get();
+    }
+    return copy;
+}
+
+CheckpointOptions options_from(const JobConfig& config) {
+    CheckpointOptions options;
+    options.layout.layout = config.get("checkpoint.layout");
+    options.layout.alignment =
+        static_cast<std::uint64_t>(config.get_double("checkpoint.alignment_mb") * 1048576.0);
+    options.layout.stripe_count = static_cast<int>(config.get_int("checkpoint.stripe_count"));
+    options.layout.stripe_size =
+        static_cast<std::uint64_t>(config.get_double("checkpoint.stripe_size_mb") * 1048576.0);
+    options.retention.num_to_keep = config.get_int("checkpoint.num_to_keep");
+    options.retention.score_attribute = config.get_or("checkpoint.score_attribute", "");
+    options.retention.higher_is_better = config.get("checkpoint.score_order") == "max";
+    options.async = config.get_bool("checkpoint.async");
+    options.resume_from = config.get_or("checkpoint.resume_from", "");
+    if (options.async && options.layout.layout == "shared")
+        throw ConfigError(fmt::format(
+            "config: checkpoint.async = true ({}) needs checkpoint.layout = file_per_rank: the "
+            "shared layout writes collectively through MPI-IO, which a background thread cannot",
+            config.source("checkpoint.async")));
+    return options;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Json = nlohmann::ordered_json;
+
+double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+Json rank_write_json(const RankWrite& write) {
+    Json files = Json::array(), parts = Json::array();
+    for (const FileEntry& f : write.files)
+        files.push_back({{"name", f.name}, {"size", f.size}, {"xxh3", f.xxh3}});
+    for (const auto& [tensor, p] : write.parts)
+        parts.push_back({{"tensor", tensor}, {"file", p.file}, {"dataset", p.dataset},
+                         {"offset", p.offset}, {"shape", p.shape}});
+    return {{"files", files}, {"parts", parts}};
+}
+
+// The manifest from the tensors every rank described and the files and parts all ranks wrote.
+Manifest build_manifest(const CheckpointState& state, const std::vector<std::string>& writes,
+                        const std::string& name, std::int64_t iteration, const Context& context,
+                        const std::string& layout, const Json& metrics) {
+    Manifest manifest{name, iteration, context.world_size, layout, storage::iso_time_now(), metrics,
+                      state.attributes(), {}, {}};
+    for (const TensorPart& part : state.tensors())
+        manifest.tensors[part.name] = {part.type, part.global_shape, part.replicated, {}};
+    for (const std::string& text : writes) {
+        Json write = Json::parse(text);
+        for (const Json& f : write.at("files"))
+            manifest.files.push_back({f.at("name"), f.at("size"), f.at("xxh3")});
+        for (const Json& p : write.at("parts"))
+            manifest.tensors.at(p.at("tensor").get<std::string>())
+                .parts.push_back({p.at("file"), p.at("dataset"), p.at("offset").get<Shape>(),
+                                  p.at("shape").get<Shape>()});
+    }
+    return manifest;
+}
+
+}  // namespace
+
+struct CheckpointManager::Impl {
+    CheckpointOptions options;
+    const Context& context;
+    Communicator& comm;
+    std::unique_ptr<LayoutWriter> writer;
+
+    // An async save between its background write and its commit.
+    struct InFlight {
+        std::string name;
+        std::int64_t iteration = 0;
+        Json metrics;
+        CheckpointState state;
+        std::vector<std::unique_ptr<std::byte[]>> storage;
+        RankWrite written;
+        std::string error;
+        std::thread thread;
+    };
+    std::unique_ptr<InFlight> in_flight;
+
+    bool root() const { return context.world_rank == 0; }
+    std::string dir() const { return checkpoints_dir(context.run_dir); }
+    std::string pending(const std::string& name) const { return dir() + "/.pending_" + name; }
+
+    void begin(const std::string& name);
+    RankWrite write_local(const CheckpointState& state, const std::string& name);
+    void commit(const CheckpointState& state, const RankWrite& written, const std::string& name,
+                std::int64_t iteration, const Json& metrics);
+    void publish(const Manifest& manifest);
+    void apply_retention(const std::string& newest);
+    void discard(const std::string& name) noexcept;
+};
+
+// Rank 0 makes an empty .pending_<name>; every rank learns whether it could.
+void CheckpointManager::Impl::begin(const std::string& name) {
+    std::string error;
+    if (root()) {
+        try {
+            storage::make_dirs(dir());
+            fs::remove_all(pending(name));
+            storage::make_dirs(pending(name));
+            storage::fsync_path(dir());
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+    }
+    comm::agree_or_throw<CheckpointError>(comm, error, "checkpoint: creating " + pending(name));
+}
+
+RankWrite CheckpointManager::Impl::write_local(const CheckpointState& state,
+                                               const std::string& name) {
+    fault_point("before_data", context.world_rank);
+    return writer->write(state, pending(name), context);
+}
+
+void CheckpointManager::Impl::discard(const std::string& name) noexcept {
+    if (!root()) return;
+    std::error_code ignored;
+    fs::remove_all(pending(name), ignored);
+}
+
+// Every rank's data is durable: rank 0 writes the manifest, renames, updates `latest`.
+void CheckpointManager::Impl::commit(const CheckpointState& state, const RankWrite& written,
+                                     const std::string& name, std::int64_t iteration,
+                                     const Json& metrics) {
+    std::vector<std::string> writes = comm::allgather_strings(comm, rank_write_json(written).dump());
+    std::string error;
+    if (root()) {
+        try {
+            publish(build_manifest(state, writes, name, iteration, context, writer->name(), metrics));
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+    }
+    try {
+        comm::agree_or_throw<CheckpointError>(comm, error, "checkpoint: committing " + name);
+    } catch (const CheckpointError&) {
+        discard(name);
+        throw;
+    }
+    if (root()) apply_retention(name);
+}
+
+void CheckpointManager::Impl::publish(const Manifest& manifest) {
+    const std::string staging = pending(manifest.name);
+    fault_point("before_manifest", context.world_rank);
+    storage::write_file_atomic(staging + "/" + kManifestFile, to_json(manifest).dump(2) + "\n");
+    fault_point("before_rename", context.world_rank);
+    storage::rename_durable(staging, dir() + "/" + manifest.name);
+    write_latest(context.run_dir, manifest.name);
+}
+
+// Deletion only after the new checkpoint is committed; a failure here is a warning.
+void CheckpointManager::Impl::apply_retention(const std::string& newest) {
+    try {
+        for (const std::string& victim : retention_victims(context.run_dir, newest, options.retention)) {
+            fault_point("during_retention", context.world_rank);
+            delete_checkpoint(context.run_dir, victim);
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "trainrt: warning: checkpoint retention: " << e.what() << std::endl;
+    }
+}
+
+CheckpointManager::CheckpointManager(CheckpointOptions options, const Context& context,
+                                     Communicator& comm)
+    : impl_(std::make_unique<Impl>(Impl{std::move(options), context, comm, nullptr, nullptr})) {
+    impl_->writer = impl_->options.layout.layout == "shared"
+                        ? make_shared_file_writer(impl_->options.layout)
+                        : make_file_per_rank_writer(impl_->options.layout);
+}
+
+CheckpointManager::~CheckpointManager() {
+    if (impl_->in_flight && impl_->in_flight->thread.joinable()) impl_->in_flight->thread.join();
+}
+
+std::optional<Checkpoint> CheckpointManager::restore() {
+    Impl& m = *impl_;
+    std::string chosen, error;
+    if (m.root()) {
+        try {
+            for (const std::string& removed : clean_leftovers(m.context.run_dir))
+                std::cerr << "trainrt: removed leftover of an interrupted save: " << removed << "\n";
+            if (!m.options.resume_from.empty()) {
+                std::string problem = verify(m.options.resume_from);
+                if (!problem.empty())
+                    throw CheckpointError(fmt::format("checkpoint: resume_from {} does not verify: {}",
+                                                      m.options.resume_from, problem));
+                chosen = m.options.resume_from;
+            } else {
+                Selection selection = select_latest_valid(m.context.run_dir);
+                for (const std::string& warning : selection.warnings)
+                    std::cerr << "trainrt: warning: " << warning << std::endl;
+                chosen = selection.path.value_or("");
+            }
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+    }
+    comm::agree_or_throw<CheckpointError>(m.comm, error, "checkpoint: restore");
+    chosen = comm::broadcast_string(m.comm, chosen, 0);
+    if (chosen.empty()) return std::nullopt;
+    return open_checkpoint(chosen);
+}
+
+SaveReport CheckpointManager::save(const CheckpointState& state, std::int64_t iteration,
+                                   const Json& metrics) {
+    Impl& m = *impl_;
+    const auto start = Clock::now();
+    finish();
+    SaveReport report{checkpoint_name(iteration), 0, 0, 0};
+    for (const TensorPart& part : state.tensors())
+        if (!part.replicated || m.root()) report.bytes += part.bytes();
+    set_fault_iteration(iteration);
+    m.begin(report.name);
+    if (!m.options.async) {
+        RankWrite written;
+        std::string error;
+        try {
+            written = m.write_local(state, report.name);
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        try {
+            comm::agree_or_throw<CheckpointError>(m.comm, error, "checkpoint: writing " + report.name);
+        } catch (const CheckpointError&) {
+            m.discard(report.name);
+            throw;
+        }
+        m.commit(state, written, report.name, iteration, metrics);
+        report.stall_s = report.commit_s = seconds_since(start);
+        return report;
+    }
+    auto flight = std::make_unique<Impl::InFlight>();
+    flight->name = report.name;
+    flight->iteration = iteration;
+    flight->metrics = metrics;
+    flight->state = StateAccess::deep_copy(state, flight->storage);
+    Impl::InFlight* raw = flight.get();
+    flight->thread = std::thread([&m, raw] {
+        std::lock_guard<std::mutex> hdf5(h5::library_mutex());
+        try {
+            raw->written = m.write_local(raw->state, raw->name);
+        } catch (const std::exception& e) {
+            raw->error = e.what();
+        }
+    });
+    m.in_flight = std::move(flight);
+    report.stall_s = seconds_since(start);
+    return report;
+}
+
+void CheckpointManager::finish() {
+    Impl& m = *impl_;
+    if (!m.in_flight) return;
+    std::unique_ptr<Impl::InFlight> flight = std::move(m.in_flight);
+    flight->thread.join();
+    try {
+        comm::agree_or_throw<CheckpointError>(m.comm, flight->error, "checkpoint: writing " + flight->name);
+    } catch (const CheckpointError&) {
+        m.discard(flight->name);
+        throw;
+    }
+    m.commit(flight->state, flight->written, flight->name, flight->iteration, flight->metrics);
+}
+
+}  // namespace trainrt::checkpoint

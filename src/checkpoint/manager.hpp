@@ -1,0 +1,63 @@
+#pragma once
+// The checkpoint lifecycle of one run: restore at start-up, atomic commit on report, retention,
+// async save. All ranks call every method (they are collective).
+//
+// Commit protocol (DESIGN.md): rank 0 creates checkpoints/.pending_<name>; every rank writes and
+// fsyncs its files there; the ranks agree that every part is durable (a failure anywhere fails
+// the save on every rank, and the pending directory is removed); rank 0 writes manifest.json
+// (fsynced), renames .pending_<name> to <name>, fsyncs the directory, replaces `latest`, then
+// applies retention. A crash at any instant leaves the previous committed checkpoint valid.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "checkpoint/catalog.hpp"
+#include "checkpoint/layout.hpp"
+#include "trainrt/checkpoint.hpp"
+#include "trainrt/comm.hpp"
+#include "trainrt/config.hpp"
+#include "trainrt/context.hpp"
+
+namespace trainrt::checkpoint {
+
+struct CheckpointOptions {
+    LayoutOptions layout;
+    RetentionPolicy retention;
+    bool async = false;
+    std::string resume_from;  // a checkpoint directory; "" = the newest valid one
+};
+
+CheckpointOptions options_from(const JobConfig& config);
+
+// One save's outcome, for the events log and the stall measurement.
+struct SaveReport {
+    std::string name;
+    std::uint64_t bytes = 0;   // this rank's bytes
+    double stall_s = 0;        // time report() spent on the checkpoint
+    double commit_s = 0;       // write to commit, for sync saves
+};
+
+class CheckpointManager {
+public:
+    CheckpointManager(CheckpointOptions options, const Context& context, Communicator& comm);
+    ~CheckpointManager();
+    CheckpointManager(const CheckpointManager&) = delete;
+    CheckpointManager& operator=(const CheckpointManager&) = delete;
+
+    // Cleans leftovers, picks the checkpoint to resume from (warnings printed by rank 0).
+    std::optional<Checkpoint> restore();
+    // Saves `state` as checkpoint_<iteration>. Sync: committed on return. Async: copied to host
+    // memory, written in the background, committed at the next save() or finish().
+    SaveReport save(const CheckpointState& state, std::int64_t iteration,
+                    const nlohmann::ordered_json& metrics);
+    // Waits for and commits an async save in flight. Safe to call when none is.
+    void finish();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace trainrt::checkpoint

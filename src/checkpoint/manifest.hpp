@@ -1,0 +1,62 @@
+#pragma once
+// The manifest (manifest.json, hdf5_schemas/checkpoint.md): written last, after every rank's
+// data is durable; its presence under the final directory name is what makes a checkpoint
+// committed. It records every file's size and XXH3-64 checksum and where each tensor block lives.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "trainrt/checkpoint.hpp"
+
+namespace trainrt::checkpoint {
+
+inline constexpr const char* kManifestFormat = "trainrt-checkpoint";
+inline constexpr int kManifestVersion = 1;
+inline constexpr const char* kManifestFile = "manifest.json";
+
+struct FileEntry {
+    std::string name;  // relative to the checkpoint directory
+    std::uint64_t size = 0;
+    std::string xxh3;  // 16 hex digits, XXH3-64 of the whole file
+};
+
+// One stored block of a tensor: dataset `dataset` in `file` holds the block
+// [offset, offset + shape) of the tensor's global index space.
+struct PartEntry {
+    std::string file;
+    std::string dataset;
+    Shape offset;
+    Shape shape;
+};
+
+struct TensorEntry {
+    TensorType type = TensorType::f32;
+    Shape global_shape;
+    bool replicated = false;
+    std::vector<PartEntry> parts;
+};
+
+struct Manifest {
+    std::string name;          // checkpoint_000042
+    std::int64_t iteration = 0;
+    int world_size = 1;
+    std::string layout;        // file_per_rank | shared
+    std::string created;       // ISO time
+    nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
+    std::vector<std::pair<std::string, AttributeValue>> attributes;
+    std::map<std::string, TensorEntry> tensors;
+    std::vector<FileEntry> files;
+};
+
+nlohmann::ordered_json to_json(const Manifest& manifest);
+// CheckpointError naming `where` and the field when the JSON is not a valid manifest.
+Manifest manifest_from_json(const nlohmann::ordered_json& json, const std::string& where);
+Manifest read_manifest(const std::string& checkpoint_dir);
+
+TensorType parse_tensor_type(const std::string& name, const std::string& where);
+
+}  // namespace trainrt::checkpoint

@@ -1,0 +1,52 @@
+#include "comm/strings.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "trainrt/error.hpp"
+
+namespace trainrt::comm {
+
+std::string broadcast_string(Communicator& comm, std::string text, int root) {
+    std::int64_t length = static_cast<std::int64_t>(text.size());
+    comm.broadcast(&length, sizeof length, root);
+    text.resize(static_cast<std::size_t>(length));
+    if (length > 0) comm.broadcast(text.data(), text.size(), root);
+    return text;
+}
+
+std::vector<std::string> allgather_strings(Communicator& comm, const std::string& text) {
+    const std::int64_t longest = comm.allreduce_value<std::int64_t>(
+        static_cast<std::int64_t>(text.size()), ReduceOp::max);
+    const std::size_t slot = static_cast<std::size_t>(longest) + sizeof(std::int64_t);
+    std::vector<char> mine(slot, '\0'), all(slot * static_cast<std::size_t>(comm.size()));
+    const std::int64_t length = static_cast<std::int64_t>(text.size());
+    std::copy_n(reinterpret_cast<const char*>(&length), sizeof length, mine.data());
+    std::copy(text.begin(), text.end(), mine.begin() + sizeof length);
+    comm.allgather(mine.data(), all.data(), slot);
+    std::vector<std::string> strings;
+    for (int r = 0; r < comm.size(); ++r) {
+        const char* start = all.data() + slot * static_cast<std::size_t>(r);
+        std::int64_t size = 0;
+        std::copy_n(start, sizeof size, reinterpret_cast<char*>(&size));
+        strings.emplace_back(start + sizeof size, static_cast<std::size_t>(size));
+    }
+    return strings;
+}
+
+template <class E>
+void agree_or_throw(Communicator& comm, const std::string& local_error, const std::string& what) {
+    constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
+    const std::int64_t mine = local_error.empty() ? none : comm.rank();
+    const std::int64_t first = comm.allreduce_value(mine, ReduceOp::min);
+    if (first == none) return;
+    std::string message = broadcast_string(comm, local_error, static_cast<int>(first));
+    throw E(fmt::format("{} failed on rank {}: {}", what, first, message));
+}
+
+template void agree_or_throw<StorageError>(Communicator&, const std::string&, const std::string&);
+template void agree_or_throw<CheckpointError>(Communicator&, const std::string&, const std::string&);
+
+}  // namespace trainrt::comm
