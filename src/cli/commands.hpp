@@ -4,5 +4,6 @@ namespace trainrt::cli {
 
 int run_command(int argc, const char* const argv[]);   // trainrt --config FILE ...
 int data_command(int argc, const char* const argv[]);  // trainrt data import ...
+int checkpoints_command(int argc, const char* const argv[]);  // trainrt checkpoints [verify] DIR
 
 }  // namespace trainrt::cli

@@ -10,6 +10,8 @@ int main(int argc, char** argv) {
     try {
         if (argc > 1 && std::string(argv[1]) == "data")
             return trainrt::cli::data_command(argc - 1, argv + 1);
+        if (argc > 1 && std::string(argv[1]) == "checkpoints")
+            return trainrt::cli::checkpoints_command(argc - 1, argv + 1);
         return trainrt::cli::run_command(argc, argv);
     } catch (const trainrt::Error& error) {
         std::cerr << "trainrt: " << error.what() << std::endl;

@@ -1,0 +1,86 @@
+#include "checkpoint/schema_check.hpp"
+
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "checkpoint/layout.hpp"
+#include "h5/h5.hpp"
+#include "trainrt/error.hpp"
+
+namespace trainrt::checkpoint {
+namespace {
+
+Shape read_shape_attribute(hid_t object, const std::string& name) {
+    h5::Handle attribute(TRAINRT_H5(H5Aopen(object, name.c_str(), H5P_DEFAULT), name), H5Aclose);
+    h5::Handle space(TRAINRT_H5(H5Aget_space(attribute.get()), name), H5Sclose);
+    hssize_t count = TRAINRT_H5(H5Sget_simple_extent_npoints(space.get()), name);
+    std::vector<std::int64_t> values(static_cast<std::size_t>(count));
+    if (count > 0) TRAINRT_H5(H5Aread(attribute.get(), H5T_NATIVE_INT64, values.data()), name);
+    return Shape(values.begin(), values.end());
+}
+
+void check_root(hid_t file, const std::string& path, const Manifest& manifest,
+                std::vector<std::string>& problems) {
+    if (h5::read_string_attribute(file, "format") != kDataFormat)
+        problems.push_back(fmt::format("{}: root attribute format is not '{}'", path, kDataFormat));
+    if (h5::read_int_attribute(file, "format_version") != 1)
+        problems.push_back(fmt::format("{}: root attribute format_version is not 1", path));
+    if (h5::read_string_attribute(file, "layout") != manifest.layout)
+        problems.push_back(fmt::format("{}: root attribute layout differs from the manifest's '{}'",
+                                       path, manifest.layout));
+    if (h5::read_int_attribute(file, "world_size") != manifest.world_size)
+        problems.push_back(fmt::format("{}: root attribute world_size differs from the manifest's {}",
+                                       path, manifest.world_size));
+}
+
+void check_part(hid_t file, const std::string& path, const std::string& tensor_name,
+                const TensorEntry& tensor, const PartEntry& part, std::vector<std::string>& problems) {
+    const std::string where = fmt::format("{}:{}", path, part.dataset);
+    if (!h5::exists(file, "tensors") || !h5::exists(file, part.dataset)) {
+        problems.push_back(fmt::format("{}: dataset missing", where));
+        return;
+    }
+    h5::Handle dataset = h5::open_dataset(file, part.dataset);
+    std::vector<hsize_t> dims = h5::dataset_shape(dataset.get());
+    Shape stored(dims.begin(), dims.end());
+    const bool whole = tensor.parts.size() == 1 && part.shape == tensor.global_shape;
+    if (stored != part.shape && !(whole && stored == tensor.global_shape))
+        problems.push_back(fmt::format("{}: shape [{}], the manifest says [{}]", where,
+                                       fmt::join(stored, ", "), fmt::join(part.shape, ", ")));
+    h5::Handle type(TRAINRT_H5(H5Dget_type(dataset.get()), where), H5Tclose);
+    if (H5Tequal(type.get(), file_type(tensor.type)) <= 0)
+        problems.push_back(fmt::format("{}: stored type is not {}", where, tensor_type_name(tensor.type)));
+    if (read_shape_attribute(dataset.get(), "global_shape") != tensor.global_shape)
+        problems.push_back(fmt::format("{}: global_shape attribute differs from the manifest for '{}'",
+                                       where, tensor_name));
+    if ((h5::read_int_attribute(dataset.get(), "replicated") != 0) != tensor.replicated)
+        problems.push_back(fmt::format("{}: replicated attribute differs from the manifest", where));
+}
+
+}  // namespace
+
+std::vector<std::string> schema_problems(const std::string& checkpoint_dir, const Manifest& manifest) {
+    std::vector<std::string> problems;
+    std::map<std::string, std::vector<std::pair<std::string, const PartEntry*>>> by_file;
+    for (const auto& [name, tensor] : manifest.tensors) {
+        if (tensor.parts.empty()) problems.push_back(fmt::format("manifest: tensor '{}' has no parts", name));
+        for (const PartEntry& part : tensor.parts) by_file[part.file].emplace_back(name, &part);
+    }
+    for (const auto& [file_name, parts] : by_file) {
+        const std::string path = checkpoint_dir + "/" + file_name;
+        try {
+            h5::Handle file = h5::open_file(path, false);
+            check_root(file.get(), path, manifest, problems);
+            for (const auto& [tensor_name, part] : parts)
+                check_part(file.get(), path, tensor_name, manifest.tensors.at(tensor_name), *part, problems);
+        } catch (const Error& error) {
+            problems.push_back(fmt::format("{}: {}", path, error.what()));
+        }
+    }
+    return problems;
+}
+
+}  // namespace trainrt::checkpoint
