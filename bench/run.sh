@@ -7,12 +7,14 @@
 # Environment:
 #   BUILD=build          build directory (the Makefile's); configured here if it is not yet
 #   BENCH_EPOCHS=3       epochs per training run (trainrt and PyTorch alike)
-#   BENCH_SKIP=          any of: trainrt pytorch allreduce (comma or space separated); skipped parts
+#   BENCH_SKIP=          any of: trainrt pytorch allreduce checkpoint (comma or space separated); skipped parts
 #                        show as "not run" in BENCHMARKS.md
 #   BENCH_OUT=           where raw results and logs go (default $BUILD/bench-results/<timestamp>)
 #   BENCH_TIMEOUT=1800   seconds allowed to each benchmark command
 #   BENCH_REPORT=BENCHMARKS.md   the report to write (relative to the repository root)
 #   JOBS=2               parallel build jobs
+#   BENCH_CKPT_MIB=1024  checkpoint benchmark state size in MiB (total over the ranks)
+#   BENCH_CKPT_DIR=$BUILD/bench-checkpoint  where the checkpoint benchmark writes (its filesystem is measured)
 #
 # Every rank of both trainrt and PyTorch runs one compute thread (OMP_NUM_THREADS=1,
 # OPENBLAS_NUM_THREADS=1; PyTorch also torch.set_num_threads(1)), so both get the same cores.
@@ -40,7 +42,7 @@ skipped() { [[ "$SKIP" == *" $1 "* ]]; }
 
 [[ "$EPOCHS" =~ ^[1-9][0-9]*$ ]] || die "BENCH_EPOCHS must be a positive integer (got '$EPOCHS')"
 for part in $SKIP; do
-  case $part in trainrt|pytorch|allreduce) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, allreduce)";; esac
+  case $part in trainrt|pytorch|allreduce|checkpoint) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, allreduce, checkpoint)";; esac
 done
 
 # --- preflight: every tool before anything long starts ---
@@ -66,6 +68,7 @@ fi
 targets=()
 skipped trainrt || targets+=(trainrt)
 skipped allreduce || targets+=(allreduce_bench)
+skipped checkpoint || targets+=(checkpoint_bench)
 if (( ${#targets[@]} )); then
   say "building ${targets[*]} in $BUILD"
   cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" >&2 ||
@@ -75,6 +78,8 @@ TRAINRT=$BUILD/trainrt
 ALLREDUCE=$BUILD/bench/allreduce_bench
 skipped trainrt || [[ -x $TRAINRT ]] || die "$TRAINRT was not built"
 skipped allreduce || [[ -x $ALLREDUCE ]] || die "$ALLREDUCE was not built"
+CKPT_BENCH=$BUILD/bench/checkpoint_bench
+skipped checkpoint || [[ -x $CKPT_BENCH ]] || die "$CKPT_BENCH was not built"
 
 if ! skipped trainrt && [[ ! -f $DATA ]]; then
   say "importing FashionMNIST into $DATA"
@@ -148,6 +153,15 @@ if ! skipped allreduce; then
   run allreduce "$OUT/allreduce.jsonl" mpiexec -n 2 "$ALLREDUCE"
   grep -q '"bench":"gradient_reducer"' "$OUT/allreduce.jsonl" ||
     die "allreduce_bench printed no gradient_reducer line ($OUT/allreduce.jsonl)"
+fi
+
+if ! skipped checkpoint; then
+  for n in "${RANKS[@]}"; do
+    run "checkpoint_n$n" "$OUT/checkpoint_n$n.jsonl" mpiexec -n "$n" "$CKPT_BENCH" \
+      --dir "${BENCH_CKPT_DIR:-$BUILD/bench-checkpoint}" --mib "${BENCH_CKPT_MIB:-1024}" --reps 3
+    grep -q '"what":"async_stall"' "$OUT/checkpoint_n$n.jsonl" ||
+      die "checkpoint_bench on $n ranks printed no async_stall line ($OUT/checkpoint_n$n.jsonl)"
+  done
 fi
 
 # --- where and with what it ran ---
@@ -283,6 +297,48 @@ else:
               f"| {int(r['floats'])} | {human(int(r['bucket_bytes']))} | {int(r['buckets'])} | "
               f"{fmt(r['reducer_step_us'], '.1f')} | {fmt(r['mpi_flat_step_us'], '.1f')} | {fmt(r['time_ratio'])} |", ""]
 
+# --- checkpoints ---
+ck = pd.concat([jsonl(out / f"checkpoint_n{n}.jsonl") for n in RANKS], ignore_index=True)
+ck_med = ck.groupby(["ranks", "what", "layout"])["seconds"].median() if not ck.empty else None
+lines += ["## Checkpoints: write and read bandwidth, async stall", ""]
+t4 = t5 = None
+detail4 = detail5 = "–"
+if ck_med is None:
+    lines += ["not run", ""]
+else:
+    gib = ck["bytes"].iloc[0] / (1 << 30)
+    lines += [f"State: {gib:.2f} GiB of float32 in 4 sharded tensors, split evenly over the ranks. "
+              "Medians of 3 interleaved repetitions; each time is the slowest rank's. Plain = each rank "
+              "write()s its bytes to its own file and fsyncs it (reads after POSIX_FADV_DONTNEED). A "
+              "checkpoint write is the whole commit (write, fsync, XXH3 of every file, manifest, rename); "
+              "a checkpoint read is restore (rank 0 verifies every file's checksum) plus reading this rank's blocks.", "",
+              "| ranks | what | plain (GB/s) | file_per_rank (GB/s) | shared (GB/s) | file_per_rank / plain | shared / plain |",
+              "|---:|---|---:|---:|---:|---:|---:|"]
+    gbps = lambda n, what, layout: (ck["bytes"].iloc[0] / ck_med[n, what, layout] / 1e9) if (n, what, layout) in ck_med else None
+    worst_write = []
+    for n in RANKS:
+        for what in ("write", "read"):
+            p, f, s_ = gbps(n, what, "plain"), gbps(n, what, "file_per_rank"), gbps(n, what, "shared")
+            rf = f / p if p and f else None
+            rs = s_ / p if p and s_ else None
+            if what == "write":
+                worst_write += [(rf, n, "file_per_rank"), (rs, n, "shared")]
+            lines.append(f"| {n} | {what} | {fmt(p)} | {fmt(f)} | {fmt(s_)} | {fmt(rf)} | {fmt(rs)} |")
+    lines += ["", "| ranks | sync save (s) | async stall, first save (s) | async stall, later saves (s) | stall / sync save |",
+              "|---:|---:|---:|---:|---:|"]
+    stall_ratio = {}
+    for n in RANKS:
+        sync, first, stall = (ck_med.get((n, w, "file_per_rank")) for w in ("write", "async_first_stall", "async_stall"))
+        stall_ratio[n] = stall / sync if sync and stall is not None else None
+        lines.append(f"| {n} | {fmt(sync)} | {fmt(first)} | {fmt(stall)} | {fmt(stall_ratio[n])} |")
+    lines.append("")
+    known = [w for w in worst_write if w[0] is not None]
+    t4 = bool(known) and all(w[0] >= 0.90 for w in known)
+    detail4 = ", ".join(f"{layout} {n}r: {fmt(r)}" for r, n, layout in known) or "–"
+    known5 = {n: r for n, r in stall_ratio.items() if r is not None}
+    t5 = bool(known5) and all(r <= 0.05 for r in known5.values())
+    detail5 = ", ".join(f"{n} rank{'s' if n > 1 else ''}: {fmt(r)}" for n, r in known5.items()) or "–"
+
 # --- targets ---
 t1 = None if len(ratio) < len(RANKS) else all(v <= 0.5 for v in ratio.values())
 t2 = None if ("trainrt", 1) not in med or ("trainrt", 2) not in med else med["trainrt", 2] < med["trainrt", 1]
@@ -301,7 +357,9 @@ lines += ["## Targets", "",
           "| target | measured | result |", "|---|---|---|",
           f"| trainrt epoch time ≤ 0.5 × PyTorch's on the same ranks (1 and 2) | {detail1} | {verdict(t1)} |",
           f"| trainrt on 2 ranks faster than on 1 (median epoch time) | {detail2} | {verdict(t2)} |",
-          f"| allreduce busbw ≥ 0.95 × plain MPI for every size ≥ 1 MiB | {detail3} | {verdict(t3)} |", "",
+          f"| allreduce busbw ≥ 0.95 × plain MPI for every size ≥ 1 MiB | {detail3} | {verdict(t3)} |",
+          f"| checkpoint write bandwidth ≥ 0.90 × plain write+fsync (both layouts, 1 and 2 ranks) | {detail4} | {verdict(t4)} |",
+          f"| async checkpoint stall ≤ 5 % of the sync save time (later saves) | {detail5} | {verdict(t5)} |", "",
           "The machine is shared and small: one measurement can be off by tens of percent when something else "
           "runs (the load average is recorded above and in each log). Run again before drawing conclusions from a MISS.", ""]
 

@@ -1,5 +1,6 @@
 #include "checkpoint/manager.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -21,13 +22,18 @@ namespace fs = std::filesystem;
 
 namespace trainrt::checkpoint {
 
-CheckpointState StateAccess::deep_copy(const CheckpointState& state,
-                                       std::vector<std::unique_ptr<std::byte[]>>& storage) {
+CheckpointState StateAccess::deep_copy(const CheckpointState& state, std::vector<HostBuffer>& buffers) {
     CheckpointState copy = state;
-    for (TensorPart& part : copy.tensors_) {
-        storage.push_back(std::make_unique<std::byte[]>(part.bytes() > 0 ? part.bytes() : 1));
-        std::memcpy(storage.back().get(), part.data, part.bytes());
-        part.data = storage.back().get();
+    buffers.resize(copy.tensors_.size());
+    for (std::size_t i = 0; i < copy.tensors_.size(); ++i) {
+        TensorPart& part = copy.tensors_[i];
+        HostBuffer& buffer = buffers[i];
+        if (buffer.size != part.bytes()) {
+            buffer.data.reset(new std::byte[std::max<std::uint64_t>(part.bytes(), 1)]);  // no zeroing
+            buffer.size = part.bytes();
+        }
+        std::memcpy(buffer.data.get(), part.data, part.bytes());
+        part.data = buffer.data.get();
     }
     return copy;
 }
@@ -106,12 +112,12 @@ struct CheckpointManager::Impl {
         std::int64_t iteration = 0;
         Json metrics;
         CheckpointState state;
-        std::vector<std::unique_ptr<std::byte[]>> storage;
         RankWrite written;
         std::string error;
         std::thread thread;
     };
     std::unique_ptr<InFlight> in_flight;
+    std::vector<HostBuffer> host_copy;  // reused by every async save; one save in flight at most
 
     bool root() const { return context.world_rank == 0; }
     std::string dir() const { return checkpoints_dir(context.run_dir); }
@@ -133,8 +139,10 @@ void CheckpointManager::Impl::begin(const std::string& name) {
         try {
             storage::make_dirs(dir());
             fs::remove_all(pending(name));
+            // No fsync here: a pending directory need not survive a crash, and an fsync of the
+            // directory would wait for every dirty page of the filesystem's journal (ext4
+            // data=ordered), stalling training in async mode. The commit's rename is fsynced.
             storage::make_dirs(pending(name));
-            storage::fsync_path(dir());
         } catch (const std::exception& e) {
             error = e.what();
         }
@@ -270,7 +278,7 @@ SaveReport CheckpointManager::save(const CheckpointState& state, std::int64_t it
     flight->name = report.name;
     flight->iteration = iteration;
     flight->metrics = metrics;
-    flight->state = StateAccess::deep_copy(state, flight->storage);
+    flight->state = StateAccess::deep_copy(state, m.host_copy);
     Impl::InFlight* raw = flight.get();
     flight->thread = std::thread([&m, raw] {
         std::lock_guard<std::mutex> hdf5(h5::library_mutex());

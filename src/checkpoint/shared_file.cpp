@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checkpoint/fault.hpp"
 #include "checkpoint/layout.hpp"
 #include "comm/mpi_check.hpp"
 #include "comm/mpi_communicator.hpp"
@@ -294,9 +295,12 @@ Selection select_block(hid_t dataset, const TensorPart& part, bool writes) {
     return {make_space(part.shape, part.name), std::move(file)};
 }
 
-// Collective: every rank calls it for every tensor, in the same order.
+// Collective: every rank calls it for every tensor, in the same order. A tensor with no
+// elements has no storage to write (collective MPI-IO fails on it); the global shape is agreed,
+// so every rank skips the same transfers.
 void write_tensor(hid_t group, const TensorPart& part, int rank, hid_t dcpl, hid_t dxpl) {
     h5::Handle dataset = create_tensor_dataset(group, part, dcpl);
+    if (element_count(part.global_shape) == 0) return;
     Selection selection = select_block(dataset.get(), part, !part.replicated || rank == 0);
     static const unsigned char nothing = 0;  // H5Dwrite wants a buffer even for no elements
     const void* data = part.data != nullptr ? part.data : &nothing;
@@ -324,10 +328,13 @@ void write_data_file(const std::string& path, const Parts& parts, const LayoutOp
         h5::Handle dcpl = dataset_create_props();
         h5::Handle dxpl = collective_transfer_props();
         const int rank = comm_rank(comm);
-        for (const TensorPart* part : parts)
-            write_tensor(group.get(), *part, rank, dcpl.get(), dxpl.get());
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+            if (i == parts.size() / 2) fault_point("mid_data", rank);
+            write_tensor(group.get(), *parts[i], rank, dcpl.get(), dxpl.get());
+        }
     }
     file.close(path);
+    fault_point("after_data", comm_rank(comm));  // written, not yet fsynced
 }
 
 // ---------------------------------------------------------------- outcome

@@ -9,10 +9,16 @@
 
 namespace trainrt::checkpoint {
 
+// Host memory for async copies, kept between saves: after the first save the copy touches no
+// new pages (page faults on a fresh 1 GiB buffer cost as much as the copy itself).
+struct HostBuffer {
+    std::unique_ptr<std::byte[]> data;
+    std::size_t size = 0;
+};
+
 struct StateAccess {
-    // A copy of `state` whose tensor data lives in `storage` (owned by the caller).
-    static CheckpointState deep_copy(const CheckpointState& state,
-                                     std::vector<std::unique_ptr<std::byte[]>>& storage);
+    // A copy of `state` whose tensor data lives in `buffers` (resized and reused as needed).
+    static CheckpointState deep_copy(const CheckpointState& state, std::vector<HostBuffer>& buffers);
 };
 
 }  // namespace trainrt::checkpoint

@@ -1,0 +1,217 @@
+// Checkpoint bandwidth against a plain write()+fsync of the same bytes, in one run.
+//
+//   mpiexec -n N build/bench/checkpoint_bench [--dir DIR] [--mib 1024] [--reps 3]
+//
+// The state is `--mib` MiB of float32 in total, split evenly over the ranks as 4 sharded tensors
+// per rank (so every rank writes its share: the DDP-weights case where rank 0 writes everything is
+// the 1-rank row). Per repetition, interleaved: (1) plain: each rank write()s its bytes to its own
+// file and fsyncs it; (2) save with layout file_per_rank; (3) with layout shared; (4) async
+// file_per_rank: the stall (time save() blocks training; the first save's, which also allocates
+// the host copy, and a later one's) and the time until the commit. Reads:
+// after dropping the files from the page cache (posix_fadvise DONTNEED), plain read() vs
+// restore + Checkpoint::read of this rank's blocks. Times are the slowest rank's; bandwidth =
+// total bytes / time. One JSON line per measurement, medians over --reps.
+#include <fcntl.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "checkpoint/manager.hpp"
+#include "comm/mpi_communicator.hpp"
+#include "storage/posix.hpp"
+
+namespace fs = std::filesystem;
+using namespace trainrt;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr int kTensors = 4;
+
+struct Options {
+    std::string dir = "build/bench-checkpoint";
+    std::uint64_t mib = 1024;
+    int reps = 3;
+};
+
+Options parse(int argc, char** argv) {
+    Options options;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        std::string key = argv[i];
+        if (key == "--dir") options.dir = argv[i + 1];
+        else if (key == "--mib") options.mib = std::stoull(argv[i + 1]);
+        else if (key == "--reps") options.reps = std::stoi(argv[i + 1]);
+        else throw std::runtime_error("checkpoint_bench: unknown option " + key);
+    }
+    return options;
+}
+
+// The slowest rank's time of `body`, started together after a barrier.
+double timed(Communicator& comm, const std::function<void()>& body) {
+    comm.barrier();
+    auto start = Clock::now();
+    body();
+    double mine = std::chrono::duration<double>(Clock::now() - start).count();
+    return comm.allreduce_value(mine, ReduceOp::max);
+}
+
+void drop_cache(const std::string& dir) {
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+        if (!entry.is_regular_file()) continue;
+        int fd = ::open(entry.path().c_str(), O_RDONLY);
+        if (fd < 0) continue;
+        ::fdatasync(fd);
+        ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        ::close(fd);
+    }
+}
+
+void plain_write(const std::string& path, const std::vector<float>& data) {
+    storage::Fd fd = storage::open_or_throw(path, O_WRONLY | O_CREAT | O_TRUNC);
+    storage::write_all(fd.get(), data.data(), data.size() * sizeof(float), path);
+    if (::fsync(fd.get()) != 0) throw std::runtime_error("fsync failed");
+}
+
+void plain_read(const std::string& path, std::vector<float>& data) {
+    storage::Fd fd = storage::open_or_throw(path, O_RDONLY);
+    char* out = reinterpret_cast<char*>(data.data());
+    std::size_t left = data.size() * sizeof(float);
+    while (left > 0) {
+        ssize_t got = ::read(fd.get(), out, left);
+        if (got <= 0) throw std::runtime_error("short read of " + path);
+        out += got;
+        left -= static_cast<std::size_t>(got);
+    }
+}
+
+struct Bench {
+    Options options;
+    Communicator& comm;
+    Context context;
+    std::uint64_t rows_per_rank = 0;  // each tensor is [rows_total, 1024] float32
+    std::vector<std::vector<float>> tensors;
+
+    std::uint64_t total_bytes() const {
+        return rows_per_rank * 1024 * sizeof(float) * kTensors * static_cast<std::uint64_t>(context.world_size);
+    }
+
+    CheckpointState state() const {
+        CheckpointState state;
+        const std::uint64_t total_rows = rows_per_rank * context.world_size;
+        for (int t = 0; t < kTensors; ++t)
+            state.sharded<float>(fmt::format("t{}", t), tensors[t], {total_rows, 1024},
+                                 {rows_per_rank * context.world_rank, 0}, {rows_per_rank, 1024});
+        return state;
+    }
+
+    checkpoint::CheckpointOptions checkpoint_options(const std::string& layout, bool async) const {
+        checkpoint::CheckpointOptions o;
+        o.layout.layout = layout;
+        o.async = async;
+        return o;
+    }
+
+    void emit(const std::string& what, const std::string& layout, double seconds) const {
+        if (context.world_rank != 0) return;
+        std::cout << fmt::format(R"({{"bench":"checkpoint","ranks":{},"what":"{}","layout":"{}",)"
+                                 R"("bytes":{},"seconds":{:.6f},"GBps":{:.4f}}})",
+                                 context.world_size, what, layout, total_bytes(), seconds,
+                                 total_bytes() / seconds / 1e9)
+                  << std::endl;
+    }
+
+    void fresh_run_dir(const std::string& name) {
+        context.run_dir = options.dir + "/" + name;
+        if (context.world_rank == 0) {
+            fs::remove_all(context.run_dir);
+            fs::create_directories(context.run_dir);
+        }
+        comm.barrier();
+    }
+
+    void plain_round() {
+        fresh_run_dir("plain");
+        const std::string base = context.run_dir + fmt::format("/rank_{:05d}_t", context.world_rank);
+        emit("write", "plain", timed(comm, [&] {
+            for (int t = 0; t < kTensors; ++t) plain_write(base + std::to_string(t), tensors[t]);
+        }));
+        drop_cache(context.run_dir);
+        std::vector<float> back(tensors[0].size());
+        emit("read", "plain", timed(comm, [&] {
+            for (int t = 0; t < kTensors; ++t) plain_read(base + std::to_string(t), back);
+        }));
+    }
+
+    void checkpoint_round(const std::string& layout) {
+        fresh_run_dir(layout);
+        CheckpointState saved = state();
+        {
+            checkpoint::CheckpointManager manager(checkpoint_options(layout, false), context, comm);
+            emit("write", layout, timed(comm, [&] { manager.save(saved, 1, nlohmann::ordered_json::object()); }));
+        }
+        drop_cache(context.run_dir);
+        std::vector<float> back(tensors[0].size());
+        emit("read", layout, timed(comm, [&] {
+            checkpoint::CheckpointManager manager(checkpoint_options(layout, false), context, comm);
+            std::optional<Checkpoint> restored = manager.restore();  // verifies checksums (rank 0)
+            for (int t = 0; t < kTensors; ++t)
+                restored->read(fmt::format("t{}", t), TensorType::f32,
+                               {rows_per_rank * context.world_rank, 0}, {rows_per_rank, 1024}, back.data());
+        }));
+    }
+
+    void async_round() {
+        fresh_run_dir("async");
+        CheckpointState saved = state();
+        checkpoint::CheckpointManager manager(checkpoint_options("file_per_rank", true), context, comm);
+        // The first save also allocates the host copy; later ones reuse it (training's case).
+        double first = timed(comm, [&] { manager.save(saved, 1, nlohmann::ordered_json::object()); });
+        timed(comm, [&] { manager.finish(); });
+        double stall = timed(comm, [&] { manager.save(saved, 2, nlohmann::ordered_json::object()); });
+        double rest = timed(comm, [&] { manager.finish(); });
+        emit("async_first_stall", "file_per_rank", first);
+        emit("async_stall", "file_per_rank", stall);
+        emit("async_total", "file_per_rank", stall + rest);
+    }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int code = 0;
+    try {
+        Options options = parse(argc, argv);
+        auto comm = comm::make_mpi_communicator(MPI_COMM_WORLD);
+        Bench bench{options, *comm, {}, 0, {}};
+        bench.context.world_rank = comm->rank();
+        bench.context.world_size = comm->size();
+        const std::uint64_t floats_per_rank = options.mib * 1048576 / sizeof(float) / comm->size();
+        bench.rows_per_rank = floats_per_rank / 1024 / kTensors;
+        for (int t = 0; t < kTensors; ++t)
+            bench.tensors.emplace_back(bench.rows_per_rank * 1024, static_cast<float>(t + comm->rank()));
+        for (int rep = 0; rep < options.reps; ++rep) {
+            bench.plain_round();
+            bench.checkpoint_round("file_per_rank");
+            bench.checkpoint_round("shared");
+            bench.async_round();
+        }
+        if (comm->rank() == 0) fs::remove_all(options.dir);
+    } catch (const std::exception& error) {
+        std::cerr << "checkpoint_bench: " << error.what() << std::endl;
+        code = 1;
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Finalize();
+    return code;
+}
