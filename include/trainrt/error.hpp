@@ -11,6 +11,13 @@ public:
     explicit Error(const std::string& message) : std::runtime_error(message) {}
     virtual int exit_code() const noexcept { return 1; }
     virtual const char* domain() const noexcept { return "error"; }
+    // True when every rank raised this same error after agreeing on it: the runtime prints it
+    // once and ends the job cleanly instead of aborting it.
+    bool on_all_ranks() const noexcept { return on_all_ranks_; }
+    void set_on_all_ranks() noexcept { on_all_ranks_ = true; }
+
+private:
+    bool on_all_ranks_ = false;
 };
 
 #define TRAINRT_ERROR_CLASS(Name, Base, code, name)                              \

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "checkpoint/layout.hpp"
+#include "checkpoint/schema_check.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 
@@ -83,7 +84,10 @@ std::vector<std::string> committed_names(const std::string& run_dir) {
 std::string verify(const std::string& checkpoint_dir) {
     try {
         Manifest manifest = read_manifest(checkpoint_dir);
-        return check_files(checkpoint_dir, manifest);
+        std::string problem = check_files(checkpoint_dir, manifest);
+        if (!problem.empty()) return problem;
+        std::vector<std::string> problems = schema_problems(checkpoint_dir, manifest);
+        return problems.empty() ? "" : "schema: " + problems.front();
     } catch (const Error& error) {
         return error.what();
     } catch (const fs::filesystem_error& error) {

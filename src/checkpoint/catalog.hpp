@@ -17,7 +17,8 @@ std::string checkpoint_name(std::int64_t iteration);
 std::vector<std::string> committed_names(const std::string& run_dir);
 
 // "" when the checkpoint verifies: manifest readable, every listed file present with its size
-// and XXH3-64, no file that the manifest does not list. Otherwise the reason, naming the file.
+// and XXH3-64, no file that the manifest does not list, and the files hold what the manifest
+// says (schema_check.hpp). Otherwise the reason, naming the file.
 std::string verify(const std::string& checkpoint_dir);
 
 // Removes what an interrupted save or retention left behind; returns what it removed.

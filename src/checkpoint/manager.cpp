@@ -189,8 +189,24 @@ void CheckpointManager::Impl::publish(const Manifest& manifest) {
     fault_point("before_manifest", context.world_rank);
     storage::write_file_atomic(staging + "/" + kManifestFile, to_json(manifest).dump(2) + "\n");
     fault_point("before_rename", context.world_rank);
-    storage::rename_durable(staging, dir() + "/" + manifest.name);
-    write_latest(context.run_dir, manifest.name);
+    const std::string final_dir = dir() + "/" + manifest.name;
+    if (fs::exists(final_dir)) {
+        // A checkpoint of this iteration from a run that crashed after it, which restore skipped
+        // (it did not verify, or resume_from chose an older one): set it aside, then replace it.
+        const std::string stale = dir() + "/.deleting_stale_" + manifest.name;
+        fs::remove_all(stale);
+        storage::rename_durable(final_dir, stale);
+        storage::rename_durable(staging, final_dir);
+        fs::remove_all(stale);
+    } else {
+        storage::rename_durable(staging, final_dir);
+    }
+    try {  // committed by the rename; `latest` is a convenience (restore scans the directory)
+        write_latest(context.run_dir, manifest.name);
+    } catch (const Error& e) {
+        storage::write_stderr_line(fmt::format("trainrt: warning: {} is committed, but updating "
+                                               "checkpoints/latest failed: {}", manifest.name, e.what()));
+    }
 }
 
 // Deletion only after the new checkpoint is committed; a failure here is a warning.
@@ -201,7 +217,7 @@ void CheckpointManager::Impl::apply_retention(const std::string& newest) {
             delete_checkpoint(context.run_dir, victim);
         }
     } catch (const std::exception& e) {
-        std::cerr << "trainrt: warning: checkpoint retention: " << e.what() << std::endl;
+        storage::write_stderr_line(std::string("trainrt: warning: checkpoint retention: ") + e.what());
     }
 }
 
@@ -223,7 +239,7 @@ std::optional<Checkpoint> CheckpointManager::restore() {
     if (m.root()) {
         try {
             for (const std::string& removed : clean_leftovers(m.context.run_dir))
-                std::cerr << "trainrt: removed leftover of an interrupted save: " << removed << "\n";
+                storage::write_stderr_line("trainrt: removed leftover of an interrupted save: " + removed);
             if (!m.options.resume_from.empty()) {
                 std::string problem = verify(m.options.resume_from);
                 if (!problem.empty())
@@ -233,7 +249,7 @@ std::optional<Checkpoint> CheckpointManager::restore() {
             } else {
                 Selection selection = select_latest_valid(m.context.run_dir);
                 for (const std::string& warning : selection.warnings)
-                    std::cerr << "trainrt: warning: " << warning << std::endl;
+                    storage::write_stderr_line("trainrt: warning: " + warning);
                 chosen = selection.path.value_or("");
             }
         } catch (const std::exception& e) {

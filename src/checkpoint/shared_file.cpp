@@ -4,12 +4,16 @@
 // Order of a write, every step collective:
 //   1. agree that all ranks describe the same tensors and that every block is valid; a mismatch
 //      or a bad block is a CheckpointError on every rank, before anything is created;
-//   2. create data.h5, its attributes and one contiguous dataset per tensor (global shape);
+//   2. create data.h5, its attributes and one contiguous dataset per tensor (global shape),
+//      and flush that metadata;
 //   3. one collective H5Dwrite per tensor: sharded tensors each rank its block, replicated
 //      tensors rank 0 alone (the others select nothing but still take part);
-//   4. close, then every rank fsyncs the file (a Lustre client flushes only its own pages);
+//   4. agree, then close (after any rank's failure: leave the file for HDF5's shutdown), then
+//      every rank fsyncs the file (a Lustre client flushes only its own pages);
 //   5. agree on the outcome: every rank returns, or every rank throws.
 // Tensors are created and written in name order, so all ranks issue the same collectives.
+// A failure inside one collective HDF5 call is reported by HDF5/ROMIO on every rank taking part;
+// the agreements keep a rank that failed alone from leaving the others waiting.
 #include <mpi.h>
 #include <xxhash.h>
 
@@ -60,25 +64,43 @@ private:
     MPI_Info info_ = MPI_INFO_NULL;
 };
 
-// Owner of the parallel file whose close() reports failure: H5Fclose is where parallel HDF5
-// writes the last metadata collectively (h5::Handle ignores a closer's result by design).
+// Owner of the parallel data file. close() reports failure: H5Fclose is where parallel HDF5
+// writes the last metadata, collectively. abandon() leaves the file for HDF5 to close at
+// MPI_Finalize instead: after a failed write its metadata may be dirty and unwritable, and
+// HDF5 1.10 frees a file whose H5Fclose failed yet keeps its id, then crashes closing that id
+// at shutdown (HDFFV-11052, fixed in 1.14.1). Only failed saves leave a file open.
 class ParallelFile {
 public:
-    explicit ParallelFile(hid_t id) : id_(id) {}
+    ParallelFile() = default;
     ~ParallelFile() {
         if (id_ >= 0) H5Fclose(id_);
     }
     ParallelFile(const ParallelFile&) = delete;
     ParallelFile& operator=(const ParallelFile&) = delete;
     hid_t get() const { return id_; }
+    void create(const std::string& path, hid_t fapl) {
+        id_ = TRAINRT_H5(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), path);
+    }
     void close(const std::string& path) {
         hid_t id = std::exchange(id_, -1);
         TRAINRT_H5(H5Fclose(id), path);
     }
+    void abandon() { id_ = -1; }
 
 private:
     hid_t id_ = -1;
 };
+
+// Runs `step` and returns what it threw (null when nothing), so that the ranks can agree on
+// the outcome before any of them acts on a failure.
+template <class Step> std::exception_ptr attempt(Step&& step) {
+    try {
+        step();
+    } catch (...) {
+        return std::current_exception();
+    }
+    return nullptr;
+}
 
 std::uint64_t element_count(const Shape& shape) {
     std::uint64_t count = 1;
@@ -109,6 +131,35 @@ int comm_size(MPI_Comm comm) {
     int size = 0;
     TRAINRT_MPI_CHECK(MPI_Comm_size(comm, &size));
     return size;
+}
+
+// ---------------------------------------------------------------- agreeing on an outcome
+
+// Collective: the ranks whose step failed, the same list on every rank.
+std::vector<int> failed_ranks(const std::exception_ptr& failure, MPI_Comm comm) {
+    const int mine = failure ? 1 : 0;
+    std::vector<int> all(static_cast<std::size_t>(comm_size(comm)));
+    TRAINRT_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, comm));
+    std::vector<int> failed;
+    for (std::size_t r = 0; r < all.size(); ++r)
+        if (all[r] != 0) failed.push_back(static_cast<int>(r));
+    return failed;
+}
+
+// After failed_ranks: the failed ranks rethrow their own error, the others throw a
+// CheckpointError naming them, so that no rank goes on (or waits) alone.
+void throw_if_failed(const std::exception_ptr& failure, const std::vector<int>& failed,
+                     const std::string& what) {
+    if (failure) std::rethrow_exception(failure);
+    if (!failed.empty())
+        throw CheckpointError(fmt::format("checkpoint (shared layout): {} failed on rank(s) {} "
+                                          "(their error says why)",
+                                          what, rank_list(failed)));
+}
+
+// Collective: returns on every rank when no rank failed, throws on every rank otherwise.
+void agree_or_rethrow(const std::exception_ptr& failure, MPI_Comm comm, const std::string& what) {
+    throw_if_failed(failure, failed_ranks(failure, comm), what);
 }
 
 // ---------------------------------------------------------------- collective validation
@@ -295,16 +346,24 @@ Selection select_block(hid_t dataset, const TensorPart& part, bool writes) {
     return {make_space(part.shape, part.name), std::move(file)};
 }
 
+// Collective: one dataset per tensor, in name order, with its attributes.
+std::vector<h5::Handle> create_datasets(hid_t group, const Parts& parts) {
+    h5::Handle dcpl = dataset_create_props();
+    std::vector<h5::Handle> datasets;
+    for (const TensorPart* part : parts)
+        datasets.push_back(create_tensor_dataset(group, *part, dcpl.get()));
+    return datasets;
+}
+
 // Collective: every rank calls it for every tensor, in the same order. A tensor with no
 // elements has no storage to write (collective MPI-IO fails on it); the global shape is agreed,
 // so every rank skips the same transfers.
-void write_tensor(hid_t group, const TensorPart& part, int rank, hid_t dcpl, hid_t dxpl) {
-    h5::Handle dataset = create_tensor_dataset(group, part, dcpl);
+void write_tensor(hid_t dataset, const TensorPart& part, int rank, hid_t dxpl) {
     if (element_count(part.global_shape) == 0) return;
-    Selection selection = select_block(dataset.get(), part, !part.replicated || rank == 0);
+    Selection selection = select_block(dataset, part, !part.replicated || rank == 0);
     static const unsigned char nothing = 0;  // H5Dwrite wants a buffer even for no elements
     const void* data = part.data != nullptr ? part.data : &nothing;
-    TRAINRT_H5(H5Dwrite(dataset.get(), memory_type(part.type), selection.memory.get(),
+    TRAINRT_H5(H5Dwrite(dataset, memory_type(part.type), selection.memory.get(),
                         selection.file.get(), dxpl, data),
                dataset_path(part.name));
 }
@@ -316,44 +375,39 @@ void write_root_attributes(hid_t file, int world_size) {
     h5::write_attribute(file, "world_size", std::int64_t{world_size});
 }
 
-// Collective: creates `path` (truncating), writes every tensor, closes it.
+// Collective: attributes, one dataset per tensor, then the data. Every HDF5 object it opens is
+// closed when it returns, before the file (MPI-IO files close "semi": not with objects open).
+void write_contents(hid_t file, const Parts& parts, MPI_Comm comm) {
+    write_root_attributes(file, comm_size(comm));
+    h5::Handle group = h5::create_group(file, "tensors");
+    const std::vector<h5::Handle> datasets = create_datasets(group.get(), parts);
+    // All metadata reaches the file before any data: a data write that then fails (disk full)
+    // leaves nothing dirty, so HDF5 can still close the file at shutdown.
+    TRAINRT_H5(H5Fflush(file, H5F_SCOPE_GLOBAL), "metadata of data.h5");
+    h5::Handle dxpl = collective_transfer_props();
+    const int rank = comm_rank(comm);
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (i == parts.size() / 2) fault_point("mid_data", rank);
+        write_tensor(datasets[i].get(), *parts[i], rank, dxpl.get());
+    }
+}
+
+// Collective: creates `path` (truncating), writes every tensor and closes it; or, when any
+// rank failed, abandons the file on every rank and throws on every rank.
 void write_data_file(const std::string& path, const Parts& parts, const LayoutOptions& options,
                      MPI_Comm comm) {
     h5::Handle fapl = parallel_access_props(options, comm);
-    ParallelFile file(TRAINRT_H5(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
-                                 path));
-    {  // every object in the file is closed before the file (MPI-IO closes "semi" strictly)
-        write_root_attributes(file.get(), comm_size(comm));
-        h5::Handle group = h5::create_group(file.get(), "tensors");
-        h5::Handle dcpl = dataset_create_props();
-        h5::Handle dxpl = collective_transfer_props();
-        const int rank = comm_rank(comm);
-        for (std::size_t i = 0; i < parts.size(); ++i) {
-            if (i == parts.size() / 2) fault_point("mid_data", rank);
-            write_tensor(group.get(), *parts[i], rank, dcpl.get(), dxpl.get());
-        }
+    ParallelFile file;
+    std::exception_ptr failure = attempt([&] { file.create(path, fapl.get()); });
+    std::vector<int> failed = failed_ranks(failure, comm);
+    if (failed.empty()) {
+        failure = attempt([&] { write_contents(file.get(), parts, comm); });
+        failed = failed_ranks(failure, comm);
     }
+    if (!failed.empty()) file.abandon();  // on every rank: its close would be collective
+    throw_if_failed(failure, failed, "writing " + path);
     file.close(path);
     fault_point("after_data", comm_rank(comm));  // written, not yet fsynced
-}
-
-// ---------------------------------------------------------------- outcome
-
-// Collective: returns on every rank when no rank failed. Otherwise the failed ranks rethrow
-// their own error and the others throw a CheckpointError naming them, so no rank goes on
-// (or waits) alone.
-void agree_or_rethrow(std::exception_ptr failure, MPI_Comm comm, const std::string& what) {
-    const int mine = failure ? 1 : 0;
-    std::vector<int> all(static_cast<std::size_t>(comm_size(comm)));
-    TRAINRT_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, comm));
-    if (failure) std::rethrow_exception(failure);
-    std::vector<int> failed;
-    for (std::size_t r = 0; r < all.size(); ++r)
-        if (all[r] != 0) failed.push_back(static_cast<int>(r));
-    if (!failed.empty())
-        throw CheckpointError(fmt::format("checkpoint (shared layout): {} failed on rank(s) {} "
-                                          "(their error says why)",
-                                          what, rank_list(failed)));
 }
 
 // Rank 0 owns data.h5 in the manifest: its size and checksum, and one part per tensor that
@@ -373,13 +427,7 @@ RankWrite root_result(const std::string& dir, const Parts& parts) {
 RankWrite collect_result(const std::string& dir, const Parts& parts, MPI_Comm comm) {
     RankWrite result;
     std::exception_ptr failure;
-    if (comm_rank(comm) == 0) {
-        try {
-            result = root_result(dir, parts);
-        } catch (...) {
-            failure = std::current_exception();
-        }
-    }
+    if (comm_rank(comm) == 0) failure = attempt([&] { result = root_result(dir, parts); });
     agree_or_rethrow(failure, comm, fmt::format("describing {}/{}", dir, kDataFile));
     return result;
 }
@@ -403,13 +451,10 @@ RankWrite SharedFileWriter::write(const CheckpointState& state, const std::strin
     agree_on_tensors(parts, comm_.get());
     check_coverage(parts, comm_.get());
     const std::string path = dir + "/" + kDataFile;
-    std::exception_ptr failure;
-    try {
+    const std::exception_ptr failure = attempt([&] {
         write_data_file(path, parts, options_, comm_.get());
         storage::fsync_path(path);  // after our own close: flushes the pages this rank wrote
-    } catch (...) {
-        failure = std::current_exception();
-    }
+    });
     agree_or_rethrow(failure, comm_.get(), "writing " + path);  // also: all data is durable
     return collect_result(dir, parts, comm_.get());
 }

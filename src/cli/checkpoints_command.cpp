@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "checkpoint/catalog.hpp"
-#include "checkpoint/schema_check.hpp"
 #include "cli/commands.hpp"
 #include "trainrt/error.hpp"
 
@@ -29,12 +28,7 @@ std::string size_text(std::uint64_t bytes) {
 }
 
 // "" when good; the first problem otherwise (checksums first, then the schema).
-std::string check(const std::string& dir, bool with_schema) {
-    std::string problem = checkpoint::verify(dir);
-    if (!problem.empty() || !with_schema) return problem;
-    auto problems = checkpoint::schema_problems(dir, checkpoint::read_manifest(dir));
-    return problems.empty() ? "" : "schema: " + problems.front();
-}
+std::string check(const std::string& dir) { return checkpoint::verify(dir); }
 
 int list(const std::string& run_dir) {
     auto names = checkpoint::committed_names(run_dir);
@@ -42,7 +36,7 @@ int list(const std::string& run_dir) {
                              "ITERATION", "STEP", "RANKS", "LAYOUT", "SIZE", "LOSS", "TEST_ACC", "STATUS");
     for (const std::string& name : names) {
         const std::string dir = checkpoint::checkpoints_dir(run_dir) + "/" + name;
-        std::string problem = check(dir, false);
+        std::string problem = check(dir);
         try {
             checkpoint::Manifest m = checkpoint::read_manifest(dir);
             std::uint64_t bytes = 0;
@@ -69,7 +63,7 @@ int verify_all(const std::string& run_dir) {
     bool newest_ok = true;
     for (const std::string& name : names) {
         const std::string dir = checkpoint::checkpoints_dir(run_dir) + "/" + name;
-        std::string problem = check(dir, true);
+        std::string problem = check(dir);
         std::cout << (problem.empty() ? "ok   " : "BAD  ") << dir << (problem.empty() ? "" : ": " + problem) << "\n";
         if (name == names.back()) newest_ok = problem.empty();
     }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 
 int main(int argc, char** argv) {
@@ -14,10 +15,10 @@ int main(int argc, char** argv) {
             return trainrt::cli::checkpoints_command(argc - 1, argv + 1);
         return trainrt::cli::run_command(argc, argv);
     } catch (const trainrt::Error& error) {
-        std::cerr << "trainrt: " << error.what() << std::endl;
+        trainrt::storage::write_stderr_line(std::string("trainrt: ") + error.what());
         return error.exit_code();
     } catch (const std::exception& error) {
-        std::cerr << "trainrt: internal error: " << error.what() << std::endl;
+        trainrt::storage::write_stderr_line(std::string("trainrt: internal error: ") + error.what());
         return 1;
     }
 }

@@ -43,7 +43,9 @@ void agree_or_throw(Communicator& comm, const std::string& local_error, const st
     const std::int64_t first = comm.allreduce_value(mine, ReduceOp::min);
     if (first == none) return;
     std::string message = broadcast_string(comm, local_error, static_cast<int>(first));
-    throw E(fmt::format("{} failed on rank {}: {}", what, first, message));
+    E error(fmt::format("{} failed on rank {}: {}", what, first, message));
+    error.set_on_all_ranks();
+    throw error;
 }
 
 template void agree_or_throw<StorageError>(Communicator&, const std::string&, const std::string&);

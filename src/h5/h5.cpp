@@ -1,20 +1,30 @@
 #include "h5/h5.hpp"
 
 #include <mutex>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "trainrt/error.hpp"
 
 namespace trainrt::h5 {
 namespace {
 
-herr_t collect_error(unsigned depth, const H5E_error2_t* error, void* out) {
-    auto* text = static_cast<std::string*>(out);
-    if (!text->empty()) *text += "; ";
-    *text += fmt::format("{}(): {}", error->func_name ? error->func_name : "?",
-                         error->desc ? error->desc : "?");
-    return depth < 4 ? 0 : 1;  // the innermost few frames say what went wrong
+herr_t collect_error(unsigned, const H5E_error2_t* error, void* out) {
+    std::string frame = fmt::format("{}(): {}", error->func_name ? error->func_name : "?",
+                                    error->desc ? error->desc : "?");
+    for (char& c : frame)  // the sec2 driver's descriptions span lines; errors are one line
+        if (c == '\n' || c == '\r') c = ' ';
+    static_cast<std::vector<std::string>*>(out)->push_back(std::move(frame));
+    return 0;
+}
+
+// The API call that failed and the innermost frames, where HDF5 says why (e.g. "errno = 28,
+// error message = 'No space left on device'").
+std::string summarize(const std::vector<std::string>& frames) {
+    if (frames.size() <= 3) return fmt::format("{}", fmt::join(frames, "; "));
+    return fmt::format("{}; ...; {}; {}", frames.front(), frames[frames.size() - 2], frames.back());
 }
 
 }  // namespace
@@ -33,12 +43,12 @@ void init_library() {
 }
 
 void throw_error(const char* call, const std::string& what) {
-    std::string stack;
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect_error, &stack);
+    std::vector<std::string> frames;
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect_error, &frames);
     H5Eclear2(H5E_DEFAULT);
     throw H5Error(fmt::format("HDF5 call {} failed{}: {}", call,
                               what.empty() ? "" : " (" + what + ")",
-                              stack.empty() ? "no HDF5 error stack" : stack));
+                              frames.empty() ? "no HDF5 error stack" : summarize(frames)));
 }
 
 Handle& Handle::operator=(Handle&& other) noexcept {
@@ -49,6 +59,23 @@ Handle& Handle::operator=(Handle&& other) noexcept {
         other.id_ = -1;
     }
     return *this;
+}
+
+hid_t Handle::release() noexcept {
+    hid_t id = id_;
+    id_ = -1;
+    return id;
+}
+
+void close_file(Handle& file, const std::string& path) {
+    try {
+        TRAINRT_H5(H5Fflush(file.get(), H5F_SCOPE_LOCAL), path);
+        TRAINRT_H5(H5Fclose(file.get()), path);
+    } catch (...) {
+        file.release();
+        throw;
+    }
+    file.release();
 }
 
 void Handle::reset() noexcept {

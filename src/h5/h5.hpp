@@ -39,6 +39,10 @@ public:
     Handle& operator=(const Handle&) = delete;
     hid_t get() const { return id_; }
     void reset() noexcept;
+    // Forgets the id without closing it. After a failed write, HDF5 1.10's H5Fclose can fail and
+    // keep a dangling id that crashes the process at exit (HDFFV-11052): such a file is left for
+    // the library to close at exit instead.
+    hid_t release() noexcept;
 
 private:
     hid_t id_ = -1;
@@ -48,6 +52,10 @@ private:
 Handle file_access_props();  // fapl: no locking, latest-compatible format
 Handle create_file(const std::string& path);  // truncates
 Handle open_file(const std::string& path, bool writable);
+// Flushes and closes `file`, throwing H5Error when either fails (e.g. no space left), so a write
+// is never taken as complete when its last bytes did not reach the file. On failure the id is
+// released, not closed (see Handle::release).
+void close_file(Handle& file, const std::string& path);
 Handle create_group(hid_t parent, const std::string& name);
 Handle open_group(hid_t parent, const std::string& name);
 Handle open_dataset(hid_t parent, const std::string& name);

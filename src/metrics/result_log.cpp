@@ -1,6 +1,8 @@
 #include "metrics/result_log.hpp"
 
 #include <chrono>
+#include <fstream>
+#include <vector>
 #include <iostream>
 #include <variant>
 
@@ -19,6 +21,27 @@ nlohmann::ordered_json to_json(const Metrics& metrics) {
 
 ResultLog::ResultLog(std::string run_dir, const Context& context)
     : path_(run_dir + "/result.jsonl"), context_(context) {}
+
+std::int64_t ResultLog::resume_after(std::int64_t iteration) {
+    iteration_ = iteration;
+    if (context_.world_rank != 0 || !storage::path_exists(path_)) return 0;
+    std::ifstream in(path_);
+    std::string line, kept;
+    std::vector<std::string> superseded;
+    while (std::getline(in, line)) {
+        auto row = nlohmann::ordered_json::parse(line, nullptr, false);
+        bool keep = !row.is_discarded() && row.is_object() &&
+                    row.value("_training_iteration", std::int64_t{0}) <= iteration &&
+                    row.value("_training_iteration", std::int64_t{0}) > 0;
+        if (keep) kept += line + "\n";
+        else superseded.push_back(line);
+    }
+    if (superseded.empty()) return 0;
+    const std::string aside = path_.substr(0, path_.size() - 6) + ".superseded.jsonl";
+    for (const std::string& row : superseded) storage::append_line(aside, row);
+    storage::write_file_atomic(path_, kept);
+    return static_cast<std::int64_t>(superseded.size());
+}
 
 double ResultLog::total_seconds() const {
     return std::chrono::duration<double>(Clock::now() - started_).count();

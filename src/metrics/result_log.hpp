@@ -20,8 +20,11 @@ public:
     nlohmann::ordered_json record(const Metrics& metrics);
     const nlohmann::ordered_json& last() const { return last_; }
     std::int64_t iterations() const { return iteration_; }
-    // After a restore: the next report is iteration `iteration` + 1.
-    void resume_after(std::int64_t iteration) { iteration_ = iteration; }
+    // At start-up, after the restore: the next report is iteration `iteration` + 1 (0: a fresh
+    // start). Rank 0 moves rows of later iterations (reported before a crash, after the restored
+    // checkpoint) and torn lines from result.jsonl to result.superseded.jsonl, so result.jsonl
+    // holds each iteration of the run that continues exactly once. Returns the rows moved.
+    std::int64_t resume_after(std::int64_t iteration);
     double total_seconds() const;
 
 private:

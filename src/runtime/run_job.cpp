@@ -55,8 +55,9 @@ void print_summary(const SessionImpl& session, const Context& context) {
 // normally; any other error on one rank takes the whole job down, so no rank waits forever in a
 // collective.
 int fail(const Error& error, const Context& context, bool everyone) {
+    everyone = everyone || error.on_all_ranks();
     if (!everyone || context.world_rank == 0)
-        std::cerr << fmt::format("trainrt: rank {}: {}", context.world_rank, error.what()) << std::endl;
+        storage::write_stderr_line(fmt::format("trainrt: rank {}: {}", context.world_rank, error.what()));
     if (!context.run_dir.empty() && storage::path_exists(context.run_dir + "/events.jsonl") &&
         (!everyone || context.world_rank == 0)) {
         try {
