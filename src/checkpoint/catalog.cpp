@@ -22,12 +22,13 @@ bool starts_with(const std::string& text, const std::string& prefix) {
     return text.rfind(prefix, 0) == 0;
 }
 
+// checkpoint_<digits> only: backups such as checkpoint_000006.bak are not checkpoints.
 std::int64_t iteration_of(const std::string& name) {
-    try {
-        return std::stoll(name.substr(std::string(kPrefix).size()));
-    } catch (const std::exception&) {
+    const std::string digits = name.substr(std::string(kPrefix).size());
+    if (digits.empty() || digits.size() > 18 ||
+        digits.find_first_not_of("0123456789") != std::string::npos)
         return -1;
-    }
+    return std::stoll(digits);
 }
 
 std::string check_files(const std::string& dir, const Manifest& manifest) {
@@ -134,14 +135,16 @@ std::vector<std::string> retention_victims(const std::string& run_dir, const std
     if (policy.num_to_keep <= 0) return {};
     std::vector<std::pair<double, std::string>> ranked;
     for (const std::string& name : committed_names(run_dir)) {
-        double score = policy.higher_is_better ? -1e308 : 1e308;  // unreadable: worst
+        // Ranked by `badness` (ascending): recency ignores score_order; unreadable is worst.
+        const bool by_recency = policy.score_attribute.empty();
+        double badness = 1e308;
         try {
-            score = score_of(read_manifest(checkpoints_dir(run_dir) + "/" + name),
-                             policy.score_attribute, policy.higher_is_better);
+            double score = score_of(read_manifest(checkpoints_dir(run_dir) + "/" + name),
+                                    policy.score_attribute, policy.higher_is_better);
+            badness = by_recency || policy.higher_is_better ? -score : score;
         } catch (const Error&) {
         }
-        ranked.emplace_back(policy.higher_is_better || policy.score_attribute.empty() ? -score : score,
-                            name);
+        ranked.emplace_back(badness, name);
     }
     std::stable_sort(ranked.begin(), ranked.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });

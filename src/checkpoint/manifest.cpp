@@ -26,6 +26,20 @@ Json part_json(const PartEntry& part) {
             {"shape", part.shape}};
 }
 
+// A stored block must have the tensor's rank and lie inside its global shape: the reader
+// indexes parts by dimension.
+void check_part(const TensorEntry& tensor, const PartEntry& part, const std::string& name,
+                const std::string& where) {
+    const std::size_t rank = tensor.global_shape.size();
+    bool ok = part.offset.size() == rank && part.shape.size() == rank;
+    for (std::size_t d = 0; ok && d < rank; ++d)
+        ok = part.offset[d] <= tensor.global_shape[d] &&
+             part.shape[d] <= tensor.global_shape[d] - part.offset[d];
+    if (!ok)
+        throw CheckpointError(fmt::format("checkpoint: {}: a part of tensor '{}' in {} does not lie "
+                                          "inside its global shape", where, name, part.file));
+}
+
 }  // namespace
 
 TensorType parse_tensor_type(const std::string& name, const std::string& where) {
@@ -57,41 +71,72 @@ Json to_json(const Manifest& manifest) {
             {"attributes", attributes},  {"tensors", tensors}, {"files", files}};
 }
 
-Manifest manifest_from_json(const Json& json, const std::string& where) {
+namespace {
+
+// `object`[key] as T; a missing field or one of the wrong type is a CheckpointError naming it.
+template <class T>
+T field(const Json& object, const std::string& key, const std::string& where, const std::string& path) {
     try {
-        if (json.at("format").get<std::string>() != kManifestFormat)
-            throw CheckpointError(fmt::format("checkpoint: {} is not a trainrt manifest", where));
-        if (json.at("format_version").get<int>() != kManifestVersion)
-            throw CheckpointError(fmt::format("checkpoint: {} has format_version {}, this trainrt "
-                                              "reads {}", where, json.at("format_version").dump(),
-                                              kManifestVersion));
-        Manifest manifest;
-        manifest.name = json.at("name").get<std::string>();
-        manifest.iteration = json.at("iteration").get<std::int64_t>();
-        manifest.world_size = json.at("world_size").get<int>();
-        manifest.layout = json.at("layout").get<std::string>();
-        manifest.created = json.at("created").get<std::string>();
-        manifest.metrics = json.at("metrics");
-        for (const auto& [name, value] : json.at("attributes").items())
-            manifest.attributes.emplace_back(name, attribute_value(value));
-        for (const auto& [name, tensor] : json.at("tensors").items()) {
-            TensorEntry entry{parse_tensor_type(tensor.at("type").get<std::string>(), where),
-                              tensor.at("global_shape").get<Shape>(),
-                              tensor.at("replicated").get<bool>(), {}};
-            for (const Json& part : tensor.at("parts"))
-                entry.parts.push_back({part.at("file").get<std::string>(),
-                                       part.at("dataset").get<std::string>(),
-                                       part.at("offset").get<Shape>(), part.at("shape").get<Shape>()});
-            manifest.tensors.emplace(name, std::move(entry));
-        }
-        for (const Json& file : json.at("files"))
-            manifest.files.push_back({file.at("name").get<std::string>(),
-                                      file.at("size").get<std::uint64_t>(),
-                                      file.at("xxh3").get<std::string>()});
-        return manifest;
+        return object.at(key).get<T>();
     } catch (const Json::exception& error) {
-        throw CheckpointError(fmt::format("checkpoint: {} is malformed: {}", where, error.what()));
+        throw CheckpointError(fmt::format("checkpoint: {} is malformed: field '{}{}': {}", where,
+                                          path, key, error.what()));
     }
+}
+
+const Json& member(const Json& object, const std::string& key, const std::string& where,
+                   const std::string& path, Json::value_t type) {
+    auto found = object.find(key);
+    if (found == object.end() || found->type() != type)
+        throw CheckpointError(fmt::format("checkpoint: {} is malformed: field '{}{}' is missing or "
+                                          "not an {}", where, path, key,
+                                          type == Json::value_t::array ? "array" : "object"));
+    return *found;
+}
+
+TensorEntry tensor_from_json(const Json& tensor, const std::string& name, const std::string& where) {
+    const std::string path = "tensors." + name + ".";
+    TensorEntry entry{parse_tensor_type(field<std::string>(tensor, "type", where, path), where),
+                      field<Shape>(tensor, "global_shape", where, path),
+                      field<bool>(tensor, "replicated", where, path), {}};
+    for (const Json& part : member(tensor, "parts", where, path, Json::value_t::array)) {
+        const std::string at = path + "parts[].";
+        entry.parts.push_back({field<std::string>(part, "file", where, at),
+                               field<std::string>(part, "dataset", where, at),
+                               field<Shape>(part, "offset", where, at), field<Shape>(part, "shape", where, at)});
+        check_part(entry, entry.parts.back(), name, where);
+    }
+    return entry;
+}
+
+}  // namespace
+
+Manifest manifest_from_json(const Json& json, const std::string& where) {
+    if (!json.is_object() || field<std::string>(json, "format", where, "") != kManifestFormat)
+        throw CheckpointError(fmt::format("checkpoint: {} is not a trainrt manifest", where));
+    if (field<int>(json, "format_version", where, "") != kManifestVersion)
+        throw CheckpointError(fmt::format("checkpoint: {} has format_version {}, this trainrt reads {}",
+                                          where, json.at("format_version").dump(), kManifestVersion));
+    Manifest manifest;
+    manifest.name = field<std::string>(json, "name", where, "");
+    manifest.iteration = field<std::int64_t>(json, "iteration", where, "");
+    manifest.world_size = field<int>(json, "world_size", where, "");
+    manifest.layout = field<std::string>(json, "layout", where, "");
+    manifest.created = field<std::string>(json, "created", where, "");
+    manifest.metrics = member(json, "metrics", where, "", Json::value_t::object);
+    for (const auto& [name, value] : member(json, "attributes", where, "", Json::value_t::object).items()) {
+        if (!value.is_number() && !value.is_string())
+            throw CheckpointError(fmt::format("checkpoint: {} is malformed: field 'attributes.{}' is "
+                                              "not a number or a string", where, name));
+        manifest.attributes.emplace_back(name, attribute_value(value));
+    }
+    for (const auto& [name, tensor] : member(json, "tensors", where, "", Json::value_t::object).items())
+        manifest.tensors.emplace(name, tensor_from_json(tensor, name, where));
+    for (const Json& file : member(json, "files", where, "", Json::value_t::array))
+        manifest.files.push_back({field<std::string>(file, "name", where, "files[]."),
+                                  field<std::uint64_t>(file, "size", where, "files[]."),
+                                  field<std::string>(file, "xxh3", where, "files[].")});
+    return manifest;
 }
 
 Manifest read_manifest(const std::string& checkpoint_dir) {

@@ -1,3 +1,6 @@
+#include <cmath>
+#include <limits>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -48,8 +51,14 @@ CheckpointState& CheckpointState::add(TensorPart part, std::size_t elements) {
         fail(fmt::format("global shape [{}], offset [{}] and shape [{}] differ in rank",
                          fmt::join(part.global_shape, ", "), fmt::join(part.offset, ", "),
                          fmt::join(part.shape, ", ")));
+    std::uint64_t count = 1;
+    for (std::size_t d = 0; d < part.global_shape.size(); ++d) {
+        if (part.global_shape[d] != 0 && count > std::numeric_limits<std::uint64_t>::max() / part.global_shape[d])
+            fail("the global shape's element count overflows 64 bits");
+        count *= part.global_shape[d];
+    }
     for (std::size_t d = 0; d < part.shape.size(); ++d)
-        if (part.offset[d] + part.shape[d] > part.global_shape[d])
+        if (part.offset[d] > part.global_shape[d] || part.shape[d] > part.global_shape[d] - part.offset[d])
             fail(fmt::format("block at offset [{}] with shape [{}] lies outside global shape [{}]",
                              fmt::join(part.offset, ", "), fmt::join(part.shape, ", "),
                              fmt::join(part.global_shape, ", ")));
@@ -61,6 +70,9 @@ CheckpointState& CheckpointState::add(TensorPart part, std::size_t elements) {
 }
 
 CheckpointState& CheckpointState::attribute(const std::string& name, AttributeValue value) {
+    if (const double* number = std::get_if<double>(&value); number && !std::isfinite(*number))
+        throw CheckpointError(fmt::format("checkpoint: attribute '{}' is {}: the manifest (JSON) "
+                                          "holds finite numbers only", name, *number));
     for (auto& [existing, old] : attributes_)
         if (existing == name) {
             old = std::move(value);

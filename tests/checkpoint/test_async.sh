@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# checkpoint.async = true: the same final weights as synchronous saves and every checkpoint
+# committed; a rank killed while its background writer is saving (after_data) leaves the previous
+# checkpoint valid and a restart resumes from it exactly; so does a kill while the last save is
+# being committed at the end of the run (before_rename of the final iteration).
+source "$(dirname "$0")/lib.sh"
+
+train 2 sync "$WORK/sync.out"
+base=$(digest_of "$WORK/sync.out")
+[ "$rc" -eq 0 ] && [ -n "$base" ] || { show "$WORK/sync.out"; echo "FAIL: synchronous run exits $rc" >&2; exit 1; }
+pass "synchronous saves: digest $base"
+
+train 2 async "$WORK/async.out" --checkpoint.async=true
+if [ "$rc" -ne 0 ]; then
+  show "$WORK/async.out"; fail "async run exits $rc"
+else
+  [ "$(digest_of "$WORK/async.out")" = "$base" ] && pass "async saves: same digest $base" \
+    || fail "async saves: digest '$(digest_of "$WORK/async.out")', synchronous gave $base"
+  n=$(committed "$WORK/async" | wc -l)
+  [ "$n" -eq 9 ] && [ "$(newest_committed "$WORK/async")" = checkpoint_000009 ] \
+    && pass "async: 9 checkpoints committed, the last one at the end of the run" \
+    || fail "async: $n committed ($(committed "$WORK/async" | tr '\n' ' ')), expected checkpoint_000001..9"
+  verify "$WORK/async" "$WORK/async.verify.out"
+  [ "$vrc" -eq 0 ] && pass "async: every checkpoint verifies" || { show "$WORK/async.verify.out"; fail "async: verify exits $vrc"; }
+  [ -z "$(leftovers "$WORK/async")" ] || fail "async: left behind: $(leftovers "$WORK/async")"
+  iterations_once "$WORK/async" 9 && pass "async: result.jsonl has iterations 1..9" \
+    || fail "async: result.jsonl does not hold iterations 1..9 once each"
+  # async saves are marked as such in events.jsonl
+  na=$(jq -c 'select(.event == "checkpoint" and .async == true)' "$WORK/async/events.jsonl" | wc -l)
+  [ "$na" -ge 9 ] || fail "async: $na checkpoint events with async=true in events.jsonl, expected 9"
+fi
+
+# async_kill PHASE RANK ITERATION RESUME
+async_kill() {
+  local phase=$1 rank=$2 iter=$3 resume=$4 name="kill_$1" what="async $1:$2:$3"
+  local dir="$WORK/kill_$1"
+  TRAINRT_FAULT="$phase:$rank:$iter" train 2 "$name" "$WORK/$name.crash.out" --checkpoint.async=true
+  if [ "$rc" -eq 0 ] || ! grep -q "fault injection: rank $rank dies at $phase (iteration $iter)" "$WORK/$name.crash.out"; then
+    show "$WORK/$name.crash.out"; fail "$what: exit $rc, the fault did not kill the run"; return
+  fi
+  pass "$what: killed (exit $rc)"
+  verify "$dir" "$WORK/$name.verify.out"
+  [ "$vrc" -eq 0 ] && pass "$what: committed checkpoints verify" \
+    || { show "$WORK/$name.verify.out"; fail "$what: after the kill, verify exits $vrc"; }
+  [ "$(newest_committed "$dir")" = "$(ckpt_name "$resume")" ] \
+    && pass "$what: newest committed is $(ckpt_name "$resume")" \
+    || fail "$what: newest committed is '$(newest_committed "$dir")', expected $(ckpt_name "$resume")"
+
+  train 2 "$name" "$WORK/$name.restart.out" --checkpoint.async=true
+  [ "$rc" -eq 0 ] || { show "$WORK/$name.restart.out"; fail "$what: restart exits $rc"; return; }
+  local from; from=$(resumed_iteration "$WORK/$name.restart.out")
+  [ "$from" = "$resume" ] && pass "$what: restart resumes from iteration $resume" \
+    || fail "$what: restart resumed from iteration '${from}', expected $resume"
+  [ "$(digest_of "$WORK/$name.restart.out")" = "$base" ] && pass "$what: digest equals the uninterrupted run's" \
+    || fail "$what: digest '$(digest_of "$WORK/$name.restart.out")', uninterrupted run gave $base"
+  [ -z "$(leftovers "$dir")" ] && pass "$what: no leftover after the restart" \
+    || fail "$what: left behind after the restart: $(leftovers "$dir")"
+  verify "$dir" "$WORK/$name.verify.out"
+  [ "$vrc" -eq 0 ] || { show "$WORK/$name.verify.out"; fail "$what: after the restart, verify exits $vrc"; }
+  iterations_once "$dir" 9 dups_ok && pass "$what: result.jsonl has a row for each of iterations 1..9" \
+    || fail "$what: result.jsonl lacks an iteration or has one beyond 9"
+}
+
+# save 6 is written in the background while training goes on; save 5 was committed when save 6
+# began, so the restart resumes from 5.
+async_kill after_data 1 6 5
+# the last save (9) is committed by finish() at the end of the run; killed before its rename.
+async_kill before_rename 0 9 8
+finish
