@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
@@ -51,23 +52,30 @@ h5::Handle create_in_memory(std::uint64_t expected_bytes) {
                        "in-memory checkpoint file"), H5Fclose};
 }
 
-std::vector<char> file_image(hid_t file) {
+// The file's bytes, in a buffer that is not zeroed first (it is about the size of the state).
+struct FileImage {
+    std::unique_ptr<char[]> bytes;
+    std::size_t size = 0;
+};
+
+FileImage file_image(hid_t file) {
     TRAINRT_H5(H5Fflush(file, H5F_SCOPE_GLOBAL), "in-memory checkpoint file");
     ssize_t size = TRAINRT_H5(H5Fget_file_image(file, nullptr, 0), "file image size");
-    std::vector<char> image(static_cast<std::size_t>(size));
-    TRAINRT_H5(H5Fget_file_image(file, image.data(), image.size()), "file image");
+    FileImage image{std::unique_ptr<char[]>(new char[static_cast<std::size_t>(size)]),
+                    static_cast<std::size_t>(size)};
+    TRAINRT_H5(H5Fget_file_image(file, image.bytes.get(), image.size), "file image");
     return image;
 }
 
-FileEntry write_image(const std::string& dir, const std::string& name, const std::vector<char>& image) {
+FileEntry write_image(const std::string& dir, const std::string& name, const FileImage& image) {
     const std::string path = dir + "/" + name;
     {
         storage::Fd fd = storage::open_or_throw(path, O_WRONLY | O_CREAT | O_TRUNC);
-        storage::write_all(fd.get(), image.data(), image.size(), path);
+        storage::write_all(fd.get(), image.bytes.get(), image.size, path);
         if (::fsync(fd.get()) != 0)
             throw StorageError(fmt::format("storage: fsync of {} failed: {}", path, std::strerror(errno)));
     }
-    return {name, image.size(), fmt::format("{:016x}", XXH3_64bits(image.data(), image.size()))};
+    return {name, image.size, fmt::format("{:016x}", XXH3_64bits(image.bytes.get(), image.size))};
 }
 
 class FilePerRankWriter final : public LayoutWriter {
@@ -87,7 +95,7 @@ public:
         RankWrite result;
         if (mine.empty()) return result;
         const std::string file_name = fmt::format("rank_{:05d}.h5", rank);
-        std::vector<char> image;
+        FileImage image;
         {
             h5::Handle file = create_in_memory(bytes);
             write_root_attributes(file.get(), context);
