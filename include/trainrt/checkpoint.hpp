@@ -95,6 +95,8 @@ public:
     // stored blocks that overlap it. CheckpointError naming the tensor on a type or shape mismatch.
     void read(const std::string& name, TensorType type, const Shape& offset, const Shape& shape,
               void* out) const;
+    // Seconds spent in read() so far (restart-latency accounting).
+    double read_seconds() const;
     template <class T> std::vector<T> read_all(const std::string& name) const {
         Shape shape = global_shape(name);
         std::uint64_t count = 1;

@@ -36,6 +36,7 @@ TRAINRT_ERROR_CLASS(H5Error, StorageError, 5, "hdf5")    // HDF5 calls, with HDF
 TRAINRT_ERROR_CLASS(DataError, Error, 6, "data")         // missing or malformed datasets
 TRAINRT_ERROR_CLASS(WorkloadError, Error, 7, "workload") // the training function failed
 TRAINRT_ERROR_CLASS(CheckpointError, Error, 8, "checkpoint")  // save, verify or restore failed
+TRAINRT_ERROR_CLASS(FailureLimitError, Error, 10, "failure")  // [failure] max_failures used up
 
 #undef TRAINRT_ERROR_CLASS
 

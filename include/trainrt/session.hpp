@@ -29,6 +29,14 @@ public:
     // committed on every rank, or a CheckpointError was raised on every rank.
     virtual void report(const Metrics& metrics, const CheckpointState& state) = 0;
 
+    // Collective, at a step boundary (every rank calls it at the same steps; cheap: one small
+    // allreduce, none once true). True when the job should stop soon: a stop signal ([stop]
+    // signals) reached any rank, or the Slurm time limit is near. Then save with
+    // report(metrics, state) and return from the training function; the runtime commits the
+    // checkpoint, records the stop, requeues the job and exits. report() also takes part in the
+    // agreement, so a stop agreed there is seen by the next should_stop() without communication.
+    virtual bool should_stop() = 0;
+
     // The checkpoint to resume from (Ray's get_checkpoint()); nullptr when starting fresh.
     virtual const Checkpoint* checkpoint() const = 0;
 

@@ -42,10 +42,12 @@ void fault_point(const char* phase, int rank) {
     if (spec.phase.empty() || spec.phase != phase) return;
     if (spec.rank >= 0 && spec.rank != rank) return;
     if (spec.iteration >= 0 && spec.iteration != iteration) return;
-    std::fprintf(stderr, "trainrt: fault injection: rank %d dies at %s (iteration %lld)\n", rank,
-                 phase, static_cast<long long>(iteration));
+    const bool hang = spec.phase.rfind("hang", 0) == 0;
+    std::fprintf(stderr, "trainrt: fault injection: rank %d %s at %s (iteration %lld)\n", rank,
+                 hang ? "hangs" : "dies", phase, static_cast<long long>(iteration));
     std::fflush(stderr);
-    ::kill(::getpid(), SIGKILL);
+    if (!hang) ::kill(::getpid(), SIGKILL);
+    for (;;) ::pause();
 }
 
 }  // namespace trainrt::checkpoint

@@ -3,6 +3,8 @@
 // when omitted) die by SIGKILL when it reaches that phase of a checkpoint save; a third field
 // `:<iteration>` limits it to the save of that report iteration. Phases: before_data, mid_data,
 // after_data (written, not yet fsynced), before_manifest, before_rename, during_retention.
+// Runtime phases: `report` (SIGKILL when reporting that iteration) and `hang_report` (the rank
+// blocks forever there, for the collective watchdog's tests).
 // Unset in production: one getenv at start-up, then a compare per phase.
 #include <cstdint>
 

@@ -1,6 +1,7 @@
 #include "checkpoint/reader.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -95,11 +96,16 @@ void Checkpoint::read(const std::string& name, TensorType type, const Shape& off
             "checkpoint {}: block at [{}] of shape [{}] is outside tensor '{}' of shape [{}]",
             impl_->path, fmt::join(offset, ", "), fmt::join(shape, ", "), name,
             fmt::join(tensor.global_shape, ", ")));
+    const auto started = std::chrono::steady_clock::now();
     Shape start, count;
     for (const checkpoint::PartEntry& part : tensor.parts)
         if (overlap(part, offset, shape, start, count))
             read_overlap(impl_->path, part, type, offset, shape, start, count, out);
+    impl_->read_seconds.store(impl_->read_seconds.load() +
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
 }
+
+double Checkpoint::read_seconds() const { return impl_->read_seconds.load(); }
 
 bool Checkpoint::has_attribute(const std::string& name) const {
     for (const auto& [key, value] : impl_->manifest.attributes)

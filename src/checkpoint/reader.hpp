@@ -1,4 +1,5 @@
 #pragma once
+#include <atomic>
 // Opening a committed checkpoint for restore: the manifest, then block reads on demand.
 #include <string>
 
@@ -10,6 +11,7 @@ namespace trainrt {
 struct Checkpoint::Impl {
     std::string path;
     checkpoint::Manifest manifest;
+    mutable std::atomic<double> read_seconds{0.0};  // time spent in Checkpoint::read
 };
 
 namespace checkpoint {

@@ -4,6 +4,7 @@ namespace trainrt::cli {
 
 int run_command(int argc, const char* const argv[]);   // trainrt --config FILE ...
 int data_command(int argc, const char* const argv[]);  // trainrt data import ...
+int after_step_command(int argc, const char* const argv[]);  // trainrt after-step ... (slurm/)
 int checkpoints_command(int argc, const char* const argv[]);  // trainrt checkpoints [verify] DIR
 
 }  // namespace trainrt::cli

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "config/lifecycle.hpp"
 #include "config/loader.hpp"
 #include "runtime/run_job.hpp"
 #include "trainrt/build_config.hpp"
@@ -37,7 +38,8 @@ int run_command(int argc, const char* const argv[]) {
             "CUDA and NCCL; this build has neither (see `trainrt --version`); set use_gpu = false",
             loaded.config.source("scaling.use_gpu")));
     const workloads::Workload& workload = workloads::find(loaded.config.get("run.workload"));
-    return runtime::run_job(loaded.config, workload);
+    const config::LifecycleSettings lifecycle = config::lifecycle_settings(loaded.config);
+    return runtime::run_job(loaded.config, workload, lifecycle);
 }
 
 }  // namespace trainrt::cli

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "comm/collective_watch.hpp"
 #include "comm/mpi_check.hpp"
 #include "trainrt/error.hpp"
 
@@ -89,6 +90,7 @@ public:
     // ranks than cores (tests, oversubscribed nodes) a spinning rank would starve the rank it is
     // waiting for; on a dedicated core the yield returns at once.
     void wait() override {
+        CollectiveScope watched("allreduce (async, e.g. a gradient bucket)");
         while (!test()) sched_yield();
     }
     bool test() override {
@@ -125,6 +127,7 @@ public:
 
     using Communicator::allreduce;
     void allreduce(void* data, std::size_t count, DType dtype, ReduceOp op) override {
+        CollectiveScope watched("allreduce");
         TRAINRT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, data, checked_count(count), mpi_type(dtype),
                                         mpi_op(op), comm_.get()));
         if (op == ReduceOp::mean && size_ > 1) divide_in_place(data, count, dtype, size_);
@@ -137,14 +140,19 @@ public:
         return work;
     }
     void broadcast(void* data, std::size_t bytes, int root) override {
+        CollectiveScope watched("broadcast");
         TRAINRT_MPI_CHECK(MPI_Bcast(data, checked_count(bytes), MPI_BYTE, root, comm_.get()));
     }
     void allgather(const void* send, void* recv, std::size_t bytes_per_rank) override {
         int count = checked_count(bytes_per_rank);
+        CollectiveScope watched("allgather");
         TRAINRT_MPI_CHECK(
             MPI_Allgather(send, count, MPI_BYTE, recv, count, MPI_BYTE, comm_.get()));
     }
-    void barrier() override { TRAINRT_MPI_CHECK(MPI_Barrier(comm_.get())); }
+    void barrier() override {
+        CollectiveScope watched("barrier");
+        TRAINRT_MPI_CHECK(MPI_Barrier(comm_.get()));
+    }
 
 private:
     static int checked_count(std::size_t count) {

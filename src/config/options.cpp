@@ -1,9 +1,11 @@
 #include "config/loader.hpp"
 
+#include "config/lifecycle.hpp"
+
 namespace trainrt::config {
 
 const std::vector<std::string>& sections() {
-    static const std::vector<std::string> names = {"run", "scaling", "data", "checkpoint", "train"};
+    static const std::vector<std::string> names = {"run", "scaling", "data", "checkpoint", "stop", "failure", "train"};
     return names;
 }
 
@@ -74,6 +76,8 @@ std::vector<OptionSpec> builtin_options() {
     };
     std::vector<OptionSpec> checkpoint = checkpoint_options();
     options.insert(options.end(), checkpoint.begin(), checkpoint.end());
+    std::vector<OptionSpec> lifecycle = lifecycle_options();
+    options.insert(options.end(), lifecycle.begin(), lifecycle.end());
     return options;
 }
 

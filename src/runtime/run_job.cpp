@@ -11,7 +11,10 @@
 #include "comm/mpi_world.hpp"
 #include "comm/strings.hpp"
 #include "launch/launcher.hpp"
+#include "runtime/lifecycle.hpp"
 #include "runtime/session_impl.hpp"
+#include "runtime/stop_signals.hpp"
+#include "runtime/watchdog.hpp"
 #include "storage/posix.hpp"
 #include "storage/run_dir.hpp"
 #include "trainrt/error.hpp"
@@ -19,21 +22,34 @@
 namespace trainrt::runtime {
 namespace {
 
-// Rank 0 prepares the run directory; every rank learns the outcome, so all fail together.
-void agree_on_run_dir(Communicator& comm, const JobConfig& config, const Context& context) {
+// Rank 0 prepares the run directory, checks the failure budget and records the start; every
+// rank learns the outcome, so all fail together (with rank 0's exit code).
+void agree_on_run_dir(Communicator& comm, const JobConfig& config, const Context& context,
+                      const config::LifecycleSettings& lifecycle) {
     std::string failure;
     if (context.world_rank == 0) {
         try {
             storage::prepare_run_dir(context.run_dir, config, context);
+            AttemptHistory history = begin_attempt(context.run_dir, context, lifecycle);
             storage::append_event(context.run_dir, "start", context,
                                   {{"hosts", context.hostnames}, {"launcher", context.launcher},
-                                   {"workload", config.get("run.workload")}});
+                                   {"workload", config.get("run.workload")},
+                                   {"reason", history.last_end.empty() ? "first start"
+                                                                        : "after " + history.last_end},
+                                   {"step", nullptr},
+                                   {"last_end", history.last_end},
+                                   {"failures", history.failures},
+                                   {"max_failures", lifecycle.max_failures}});
+        } catch (const FailureLimitError& error) {
+            failure = "F" + std::string(error.what());
         } catch (const Error& error) {
-            failure = error.what();
+            failure = "S" + std::string(error.what());
         }
     }
     failure = comm::broadcast_string(comm, failure, 0);
-    if (!failure.empty()) throw StorageError(failure);
+    if (failure.empty()) return;
+    if (failure[0] == 'F') throw FailureLimitError(failure.substr(1));
+    throw StorageError(failure.substr(1));
 }
 
 void print_summary(const SessionImpl& session, const Context& context) {
@@ -58,12 +74,13 @@ int fail(const Error& error, const Context& context, bool everyone) {
     everyone = everyone || error.on_all_ranks();
     if (!everyone || context.world_rank == 0)
         storage::write_stderr_line(fmt::format("trainrt: rank {}: {}", context.world_rank, error.what()));
-    if (!context.run_dir.empty() && storage::path_exists(context.run_dir + "/events.jsonl") &&
-        (!everyone || context.world_rank == 0)) {
+    const bool recorded = dynamic_cast<const FailureLimitError*>(&error) != nullptr;
+    if (!recorded && !context.run_dir.empty() &&
+        storage::path_exists(context.run_dir + "/events.jsonl") && (!everyone || context.world_rank == 0)) {
         try {
             storage::append_event(context.run_dir, "failure", context,
                                   {{"rank", context.world_rank}, {"message", error.what()},
-                                   {"exit_code", error.exit_code()}});
+                                   {"reason", error.domain()}, {"exit_code", error.exit_code()}});
         } catch (const Error&) {
         }
     }
@@ -71,9 +88,39 @@ int fail(const Error& error, const Context& context, bool everyone) {
     return error.exit_code();
 }
 
+// Collective, after the workload returned on a stop: rank 0 records it and requeues; every rank
+// exits with rank 0's code.
+int end_run_stopped(SessionImpl& session, const Context& context,
+                    const config::LifecycleSettings& lifecycle) {
+    StopSummary stop{session.stops().request(), session.results().iterations(),
+                     session.stop_checkpoint(), {}};
+    stop.boundaries_by_rank.resize(static_cast<std::size_t>(context.world_size));
+    const std::int64_t mine = session.stops().request().boundary;
+    session.communicator().allgather(&mine, stop.boundaries_by_rank.data(), sizeof mine);
+    std::int64_t code = 0;
+    if (context.world_rank == 0) code = end_stopped(context, lifecycle, stop);
+    session.communicator().broadcast(&code, sizeof code, 0);
+    return static_cast<int>(code);
+}
+
+int train(SessionImpl& session, const workloads::Workload& workload, const Context& context,
+          const config::LifecycleSettings& lifecycle) {
+    Watchdog watchdog(lifecycle.collective_timeout_s, context, [&session] { return session.where(); });
+    workload.run(session);
+    session.finish_checkpoints();
+    if (session.stopped()) return end_run_stopped(session, context, lifecycle);
+    if (context.world_rank == 0)
+        storage::append_event(context.run_dir, "finish", context,
+                              {{"iterations", session.results().iterations()},
+                               {"step", session.results().iterations()}});
+    print_summary(session, context);
+    return 0;
+}
+
 }  // namespace
 
-int run_job(const JobConfig& config, const workloads::Workload& workload) {
+int run_job(const JobConfig& config, const workloads::Workload& workload,
+            const config::LifecycleSettings& lifecycle) {
     auto launcher = launch::discover(launch::process_env());
     comm::MpiRuntime mpi(*launcher);
     Context context;
@@ -82,6 +129,7 @@ int run_job(const JobConfig& config, const workloads::Workload& workload) {
         context = comm::build_context(launcher->info());
         context.run_dir = storage::run_dir_path(config);
         if (workload.preflight) workload.preflight(config, context);
+        install_stop_signals(lifecycle.stop_signals);
     } catch (const LaunchError& error) {
         return fail(error, context, false);  // ranks may disagree on who they are
     } catch (const Error& error) {
@@ -91,20 +139,15 @@ int run_job(const JobConfig& config, const workloads::Workload& workload) {
     std::unique_ptr<SessionImpl> session;
     try {
         session = std::make_unique<SessionImpl>(config, context,
-                                                comm::make_mpi_communicator(MPI_COMM_WORLD));
-        agree_on_run_dir(session->communicator(), config, context);
+                                                comm::make_mpi_communicator(MPI_COMM_WORLD), lifecycle);
+        agree_on_run_dir(session->communicator(), config, context, lifecycle);
         session->restore();
+        session->stops().watch_time_limit();
     } catch (const Error& error) {
         return fail(error, context, true);
     }
     try {
-        workload.run(*session);
-        session->finish_checkpoints();
-        if (context.world_rank == 0)
-            storage::append_event(context.run_dir, "finish", context,
-                                  {{"iterations", session->results().iterations()}});
-        print_summary(*session, context);
-        return 0;
+        return train(*session, workload, context, lifecycle);
     } catch (const Error& error) {
         return fail(error, context, false);
     }

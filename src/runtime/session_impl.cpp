@@ -1,10 +1,17 @@
 #include "runtime/session_impl.hpp"
 
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <mutex>
 
 #include <fmt/format.h>
 
+#include "checkpoint/fault.hpp"
 #include "data/shard.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
@@ -12,18 +19,71 @@
 #include "storage/run_dir.hpp"
 
 namespace trainrt::runtime {
+namespace {
+
+// Seconds since this process was started (exec), from /proc: covers loading and MPI start-up,
+// which no clock inside main() sees. 0 when /proc cannot be read.
+double process_age_seconds() {
+    std::ifstream stat("/proc/self/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    std::istringstream fields(text.substr(text.rfind(')') + 2));
+    std::string field;
+    for (int index = 3; index <= 22 && fields >> field; ++index) {
+    }
+    double uptime = 0;
+    std::ifstream("/proc/uptime") >> uptime;
+    const double started = std::atof(field.c_str()) / static_cast<double>(sysconf(_SC_CLK_TCK));
+    return uptime > 0 ? uptime - started : 0.0;
+}
+
+}  // namespace
 
 SessionImpl::SessionImpl(const JobConfig& config, Context context,
-                         std::unique_ptr<Communicator> comm)
+                         std::unique_ptr<Communicator> comm,
+                         const config::LifecycleSettings& lifecycle)
     : config_(config), context_(std::move(context)), comm_(std::move(comm)),
       results_(context_.run_dir, context_),
-      checkpoints_(checkpoint::options_from(config), context_, *comm_) {}
+      checkpoints_(checkpoint::options_from(config), context_, *comm_),
+      stops_(*comm_, context_, lifecycle.time_margin_s) {}
 
-void SessionImpl::report(const Metrics& metrics) { results_.record(metrics); }
+void SessionImpl::report(const Metrics& metrics) {
+    before_report();
+    results_.record(metrics);
+    after_report(results_.iterations());
+}
+
+bool SessionImpl::should_stop() {
+    if (stops_.boundaries() == 0) log_resume_latency();
+    const bool stop = stops_.agree();
+    boundary_seen_.store(stops_.boundaries());
+    stop_seen_ = stop_seen_ || stop;
+    return stop;
+}
+
+// Fault points for the lifecycle tests: before the row and the checkpoint of this iteration.
+void SessionImpl::before_report() {
+    checkpoint::set_fault_iteration(results_.iterations() + 1);
+    checkpoint::fault_point("report", context_.world_rank);
+    checkpoint::fault_point("hang_report", context_.world_rank);
+}
+
+// Report is a step boundary: the stop agreement.
+void SessionImpl::after_report(std::int64_t iteration) {
+    iteration_seen_.store(iteration);
+    if (stops_.boundaries() == 0) log_resume_latency();
+    stops_.agree();
+    boundary_seen_.store(stops_.boundaries());
+}
+
+std::string SessionImpl::where() const {
+    return fmt::format("step boundary {} (after iteration {})", boundary_seen_.load(),
+                       iteration_seen_.load());
+}
 
 void SessionImpl::report(const Metrics& metrics, const CheckpointState& state) {
     // The row first: a crash between the two repeats this row after the resume (the previous
     // checkpoint is restored), where the other order would lose it for good.
+    before_report();
     results_.record(metrics);
     const std::int64_t iteration = results_.iterations();
     checkpoint::SaveReport saved;
@@ -38,15 +98,32 @@ void SessionImpl::report(const Metrics& metrics, const CheckpointState& state) {
         }
         throw;
     }
+    stops_.record_checkpoint(saved.stall_s + saved.commit_s);
     if (context_.world_rank == 0)
         storage::append_event(context_.run_dir, "checkpoint", context_,
                               {{"checkpoint", saved.name}, {"iteration", iteration},
                                {"rank0_bytes", saved.bytes}, {"stall_s", saved.stall_s},
                                {"async", config_.get_bool("checkpoint.async")}});
+    after_report(iteration);
+    if (stops_.agreed()) stop_checkpoint_ = saved.name;  // agreed before or at this boundary
+}
+
+// Restart latency: process start to the first step boundary after a restore, less the time
+// spent verifying and reading the checkpoint (that depends on its size, not on trainrt).
+void SessionImpl::log_resume_latency() const {
+    if (!restored_ || context_.world_rank != 0) return;
+    const double age = process_age_seconds();
+    const double reading = restore_seconds_ + restored_->read_seconds();
+    std::cout << fmt::format("[trainrt] resumed: first step {:.3f} s after process start, {:.3f} s "
+                             "of it verifying and reading the checkpoint; restart latency {:.3f} s",
+                             age, reading, age - reading)
+              << std::endl;
 }
 
 void SessionImpl::restore() {
+    const auto started = std::chrono::steady_clock::now();
     restored_ = checkpoints_.restore();
+    restore_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const std::int64_t superseded = results_.resume_after(restored_ ? restored_->iteration() : 0);
     if (superseded > 0 && context_.world_rank == 0)
         storage::write_stderr_line(fmt::format(
@@ -57,6 +134,7 @@ void SessionImpl::restore() {
         storage::append_event(context_.run_dir, "restore", context_,
                               {{"checkpoint", restored_->path()},
                                {"iteration", restored_->iteration()},
+                               {"step", restored_->iteration()},
                                {"written_by_ranks", restored_->world_size()},
                                {"superseded_rows", superseded}});
         std::cout << "[trainrt] resuming from " << restored_->path() << " (iteration "

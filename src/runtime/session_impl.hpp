@@ -1,20 +1,25 @@
 #pragma once
+#include <atomic>
 #include <memory>
 
 #include "checkpoint/manager.hpp"
+#include "config/lifecycle.hpp"
 #include "metrics/result_log.hpp"
+#include "runtime/stop_coordinator.hpp"
 #include "trainrt/session.hpp"
 
 namespace trainrt::runtime {
 
 class SessionImpl final : public Session {
 public:
-    SessionImpl(const JobConfig& config, Context context, std::unique_ptr<Communicator> comm);
+    SessionImpl(const JobConfig& config, Context context, std::unique_ptr<Communicator> comm,
+                const config::LifecycleSettings& lifecycle);
     const Context& context() const override { return context_; }
     const JobConfig& config() const override { return config_; }
     Communicator& communicator() override { return *comm_; }
     void report(const Metrics& metrics) override;
     void report(const Metrics& metrics, const CheckpointState& state) override;
+    bool should_stop() override;
     const Checkpoint* checkpoint() const override { return restored_ ? &*restored_ : nullptr; }
     DatasetShard dataset_shard(const std::string& split, std::uint64_t epoch) override;
     const metrics::ResultLog& results() const { return results_; }
@@ -24,13 +29,31 @@ public:
     // Collective: commits an async checkpoint still in flight.
     void finish_checkpoints() { checkpoints_.finish(); }
 
+    StopCoordinator& stops() { return stops_; }
+    // True when the workload saw should_stop() return true (it returned because of the stop).
+    bool stopped() const { return stop_seen_; }
+    // The checkpoint saved after the stop was agreed ("" when the workload saved none).
+    const std::string& stop_checkpoint() const { return stop_checkpoint_; }
+    // "step boundary 517, iteration 3": readable from the watchdog thread.
+    std::string where() const;
+
 private:
+    void before_report();
+    void after_report(std::int64_t iteration);
+    void log_resume_latency() const;
+
     const JobConfig& config_;
     Context context_;
     std::unique_ptr<Communicator> comm_;
     metrics::ResultLog results_;
     checkpoint::CheckpointManager checkpoints_;
     std::optional<Checkpoint> restored_;
+    StopCoordinator stops_;
+    bool stop_seen_ = false;
+    std::string stop_checkpoint_;
+    double restore_seconds_ = 0;
+    std::atomic<std::int64_t> boundary_seen_{0};
+    std::atomic<std::int64_t> iteration_seen_{0};
 };
 
 }  // namespace trainrt::runtime

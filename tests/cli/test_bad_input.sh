@@ -36,6 +36,16 @@ expect_error epochs_zero 2 "bad value '0' for train.epochs.*>= 1" \
   "$TRAINRT" --config $JOB --train.epochs=0
 TRAINRT_TRAIN_LR=fast expect_error env_value 2 "bad value 'fast' for train.lr \(env TRAINRT_TRAIN_LR\)" \
   "$TRAINRT" --config $JOB
+expect_error bad_stop_signal 2 "bad value 'USR2,KILL' for stop.signals \(command line\): 'KILL' is not a stop signal" \
+  "$TRAINRT" --config $JOB --stop.signals=USR2,KILL
+expect_error bad_time_margin 2 "bad value 'soon' for stop.time_margin \(command line\): expected a number" \
+  "$TRAINRT" --config $JOB --stop.time_margin=soon
+expect_error negative_time_margin 2 "bad value '-5' for stop.time_margin .*auto or a number of seconds >= 0" \
+  "$TRAINRT" --config $JOB --stop.time_margin=-5
+expect_error bad_requeue 2 "bad value 'always' for failure.requeue .*one of auto, never" \
+  "$TRAINRT" --config $JOB --failure.requeue=always
+expect_error bad_max_failures 2 "bad value '-2' for failure.max_failures .*>= -1" \
+  "$TRAINRT" --config $JOB --failure.max_failures=-2
 expect_error gpu_without_cuda 2 "use_gpu=true / scaling.backend=nccl .* needs a trainrt built with CUDA" \
   "$TRAINRT" --config $JOB --scaling.use_gpu=true
 expect_error missing_config 2 "cannot read config file '$WORK/nope.ini'" \

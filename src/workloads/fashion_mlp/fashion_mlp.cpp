@@ -160,8 +160,16 @@ double mean_over_ranks(Session& session, const Progress& progress) {
     return session.communicator().allreduce_value(mean, ReduceOp::mean);
 }
 
-// Runs the rest of the current epoch's batches; checkpoints every `every_steps` steps.
-void train_epoch(Session& session, Mlp& model, GradientReducer& reducer, const DatasetShard& shard,
+Metrics running_metrics(Session& session, const Progress& progress) {
+    Metrics metrics;
+    metrics.set("epoch", progress.epoch + 1).set("step", progress.step)
+        .set("running_loss", mean_over_ranks(session, progress));
+    return metrics;
+}
+
+// Runs the rest of the current epoch's batches; checkpoints every `every_steps` steps and when a
+// stop is agreed (then returns false: the run ends here and resumes from that checkpoint).
+bool train_epoch(Session& session, Mlp& model, GradientReducer& reducer, const DatasetShard& shard,
                  const Settings& settings, Progress& progress) {
     const std::int64_t every = session.config().get_int("checkpoint.every_steps");
     const auto batches = static_cast<std::int64_t>((shard.count + settings.local_batch - 1) / settings.local_batch);
@@ -175,13 +183,16 @@ void train_epoch(Session& session, Mlp& model, GradientReducer& reducer, const D
         ++progress.batches;
         ++progress.step;
         progress.next_batch = b + 1;
-        if (every > 0 && progress.step % every == 0 && b + 1 < batches) {
-            Metrics metrics;
-            metrics.set("epoch", progress.epoch + 1).set("step", progress.step)
-                .set("running_loss", mean_over_ranks(session, progress));
-            session.report(metrics, make_state(model, progress, session.context()));
+        const bool periodic = every > 0 && progress.step % every == 0 && b + 1 < batches;
+        if (periodic)
+            session.report(running_metrics(session, progress), make_state(model, progress, session.context()));
+        if (session.should_stop()) {
+            if (!periodic)
+                session.report(running_metrics(session, progress), make_state(model, progress, session.context()));
+            return false;
         }
     }
+    return true;
 }
 
 Progress start(Session& session, Mlp& model, const Settings& settings) {
@@ -203,7 +214,7 @@ void run(Session& session) {
     for (bool first = true; progress.epoch < settings.epochs; first = false) {
         if (first || settings.shuffle) train = session.dataset_shard("train", static_cast<std::uint64_t>(progress.epoch));
         auto started = Clock::now();
-        train_epoch(session, model, reducer, train, settings, progress);
+        if (!train_epoch(session, model, reducer, train, settings, progress)) return;
         double loss = mean_over_ranks(session, progress);
         double train_time = seconds_since(started);
         auto eval_start = Clock::now();
@@ -216,6 +227,7 @@ void run(Session& session) {
             .set("samples_per_s", static_cast<double>(train.global_count) / train_time);
         progress = {progress.epoch + 1, 0, 0.0, 0, progress.step};
         session.report(metrics, make_state(model, progress, session.context()));
+        if (progress.epoch < settings.epochs && session.should_stop()) return;
     }
     std::string save = session.config().get_or("train.save_weights", "");
     if (!save.empty() && session.context().world_rank == 0) save_weights(save, model);

@@ -1,0 +1,51 @@
+#pragma once
+// The run's life across processes: the failure budget checked at every start, the stop record
+// and self-requeue after a stop, and the relaunch decision the slurm/ wrapper asks for after a
+// step ends. Rank 0 (or the wrapper) only; they write events.jsonl.
+#include <cstdint>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/lifecycle.hpp"
+#include "runtime/history.hpp"
+#include "runtime/stop_coordinator.hpp"
+#include "trainrt/context.hpp"
+
+namespace trainrt::runtime {
+
+// Process exit codes beyond the error classes' (README "Exit codes").
+constexpr int exit_stopped = 9;           // stopped on request, checkpoint committed; resumable
+constexpr int exit_requeue_needed = 75;   // stopped, and the job should be requeued by the caller
+
+// Before the start event: records an attempt that ended without a record as a failure, then
+// throws FailureLimitError (after a final record) when the failures exceed max_failures.
+AttemptHistory begin_attempt(const std::string& run_dir, const Context& context,
+                             const config::LifecycleSettings& settings);
+
+struct StopSummary {
+    StopRequest request;
+    std::int64_t iteration = 0;          // _training_iteration of the last report
+    std::string checkpoint;              // the checkpoint committed after the request ("" if none)
+    std::vector<std::int64_t> boundaries_by_rank;
+};
+
+// After the stop checkpoint committed: the stop event, then the requeue (when the reason calls
+// for one and [failure] requeue = auto). Returns the exit code for every rank.
+int end_stopped(const Context& context, const config::LifecycleSettings& settings,
+                const StopSummary& stop);
+
+// What the relaunch wrapper does after a step ended with `exit_code`.
+enum class StepVerdict { done, relaunch, requeue, give_up };
+struct StepDecision {
+    StepVerdict verdict = StepVerdict::done;
+    std::string message;   // one line for the job's output
+    int exit_code = 0;     // the wrapper's exit code when it stops
+};
+StepDecision after_step(const std::string& run_dir, const Context& context,
+                        const config::LifecycleSettings& settings, int exit_code,
+                        std::time_t step_started, const std::vector<std::string>& excluded_nodes);
+
+}  // namespace trainrt::runtime
