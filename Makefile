@@ -4,8 +4,9 @@ JOBS ?= 2
 CMAKE_FLAGS ?=
 TRAINRT := $(BUILD)/trainrt
 DATA := data/fashion-mnist.h5
+PREFIX ?= /usr/local
 
-.PHONY: all deps build data demo test test-unit test-mpi test-slurm bench clean
+.PHONY: all deps build data demo test test-unit test-mpi test-slurm test-install install bench clean
 
 all: build
 
@@ -37,6 +38,13 @@ test-mpi: build
 
 test-slurm: data
 	cd $(BUILD) && ctest --output-on-failure -L slurm
+
+test-install: build
+	cd $(BUILD) && ctest --output-on-failure -L install
+
+# Installs bin/, lib/, include/, lib/cmake/trainrt, share/trainrt and module files under PREFIX.
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 bench: data
 	bash bench/run.sh

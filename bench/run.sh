@@ -7,7 +7,7 @@
 # Environment:
 #   BUILD=build          build directory (the Makefile's); configured here if it is not yet
 #   BENCH_EPOCHS=3       epochs per training run (trainrt and PyTorch alike)
-#   BENCH_SKIP=          any of: trainrt pytorch allreduce checkpoint (comma or space separated); skipped parts
+#   BENCH_SKIP=          any of: trainrt pytorch allreduce checkpoint restart (comma or space separated); skipped parts
 #                        show as "not run" in BENCHMARKS.md
 #   BENCH_OUT=           where raw results and logs go (default $BUILD/bench-results/<timestamp>)
 #   BENCH_TIMEOUT=1800   seconds allowed to each benchmark command
@@ -66,7 +66,7 @@ if [[ ! -f $BUILD/CMakeCache.txt ]]; then
 fi
 # Only what the benchmarks run: a broken test elsewhere in the tree does not stop them.
 targets=()
-skipped trainrt || targets+=(trainrt)
+{ skipped trainrt && skipped restart; } || targets+=(trainrt)
 skipped allreduce || targets+=(allreduce_bench)
 skipped checkpoint || targets+=(checkpoint_bench)
 if (( ${#targets[@]} )); then
@@ -81,7 +81,7 @@ skipped allreduce || [[ -x $ALLREDUCE ]] || die "$ALLREDUCE was not built"
 CKPT_BENCH=$BUILD/bench/checkpoint_bench
 skipped checkpoint || [[ -x $CKPT_BENCH ]] || die "$CKPT_BENCH was not built"
 
-if ! skipped trainrt && [[ ! -f $DATA ]]; then
+if { ! skipped trainrt || ! skipped restart; } && [[ ! -f $DATA ]]; then
   say "importing FashionMNIST into $DATA"
   mkdir -p "$(dirname "$DATA")"
   "$TRAINRT" data import fashion-mnist --out "$DATA" >&2 || die "'$TRAINRT data import fashion-mnist' failed"
@@ -161,6 +161,15 @@ if ! skipped checkpoint; then
       --dir "${BENCH_CKPT_DIR:-$BUILD/bench-checkpoint}" --mib "${BENCH_CKPT_MIB:-1024}" --reps 3
     grep -q '"what":"async_stall"' "$OUT/checkpoint_n$n.jsonl" ||
       die "checkpoint_bench on $n ranks printed no async_stall line ($OUT/checkpoint_n$n.jsonl)"
+  done
+fi
+
+if ! skipped restart; then
+  command -v jq >/dev/null || die "jq not found (make deps installs it)"
+  for n in 2 4; do
+    run "restart_n$n" "$OUT/restart_n$n.jsonl" bash bench/restart_bench.sh "$TRAINRT" "$n" 3 "$storage"
+    [[ $(grep -c '"bench":"restart"' "$OUT/restart_n$n.jsonl") == 3 ]] ||
+      die "restart_bench on $n ranks printed no 3 result lines ($OUT/restart_n$n.jsonl)"
   done
 fi
 
@@ -339,6 +348,30 @@ else:
     t5 = bool(known5) and all(r <= 0.05 for r in known5.values())
     detail5 = ", ".join(f"{n} rank{'s' if n > 1 else ''}: {fmt(r)}" for n, r in known5.items()) or "–"
 
+# --- restart ---
+rs = pd.concat([jsonl(out / f"restart_n{n}.jsonl") for n in (2, 4)], ignore_index=True)
+lines += ["## Stop and restart (fashion_mlp under mpiexec, 2.7 MB checkpoint)", ""]
+t6 = None
+detail6 = "–"
+if rs.empty:
+    lines += ["not run", ""]
+else:
+    lines += ["Medians of 3 repetitions. Stop: USR2 to the last rank; *signal → exit* is measured from outside "
+              "(kill to mpiexec's exit: stop agreed at the next step, checkpoint committed, stop recorded, MPI "
+              "finalized); *request → commit* is the stop event's own figure. Restart latency: process start "
+              "(from /proc) to the first resumed training step, less the time spent verifying and reading the "
+              "checkpoint; the baseline is the same job's fresh start (no checkpoint) to its first step.", "",
+              "| ranks | signal → exit (s) | request → commit (s) | first resumed step (s) | checkpoint verify+read (s) | restart latency (s) | fresh start → first step (s) | restart latency / fresh start |",
+              "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    med_rs = rs.groupby("ranks").median(numeric_only=True)
+    for n, r in med_rs.iterrows():
+        lines.append(f"| {n} | {fmt(r['stop_to_exit_s'])} | {fmt(r['request_to_commit_s'])} | {fmt(r['first_resumed_step_s'])} | "
+                     f"{fmt(r['checkpoint_read_s'])} | {fmt(r['restart_latency_s'])} | {fmt(r['fresh_first_step_s'])} | "
+                     f"{fmt(r['restart_latency_s'] / r['fresh_first_step_s'])} |")
+    lines.append("")
+    t6 = bool((med_rs["restart_latency_s"] <= 2.0).all())
+    detail6 = ", ".join(f"{n} ranks: {fmt(r['restart_latency_s'])} s" for n, r in med_rs.iterrows())
+
 # --- targets ---
 t1 = None if len(ratio) < len(RANKS) else all(v <= 0.5 for v in ratio.values())
 t2 = None if ("trainrt", 1) not in med or ("trainrt", 2) not in med else med["trainrt", 2] < med["trainrt", 1]
@@ -359,7 +392,8 @@ lines += ["## Targets", "",
           f"| trainrt on 2 ranks faster than on 1 (median epoch time) | {detail2} | {verdict(t2)} |",
           f"| allreduce busbw ≥ 0.95 × plain MPI for every size ≥ 1 MiB | {detail3} | {verdict(t3)} |",
           f"| checkpoint write bandwidth ≥ 0.90 × plain write+fsync (both layouts, 1 and 2 ranks) | {detail4} | {verdict(t4)} |",
-          f"| async checkpoint stall ≤ 5 % of the sync save time (later saves) | {detail5} | {verdict(t5)} |", "",
+          f"| async checkpoint stall ≤ 5 % of the sync save time (later saves) | {detail5} | {verdict(t5)} |",
+          f"| restart latency (process start → first resumed step, excluding the checkpoint read) ≤ 2 s on 2 and 4 ranks | {detail6} | {verdict(t6)} |", "",
           "The machine is shared and small: one measurement can be off by tens of percent when something else "
           "runs (the load average is recorded above and in each log). Run again before drawing conclusions from a MISS.", ""]
 

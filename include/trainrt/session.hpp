@@ -33,8 +33,9 @@ public:
     // allreduce, none once true). True when the job should stop soon: a stop signal ([stop]
     // signals) reached any rank, or the Slurm time limit is near. Then save with
     // report(metrics, state) and return from the training function; the runtime commits the
-    // checkpoint, records the stop, requeues the job and exits. report() also takes part in the
-    // agreement, so a stop agreed there is seen by the next should_stop() without communication.
+    // checkpoint, records the stop, requeues the job and exits. report() is a step boundary too:
+    // a should_stop() right after a report() returns that report's verdict without communicating,
+    // so a checkpoint saved by that report is the one the run stops (and resumes) at.
     virtual bool should_stop() = 0;
 
     // The checkpoint to resume from (Ray's get_checkpoint()); nullptr when starting fresh.

@@ -36,9 +36,10 @@ std::int64_t current_iteration = -1;
 
 void set_fault_iteration(std::int64_t iteration) { current_iteration = iteration; }
 
-void fault_point(const char* phase, int rank) {
+void fault_point(const char* phase, int rank) { fault_point_at(phase, rank, current_iteration); }
+
+void fault_point_at(const char* phase, int rank, std::int64_t iteration) {
     static const FaultSpec spec = parse_spec();
-    const std::int64_t iteration = current_iteration;
     if (spec.phase.empty() || spec.phase != phase) return;
     if (spec.rank >= 0 && spec.rank != rank) return;
     if (spec.iteration >= 0 && spec.iteration != iteration) return;

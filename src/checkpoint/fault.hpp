@@ -13,5 +13,7 @@ namespace trainrt::checkpoint {
 // The report iteration whose save is in progress (set by the commit protocol).
 void set_fault_iteration(std::int64_t iteration);
 void fault_point(const char* phase, int rank);
+// The same for a phase outside a save, at an explicit iteration (leaves the save's alone).
+void fault_point_at(const char* phase, int rank, std::int64_t iteration);
 
 }  // namespace trainrt::checkpoint

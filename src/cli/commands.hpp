@@ -2,9 +2,8 @@
 // Subcommands of the trainrt binary. Each returns the process exit code.
 namespace trainrt::cli {
 
-int run_command(int argc, const char* const argv[]);   // trainrt --config FILE ...
+int run_command(int argc, const char* const argv[]);   // trainrt --config FILE ..., after-step
 int data_command(int argc, const char* const argv[]);  // trainrt data import ...
-int after_step_command(int argc, const char* const argv[]);  // trainrt after-step ... (slurm/)
 int checkpoints_command(int argc, const char* const argv[]);  // trainrt checkpoints [verify] DIR
 
 }  // namespace trainrt::cli

@@ -23,6 +23,12 @@ const std::vector<std::pair<std::string, int>>& catchable_signals() {
     return table;
 }
 
+std::string signal_display_name(int number) {
+    for (const auto& [name, value] : catchable_signals())
+        if (value == number) return name;
+    return std::to_string(number);
+}
+
 std::string trim(const std::string& text) {
     auto first = text.find_first_not_of(" \t");
     if (first == std::string::npos) return "";
@@ -46,7 +52,7 @@ void parse_signals(const JobConfig& config, LifecycleSettings& settings) {
         if (std::find(settings.stop_signals.begin(), settings.stop_signals.end(), *number) ==
             settings.stop_signals.end()) {
             settings.stop_signals.push_back(*number);
-            settings.stop_signal_names.push_back(item.rfind("SIG", 0) == 0 ? item.substr(3) : item);
+            settings.stop_signal_names.push_back(signal_display_name(*number));
         }
     }
 }

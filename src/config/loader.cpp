@@ -144,7 +144,7 @@ std::vector<OptionSpec> job_specs(const Values& values, const WorkloadKeys& work
                                   bool& free_train_keys) {
     std::vector<OptionSpec> specs = builtin_options();
     std::string workload = workload_of(values);
-    free_train_keys = workload.rfind("plugin:", 0) == 0;
+    free_train_keys = workload.rfind("plugin:", 0) == 0 || workload.rfind("embedded:", 0) == 0;
     if (free_train_keys) return specs;
     auto found = workloads.find(workload);
     if (found == workloads.end()) {
@@ -192,7 +192,8 @@ Values validate(Values values, const WorkloadKeys& workloads) {
 
 }  // namespace
 
-Loaded load(int argc, const char* const argv[], const WorkloadKeys& workloads) {
+Loaded load(int argc, const char* const argv[], const WorkloadKeys& workloads,
+            const std::string& embedded_workload) {
     po::options_description desc = describe(all_specs(workloads));
     Values from_command_line;
     Flags flags;
@@ -206,8 +207,30 @@ Loaded load(int argc, const char* const argv[], const WorkloadKeys& workloads) {
     if (!flags.config_file.empty()) take_file(merged, flags.config_file, desc);
     take_environment(merged, desc);
     for (auto& [key, value] : from_command_line) merged[key] = value;
+    if (!embedded_workload.empty())
+        merged["run.workload"] = {"embedded:" + embedded_workload, "set by the program (trainrt::run)"};
     if (flags.help || flags.version) return {JobConfig(merged), flags};
     return {JobConfig(validate(std::move(merged), workloads)), flags};
+}
+
+JobConfig with_train_keys(const JobConfig& config, const std::vector<OptionSpec>& train_keys,
+                          const std::string& workload) {
+    std::map<std::string, ConfigValue> values = config.values();
+    const std::vector<std::string> accepted_keys = keys_of(train_keys);
+    for (const auto& [key, value] : values) {
+        if (key.rfind("train.", 0) != 0) continue;
+        if (std::find(accepted_keys.begin(), accepted_keys.end(), key) == accepted_keys.end())
+            unknown_key(key, value, accepted_keys,
+                        fmt::format("workload {} accepts: {}", workload, fmt::join(accepted_keys, ", ")));
+    }
+    for (const OptionSpec& spec : train_keys) {
+        auto found = values.find(spec.key);
+        if (found != values.end())
+            found->second.value = check_value(spec, found->second.value, found->second.source);
+        else if (!spec.default_value.empty())
+            values[spec.key] = {spec.default_value, "default"};
+    }
+    return JobConfig(std::move(values));
 }
 
 std::string help_text(const WorkloadKeys& workloads) {

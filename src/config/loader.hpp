@@ -32,7 +32,16 @@ struct Loaded {
     Flags flags;
 };
 
-Loaded load(int argc, const char* const argv[], const WorkloadKeys& workloads);
+// `embedded_workload`: a program that embeds trainrt (trainrt::run) names its own training
+// function; run.workload is then "embedded:<name>" whatever the config says, and any train.*
+// key is accepted.
+Loaded load(int argc, const char* const argv[], const WorkloadKeys& workloads,
+            const std::string& embedded_workload = "");
+
+// A plugin's declared train.* keys, known only once it is loaded: checks the config's train.*
+// values against them (unknown key, type, bounds: ConfigError of one line) and adds defaults.
+JobConfig with_train_keys(const JobConfig& config, const std::vector<OptionSpec>& train_keys,
+                          const std::string& workload);
 
 // `trainrt --help`: every key with its default and meaning, by section.
 std::string help_text(const WorkloadKeys& workloads);

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <regex>
 
+#include <fmt/format.h>
+
 extern char** environ;
 
 namespace trainrt::launch {
@@ -40,9 +42,22 @@ bool read_until_eof(int fd, std::string& output, std::chrono::steady_clock::time
     }
 }
 
-int wait_child(pid_t pid) {
+// Waits for the child until the deadline, then kills its process group (it and anything it
+// started) and reaps it. -1 unless it exited by itself.
+int wait_child(pid_t pid, std::chrono::steady_clock::time_point deadline, bool& killed) {
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    for (;;) {
+        pid_t done = ::waitpid(pid, &status, WNOHANG);
+        if (done == pid) break;
+        if (done < 0 && errno != EINTR) return -1;
+        if (std::chrono::steady_clock::now() >= deadline) {
+            ::kill(-pid, SIGKILL);
+            killed = true;
+            while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+            }
+            break;
+        }
+        ::usleep(5000);
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -61,9 +76,14 @@ ProgramResult run_program(const std::vector<std::string>& argv, double timeout_s
     std::vector<char*> args;
     for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
     args.push_back(nullptr);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);  // its own group: killable whole
+    posix_spawnattr_setpgroup(&attributes, 0);
     pid_t pid = -1;
-    int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    int spawned = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
     ::close(pipe_fds[1]);
     if (spawned != 0) {
         ::close(pipe_fds[0]);
@@ -73,12 +93,14 @@ ProgramResult run_program(const std::vector<std::string>& argv, double timeout_s
     result.started = true;
     auto deadline = std::chrono::steady_clock::now() +
                     std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
-    if (!read_until_eof(pipe_fds[0], result.output, deadline)) {
-        ::kill(pid, SIGKILL);
-        result.output += " (killed after " + std::to_string(static_cast<int>(timeout_s)) + " s)";
-    }
+    bool killed = !read_until_eof(pipe_fds[0], result.output, deadline);
+    if (killed) ::kill(-pid, SIGKILL);
     ::close(pipe_fds[0]);
-    result.exit_code = wait_child(pid);
+    result.exit_code = wait_child(pid, deadline, killed);
+    if (killed) {
+        result.exit_code = -1;
+        result.output += fmt::format(" (killed after {:g} s)", timeout_s);
+    }
     while (!result.output.empty() && result.output.back() == '\n') result.output.pop_back();
     return result;
 }

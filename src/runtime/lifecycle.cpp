@@ -67,6 +67,11 @@ RequeueOutcome requeue_running_job(const Context& context) {
     }
     launch::ProgramResult result = launch::requeue_job(context.job_id);
     if (!result.started) return {exit_requeue_needed, ""};
+    if (result.exit_code != 0 && job.state.empty()) {  // the controller did not answer either time
+        say(fmt::format("scontrol requeue {} failed ({}); slurmctld unreachable? exiting {} so the "
+                        "wrapper tries again", context.job_id, result.output, exit_requeue_needed));
+        return {exit_requeue_needed, ""};
+    }
     if (result.exit_code != 0) {
         say(fmt::format("scontrol requeue {} failed: {}; resubmit the job to resume",
                         context.job_id, result.output));
@@ -141,7 +146,8 @@ int end_stopped(const Context& context, const config::LifecycleSettings& setting
 
 StepDecision after_step(const std::string& run_dir, const Context& context,
                         const config::LifecycleSettings& settings, int exit_code,
-                        std::time_t step_started, const std::vector<std::string>& excluded_nodes) {
+                        std::time_t step_started, const std::vector<std::string>& excluded_nodes,
+                        bool ending) {
     std::vector<nlohmann::json> events = read_events(run_dir);
     AttemptHistory history = summarize(events);
     const bool started = started_since(events, step_started);
@@ -168,6 +174,10 @@ StepDecision after_step(const std::string& run_dir, const Context& context,
                                {"failures", history.failures}});
         return {StepVerdict::give_up, message, FailureLimitError("").exit_code()};
     }
+    if (ending)
+        return {StepVerdict::done, fmt::format("the job is ending (requeue or cancel): not relaunching "
+                                               "after failure {} ({})", history.failures, history.last_end),
+                exit_code};
     storage::append_event(run_dir, "relaunch", context,
                           {{"failures", history.failures}, {"max_failures", settings.max_failures},
                            {"exit_code", exit_code}, {"excluded_nodes", excluded_nodes},

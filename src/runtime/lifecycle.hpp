@@ -46,6 +46,7 @@ struct StepDecision {
 };
 StepDecision after_step(const std::string& run_dir, const Context& context,
                         const config::LifecycleSettings& settings, int exit_code,
-                        std::time_t step_started, const std::vector<std::string>& excluded_nodes);
+                        std::time_t step_started, const std::vector<std::string>& excluded_nodes,
+                        bool ending);
 
 }  // namespace trainrt::runtime

@@ -4,12 +4,14 @@
 #include <mpi.h>
 
 #include <iostream>
+#include <limits>
 
 #include <fmt/format.h>
 
 #include "comm/mpi_communicator.hpp"
 #include "comm/mpi_world.hpp"
 #include "comm/strings.hpp"
+#include "config/loader.hpp"
 #include "launch/launcher.hpp"
 #include "runtime/lifecycle.hpp"
 #include "runtime/session_impl.hpp"
@@ -21,6 +23,57 @@
 
 namespace trainrt::runtime {
 namespace {
+
+// An error every rank raises after agreeing on it: the lowest failing rank's message, exit code
+// and domain.
+class AgreedError final : public Error {
+public:
+    AgreedError(const std::string& message, int code, std::string domain)
+        : Error(message), code_(code), domain_(std::move(domain)) {
+        set_on_all_ranks();
+    }
+    int exit_code() const noexcept override { return code_; }
+    const char* domain() const noexcept override { return domain_.c_str(); }
+
+private:
+    int code_;
+    std::string domain_;
+};
+
+// This rank's start-up checks; "" when they pass, else "CODE|DOMAIN|MESSAGE".
+std::string check_locally(const Context& context, const config::LifecycleSettings& lifecycle,
+                          const workloads::Workload*& workload, JobConfig& effective) {
+    try {
+        if (workload == nullptr) workload = &workloads::find(effective.get("run.workload"));
+        if (!workload->any_train_key)  // a plugin's declared keys are known only now
+            effective = config::with_train_keys(effective, workload->train_keys, workload->name);
+        if (workload->preflight) workload->preflight(effective, context);
+        install_stop_signals(lifecycle.stop_signals);
+        return "";
+    } catch (const Error& error) {
+        return fmt::format("{}|{}|{}", error.exit_code(), error.domain(), error.what());
+    } catch (const std::exception& error) {
+        const WorkloadError wrapped("");
+        return fmt::format("{}|{}|workload {}: preflight: {}", wrapped.exit_code(), wrapped.domain(),
+                           workload != nullptr ? workload->name : "?", error.what());
+    }
+}
+
+// Collective: the workload (a plugin is loaded here), its keys and its preflight are checked on
+// every rank before the run directory is touched. A failure on any rank becomes every rank's, so
+// the ranks never split into failing ones and ones waiting in the next collective.
+void check_start(Communicator& comm, const Context& context, const config::LifecycleSettings& lifecycle,
+                 const workloads::Workload*& workload, JobConfig& effective) {
+    const std::string local = check_locally(context, lifecycle, workload, effective);
+    constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
+    const std::int64_t first = comm.allreduce_value<std::int64_t>(local.empty() ? none : comm.rank(), ReduceOp::min);
+    if (first == none) return;
+    const std::string agreed = comm::broadcast_string(comm, local, static_cast<int>(first));
+    const auto bar = agreed.find('|'), second = agreed.find('|', bar + 1);
+    const std::string message = agreed.substr(second + 1);
+    throw AgreedError(first == 0 ? message : fmt::format("on rank {}: {}", first, message),
+                      std::stoi(agreed.substr(0, bar)), agreed.substr(bar + 1, second - bar - 1));
+}
 
 // Rank 0 prepares the run directory, checks the failure budget and records the start; every
 // rank learns the outcome, so all fail together (with rank 0's exit code).
@@ -119,37 +172,43 @@ int train(SessionImpl& session, const workloads::Workload& workload, const Conte
 
 }  // namespace
 
-int run_job(const JobConfig& config, const workloads::Workload& workload,
-            const config::LifecycleSettings& lifecycle) {
+int run_job(const JobConfig& config, const config::LifecycleSettings& lifecycle,
+            const workloads::Workload* embedded) {
     auto launcher = launch::discover(launch::process_env());
     comm::MpiRuntime mpi(*launcher);
     Context context;
     context.world_rank = launcher->info().world_rank;
+    std::unique_ptr<Communicator> comm;
     try {
         context = comm::build_context(launcher->info());
         context.run_dir = storage::run_dir_path(config);
-        if (workload.preflight) workload.preflight(config, context);
-        install_stop_signals(lifecycle.stop_signals);
-    } catch (const LaunchError& error) {
+        comm = comm::make_mpi_communicator(MPI_COMM_WORLD);
+    } catch (const Error& error) {
         return fail(error, context, false);  // ranks may disagree on who they are
+    }
+    const workloads::Workload* workload = embedded;
+    JobConfig effective = config;
+    try {
+        check_start(*comm, context, lifecycle, workload, effective);
     } catch (const Error& error) {
         return fail(error, context, true);
     }
     openblas_set_num_threads(1);  // one core per rank, like PyTorch's default here
     std::unique_ptr<SessionImpl> session;
     try {
-        session = std::make_unique<SessionImpl>(config, context,
-                                                comm::make_mpi_communicator(MPI_COMM_WORLD), lifecycle);
-        agree_on_run_dir(session->communicator(), config, context, lifecycle);
+        session = std::make_unique<SessionImpl>(effective, context, std::move(comm), lifecycle);
+        agree_on_run_dir(session->communicator(), effective, context, lifecycle);
         session->restore();
         session->stops().watch_time_limit();
     } catch (const Error& error) {
         return fail(error, context, true);
     }
     try {
-        return train(*session, workload, context, lifecycle);
+        return train(*session, *workload, context, lifecycle);
     } catch (const Error& error) {
         return fail(error, context, false);
+    } catch (const std::exception& error) {  // the training function's own exceptions
+        return fail(WorkloadError(fmt::format("workload {}: {}", workload->name, error.what())), context, false);
     }
 }
 

@@ -8,7 +8,9 @@
 
 namespace trainrt::runtime {
 
-int run_job(const JobConfig& config, const workloads::Workload& workload,
-            const config::LifecycleSettings& lifecycle);
+// `embedded`: the program's own workload (trainrt::run); nullptr: run.workload, a built-in or a
+// plugin (loaded here, on every rank, so a bad plugin is one line from rank 0).
+int run_job(const JobConfig& config, const config::LifecycleSettings& lifecycle,
+            const workloads::Workload* embedded);
 
 }  // namespace trainrt::runtime

@@ -52,9 +52,12 @@ void SessionImpl::report(const Metrics& metrics) {
     after_report(results_.iterations());
 }
 
+// A report() since the last call already was this step's boundary: its agreement is the answer
+// (every rank follows the same sequence, so the verdict is the same everywhere).
 bool SessionImpl::should_stop() {
     if (stops_.boundaries() == 0) log_resume_latency();
-    const bool stop = stops_.agree();
+    const bool stop = reported_since_check_ ? stops_.agreed() : stops_.agree();
+    reported_since_check_ = false;
     boundary_seen_.store(stops_.boundaries());
     stop_seen_ = stop_seen_ || stop;
     return stop;
@@ -62,9 +65,9 @@ bool SessionImpl::should_stop() {
 
 // Fault points for the lifecycle tests: before the row and the checkpoint of this iteration.
 void SessionImpl::before_report() {
-    checkpoint::set_fault_iteration(results_.iterations() + 1);
-    checkpoint::fault_point("report", context_.world_rank);
-    checkpoint::fault_point("hang_report", context_.world_rank);
+    const std::int64_t iteration = results_.iterations() + 1;
+    checkpoint::fault_point_at("report", context_.world_rank, iteration);
+    checkpoint::fault_point_at("hang_report", context_.world_rank, iteration);
 }
 
 // Report is a step boundary: the stop agreement.
@@ -72,6 +75,7 @@ void SessionImpl::after_report(std::int64_t iteration) {
     iteration_seen_.store(iteration);
     if (stops_.boundaries() == 0) log_resume_latency();
     stops_.agree();
+    reported_since_check_ = true;
     boundary_seen_.store(stops_.boundaries());
 }
 
@@ -111,8 +115,13 @@ void SessionImpl::report(const Metrics& metrics, const CheckpointState& state) {
 // Restart latency: process start to the first step boundary after a restore, less the time
 // spent verifying and reading the checkpoint (that depends on its size, not on trainrt).
 void SessionImpl::log_resume_latency() const {
-    if (!restored_ || context_.world_rank != 0) return;
+    if (context_.world_rank != 0) return;
     const double age = process_age_seconds();
+    if (!restored_) {
+        std::cout << fmt::format("[trainrt] first step {:.3f} s after process start (fresh start)", age)
+                  << std::endl;
+        return;
+    }
     const double reading = restore_seconds_ + restored_->read_seconds();
     std::cout << fmt::format("[trainrt] resumed: first step {:.3f} s after process start, {:.3f} s "
                              "of it verifying and reading the checkpoint; restart latency {:.3f} s",

@@ -50,6 +50,7 @@ private:
     std::optional<Checkpoint> restored_;
     StopCoordinator stops_;
     bool stop_seen_ = false;
+    bool reported_since_check_ = false;
     std::string stop_checkpoint_;
     double restore_seconds_ = 0;
     std::atomic<std::int64_t> boundary_seen_{0};

@@ -72,7 +72,7 @@ bool StopCoordinator::agree() {
     request_.signal = static_cast<int>(votes[0]);
     request_.signal_rank = static_cast<int>(votes[2]);
     request_.agreed_at = now;
-    request_.requested_at = signal != 0 ? stop_signal_time() : now;
+    request_.requested_at = signal != 0 && stop_signal_time() > 0 ? stop_signal_time() : now;
     request_.boundary = boundaries_;
     log_agreement();
     return true;

@@ -17,12 +17,14 @@ static_assert(std::atomic<int>::is_always_lock_free && std::atomic<double>::is_a
               "the signal handler needs lock-free atomics");
 
 // Only the first signal counts: a later one (Slurm's TERM after our own requeue) changes nothing.
+// The time is published before the signal, so whoever sees the signal sees its time.
 void on_stop_signal(int signal_number) {
-    int none = 0;
+    if (received_signal.load() != 0) return;
     timespec now{};
     clock_gettime(CLOCK_MONOTONIC, &now);
-    if (received_signal.compare_exchange_strong(none, signal_number))
-        received_at.store(static_cast<double>(now.tv_sec) + now.tv_nsec * 1e-9);
+    received_at.store(static_cast<double>(now.tv_sec) + now.tv_nsec * 1e-9);
+    int none = 0;
+    received_signal.compare_exchange_strong(none, signal_number);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "storage/posix.hpp"
+#include "trainrt/build_config.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt::storage {

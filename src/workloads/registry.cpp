@@ -1,16 +1,31 @@
 #include "workloads/registry.hpp"
 
+#include <memory>
+#include <mutex>
+
 #include <fmt/format.h>
 
 #include "trainrt/error.hpp"
-#include "workloads/fashion_mlp/fashion_mlp.hpp"
+#include "workloads/plugin_loader.hpp"
 
 namespace trainrt::workloads {
+
+Workload from_descriptor(const WorkloadDescriptor& descriptor) {
+    Workload workload;
+    workload.name = descriptor.name;
+    workload.description = descriptor.description != nullptr ? descriptor.description : "";
+    workload.any_train_key = descriptor.train_keys == nullptr;
+    if (descriptor.train_keys != nullptr) workload.train_keys = descriptor.train_keys();
+    workload.run = descriptor.run;
+    if (descriptor.preflight != nullptr) workload.preflight = descriptor.preflight;
+    return workload;
+}
 
 const std::map<std::string, Workload>& builtin() {
     static const std::map<std::string, Workload> all = [] {
         std::map<std::string, Workload> table;
-        for (Workload workload : {fashion_mlp::workload()}) table.emplace(workload.name, workload);
+        for (const WorkloadDescriptor* descriptor : builtin_descriptors())
+            table.emplace(descriptor->name, from_descriptor(*descriptor));
         return table;
     }();
     return all;
@@ -18,14 +33,24 @@ const std::map<std::string, Workload>& builtin() {
 
 config::WorkloadKeys keys_by_workload() {
     config::WorkloadKeys keys;
-    for (const auto& [name, workload] : builtin()) keys[name] = workload.train_keys;
+    for (const auto& [name, workload] : builtin())
+        if (!workload.any_train_key) keys[name] = workload.train_keys;
     return keys;
 }
 
 const Workload& find(const std::string& name) {
+    if (name.rfind("plugin:", 0) == 0) {
+        static std::mutex mutex;
+        static std::map<std::string, std::unique_ptr<Workload>> plugins;
+        std::lock_guard<std::mutex> lock(mutex);
+        auto& slot = plugins[name];
+        if (!slot) slot = std::make_unique<Workload>(from_descriptor(load_plugin(parse_plugin_ref(name))));
+        return *slot;
+    }
     auto found = builtin().find(name);
     if (found == builtin().end())
-        throw ConfigError(fmt::format("config: unknown workload '{}'", name));
+        throw ConfigError(fmt::format("config: unknown workload '{}'; built in: fashion_mlp; or "
+                                      "plugin:/path/libmine.so[:name]", name));
     return found->second;
 }
 

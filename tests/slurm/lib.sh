@@ -181,3 +181,108 @@ run_ok() {
     fail "exit status $rc: $*"
   fi
 }
+
+# --- lifecycle scenarios (requeue, stop signals, time limit, crashes) ----------------------------
+
+# Short fashion_mlp arguments shared by the lifecycle tests: 6 epochs of batch 256 with a
+# checkpoint every 50 steps (5 result rows per epoch, 30 in all; ~10 s of training on 2 ranks).
+LIFECYCLE_ARGS="--train.epochs=6 --train.batch_size=256 --checkpoint.every_steps=50"
+
+# submit_fashion NAME SBATCH_FILE "TRAINRT_ARGS" [SBATCH_OPTIONS...]: submits the job from the
+# source dir with 2 tasks, run directory $TEST_TMP/runs/NAME; sets JOB, OUT (its output file)
+# and RUN (its run directory). The job inherits TRAINRT and anything else exported by the caller.
+submit_fashion() {
+  local name=$1 file=$2 args=$3
+  shift 3
+  OUT=$TEST_TMP/$name.out
+  RUN=$TEST_TMP/runs/$name
+  export TRAINRT
+  export TRAINRT_ARGS="$args --run.storage_path=$TEST_TMP/runs --run.name=$name"
+  local here=$PWD
+  cd "$TRAINRT_SRC"
+  submit --ntasks=2 --output="$OUT" "$@" "$file"
+  cd "$here"
+}
+
+# submit_template NAME "TRAINRT_ARGS": like submit_fashion, through the generic template
+# slurm/trainrt.sbatch with jobs/fashion_mlp.ini and the arguments as the script's arguments.
+submit_template() {
+  local name=$1 here=$PWD
+  OUT=$TEST_TMP/$name.out
+  RUN=$TEST_TMP/runs/$name
+  export TRAINRT
+  cd "$TRAINRT_SRC"
+  # shellcheck disable=SC2086
+  submit --ntasks=2 --output="$OUT" slurm/trainrt.sbatch jobs/fashion_mlp.ini $2 \
+    --run.storage_path="$TEST_TMP/runs" --run.name="$name"
+  cd "$here"
+}
+
+# reference_digest "TRAINRT_ARGS": sets BASE to the weights digest of the same training,
+# uninterrupted, under mpiexec -n 2 (the launchers agree bitwise: test_digest_launchers).
+BASE=""
+reference_digest() {
+  local out=$TEST_TMP/reference.out here=$PWD
+  cd "$TRAINRT_SRC"
+  # shellcheck disable=SC2086
+  run_ok 300 "$out" mpiexec -n 2 "$TRAINRT" --config jobs/fashion_mlp.ini $1 \
+     --run.storage_path="$TEST_TMP/runs" --run.name=reference
+  cd "$here"
+  BASE=$(sed -n 's/^weights_digest=//p' "$out" | tail -1)
+  [[ "$BASE" =~ ^[0-9a-f]{16}$ ]] || fail "no weights digest from the reference run ($out)"
+  log "uninterrupted reference: $BASE"
+}
+
+# start_fashion NAME ROWS ["EXTRA_ARGS"]: submits the lifecycle job and waits for its first run
+# to report ROWS rows.
+start_fashion() {
+  submit_fashion "$1" jobs/fashion_mlp.sbatch "$LIFECYCLE_ARGS ${3:-}"
+  wait_start "$RUN" 0
+  wait_rows "$RUN" "$2"
+}
+
+# task_pid JOB RANK: pid of the trainrt process of JOB with SLURM_PROCID=RANK (waits up to 60 s).
+task_pid() {
+  local job=$1 rank=$2 pid deadline=$((SECONDS + 60))
+  while ((SECONDS < deadline)); do
+    for pid in $(pgrep -x trainrt || true); do
+      tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "SLURM_JOB_ID=$job" || continue
+      tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "SLURM_PROCID=$rank" && { echo "$pid"; return 0; }
+    done
+    sleep 0.1
+  done
+  fail "no trainrt task $rank of job $job within 60 s"
+}
+
+# rows RUN: result rows so far; wait_rows RUN N [LIMIT]: until there are at least N.
+rows() { if [[ -s "$1/result.jsonl" ]]; then wc -l <"$1/result.jsonl"; else echo 0; fi; }
+wait_rows() {
+  local deadline=$((SECONDS + ${3:-120}))
+  until (($(rows "$1") >= $2)); do
+    ((SECONDS < deadline)) || fail "$1/result.jsonl has $(rows "$1") rows after ${3:-120}s, waited for $2"
+    sleep 0.1
+  done
+}
+
+# wait_start RUN RESTART: until events.jsonl has a start event with that restart count.
+wait_start() {
+  local deadline=$((SECONDS + 120))
+  until [[ -s "$1/events.jsonl" ]] && jq -s -e --argjson r "$2" 'any(.[]; .event == "start" and .restart_count == $r)' \
+      "$1/events.jsonl" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || fail "no start event with restart_count $2 in $1/events.jsonl after 120s"
+    sleep 0.2
+  done
+}
+
+# count_events RUN JQ_CONDITION: how many events match.
+count_events() { jq -c "select($2)" "$1/events.jsonl" | grep -c . || true; }
+
+# rows_once RUN: result.jsonl holds iterations 1..last, each exactly once, in order.
+rows_once() {
+  local got want
+  got=$(jq -r '._training_iteration' "$1/result.jsonl" | tr '\n' ' ')
+  want=$(seq 1 "$(jq -r '._training_iteration' "$1/result.jsonl" | tail -1)" | tr '\n' ' ')
+  [[ "$got" == "$want" ]] || fail "$1/result.jsonl iterations are '$got', expected '$want'"
+}
+
+digest_in() { sed -n 's/^weights_digest=//p' "$1" | tail -1; }

@@ -1,4 +1,4 @@
-#include "workloads/fashion_mlp/fashion_mlp.hpp"
+#include "trainrt/plugin.hpp"
 
 #include <chrono>
 #include <tuple>
@@ -251,10 +251,8 @@ std::vector<OptionSpec> train_keys() {
 
 }  // namespace
 
-Workload workload() {
-    return {"fashion_mlp",
-            "Ray Train's FashionMNIST recipe: MLP 784-512-512-10, SGD, cross-entropy",
-            train_keys(), run, preflight};
-}
+// Registered like any user workload (trainrt/plugin.hpp), from inside libtrainrt.
+TRAINRT_WORKLOAD_WITH(fashion_mlp, "Ray Train's FashionMNIST recipe: MLP 784-512-512-10, SGD, cross-entropy",
+                      run, train_keys, preflight);
 
 }  // namespace trainrt::workloads::fashion_mlp

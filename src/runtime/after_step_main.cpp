@@ -1,8 +1,5 @@
-// `trainrt after-step --exit-code N --started EPOCH [--excluded NODES] -- ARGS...`: asked by the
-// relaunch wrapper (slurm/trainrt-srun) after each srun step, with the step's exit code, its start
-// time and the job's own trainrt arguments (to find the run directory and [failure]). Records the
-// failure when the step left none, applies max_failures, and prints `VERDICT EXIT_CODE` on stdout
-// (VERDICT: done, relaunch, requeue, give_up) and one line for the job's output on stderr.
+#include "runtime/after_step_main.hpp"
+
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
@@ -11,7 +8,6 @@
 
 #include <fmt/format.h>
 
-#include "cli/commands.hpp"
 #include "config/lifecycle.hpp"
 #include "config/loader.hpp"
 #include "launch/launcher.hpp"
@@ -21,12 +17,13 @@
 #include "trainrt/error.hpp"
 #include "workloads/registry.hpp"
 
-namespace trainrt::cli {
+namespace trainrt::runtime {
 namespace {
 
 struct AfterStepArgs {
     int exit_code = -1;
     std::time_t started = 0;
+    bool ending = false;
     std::vector<std::string> excluded;
     std::vector<const char*> run_argv;  // argv for the job's run command
 };
@@ -49,13 +46,14 @@ AfterStepArgs parse(int argc, const char* const argv[]) {
         const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
         if (flag == "--exit-code") args.exit_code = static_cast<int>(number_argument(flag, value));
         else if (flag == "--started") args.started = static_cast<std::time_t>(number_argument(flag, value));
+        else if (flag == "--ending") { args.ending = true; continue; }
         else if (flag == "--excluded") {
             std::stringstream nodes(value != nullptr ? value : "");
             for (std::string node; std::getline(nodes, node, ',');)
                 if (!node.empty()) args.excluded.push_back(node);
         } else {
             throw ConfigError(fmt::format("after-step: unknown argument '{}'; usage: trainrt after-step "
-                                          "--exit-code N --started EPOCH [--excluded NODES] -- ARGS", flag));
+                                          "--exit-code N --started EPOCH [--excluded NODES] [--ending] -- ARGS", flag));
         }
         ++i;
     }
@@ -77,29 +75,29 @@ Context wrapper_context(const std::string& run_dir) {
     return context;
 }
 
-const char* verdict_name(runtime::StepVerdict verdict) {
+const char* verdict_name(StepVerdict verdict) {
     switch (verdict) {
-        case runtime::StepVerdict::done: return "done";
-        case runtime::StepVerdict::relaunch: return "relaunch";
-        case runtime::StepVerdict::requeue: return "requeue";
-        case runtime::StepVerdict::give_up: return "give_up";
+        case StepVerdict::done: return "done";
+        case StepVerdict::relaunch: return "relaunch";
+        case StepVerdict::requeue: return "requeue";
+        case StepVerdict::give_up: return "give_up";
     }
     return "give_up";
 }
 
 }  // namespace
 
-int after_step_command(int argc, const char* const argv[]) {
+int after_step_main(int argc, const char* const argv[], const std::string& embedded_name) {
     AfterStepArgs args = parse(argc, argv);
     config::Loaded loaded = config::load(static_cast<int>(args.run_argv.size()), args.run_argv.data(),
-                                         workloads::keys_by_workload());
+                                         workloads::keys_by_workload(), embedded_name);
     const std::string run_dir = storage::run_dir_path(loaded.config);
-    runtime::StepDecision decision =
-        runtime::after_step(run_dir, wrapper_context(run_dir), config::lifecycle_settings(loaded.config),
-                            args.exit_code, args.started, args.excluded);
+    StepDecision decision =
+        after_step(run_dir, wrapper_context(run_dir), config::lifecycle_settings(loaded.config),
+                            args.exit_code, args.started, args.excluded, args.ending);
     storage::write_stderr_line("trainrt after-step: " + decision.message);
     std::cout << verdict_name(decision.verdict) << ' ' << decision.exit_code << std::endl;
     return 0;
 }
 
-}  // namespace trainrt::cli
+}  // namespace trainrt::runtime

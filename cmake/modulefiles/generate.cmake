@@ -1,0 +1,18 @@
+# Run at install time (cmake/install.cmake): writes the Lmod and Environment Modules files for the
+# actual install prefix into <prefix>/modulefiles/trainrt/.
+set(TRAINRT_PREFIX "${CMAKE_INSTALL_PREFIX}")
+if(DEFINED ENV{DESTDIR} AND NOT "$ENV{DESTDIR}" STREQUAL "")
+  message(STATUS "trainrt module files name ${TRAINRT_PREFIX} (DESTDIR=$ENV{DESTDIR} is staging only)")
+endif()
+set(lua_prereq "")
+set(tcl_prereq "")
+separate_arguments(prereqs UNIX_COMMAND "${TRAINRT_MODULE_PREREQ}")
+foreach(module IN LISTS prereqs)
+  string(APPEND lua_prereq "depends_on(\"${module}\")\n")
+  string(APPEND tcl_prereq "prereq ${module}\n")
+endforeach()
+set(dir "$ENV{DESTDIR}${TRAINRT_PREFIX}/modulefiles/trainrt")
+configure_file("${TRAINRT_TEMPLATES}/trainrt.lua.in" "${dir}/${TRAINRT_VERSION}.lua" @ONLY)
+configure_file("${TRAINRT_TEMPLATES}/trainrt.tcl.in" "${dir}/${TRAINRT_VERSION}" @ONLY)
+file(WRITE "${dir}/.version" "#%Module\nset ModulesVersion \"${TRAINRT_VERSION}\"\n")
+message(STATUS "Installing: ${dir}/${TRAINRT_VERSION}{,.lua}, .version")

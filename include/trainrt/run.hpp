@@ -1,0 +1,20 @@
+#pragma once
+// Embedding: a program of your own gets the whole trainrt runtime around its training function —
+// config (INI, TRAINRT_* environment, --section.key=value), launch (PMIx, PMI, Slurm), MPI,
+// restore, stop signals, time limit, requeue, failure records:
+//
+//     int main(int argc, char** argv) { return trainrt::run(argc, argv, train, "my_model"); }
+//
+// `argc/argv` are parsed exactly like the trainrt command's (--config FILE, --help, ...); the
+// [run] workload key is ignored. Returns the process exit code (README "Exit codes"); never
+// throws. Call it once per process.
+#include <functional>
+
+#include "trainrt/session.hpp"
+
+namespace trainrt {
+
+int run(int argc, const char* const argv[], std::function<void(Session&)> train,
+        const char* name = "embedded");
+
+}  // namespace trainrt

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# ctest fixture `trainrt_installed`: installs this build with `cmake --install` into
+# $TRAINRT_BUILD/test-install/prefix, then builds the installed example (share/trainrt/examples/
+# regression) out of tree against it with find_package(trainrt), into .../example.
+set -euo pipefail
+: "${TRAINRT_BUILD:?run through ctest}"
+root=$TRAINRT_BUILD/test-install
+rm -rf "$root"
+mkdir -p "$root"
+cmake --install "$TRAINRT_BUILD" --prefix "$root/prefix" >"$root/install.log" 2>&1 \
+  || { cat "$root/install.log" >&2; echo "FAIL: cmake --install" >&2; exit 1; }
+example=$root/prefix/share/trainrt/examples/regression
+[ -f "$example/CMakeLists.txt" ] || { echo "FAIL: the example is not installed under $example" >&2; exit 1; }
+# A clean environment for the out-of-tree build: nothing from the source tree on any path.
+env -u CMAKE_PREFIX_PATH cmake -S "$example" -B "$root/example" -DCMAKE_PREFIX_PATH="$root/prefix" \
+  -DCMAKE_BUILD_TYPE=Release >"$root/example-configure.log" 2>&1 \
+  || { cat "$root/example-configure.log" >&2; echo "FAIL: configuring the example against the install" >&2; exit 1; }
+cmake --build "$root/example" -j 2 >"$root/example-build.log" 2>&1 \
+  || { cat "$root/example-build.log" >&2; echo "FAIL: building the example against the install" >&2; exit 1; }
+echo "installed into $root/prefix; example built in $root/example"

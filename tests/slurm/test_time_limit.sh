@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# A job with a 1-minute limit and no --signal (the template without its --signal line): trainrt
+# reads the end time from Slurm, stops by itself with time to spare, commits a checkpoint and
+# requeues the job (`stop` reason time_limit, `requeue` by trainrt); the job never reaches
+# TIMEOUT, and the next run finishes the training. Result rows once each.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+slurm_setup
+
+sed '/^#SBATCH --signal/d' "$TRAINRT_SRC/jobs/fashion_mlp.sbatch" >"$TEST_TMP/nosignal.sbatch"
+grep -q -- "^#SBATCH --signal" "$TEST_TMP/nosignal.sbatch" && fail "could not remove --signal from the template"
+# ~1.7 s per epoch on 2 ranks: 40 epochs outlast the first minute by far.
+submit_fashion time_limit "$TEST_TMP/nosignal.sbatch" "--train.epochs=40 --train.batch_size=256" --time=1
+wait_start "$RUN" 1
+log "job $JOB restarted after $(jq -r 'select(.event == "stop") | .time' "$RUN/events.jsonl")"
+wait_job "$JOB" 400
+expect_job_ok "$JOB"
+stop=$(jq -c 'select(.event == "stop")' "$RUN/events.jsonl" | head -1)
+jq -e '.reason == "time_limit" and (.checkpoint | type) == "string"' <<<"$stop" >/dev/null || fail "first stop event: $stop"
+[[ "$(count_events "$RUN" '.event == "requeue" and .by == "trainrt" and .reason == "time_limit"')" -ge 1 ]] \
+  || fail "no requeue by trainrt for the time limit"
+left=$(sed -n 's/^\[trainrt\] stopping for the time limit: \([0-9.]*\) s left.*/\1/p' "$OUT" | head -1)
+[[ -n "$left" ]] || fail "no logged time-limit decision in $OUT"
+awk -v l="$left" 'BEGIN { exit !(l > 0) }' || fail "stopped with $left s left"
+grep -q 'DUE TO TIME LIMIT' "$OUT" && fail "Slurm killed the job for its time limit"
+[[ "$(count_events "$RUN" '.event == "finish"')" == 1 ]] || fail "no finish event"
+rows_once "$RUN"
+[[ "$(jq -r 'select(has("test_accuracy")) | .epoch' "$RUN/result.jsonl" | tail -1)" == 40 ]] \
+  || fail "training did not reach epoch 40"
+log "stopped itself with ${left}s left, requeued, finished after $(job_field "$JOB" Restarts) restart(s)"
