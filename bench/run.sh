@@ -173,6 +173,23 @@ if ! skipped restart; then
   done
 fi
 
+# GPU: only where one is visible and this build has CUDA (nccl_check is then built).
+gpu_note="no GPU visible on this machine (nvidia-smi -L)"
+if nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  if [[ -x $BUILD/tests/nccl_check ]]; then
+    gpu_note=""
+    run gpu_nccl "$OUT/gpu_nccl.jsonl" mpiexec -n 1 "$BUILD/tests/nccl_check" bench
+    run gpu_fashion "$OUT/gpu_fashion.stdout" mpiexec -n 1 "$TRAINRT" --config jobs/fashion_mlp.ini \
+      --train.epochs="$EPOCHS" --run.storage_path="$storage" --run.name=bench_gpu --scaling.use_gpu=true \
+      --train.init_weights="$INIT"
+    cp "$storage/bench_gpu/result.jsonl" "$OUT/gpu_fashion.jsonl"
+    nvidia-smi -L >"$OUT/gpu.txt"
+  else
+    gpu_note="a GPU is visible but this build has no CUDA (trainrt --version)"
+  fi
+fi
+printf '%s\n' "$gpu_note" >"$OUT/gpu_note.txt"
+
 # --- where and with what it ran ---
 version_of() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo "not installed"; }
 blas_of_trainrt=$(ldd "$TRAINRT" 2>/dev/null | awk '/libopenblas/ {print $3; exit}' || true)
@@ -371,6 +388,26 @@ else:
     lines.append("")
     t6 = bool((med_rs["restart_latency_s"] <= 2.0).all())
     detail6 = ", ".join(f"{n} ranks: {fmt(r['restart_latency_s'])} s" for n, r in med_rs.iterrows())
+
+# --- GPU ---
+lines += ["## GPU: NCCL allreduce and fashion_mlp on CUDA", ""]
+note = (out / "gpu_note.txt").read_text().strip() if (out / "gpu_note.txt").exists() else "not run"
+if note:
+    lines += [f"not run: {note}. The CUDA/NCCL path is compiled and its CPU-side logic tested here; "
+              "it has not been measured on hardware.", ""]
+else:
+    gpu = (out / "gpu.txt").read_text().strip()
+    nc = jsonl(out / "gpu_nccl.jsonl")
+    lines += [f"GPU: {gpu}. trainrt's NCCL communicator vs a plain ncclAllReduce loop on the same stream, interleaved.", "",
+              "| size | trainrt busbw (GB/s) | NCCL busbw (GB/s) | trainrt / NCCL |", "|---:|---:|---:|---:|"]
+    for _, r in nc.iterrows():
+        lines.append(f"| {human(int(r['bytes']))} | {fmt(r['trainrt_busbw_GBps'])} | {fmt(r['nccl_busbw_GBps'])} | {fmt(r['busbw_ratio'])} |")
+    g = jsonl(out / "gpu_fashion.jsonl")
+    if not g.empty and ("trainrt", 1) in med:
+        lines += ["", f"fashion_mlp, 1 rank: GPU median epoch {fmt(g['epoch_time_s'].median())} s vs CPU "
+                  f"{fmt(med['trainrt', 1])} s (ratio {fmt(g['epoch_time_s'].median() / med['trainrt', 1])}); "
+                  f"last loss GPU {fmt(g['loss'].iloc[-1], '.6f')}."]
+    lines.append("")
 
 # --- targets ---
 t1 = None if len(ratio) < len(RANKS) else all(v <= 0.5 for v in ratio.values())

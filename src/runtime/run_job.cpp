@@ -13,6 +13,7 @@
 #include "comm/strings.hpp"
 #include "config/loader.hpp"
 #include "launch/launcher.hpp"
+#include "runtime/gpu_setup.hpp"
 #include "runtime/lifecycle.hpp"
 #include "runtime/session_impl.hpp"
 #include "runtime/stop_signals.hpp"
@@ -48,6 +49,7 @@ std::string check_locally(const Context& context, const config::LifecycleSetting
         if (!workload->any_train_key)  // a plugin's declared keys are known only now
             effective = config::with_train_keys(effective, workload->train_keys, workload->name);
         if (workload->preflight) workload->preflight(effective, context);
+        bind_gpu(effective, context);
         install_stop_signals(lifecycle.stop_signals);
         return "";
     } catch (const Error& error) {
@@ -194,6 +196,11 @@ int run_job(const JobConfig& config, const config::LifecycleSettings& lifecycle,
         return fail(error, context, true);
     }
     openblas_set_num_threads(1);  // one core per rank, like PyTorch's default here
+    try {
+        comm = session_communicator(effective, std::move(comm));
+    } catch (const Error& error) {
+        return fail(error, context, false);  // NCCL set-up failed here: the others must not wait
+    }
     std::unique_ptr<SessionImpl> session;
     try {
         session = std::make_unique<SessionImpl>(effective, context, std::move(comm), lifecycle);

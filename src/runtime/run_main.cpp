@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "config/lifecycle.hpp"
+#include "comm/gpu.hpp"
 #include "config/loader.hpp"
 #include "runtime/after_step_main.hpp"
 #include "runtime/run_job.hpp"
@@ -47,7 +48,7 @@ int run_loaded(int argc, const config::Loaded& loaded, const config::WorkloadKey
 
 std::string version_line() {
     return fmt::format("trainrt {} (plugin ABI {}; MPI: MPICH, PMIx, parallel HDF5; CUDA/NCCL: {})",
-                       TRAINRT_VERSION, plugin_abi_version, TRAINRT_HAS_CUDA ? "yes" : "no");
+                       TRAINRT_VERSION, plugin_abi_version, comm::gpu_build_info());
 }
 
 int run_main(int argc, const char* const argv[], const workloads::Workload* embedded) {

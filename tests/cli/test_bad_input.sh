@@ -46,8 +46,17 @@ expect_error bad_requeue 2 "bad value 'always' for failure.requeue .*one of auto
   "$TRAINRT" --config $JOB --failure.requeue=always
 expect_error bad_max_failures 2 "bad value '-2' for failure.max_failures .*>= -1" \
   "$TRAINRT" --config $JOB --failure.max_failures=-2
-expect_error gpu_without_cuda 2 "use_gpu=true / scaling.backend=nccl .* needs a trainrt built with CUDA" \
-  "$TRAINRT" --config $JOB --scaling.use_gpu=true
+# use_gpu = true where it cannot work: a build without CUDA says so; a CUDA build on a machine
+# without a GPU (this one) names the missing device. Where a GPU is visible the gpu suite runs it.
+if "$TRAINRT" --version | grep -q 'CUDA/NCCL: no)$'; then
+  expect_error gpu_without_cuda 2 "use_gpu=true / scaling.backend=nccl .* needs a trainrt built with CUDA" \
+    "$TRAINRT" --config $JOB --scaling.use_gpu=true
+elif ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  expect_error gpu_without_device 2 "gpu: scaling.use_gpu = true but rank 0 sees no CUDA device .*set use_gpu = false" \
+    "$TRAINRT" --config $JOB --scaling.use_gpu=true
+fi
+expect_error nccl_without_gpu 2 "scaling.backend = nccl \(command line\) needs scaling.use_gpu = true|needs a trainrt built with CUDA" \
+  "$TRAINRT" --config $JOB --scaling.backend=nccl
 expect_error missing_config 2 "cannot read config file '$WORK/nope.ini'" \
   "$TRAINRT" --config "$WORK/nope.ini"
 expect_error missing_dataset 6 "dataset file $WORK/none.h5 does not exist.*trainrt data import" \

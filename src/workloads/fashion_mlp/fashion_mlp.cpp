@@ -9,6 +9,7 @@
 
 #include "data/shard.hpp"
 #include "trainrt/error.hpp"
+#include "workloads/fashion_mlp/engine.hpp"
 #include "workloads/fashion_mlp/mlp.hpp"
 #include "workloads/fashion_mlp/weights_file.hpp"
 
@@ -83,7 +84,7 @@ struct Evaluation {
     double accuracy;
 };
 
-Evaluation evaluate(Session& session, Mlp& model, const DatasetShard& shard) {
+Evaluation evaluate(Session& session, Engine& engine, const DatasetShard& shard) {
     constexpr int kEvalBatch = 1000;
     const std::size_t real = shard.count - shard.padded;  // padded samples are not counted
     std::vector<float> images;
@@ -92,7 +93,7 @@ Evaluation evaluate(Session& session, Mlp& model, const DatasetShard& shard) {
     for (std::size_t first = 0; first < real; first += kEvalBatch) {
         int count = static_cast<int>(std::min<std::size_t>(kEvalBatch, real - first));
         to_float(shard, first, count, images);
-        model.evaluate(images.data(), shard.labels.data() + first, count, totals[0], correct);
+        engine.evaluate(images.data(), shard.labels.data() + first, count, totals[0], correct);
     }
     totals[1] = static_cast<double>(correct);
     session.communicator().allreduce(totals, 3, DType::f64, ReduceOp::sum);
@@ -169,7 +170,13 @@ Metrics running_metrics(Session& session, const Progress& progress) {
 
 // Runs the rest of the current epoch's batches; checkpoints every `every_steps` steps and when a
 // stop is agreed (then returns false: the run ends here and resumes from that checkpoint).
-bool train_epoch(Session& session, Mlp& model, GradientReducer& reducer, const DatasetShard& shard,
+// The state to checkpoint, with the engine's weights brought to the host model first.
+CheckpointState snapshot(Engine& engine, const Mlp& model, const Progress& progress, const Context& context) {
+    engine.sync_to_host();
+    return make_state(model, progress, context);
+}
+
+bool train_epoch(Session& session, const Mlp& model, Engine& engine, const DatasetShard& shard,
                  const Settings& settings, Progress& progress) {
     const std::int64_t every = session.config().get_int("checkpoint.every_steps");
     const auto batches = static_cast<std::int64_t>((shard.count + settings.local_batch - 1) / settings.local_batch);
@@ -178,17 +185,16 @@ bool train_epoch(Session& session, Mlp& model, GradientReducer& reducer, const D
         const std::size_t first = static_cast<std::size_t>(b) * settings.local_batch;
         int count = static_cast<int>(std::min<std::size_t>(settings.local_batch, shard.count - first));
         to_float(shard, first, count, images);
-        progress.loss_sum += model.train_step(images.data(), shard.labels.data() + first, count,
-                                              reducer, settings.lr);
+        progress.loss_sum += engine.train_step(images.data(), shard.labels.data() + first, count, settings.lr);
         ++progress.batches;
         ++progress.step;
         progress.next_batch = b + 1;
         const bool periodic = every > 0 && progress.step % every == 0 && b + 1 < batches;
         if (periodic)
-            session.report(running_metrics(session, progress), make_state(model, progress, session.context()));
+            session.report(running_metrics(session, progress), snapshot(engine, model, progress, session.context()));
         if (session.should_stop()) {
             if (!periodic)
-                session.report(running_metrics(session, progress), make_state(model, progress, session.context()));
+                session.report(running_metrics(session, progress), snapshot(engine, model, progress, session.context()));
             return false;
         }
     }
@@ -206,19 +212,20 @@ void run(Session& session) {
     const Settings settings = read_settings(session);
     Mlp model;
     Progress progress = start(session, model, settings);
-    std::vector<std::size_t> sizes = model.param_sizes_in_ready_order();
     auto bucket_bytes = static_cast<std::size_t>(session.config().get_double("scaling.bucket_mb") * 1048576.0);
-    GradientReducer reducer(session.communicator(), sizes, bucket_bytes);
+    std::unique_ptr<Engine> engine = session.config().get_bool("scaling.use_gpu")
+                                         ? make_cuda_engine(model, session.communicator())
+                                         : make_cpu_engine(model, session.communicator(), bucket_bytes);
     const DatasetShard test = session.dataset_shard("test", 0);
     DatasetShard train;
     for (bool first = true; progress.epoch < settings.epochs; first = false) {
         if (first || settings.shuffle) train = session.dataset_shard("train", static_cast<std::uint64_t>(progress.epoch));
         auto started = Clock::now();
-        if (!train_epoch(session, model, reducer, train, settings, progress)) return;
+        if (!train_epoch(session, model, *engine, train, settings, progress)) return;
         double loss = mean_over_ranks(session, progress);
         double train_time = seconds_since(started);
         auto eval_start = Clock::now();
-        Evaluation evaluation = evaluate(session, model, test);
+        Evaluation evaluation = evaluate(session, *engine, test);
         double eval_time = seconds_since(eval_start);
         Metrics metrics;
         metrics.set("epoch", progress.epoch + 1).set("loss", loss).set("test_loss", evaluation.loss)
@@ -226,9 +233,10 @@ void run(Session& session) {
             .set("eval_time_s", eval_time).set("epoch_time_s", train_time + eval_time)
             .set("samples_per_s", static_cast<double>(train.global_count) / train_time);
         progress = {progress.epoch + 1, 0, 0.0, 0, progress.step};
-        session.report(metrics, make_state(model, progress, session.context()));
+        session.report(metrics, snapshot(*engine, model, progress, session.context()));
         if (progress.epoch < settings.epochs && session.should_stop()) return;
     }
+    engine->sync_to_host();
     std::string save = session.config().get_or("train.save_weights", "");
     if (!save.empty() && session.context().world_rank == 0) save_weights(save, model);
     if (session.context().world_rank == 0)

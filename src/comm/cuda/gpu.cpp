@@ -1,0 +1,30 @@
+// comm/gpu.hpp with CUDA and NCCL: device discovery and binding.
+#include "comm/gpu.hpp"
+
+#include <fmt/format.h>
+
+#include "comm/cuda/cuda_check.hpp"
+
+namespace trainrt::comm {
+
+std::string gpu_build_info() {
+    int nccl = 0;
+    ncclGetVersion(&nccl);
+    return fmt::format("CUDA {}.{}, NCCL {}.{}.{}", CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10,
+                       nccl / 10000, (nccl % 10000) / 100, nccl % 100);
+}
+
+int visible_gpu_count(std::string* why) {
+    int count = 0;
+    cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess) {
+        if (why) *why = fmt::format("cudaGetDeviceCount: {}", cudaGetErrorString(status));
+        cudaGetLastError();  // clear the sticky-free error so later calls start clean
+        return 0;
+    }
+    return count;
+}
+
+void bind_device(int device) { TRAINRT_CUDA_CHECK(cudaSetDevice(device)); }
+
+}  // namespace trainrt::comm

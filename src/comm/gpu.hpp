@@ -1,0 +1,38 @@
+#pragma once
+// The GPU side of comm, the same interface whether or not this build has CUDA and NCCL
+// (src/comm/cuda/ or src/comm/nocuda/ is compiled, chosen by CMake; build_config.hpp says which).
+// Headers stay CUDA-free: streams travel as void*.
+#include <memory>
+#include <string>
+
+#include "trainrt/comm.hpp"
+#include "trainrt/context.hpp"
+
+namespace trainrt::comm {
+
+// "CUDA 13.0, NCCL 2.28.3" or "no".
+std::string gpu_build_info();
+
+// Devices CUDA lets this process see (CUDA_VISIBLE_DEVICES applied); 0 without CUDA or without
+// a driver, with the reason in `why`.
+int visible_gpu_count(std::string* why);
+
+// Makes `device` this process's current device (cudaSetDevice). CommError on failure.
+void bind_device(int device);
+
+// An NCCL communicator over the same ranks as `bootstrap`: rank 0 creates the unique id and
+// broadcasts it over `bootstrap` (MPI). One CUDA stream per communicator; collectives take device
+// buffers and are enqueued on that stream; waits poll the stream and NCCL's async error, so a dead
+// peer becomes a CommError (the communicator is aborted) instead of a hang.
+std::unique_ptr<Communicator> make_nccl_communicator(Communicator& bootstrap);
+
+// backend = auto on a GPU run: device buffers go to `nccl`, host buffers to `mpi` (checked per
+// call with cudaPointerGetAttributes). Owns both.
+std::unique_ptr<Communicator> make_dispatch_communicator(std::unique_ptr<Communicator> mpi,
+                                                         std::unique_ptr<Communicator> nccl);
+
+// The CUDA stream (cudaStream_t) of the NCCL communicator inside `comm` (an NCCL or dispatch
+// communicator): compute enqueued on it is ordered with the collectives. CommError otherwise.
+void* collective_stream(Communicator& comm);
+
+}  // namespace trainrt::comm

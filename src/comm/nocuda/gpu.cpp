@@ -1,0 +1,34 @@
+// comm/gpu.hpp for a build without CUDA and NCCL (TRAINRT_WITH_CUDA=OFF or no toolkit found).
+#include "comm/gpu.hpp"
+
+#include "trainrt/error.hpp"
+
+namespace trainrt::comm {
+namespace {
+
+[[noreturn]] void no_gpu_build(const char* what) {
+    throw ConfigError(std::string("gpu: ") + what + " needs a trainrt built with CUDA and NCCL; this "
+                      "build has neither (see `trainrt --version`); set scaling.use_gpu = false");
+}
+
+}  // namespace
+
+std::string gpu_build_info() { return "no"; }
+
+int visible_gpu_count(std::string* why) {
+    if (why) *why = "this trainrt was built without CUDA";
+    return 0;
+}
+
+void bind_device(int) { no_gpu_build("binding a GPU"); }
+
+std::unique_ptr<Communicator> make_nccl_communicator(Communicator&) { no_gpu_build("an NCCL communicator"); }
+
+std::unique_ptr<Communicator> make_dispatch_communicator(std::unique_ptr<Communicator>,
+                                                         std::unique_ptr<Communicator>) {
+    no_gpu_build("backend auto on GPUs");
+}
+
+void* collective_stream(Communicator&) { no_gpu_build("a CUDA stream"); }
+
+}  // namespace trainrt::comm

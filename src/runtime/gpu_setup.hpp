@@ -1,0 +1,19 @@
+#pragma once
+// scaling.use_gpu = true: each rank takes a GPU by local rank (comm/device_select.hpp) and the
+// session communicator becomes NCCL for device buffers, MPI for host ones (backend auto or nccl).
+#include <memory>
+
+#include "trainrt/comm.hpp"
+#include "trainrt/config.hpp"
+#include "trainrt/context.hpp"
+
+namespace trainrt::runtime {
+
+// This rank's part, before the start-up agreement: checks the backend, picks and binds the GPU.
+// ConfigError (one line) when there is none or too few. No-op for CPU runs.
+void bind_gpu(const JobConfig& config, const Context& context);
+
+// Collective, once every rank bound its GPU: the communicator the session hands out.
+std::unique_ptr<Communicator> session_communicator(const JobConfig& config, std::unique_ptr<Communicator> mpi);
+
+}  // namespace trainrt::runtime

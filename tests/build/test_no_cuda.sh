@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The build without CUDA/NCCL (-DTRAINRT_WITH_CUDA=OFF: the nocuda/ alternative sources): it
+# configures and builds (trainrt, unit tests) in $TRAINRT_BUILD/no-cuda, `trainrt --version` says
+# CUDA/NCCL: no, the unit tests pass, use_gpu = true is refused with one line and exit 2, and a
+# short CPU training gives bitwise the weights of this (CUDA) build.
+source "$(dirname "$0")/../lib/common.sh"
+require_data
+build=$TRAINRT_BUILD/no-cuda
+cmake -S "$TRAINRT_SRC" -B "$build" -DTRAINRT_WITH_CUDA=OFF >"$WORK/configure.log" 2>&1 \
+  || { cat "$WORK/configure.log"; fail "configure without CUDA"; finish; }
+grep -q "CUDA/NCCL path 0" "$WORK/configure.log" && pass "configured without CUDA" || fail "CUDA path not off: $(grep 'CUDA/NCCL path' "$WORK/configure.log")"
+cmake --build "$build" -j 2 --target trainrt unit_tests >"$WORK/build.log" 2>&1 \
+  || { tail -30 "$WORK/build.log"; fail "build without CUDA"; finish; }
+grep -qiE 'nvcc|\.cu\.o' "$WORK/build.log" && fail "nvcc ran in the no-CUDA build"
+"$build/trainrt" --version | grep -q 'CUDA/NCCL: no)$' && pass "trainrt --version: $("$build/trainrt" --version)" || fail "version: $("$build/trainrt" --version)"
+"$build/tests/unit_tests" >"$WORK/unit.log" 2>&1 && pass "unit tests pass in the no-CUDA build" || { tail "$WORK/unit.log"; fail "unit tests"; }
+code=0
+"$build/trainrt" --config jobs/fashion_mlp.ini --scaling.use_gpu=true --run.storage_path="$WORK/gpu" 2>"$WORK/gpu.err" || code=$?
+[ "$code" -eq 2 ] && [ "$(grep -c . "$WORK/gpu.err")" -eq 1 ] && grep -q "needs a trainrt built with CUDA and NCCL" "$WORK/gpu.err" \
+  && pass "use_gpu = true refused: $(cat "$WORK/gpu.err")" || fail "use_gpu refusal: exit $code, $(cat "$WORK/gpu.err")"
+args=(--config jobs/fashion_mlp.ini --train.epochs=1 --train.batch_size=256 --run.storage_path="$WORK")
+mpiexec -n 2 "$build/trainrt" "${args[@]}" --run.name=nocuda >"$WORK/nocuda.out" 2>&1
+mpiexec -n 2 "$TRAINRT" "${args[@]}" --run.name=cuda >"$WORK/cuda.out" 2>&1
+a=$(sed -n 's/^weights_digest=//p' "$WORK/nocuda.out"); b=$(sed -n 's/^weights_digest=//p' "$WORK/cuda.out")
+[ -n "$a" ] && [ "$a" = "$b" ] && pass "same CPU training digest in both builds ($a)" || fail "digests '$a' (no CUDA) vs '$b'"
+finish

@@ -1,0 +1,135 @@
+// The NCCL communicator on real GPUs (built only with CUDA; run only where a GPU is visible):
+//   mpiexec -n N nccl_check          correctness: allreduce sum/mean/max (f32, f64, i64), async
+//                                    allreduce, broadcast, allgather, barrier on device buffers;
+//                                    the dispatcher sends host buffers to MPI, device ones to NCCL
+//   mpiexec -n N nccl_check bench    busbw of trainrt's NCCL allreduce vs a plain ncclAllReduce
+//                                    loop, interleaved, one JSON line per size
+// Exit 77 (ctest: skipped, not passed) when no GPU is visible.
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <nccl.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "comm/gpu.hpp"
+#include "comm/mpi_communicator.hpp"
+#include "comm/mpi_world.hpp"
+#include "launch/launcher.hpp"
+
+using namespace trainrt;
+
+namespace {
+
+int failures = 0;
+void expect(bool ok, const std::string& what) {
+    if (!ok) ++failures;
+    std::printf("%s: %s\n", ok ? "ok" : "FAIL", what.c_str());
+}
+
+template <class T>
+std::vector<T> roundtrip(Communicator& comm, std::vector<T> host, ReduceOp op, bool async) {
+    void* device = nullptr;
+    cudaMalloc(&device, host.size() * sizeof(T));
+    cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
+    if (async) comm.allreduce_async(device, host.size(), dtype_of<T>(), op)->wait();
+    else comm.allreduce(device, host.size(), dtype_of<T>(), op);
+    cudaMemcpy(host.data(), device, host.size() * sizeof(T), cudaMemcpyDeviceToHost);
+    cudaFree(device);
+    return host;
+}
+
+void check(Communicator& comm) {
+    const int n = comm.size(), r = comm.rank();
+    auto sum = roundtrip<float>(comm, std::vector<float>(1000, float(r + 1)), ReduceOp::sum, false);
+    expect(sum[0] == float(n * (n + 1) / 2) && sum[999] == sum[0], "allreduce f32 sum");
+    auto mean = roundtrip<double>(comm, std::vector<double>(7, double(r)), ReduceOp::mean, true);
+    expect(mean[6] == double(n - 1) / 2, "async allreduce f64 mean");
+    auto max = roundtrip<std::int64_t>(comm, std::vector<std::int64_t>(3, r * 5), ReduceOp::max, false);
+    expect(max[2] == (n - 1) * 5, "allreduce i64 max");
+    std::int64_t host_value = r;
+    comm.allreduce(&host_value, 1, DType::i64, ReduceOp::sum);  // host buffer: the MPI side
+    expect(host_value == std::int64_t(n) * (n - 1) / 2, "host buffer through the dispatcher (MPI)");
+    int* device = nullptr;
+    cudaMalloc(&device, sizeof(int) * (n + 1));
+    int mine = r == 0 ? 42 : -1;
+    cudaMemcpy(device, &mine, sizeof mine, cudaMemcpyHostToDevice);
+    comm.broadcast(device, sizeof(int), 0);
+    cudaMemcpy(&mine, device, sizeof mine, cudaMemcpyDeviceToHost);
+    expect(mine == 42, "broadcast from rank 0");
+    int rank_value = r * 3;
+    cudaMemcpy(device, &rank_value, sizeof(int), cudaMemcpyHostToDevice);
+    comm.allgather(device, device + 1, sizeof(int));
+    std::vector<int> gathered(n);
+    cudaMemcpy(gathered.data(), device + 1, sizeof(int) * n, cudaMemcpyDeviceToHost);
+    bool all = true;
+    for (int i = 0; i < n; ++i) all = all && gathered[i] == i * 3;
+    expect(all, "allgather");
+    comm.barrier();
+    expect(true, "barrier returned");
+    cudaFree(device);
+}
+
+double timed_loop(int reps, const std::function<void()>& body) {
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < reps; ++i) body();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / reps;
+}
+
+void bench(Communicator& comm) {
+    cudaStream_t stream = static_cast<cudaStream_t>(comm::collective_stream(comm));
+    ncclUniqueId id{};
+    if (comm.rank() == 0) ncclGetUniqueId(&id);
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    ncclComm_t plain = nullptr;
+    ncclCommInitRank(&plain, comm.size(), id, comm.rank());
+    const double factor = 2.0 * (comm.size() - 1) / comm.size();
+    for (std::size_t bytes = 1 << 20; bytes <= (std::size_t(1) << 30); bytes <<= 2) {
+        const std::size_t count = bytes / sizeof(float);
+        float* buffer = nullptr;
+        cudaMalloc(&buffer, bytes);
+        const int reps = bytes >= (std::size_t(1) << 28) ? 10 : 40;
+        auto ours = [&] { comm.allreduce(buffer, count, DType::f32, ReduceOp::sum); };
+        auto raw = [&] {
+            ncclAllReduce(buffer, buffer, count, ncclFloat32, ncclSum, plain, stream);
+            cudaStreamSynchronize(stream);
+        };
+        ours(), raw();  // warm-up
+        double t_ours = 0, t_raw = 0;
+        for (int round = 0; round < 3; ++round) t_ours += timed_loop(reps, ours), t_raw += timed_loop(reps, raw);
+        if (comm.rank() == 0)
+            std::printf("{\"bench\":\"nccl_allreduce\",\"ranks\":%d,\"bytes\":%zu,\"trainrt_busbw_GBps\":%.3f,"
+                        "\"nccl_busbw_GBps\":%.3f,\"busbw_ratio\":%.4f}\n", comm.size(), bytes,
+                        bytes * factor / (t_ours / 3) / 1e9, bytes * factor / (t_raw / 3) / 1e9, t_raw / t_ours);
+        cudaFree(buffer);
+    }
+    ncclCommDestroy(plain);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    auto launcher = launch::discover(launch::process_env());
+    comm::MpiRuntime mpi(*launcher);
+    Context context = comm::build_context(launcher->info());
+    std::string why;
+    int devices = comm::visible_gpu_count(&why);
+    int fewest = devices;
+    MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (fewest < context.local_size) {
+        if (context.world_rank == 0)
+            std::printf("SKIP: %d visible GPU(s) for %d local ranks (%s)\n", fewest, context.local_size, why.c_str());
+        return 77;
+    }
+    comm::bind_device(context.local_rank);
+    auto world = comm::make_mpi_communicator(MPI_COMM_WORLD);
+    auto nccl = comm::make_nccl_communicator(*world);
+    auto dispatch = comm::make_dispatch_communicator(std::move(world), std::move(nccl));
+    if (argc > 1 && std::strcmp(argv[1], "bench") == 0) bench(*dispatch);
+    else check(*dispatch);
+    return failures == 0 ? 0 : 1;
+}
