@@ -15,12 +15,11 @@ int select_device(const DeviceRequest& request) {
             request.world_rank, visible, request.why_none.empty() ? "" : "; " + request.why_none));
     if (request.visible_devices == 1) return 0;
     if (request.visible_devices >= request.local_size) return request.local_rank;
-    if (request.allow_sharing) return request.local_rank % request.visible_devices;
     throw ConfigError(fmt::format(
-        "gpu: {} ranks on this node but {} visible GPUs (CUDA_VISIBLE_DEVICES {}); launch one rank "
-        "per GPU (srun --ntasks-per-node={} --gpus-per-task=1), or set scaling.gpu_sharing = true "
-        "to share GPUs (NCCL then needs distinct GPUs per rank: CPU-side only)",
-        request.local_size, request.visible_devices, visible, request.visible_devices));
+        "gpu: {} ranks on this node but {} visible GPUs (CUDA_VISIBLE_DEVICES {}); NCCL needs one GPU "
+        "per rank: launch {} ranks per node (srun --ntasks-per-node={} --gpus-per-task=1)",
+        request.local_size, request.visible_devices, visible, request.visible_devices,
+        request.visible_devices));
 }
 
 }  // namespace trainrt::comm

@@ -3,8 +3,10 @@
 //  - one visible device (Slurm's --gpus-per-task=1 or a CUDA_VISIBLE_DEVICES narrowed per task):
 //    that device, whatever the local rank;
 //  - at least as many visible devices as ranks on the node: device = local rank;
-//  - fewer: an error, unless scaling.gpu_sharing = true (then local rank modulo the count);
+//  - fewer: an error (NCCL needs a GPU of its own per rank);
 //  - none: an error saying so.
+// Ranks that end up on the same physical GPU anyway (all of a node's ranks see one shared GPU)
+// are caught by comparing PCI bus ids before NCCL starts (runtime/gpu_setup.cpp).
 // The visible count is CUDA's, which already honours CUDA_VISIBLE_DEVICES.
 #include <string>
 
@@ -15,7 +17,6 @@ struct DeviceRequest {
     int local_rank = 0;
     int local_size = 1;
     int visible_devices = 0;
-    bool allow_sharing = false;
     std::string visible_env;  // CUDA_VISIBLE_DEVICES as set ("" when unset), for messages
     std::string why_none;     // why CUDA reports no device (driver missing...), for messages
 };

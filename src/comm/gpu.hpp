@@ -20,6 +20,9 @@ int visible_gpu_count(std::string* why);
 // Makes `device` this process's current device (cudaSetDevice). CommError on failure.
 void bind_device(int device);
 
+// The PCI bus id of the current device ("0000:3b:00.0"), to find ranks sharing one GPU.
+std::string current_device_bus_id();
+
 // An NCCL communicator over the same ranks as `bootstrap`: rank 0 creates the unique id and
 // broadcasts it over `bootstrap` (MPI). One CUDA stream per communicator; collectives take device
 // buffers and are enqueued on that stream; waits poll the stream and NCCL's async error, so a dead

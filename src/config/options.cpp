@@ -67,8 +67,6 @@ std::vector<OptionSpec> builtin_options() {
         seed,
         {"run.workload", "fashion_mlp", ValueKind::string, "the training function to run"},
         {"scaling.use_gpu", "false", ValueKind::boolean, "one GPU per rank (by local rank)"},
-        {"scaling.gpu_sharing", "false", ValueKind::boolean,
-         "allow more ranks than visible GPUs on a node (ranks share GPUs; NCCL refuses shared GPUs)"},
         backend,
         bucket,
         {"data.path", "data/fashion-mnist.h5", ValueKind::path,

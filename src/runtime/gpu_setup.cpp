@@ -7,6 +7,7 @@
 
 #include "comm/device_select.hpp"
 #include "comm/gpu.hpp"
+#include "comm/strings.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt::runtime {
@@ -28,14 +29,35 @@ void bind_gpu(const JobConfig& config, const Context& context) {
     request.local_rank = context.local_rank;
     request.local_size = context.local_size;
     request.visible_devices = comm::visible_gpu_count(&request.why_none);
-    request.allow_sharing = config.get_bool("scaling.gpu_sharing");
     const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
     request.visible_env = visible != nullptr ? visible : "";
     comm::bind_device(comm::select_device(request));
 }
 
-std::unique_ptr<Communicator> session_communicator(const JobConfig& config, std::unique_ptr<Communicator> mpi) {
+namespace {
+
+// Collective: ConfigError on every rank when two ranks of one host bound the same physical GPU
+// (NCCL would refuse with "Duplicate GPU detected").
+void check_distinct_gpus(Communicator& mpi, const Context& context) {
+    const std::vector<std::string> gpus =
+        comm::allgather_strings(mpi, context.hostname + " " + comm::current_device_bus_id());
+    for (std::size_t a = 0; a < gpus.size(); ++a)
+        for (std::size_t b = a + 1; b < gpus.size(); ++b)
+            if (gpus[a] == gpus[b]) {
+                ConfigError error(fmt::format(
+                    "gpu: ranks {} and {} share GPU {}; NCCL needs one GPU per rank: give each task its "
+                    "own (srun --gpus-per-task=1) or launch fewer ranks per node", a, b, gpus[a]));
+                error.set_on_all_ranks();
+                throw error;
+            }
+}
+
+}  // namespace
+
+std::unique_ptr<Communicator> session_communicator(const JobConfig& config, const Context& context,
+                                                   std::unique_ptr<Communicator> mpi) {
     if (!config.get_bool("scaling.use_gpu")) return mpi;
+    check_distinct_gpus(*mpi, context);
     std::unique_ptr<Communicator> nccl = comm::make_nccl_communicator(*mpi);
     if (mpi->rank() == 0)
         std::cout << "[trainrt] GPU run: " << comm::gpu_build_info() << "; NCCL communicator over "

@@ -13,7 +13,9 @@ namespace trainrt::runtime {
 // ConfigError (one line) when there is none or too few. No-op for CPU runs.
 void bind_gpu(const JobConfig& config, const Context& context);
 
-// Collective, once every rank bound its GPU: the communicator the session hands out.
-std::unique_ptr<Communicator> session_communicator(const JobConfig& config, std::unique_ptr<Communicator> mpi);
+// Collective, once every rank bound its GPU: checks no two ranks share one, then the
+// communicator the session hands out.
+std::unique_ptr<Communicator> session_communicator(const JobConfig& config, const Context& context,
+                                                   std::unique_ptr<Communicator> mpi);
 
 }  // namespace trainrt::runtime

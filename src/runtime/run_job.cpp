@@ -197,9 +197,9 @@ int run_job(const JobConfig& config, const config::LifecycleSettings& lifecycle,
     }
     openblas_set_num_threads(1);  // one core per rank, like PyTorch's default here
     try {
-        comm = session_communicator(effective, std::move(comm));
+        comm = session_communicator(effective, context, std::move(comm));
     } catch (const Error& error) {
-        return fail(error, context, false);  // NCCL set-up failed here: the others must not wait
+        return fail(error, context, error.on_all_ranks());  // else NCCL failed here: abort the rest
     }
     std::unique_ptr<SessionImpl> session;
     try {

@@ -10,22 +10,34 @@
 #include <nccl.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "comm/device_select.hpp"
 #include "comm/gpu.hpp"
 #include "comm/mpi_communicator.hpp"
 #include "comm/mpi_world.hpp"
 #include "launch/launcher.hpp"
+#include "trainrt/error.hpp"
 
 using namespace trainrt;
 
 namespace {
 
 int failures = 0;
+// CUDA calls of the test itself: a failure ends it with the call and CUDA's text.
+void cuda(cudaError_t code, const char* call) {
+    if (code == cudaSuccess) return;
+    std::printf("FAIL: %s: %s\n", call, cudaGetErrorString(code));
+    std::exit(1);
+}
+#define CUDA(call) cuda((call), #call)
+
 void expect(bool ok, const std::string& what) {
     if (!ok) ++failures;
     std::printf("%s: %s\n", ok ? "ok" : "FAIL", what.c_str());
@@ -34,12 +46,13 @@ void expect(bool ok, const std::string& what) {
 template <class T>
 std::vector<T> roundtrip(Communicator& comm, std::vector<T> host, ReduceOp op, bool async) {
     void* device = nullptr;
-    cudaMalloc(&device, host.size() * sizeof(T));
-    cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
+    CUDA(cudaMalloc(&device, host.size() * sizeof(T)));
+    CUDA(cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+    CUDA(cudaDeviceSynchronize());  // the communicator's stream does not wait for the default one
     if (async) comm.allreduce_async(device, host.size(), dtype_of<T>(), op)->wait();
     else comm.allreduce(device, host.size(), dtype_of<T>(), op);
-    cudaMemcpy(host.data(), device, host.size() * sizeof(T), cudaMemcpyDeviceToHost);
-    cudaFree(device);
+    CUDA(cudaMemcpy(host.data(), device, host.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    CUDA(cudaFree(device));
     return host;
 }
 
@@ -48,30 +61,30 @@ void check(Communicator& comm) {
     auto sum = roundtrip<float>(comm, std::vector<float>(1000, float(r + 1)), ReduceOp::sum, false);
     expect(sum[0] == float(n * (n + 1) / 2) && sum[999] == sum[0], "allreduce f32 sum");
     auto mean = roundtrip<double>(comm, std::vector<double>(7, double(r)), ReduceOp::mean, true);
-    expect(mean[6] == double(n - 1) / 2, "async allreduce f64 mean");
+    expect(std::abs(mean[6] - double(n - 1) / 2) < 1e-12, "async allreduce f64 mean");
     auto max = roundtrip<std::int64_t>(comm, std::vector<std::int64_t>(3, r * 5), ReduceOp::max, false);
     expect(max[2] == (n - 1) * 5, "allreduce i64 max");
     std::int64_t host_value = r;
     comm.allreduce(&host_value, 1, DType::i64, ReduceOp::sum);  // host buffer: the MPI side
     expect(host_value == std::int64_t(n) * (n - 1) / 2, "host buffer through the dispatcher (MPI)");
     int* device = nullptr;
-    cudaMalloc(&device, sizeof(int) * (n + 1));
+    CUDA(cudaMalloc(&device, sizeof(int) * (n + 1)));
     int mine = r == 0 ? 42 : -1;
-    cudaMemcpy(device, &mine, sizeof mine, cudaMemcpyHostToDevice);
+    CUDA(cudaMemcpy(device, &mine, sizeof mine, cudaMemcpyHostToDevice));
+    CUDA(cudaDeviceSynchronize());
     comm.broadcast(device, sizeof(int), 0);
-    cudaMemcpy(&mine, device, sizeof mine, cudaMemcpyDeviceToHost);
+    CUDA(cudaMemcpy(&mine, device, sizeof mine, cudaMemcpyDeviceToHost));
     expect(mine == 42, "broadcast from rank 0");
     int rank_value = r * 3;
-    cudaMemcpy(device, &rank_value, sizeof(int), cudaMemcpyHostToDevice);
+    CUDA(cudaMemcpy(device, &rank_value, sizeof(int), cudaMemcpyHostToDevice));
+    CUDA(cudaDeviceSynchronize());
     comm.allgather(device, device + 1, sizeof(int));
     std::vector<int> gathered(n);
-    cudaMemcpy(gathered.data(), device + 1, sizeof(int) * n, cudaMemcpyDeviceToHost);
+    CUDA(cudaMemcpy(gathered.data(), device + 1, sizeof(int) * n, cudaMemcpyDeviceToHost));
     bool all = true;
     for (int i = 0; i < n; ++i) all = all && gathered[i] == i * 3;
     expect(all, "allgather");
-    comm.barrier();
-    expect(true, "barrier returned");
-    cudaFree(device);
+    CUDA(cudaFree(device));
 }
 
 double timed_loop(int reps, const std::function<void()>& body) {
@@ -116,18 +129,24 @@ int main(int argc, char** argv) {
     auto launcher = launch::discover(launch::process_env());
     comm::MpiRuntime mpi(*launcher);
     Context context = comm::build_context(launcher->info());
-    std::string why;
-    int devices = comm::visible_gpu_count(&why);
-    int fewest = devices;
-    MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (fewest < context.local_size) {
-        if (context.world_rank == 0)
-            std::printf("SKIP: %d visible GPU(s) for %d local ranks (%s)\n", fewest, context.local_size, why.c_str());
-        return 77;
+    comm::DeviceRequest request;
+    request.world_rank = context.world_rank;
+    request.local_rank = context.local_rank;
+    request.local_size = context.local_size;
+    request.visible_devices = comm::visible_gpu_count(&request.why_none);
+    int usable = 1;
+    try {
+        comm::bind_device(comm::select_device(request));  // trainrt's own rules (--gpus-per-task too)
+    } catch (const Error& error) {
+        usable = 0;
+        if (context.world_rank == 0) std::printf("SKIP: %s\n", error.what());
     }
-    comm::bind_device(context.local_rank);
+    MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (usable == 0) return 77;
     auto world = comm::make_mpi_communicator(MPI_COMM_WORLD);
     auto nccl = comm::make_nccl_communicator(*world);
+    nccl->barrier();  // the NCCL communicator's own barrier (the dispatcher's goes through MPI)
+    expect(true, "NCCL barrier returned");
     auto dispatch = comm::make_dispatch_communicator(std::move(world), std::move(nccl));
     if (argc > 1 && std::strcmp(argv[1], "bench") == 0) bench(*dispatch);
     else check(*dispatch);

@@ -2,8 +2,8 @@
 # fashion_mlp on a GPU against the CPU path (label gpu; exit 77 = skipped where no GPU is
 # visible, never counted as passed): 1 rank, 2 epochs of batch 256 from the same initial
 # weights (tests/data/torch_init_seed0.h5). The epoch losses and test accuracies must agree
-# within float tolerance (relative 1e-3 on the loss, 0.005 on the accuracy), and a stop (USR2)
-# plus resume on the GPU must end with a checkpoint the CPU path can read.
+# within float tolerance (relative 1e-3 on the loss, 0.005 on the accuracy); the GPU run's
+# checkpoints verify, and the CPU path resumes from the GPU run's last checkpoint for a third epoch.
 source "$(dirname "$0")/../lib/common.sh"
 require_data
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
@@ -30,4 +30,8 @@ for c, g in zip(cpu, gpu):
 sys.exit(0 if ok else 1)
 PY
 "$TRAINRT" checkpoints verify "$WORK/gpu" >/dev/null && pass "GPU checkpoints verify" || fail "GPU checkpoints do not verify"
+mpiexec -n 1 "$TRAINRT" "${args[@]}" --run.name=gpu --train.epochs=3 >"$WORK/resume.out" 2>&1 \
+  && grep -q 'resuming from .*(iteration 2)' "$WORK/resume.out" \
+  && pass "the CPU path resumed the GPU run from its checkpoint and trained epoch 3" \
+  || { cat "$WORK/resume.out"; fail "CPU resume of the GPU checkpoint"; }
 finish

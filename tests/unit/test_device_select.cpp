@@ -9,13 +9,12 @@ using trainrt::comm::select_device;
 
 namespace {
 
-DeviceRequest request(int local_rank, int local_size, int visible, bool sharing = false) {
+DeviceRequest request(int local_rank, int local_size, int visible) {
     DeviceRequest r;
     r.world_rank = 10 + local_rank;
     r.local_rank = local_rank;
     r.local_size = local_size;
     r.visible_devices = visible;
-    r.allow_sharing = sharing;
     return r;
 }
 
@@ -40,16 +39,10 @@ TEST_CASE("more ranks than GPUs is an error naming the counts and the fix", "[gp
         const std::string text = error.what();
         CHECK(text.find("4 ranks on this node but 2 visible GPUs") != std::string::npos);
         CHECK(text.find("CUDA_VISIBLE_DEVICES '0,1'") != std::string::npos);
-        CHECK(text.find("scaling.gpu_sharing = true") != std::string::npos);
+        CHECK(text.find("NCCL needs one GPU per rank") != std::string::npos);
+        CHECK(text.find("srun --ntasks-per-node=2 --gpus-per-task=1") != std::string::npos);
         CHECK(error.exit_code() == 2);
     }
-}
-
-TEST_CASE("gpu_sharing spreads ranks round-robin over the visible GPUs", "[gpu]") {
-    CHECK(select_device(request(0, 4, 2, true)) == 0);
-    CHECK(select_device(request(1, 4, 2, true)) == 1);
-    CHECK(select_device(request(2, 4, 2, true)) == 0);
-    CHECK(select_device(request(3, 4, 3, true)) == 0);
 }
 
 TEST_CASE("no visible GPU is an error with the reason CUDA gave", "[gpu]") {

@@ -27,4 +27,12 @@ int visible_gpu_count(std::string* why) {
 
 void bind_device(int device) { TRAINRT_CUDA_CHECK(cudaSetDevice(device)); }
 
+std::string current_device_bus_id() {
+    int device = 0;
+    TRAINRT_CUDA_CHECK(cudaGetDevice(&device));
+    char bus_id[32] = {};
+    TRAINRT_CUDA_CHECK(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device));
+    return bus_id;
+}
+
 }  // namespace trainrt::comm

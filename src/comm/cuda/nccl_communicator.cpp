@@ -1,6 +1,9 @@
 // The NCCL communicator (comm/gpu.hpp) and the backend = auto dispatcher.
 #include <sched.h>
 
+#include <exception>
+#include <string>
+
 #include <fmt/format.h>
 
 #include "comm/collective_watch.hpp"
@@ -50,25 +53,41 @@ ncclRedOp_t nccl_op(ReduceOp op) {
     throw CommError("nccl: unknown reduce op");
 }
 
-// Waits for `event` by polling (the core stays free for other ranks) and checks NCCL's async
-// error on every round: a peer that died turns into a CommError, not an endless wait.
-void wait_event(cudaEvent_t event, ncclComm_t comm, const char* what) {
+// NCCL's asynchronous error (a peer died, a network failure): the communicator is aborted at
+// once — that also stops its kernels, so later CUDA calls (frees, syncs) cannot hang on them —
+// and the error becomes a CommError with NCCL's text.
+void check_async(NcclComm& comm, const char* what) {
+    if (comm.get() == nullptr) throw CommError(std::string("nccl: ") + what + ": the communicator was aborted earlier");
+    ncclResult_t async = ncclSuccess;
+    TRAINRT_NCCL_CHECK(comm.get(), ncclCommGetAsyncError(comm.get(), &async));
+    if (async == ncclSuccess || async == ncclInProgress) return;
+    std::string message;
+    try {
+        throw_nccl_error(async, comm.get(), what, __FILE__, __LINE__);
+    } catch (const CommError& error) {
+        message = error.what();
+    }
+    comm.reset();  // ncclCommAbort
+    throw CommError(message + " (communicator aborted)");
+}
+
+// Waits for `event` by polling (the core stays free for other ranks), checking NCCL's async error
+// on every round: a dead peer turns into a CommError, not an endless wait.
+void wait_event(cudaEvent_t event, NcclComm& comm, const char* what) {
     CollectiveScope watched(what);
     for (;;) {
         cudaError_t status = cudaEventQuery(event);
         if (status == cudaSuccess) return;
         if (status != cudaErrorNotReady) TRAINRT_CUDA_CHECK(status);
-        ncclResult_t async = ncclSuccess;
-        TRAINRT_NCCL_CHECK(comm, ncclCommGetAsyncError(comm, &async));
-        if (async != ncclSuccess && async != ncclInProgress)
-            throw_nccl_error(async, comm, what, __FILE__, __LINE__);
+        check_async(comm, what);
         sched_yield();
     }
 }
 
+// Lives no longer than the communicator that made it (the GradientReducer/engine pattern).
 class NcclWork final : public Work {
 public:
-    NcclWork(CudaEvent event, ncclComm_t comm) : event_(std::move(event)), comm_(comm) {}
+    NcclWork(CudaEvent event, NcclComm& comm) : event_(std::move(event)), comm_(comm) {}
     void wait() override {
         if (!done_) wait_event(event_.get(), comm_, "nccl allreduce (async)");
         done_ = true;
@@ -76,14 +95,17 @@ public:
     bool test() override {
         if (done_) return true;
         cudaError_t status = cudaEventQuery(event_.get());
-        if (status == cudaErrorNotReady) return false;
+        if (status == cudaErrorNotReady) {
+            check_async(comm_, "nccl allreduce (async)");
+            return false;
+        }
         TRAINRT_CUDA_CHECK(status);
         return done_ = true;
     }
 
 private:
     CudaEvent event_;
-    ncclComm_t comm_;
+    NcclComm& comm_;
     bool done_ = false;
 };
 
@@ -99,6 +121,11 @@ public:
         TRAINRT_NCCL_CHECK(nullptr, ncclCommInitRank(&comm, size_, id, rank_));
         comm_ = NcclComm(comm);
     }
+    // A healthy communicator is destroyed; one that failed was aborted already (check_async),
+    // and NcclComm aborts whatever is left on other paths.
+    ~NcclCommunicator() override {
+        if (comm_.get() != nullptr && std::uncaught_exceptions() == 0) ncclCommDestroy(comm_.release());
+    }
     int rank() const override { return rank_; }
     int size() const override { return size_; }
     std::string backend() const override { return "nccl"; }
@@ -111,15 +138,15 @@ public:
     std::unique_ptr<Work> allreduce_async(void* data, std::size_t count, DType dtype, ReduceOp op) override {
         TRAINRT_NCCL_CHECK(comm_.get(), ncclAllReduce(data, data, count, nccl_type(dtype), nccl_op(op),
                                                       comm_.get(), stream_.get()));
-        return std::make_unique<NcclWork>(recorded(), comm_.get());
+        return std::make_unique<NcclWork>(recorded(), comm_);
     }
     void broadcast(void* data, std::size_t bytes, int root) override {
         TRAINRT_NCCL_CHECK(comm_.get(), ncclBroadcast(data, data, bytes, ncclUint8, root, comm_.get(), stream_.get()));
-        wait_event(recorded().get(), comm_.get(), "nccl broadcast");
+        wait_event(recorded().get(), comm_, "nccl broadcast");
     }
     void allgather(const void* send, void* recv, std::size_t bytes_per_rank) override {
         TRAINRT_NCCL_CHECK(comm_.get(), ncclAllGather(send, recv, bytes_per_rank, ncclUint8, comm_.get(), stream_.get()));
-        wait_event(recorded().get(), comm_.get(), "nccl allgather");
+        wait_event(recorded().get(), comm_, "nccl allgather");
     }
     void barrier() override { allreduce(scratch_.get(), 1, DType::i64, ReduceOp::sum); }
 

@@ -22,6 +22,8 @@ int visible_gpu_count(std::string* why) {
 
 void bind_device(int) { no_gpu_build("binding a GPU"); }
 
+std::string current_device_bus_id() { no_gpu_build("a GPU bus id"); }
+
 std::unique_ptr<Communicator> make_nccl_communicator(Communicator&) { no_gpu_build("an NCCL communicator"); }
 
 std::unique_ptr<Communicator> make_dispatch_communicator(std::unique_ptr<Communicator>,

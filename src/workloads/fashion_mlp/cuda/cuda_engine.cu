@@ -26,6 +26,9 @@ void cublas_check(cublasStatus_t code, const char* call) {
         throw CommError(std::string("cublas: ") + call + " failed: " + cublasGetStatusString(code));
 }
 #define CUDA_DO(call) cuda_check((call), #call)
+// Kernel launches report bad configurations or a missing kernel image (a GPU older than the
+// built architectures) only through cudaGetLastError.
+#define LAUNCHED(kernel) cuda_check(cudaGetLastError(), "launching " #kernel)
 #define CUBLAS_DO(call) cublas_check((call), #call)
 
 constexpr int kThreads = 256;
@@ -152,9 +155,13 @@ public:
             const std::size_t count = host.weight.size() + host.bias.size();
             layer.params = DeviceArray<float>(count);
             layer.grads = DeviceArray<float>(count);
-            CUDA_DO(cudaMemcpy(layer.weight(), host.weight.data(), host.weight.size() * sizeof(float), cudaMemcpyHostToDevice));
-            CUDA_DO(cudaMemcpy(layer.bias(), host.bias.data(), host.bias.size() * sizeof(float), cudaMemcpyHostToDevice));
+            // On the engine's stream (non-blocking: it would not wait for the default stream).
+            CUDA_DO(cudaMemcpyAsync(layer.weight(), host.weight.data(), host.weight.size() * sizeof(float),
+                                    cudaMemcpyHostToDevice, stream_));
+            CUDA_DO(cudaMemcpyAsync(layer.bias(), host.bias.data(), host.bias.size() * sizeof(float),
+                                    cudaMemcpyHostToDevice, stream_));
         }
+        CUDA_DO(cudaStreamSynchronize(stream_));
     }
 
     float train_step(const float* images, const std::uint8_t* labels, int batch, float lr) override {
@@ -162,11 +169,13 @@ public:
         forward(batch);
         cross_entropy<<<blocks(batch), kThreads, 0, stream_>>>(activations_[kLayers - 1].get(), labels_.get(),
                                                               batch, delta_.get(), row_loss_.get());
+        LAUNCHED(cross_entropy);
         std::vector<std::unique_ptr<Work>> pending = backward(batch);
         for (auto& work : pending) work->wait();
         for (DeviceLayer& layer : layers_)
             sgd<<<blocks(layer.params.size()), kThreads, 0, stream_>>>(layer.params.get(), layer.grads.get(), lr,
                                                                        layer.params.size());
+            LAUNCHED(sgd);
         std::vector<float> losses = download(row_loss_, batch);
         double sum = 0.0;
         for (float loss : losses) sum += loss;
@@ -179,7 +188,9 @@ public:
         forward(batch);
         const float* logits = activations_[kLayers - 1].get();
         cross_entropy<<<blocks(batch), kThreads, 0, stream_>>>(logits, labels_.get(), batch, nullptr, row_loss_.get());
+        LAUNCHED(cross_entropy);
         correct_rows<<<blocks(batch), kThreads, 0, stream_>>>(logits, labels_.get(), batch, correct_.get());
+        LAUNCHED(correct_rows);
         for (float loss : download(row_loss_, batch)) loss_sum += loss;
         for (int hit : download(correct_, batch)) correct += hit;
     }
@@ -230,9 +241,11 @@ private:
             float* out = activations_[l].get();
             const std::size_t n = std::size_t(batch) * layer.outputs;
             fill_bias<<<blocks(n), kThreads, 0, stream_>>>(out, layer.bias(), batch, layer.outputs);
+            LAUNCHED(fill_bias);
             CUBLAS_DO(cublasSgemm(blas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, layer.outputs, batch, layer.inputs, &one,
                                   layer.weight(), layer.inputs, in, layer.inputs, &one, out, layer.outputs));
             relu<<<blocks(n), kThreads, 0, stream_>>>(out, n);
+            LAUNCHED(relu);
             in = out;
         }
     }
@@ -250,12 +263,14 @@ private:
             CUBLAS_DO(cublasSgemm(blas_.get(), CUBLAS_OP_N, CUBLAS_OP_T, layer.inputs, layer.outputs, batch, &one,
                                   in, layer.inputs, delta, layer.outputs, &zero, layer.grad_weight(), layer.inputs));
             column_sum<<<blocks(layer.outputs), kThreads, 0, stream_>>>(delta, batch, layer.outputs, layer.grad_bias());
+            LAUNCHED(column_sum);
             pending.push_back(comm_.allreduce_async(layer.grads.get(), layer.grads.size(), DType::f32, ReduceOp::mean));
             if (l == 0) break;
             CUBLAS_DO(cublasSgemm(blas_.get(), CUBLAS_OP_N, CUBLAS_OP_N, layer.inputs, batch, layer.outputs, &one,
                                   layer.weight(), layer.inputs, delta, layer.outputs, &zero, next, layer.inputs));
             const std::size_t n = std::size_t(batch) * layer.inputs;
             relu_mask<<<blocks(n), kThreads, 0, stream_>>>(next, activations_[l - 1].get(), n);
+            LAUNCHED(relu_mask);
             std::swap(delta, next);
         }
         return pending;
