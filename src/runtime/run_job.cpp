@@ -1,6 +1,7 @@
 #include "runtime/run_job.hpp"
 
 #include <cblas.h>
+#include <unistd.h>
 #include <mpi.h>
 
 #include <iostream>
@@ -139,7 +140,12 @@ int fail(const Error& error, const Context& context, bool everyone) {
         } catch (const Error&) {
         }
     }
-    if (!everyone && context.world_size > 1) MPI_Abort(MPI_COMM_WORLD, error.exit_code());
+    if (!everyone && context.world_size > 1) {
+        // The launcher forwards output asynchronously and drops what is in flight when the abort
+        // tears the job down: a moment for this rank's line to get out (the event is on disk).
+        ::usleep(200 * 1000);
+        MPI_Abort(MPI_COMM_WORLD, error.exit_code());
+    }
     return error.exit_code();
 }
 

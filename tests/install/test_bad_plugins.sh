@@ -59,8 +59,8 @@ timeout -k 5 60 mpiexec -n 2 "$TRAINRT" --config "$REGRESSION_INI" --run.storage
   --run.workload="plugin:$PLUGINS/libtest_plugin_throwing.so" >"$WORK/throws.out" 2>&1 || code=$?
 [ "$code" -ne 0 ] && [ "$code" -ne 124 ] && [ "$code" -ne 137 ] && pass "throwing workload: the job ended (exit $code), no hang" \
   || fail "throwing workload: exit $code"
-grep -q "trainrt: rank 1: workload throws_on_rank1: loss became NaN at step 3" "$WORK/throws.out" \
-  && pass "the failing rank's message is printed" || { cat "$WORK/throws.out" >&2; fail "no message from rank 1"; }
+# (Its stderr line usually shows too, but mpiexec may drop output in flight when it tears the job
+# down, so the record is what is checked.)
 jq -e -s 'map(select(.event == "failure")) | length == 1 and .[0].rank == 1 and (.[0].message | test("loss became NaN"))' \
   "$WORK/throws/events.jsonl" >/dev/null && pass "failure record: rank 1 with its message" \
   || fail "failure records: $(grep failure "$WORK/throws/events.jsonl")"
