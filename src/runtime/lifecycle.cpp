@@ -19,10 +19,17 @@ bool budget_exhausted(const AttemptHistory& history, const config::LifecycleSett
     return settings.max_failures >= 0 && history.failures > settings.max_failures;
 }
 
-std::string give_up_message(const AttemptHistory& history, const config::LifecycleSettings& settings) {
-    return fmt::format("giving up: {} failure(s), more than [failure] max_failures = {}; last: {}. "
-                       "Fix the cause, then resubmit (the run resumes from its latest checkpoint)",
-                       history.failures, settings.max_failures, history.last_end);
+// Writes the final failure record (it starts a new count) and returns its message.
+std::string record_give_up(const std::string& run_dir, const Context& context, const AttemptHistory& history,
+                           const config::LifecycleSettings& settings) {
+    const std::string message = fmt::format(
+        "giving up: {} failure(s), more than [failure] max_failures = {}; last: {}. Fix the cause, then "
+        "resubmit (the run resumes from its latest checkpoint)", history.failures, settings.max_failures,
+        history.last_end);
+    storage::append_event(run_dir, "failure", context,
+                          {{"final", true}, {"reason", "max_failures"}, {"message", message},
+                           {"failures", history.failures}});
+    return message;
 }
 
 // Seconds since the epoch of an event's "time" (UTC, as iso_time_now writes it); 0 if absent.
@@ -109,13 +116,8 @@ AttemptHistory begin_attempt(const std::string& run_dir, const Context& context,
                                                                    history.last_attempt_restart))}});
         history = summarize(read_events(run_dir));
     }
-    if (budget_exhausted(history, settings)) {
-        const std::string message = give_up_message(history, settings);
-        storage::append_event(run_dir, "failure", context,
-                              {{"final", true}, {"reason", "max_failures"}, {"message", message},
-                               {"failures", history.failures}});
-        throw FailureLimitError("failure: " + message);
-    }
+    if (budget_exhausted(history, settings))
+        throw FailureLimitError("failure: " + record_give_up(run_dir, context, history, settings));
     return history;
 }
 
@@ -167,13 +169,9 @@ StepDecision after_step(const std::string& run_dir, const Context& context,
                                                                : "before trainrt started")}});
         history = summarize(read_events(run_dir));
     }
-    if (budget_exhausted(history, settings)) {
-        const std::string message = give_up_message(history, settings);
-        storage::append_event(run_dir, "failure", context,
-                              {{"final", true}, {"reason", "max_failures"}, {"message", message},
-                               {"failures", history.failures}});
-        return {StepVerdict::give_up, message, FailureLimitError("").exit_code()};
-    }
+    if (budget_exhausted(history, settings))
+        return {StepVerdict::give_up, record_give_up(run_dir, context, history, settings),
+                FailureLimitError("").exit_code()};
     if (ending)
         return {StepVerdict::done, fmt::format("the job is ending (requeue or cancel): not relaunching "
                                                "after failure {} ({})", history.failures, history.last_end),
