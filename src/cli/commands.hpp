@@ -5,5 +5,7 @@ namespace trainrt::cli {
 int run_command(int argc, const char* const argv[]);   // trainrt --config FILE ..., after-step
 int data_command(int argc, const char* const argv[]);  // trainrt data import ...
 int checkpoints_command(int argc, const char* const argv[]);  // trainrt checkpoints [verify] DIR
+int results_command(int argc, const char* const argv[]);  // trainrt results RUN_DIR [--json|--csv]
+int plot_command(int argc, const char* const argv[]);     // trainrt plot RUN_DIR -o FILE.png
 
 }  // namespace trainrt::cli

@@ -13,6 +13,10 @@ int main(int argc, char** argv) {
             return trainrt::cli::data_command(argc - 1, argv + 1);
         if (argc > 1 && std::string(argv[1]) == "checkpoints")
             return trainrt::cli::checkpoints_command(argc - 1, argv + 1);
+        if (argc > 1 && std::string(argv[1]) == "results")
+            return trainrt::cli::results_command(argc - 1, argv + 1);
+        if (argc > 1 && std::string(argv[1]) == "plot")
+            return trainrt::cli::plot_command(argc - 1, argv + 1);
         return trainrt::cli::run_command(argc, argv);
     } catch (const trainrt::Error& error) {
         trainrt::storage::write_stderr_line(std::string("trainrt: ") + error.what());

@@ -1,0 +1,69 @@
+// A fast workload for the metrics tests: reports `train.reports` times with rank-dependent
+// values, so the cross-rank summaries differ from rank 0's value and are known exactly:
+//   loss = 1 / iteration + 0.01 * rank, accuracy = 1 - loss, epoch = (iteration - 1) / 5 + 1,
+//   samples_per_s = 1000 * (rank + 1), phase = "warmup" for iterations <= 2 else "train" (a tag).
+// From iteration `train.late_key_at` on (0: never) it also reports val_loss (a key that appears
+// later). `train.slow_rank` sleeps `train.slow_ms` more than the others before every report (a
+// straggler); every rank sleeps `train.sleep_ms`. `train.checkpoint_every` > 0 saves a checkpoint
+// with the iteration every that many reports, and a restarted run resumes after it.
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include <trainrt/plugin.hpp>
+
+namespace {
+
+std::vector<trainrt::OptionSpec> keys() {
+    using trainrt::OptionSpec;
+    using trainrt::ValueKind;
+    OptionSpec reports{"train.reports", "20", ValueKind::integer, "reports to make"};
+    reports.min = 1;
+    return {reports,
+            {"train.sleep_ms", "0", ValueKind::real, "every rank's work per iteration (ms)"},
+            {"train.slow_rank", "-1", ValueKind::integer, "the straggling rank (-1: none)"},
+            {"train.slow_ms", "0", ValueKind::real, "the straggler's extra work per iteration (ms)"},
+            {"train.late_key_at", "0", ValueKind::integer, "first iteration reporting val_loss (0: never)"},
+            {"train.checkpoint_every", "0", ValueKind::integer, "checkpoint every N reports (0: never)"}};
+}
+
+void sleep_ms(double ms) {
+    if (ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+}
+
+trainrt::Metrics metrics_at(std::int64_t iteration, int rank, std::int64_t late_key_at) {
+    const double loss = 1.0 / static_cast<double>(iteration) + 0.01 * rank;
+    trainrt::Metrics metrics;
+    metrics.set("epoch", (iteration - 1) / 5 + 1).set("loss", loss).set("accuracy", 1.0 - loss)
+        .set("samples_per_s", 1000.0 * (rank + 1)).set("phase", std::string(iteration <= 2 ? "warmup" : "train"));
+    if (late_key_at > 0 && iteration >= late_key_at) metrics.set("val_loss", 2 * loss);
+    return metrics;
+}
+
+void train(trainrt::Session& session) {
+    const auto& config = session.config();
+    const int rank = session.context().world_rank;
+    const std::int64_t reports = config.get_int("train.reports");
+    const std::int64_t every = config.get_int("train.checkpoint_every");
+    std::int64_t iteration = 0;
+    if (const trainrt::Checkpoint* checkpoint = session.checkpoint()) iteration = checkpoint->attribute_int("iteration");
+    while (iteration < reports) {
+        ++iteration;
+        sleep_ms(config.get_double("train.sleep_ms"));
+        if (rank == config.get_int("train.slow_rank")) sleep_ms(config.get_double("train.slow_ms"));
+        const trainrt::Metrics metrics = metrics_at(iteration, rank, config.get_int("train.late_key_at"));
+        if (every > 0 && iteration % every == 0) {
+            trainrt::CheckpointState state;
+            state.attribute("iteration", iteration);
+            session.report(metrics, state);
+        } else {
+            session.report(metrics);
+        }
+        if (iteration < reports && session.should_stop()) return;
+    }
+    if (rank == 0) std::printf("reporter_done=%lld\n", static_cast<long long>(iteration));
+}
+
+}  // namespace
+
+TRAINRT_WORKLOAD_WITH(reporter, "fast reports with known values (metrics tests)", train, keys, nullptr);
