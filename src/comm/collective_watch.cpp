@@ -9,6 +9,7 @@ namespace {
 
 std::atomic<const char*> current_name{nullptr};
 std::atomic<double> current_since{0.0};
+std::atomic<double> blocked_total{0.0};  // written by the thread that runs collectives only
 
 double now_seconds() {
     timespec now{};
@@ -27,8 +28,12 @@ CollectiveScope::CollectiveScope(const char* name) noexcept
 }
 
 CollectiveScope::~CollectiveScope() {
-    if (outermost_) current_name.store(nullptr);
+    if (!outermost_) return;
+    blocked_total.store(blocked_total.load() + (now_seconds() - current_since.load()));
+    current_name.store(nullptr);
 }
+
+double blocked_seconds() { return blocked_total.load(); }
 
 std::optional<CollectiveInFlight> collective_in_flight() {
     const char* name = current_name.load();

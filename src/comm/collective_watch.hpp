@@ -25,4 +25,9 @@ struct CollectiveInFlight {
 
 std::optional<CollectiveInFlight> collective_in_flight();
 
+// Seconds this process has spent blocked in trainrt's collectives since it started (outermost
+// scopes only). The metrics take differences of it: an iteration's time less its blocked time is
+// the rank's own work, which is what tells a straggler from the ranks waiting for it.
+double blocked_seconds();
+
 }  // namespace trainrt::comm

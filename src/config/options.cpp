@@ -5,7 +5,7 @@
 namespace trainrt::config {
 
 const std::vector<std::string>& sections() {
-    static const std::vector<std::string> names = {"run", "scaling", "data", "checkpoint", "stop", "failure", "train"};
+    static const std::vector<std::string> names = {"run", "scaling", "data", "checkpoint", "stop", "failure", "metrics", "train"};
     return names;
 }
 
@@ -46,6 +46,21 @@ std::vector<OptionSpec> checkpoint_options() {
             alignment, stripes, stripe_size};
 }
 
+std::vector<OptionSpec> metrics_options() {
+    OptionSpec straggler{"metrics.straggler_threshold", "1.5", ValueKind::real,
+                         "log a rank as straggling when its own work in an iteration (time not "
+                         "spent waiting in collectives) exceeds this many times the other ranks' "
+                         "mean; 0 turns it off"};
+    straggler.min = 0;
+    OptionSpec interval{"metrics.progress_interval", "30", ValueKind::real,
+                        "seconds between progress lines when stdout is not a terminal"};
+    interval.min = 0;
+    OptionSpec progress{"metrics.progress", "auto", ValueKind::choice,
+                        "auto (a redrawn line on a terminal, plain lines otherwise), tty, lines, off"};
+    progress.choices = {"auto", "tty", "lines", "off"};
+    return {straggler, interval, progress};
+}
+
 }  // namespace
 
 std::vector<OptionSpec> builtin_options() {
@@ -78,6 +93,8 @@ std::vector<OptionSpec> builtin_options() {
     options.insert(options.end(), checkpoint.begin(), checkpoint.end());
     std::vector<OptionSpec> lifecycle = lifecycle_options();
     options.insert(options.end(), lifecycle.begin(), lifecycle.end());
+    std::vector<OptionSpec> metrics = metrics_options();
+    options.insert(options.end(), metrics.begin(), metrics.end());
     return options;
 }
 

@@ -1,16 +1,31 @@
 #include "metrics/result_log.hpp"
 
-#include <chrono>
 #include <fstream>
-#include <vector>
-#include <iostream>
 #include <variant>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "comm/collective_watch.hpp"
 #include "storage/posix.hpp"
 
 namespace trainrt::metrics {
+namespace {
+
+// The two step times, then every numeric metric, in the order reported.
+NamedValues summarized_values(const Metrics& metrics, double iteration_s, double compute_s) {
+    NamedValues values{{"_time_this_iter_s", iteration_s}, {"_time_compute_s", compute_s}};
+    for (const auto& [key, value] : metrics.items()) {
+        if (const auto* real = std::get_if<double>(&value)) values.emplace_back(key, *real);
+        if (const auto* integer = std::get_if<std::int64_t>(&value))
+            values.emplace_back(key, static_cast<double>(*integer));
+    }
+    return values;
+}
+
+constexpr double straggler_note_every_s = 60;
+
+}  // namespace
 
 nlohmann::ordered_json to_json(const Metrics& metrics) {
     nlohmann::ordered_json row = nlohmann::ordered_json::object();
@@ -19,27 +34,32 @@ nlohmann::ordered_json to_json(const Metrics& metrics) {
     return row;
 }
 
-ResultLog::ResultLog(std::string run_dir, const Context& context)
-    : path_(run_dir + "/result.jsonl"), context_(context) {}
+ResultLog::ResultLog(std::string run_dir, const Context& context, ResultLogOptions options)
+    : path_(run_dir + "/result.jsonl"), context_(context), options_(options), tables_(run_dir),
+      progress_(context.world_rank == 0 ? options.progress : ProgressOptions{ProgressMode::off}) {}
 
 std::int64_t ResultLog::resume_after(std::int64_t iteration) {
     iteration_ = iteration;
-    if (context_.world_rank != 0 || !storage::path_exists(path_)) return 0;
-    std::ifstream in(path_);
-    std::string line, kept;
+    if (context_.world_rank != 0) return 0;
+    std::vector<Row> kept;
     std::vector<std::string> superseded;
+    std::ifstream in(path_);
+    std::string line;
     while (std::getline(in, line)) {
-        auto row = nlohmann::ordered_json::parse(line, nullptr, false);
-        bool keep = !row.is_discarded() && row.is_object() &&
-                    row.value("_training_iteration", std::int64_t{0}) <= iteration &&
-                    row.value("_training_iteration", std::int64_t{0}) > 0;
-        if (keep) kept += line + "\n";
-        else superseded.push_back(line);
+        auto row = Row::parse(line, nullptr, false);
+        const std::int64_t at = row.is_object() ? row.value("_training_iteration", std::int64_t{0}) : 0;
+        if (at > 0 && at <= iteration) kept.push_back(std::move(row));
+        else if (!line.empty()) superseded.push_back(line);
     }
-    if (superseded.empty()) return 0;
-    const std::string aside = path_.substr(0, path_.size() - 6) + ".superseded.jsonl";
-    for (const std::string& row : superseded) storage::append_line(aside, row);
-    storage::write_file_atomic(path_, kept);
+    if (!superseded.empty()) {
+        const std::string aside = path_.substr(0, path_.size() - 6) + ".superseded.jsonl";
+        for (const std::string& row : superseded) storage::append_line(aside, row);
+        std::string content;
+        for (const Row& row : kept) content += row.dump() + "\n";
+        storage::write_file_atomic(path_, content);
+    }
+    if (!kept.empty()) total_before_s_ = kept.back().value("_time_total_s", 0.0);
+    for (const std::string& warning : tables_.reconcile(kept)) storage::write_stderr_line("trainrt: " + warning);
     return static_cast<std::int64_t>(superseded.size());
 }
 
@@ -47,33 +67,60 @@ double ResultLog::total_seconds() const {
     return std::chrono::duration<double>(Clock::now() - started_).count();
 }
 
-nlohmann::ordered_json ResultLog::record(const Metrics& metrics) {
-    auto now = Clock::now();
+nlohmann::ordered_json ResultLog::autofilled(const Metrics& metrics, Clock::time_point now) const {
     nlohmann::ordered_json row = to_json(metrics);
-    row["_training_iteration"] = ++iteration_;
-    row["_timestamp"] = std::chrono::duration<double>(
-        std::chrono::system_clock::now().time_since_epoch()).count();
+    row["_training_iteration"] = iteration_;
+    row["_timestamp"] = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     row["_time_this_iter_s"] = std::chrono::duration<double>(now - last_report_).count();
-    row["_time_total_s"] = std::chrono::duration<double>(now - started_).count();
+    row["_time_total_s"] = total_before_s_ + std::chrono::duration<double>(now - started_).count();
     row["world_size"] = context_.world_size;
     row["restart_count"] = context_.restart_count;
-    last_report_ = now;
-    last_ = row;
-    if (context_.world_rank == 0) {
-        storage::append_line(path_, row.dump());
-        std::cout << progress_line(row) << std::endl;
-    }
     return row;
 }
 
-std::string progress_line(const nlohmann::ordered_json& row) {
-    std::string line = fmt::format("[trainrt] iter {}", row.value("_training_iteration", 0));
-    for (const auto& [key, value] : row.items()) {
-        if (key.empty() || key[0] == '_' || key == "world_size" || key == "restart_count") continue;
-        if (value.is_number_float()) line += fmt::format(" | {} {:.4f}", key, value.get<double>());
-        else line += fmt::format(" | {} {}", key, value.dump());
-    }
-    return line + fmt::format(" | {:.2f} s", row.value("_time_this_iter_s", 0.0));
+nlohmann::ordered_json ResultLog::record(const Metrics& metrics, Communicator& comm) {
+    const auto now = Clock::now();
+    const double blocked = comm::blocked_seconds();
+    ++iteration_;
+    nlohmann::ordered_json row = autofilled(metrics, now);
+    const double iteration_s = row["_time_this_iter_s"].get<double>();
+    const RankSummary summary = summarize_ranks(
+        comm, summarized_values(metrics, iteration_s, std::max(0.0, iteration_s - (blocked - blocked_at_last_report_))),
+        options_.straggler_threshold);
+    row["_ranks"] = summary.ranks;
+    last_report_ = now;
+    blocked_at_last_report_ = blocked;
+    last_ = row;
+    if (context_.world_rank == 0) write(row, summary);
+    return row;
+}
+
+void ResultLog::write(const nlohmann::ordered_json& row, const RankSummary& summary) {
+    storage::append_line(path_, row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    tables_.append(row);
+    progress_.show(row);
+    note_straggler(summary);
+    if (summary.names_differ && !names_differ_noted_)
+        progress_.notice(fmt::format("[trainrt] warning: ranks reported different metric names at iteration {}; "
+                                     "only the step times are summarized across ranks in such rows", iteration_));
+    names_differ_noted_ = names_differ_noted_ || summary.names_differ;
+}
+
+// The first straggling iteration is logged at once, later ones at most once a minute, counted.
+void ResultLog::note_straggler(const RankSummary& summary) {
+    if (!summary.straggler) return;
+    ++stragglers_unnoted_;
+    const auto now = Clock::now();
+    if (last_straggler_note_ && std::chrono::duration<double>(now - *last_straggler_note_).count() < straggler_note_every_s)
+        return;
+    const Straggler& slow = *summary.straggler;
+    progress_.notice(fmt::format(
+        "[trainrt] straggler: rank {} worked {:.3f} s in iteration {}, the other ranks {:.3f} s on average ({:.1f}x, "
+        "[metrics] straggler_threshold = {}; {} straggling iteration(s) since the last note)",
+        slow.rank, slow.work_s, iteration_, slow.others_mean_s, slow.work_s / std::max(slow.others_mean_s, 1e-9),
+        options_.straggler_threshold, stragglers_unnoted_));
+    last_straggler_note_ = now;
+    stragglers_unnoted_ = 0;
 }
 
 }  // namespace trainrt::metrics

@@ -117,9 +117,10 @@ void print_summary(const SessionImpl& session, const Context& context) {
             metrics += last[key].is_number_float()
                            ? fmt::format(", {} {:.4f}", key, last[key].get<double>())
                            : fmt::format(", {} {}", key, last[key].dump());
-    std::cout << fmt::format("[trainrt] finished: {} reports in {:.2f} s on {} ranks{}; run dir {}",
+    std::cout << fmt::format("[trainrt] finished: {} reports in {:.2f} s on {} ranks{}; run dir {} "
+                             "(trainrt results {})",
                              session.results().iterations(), session.results().total_seconds(),
-                             context.world_size, metrics, context.run_dir)
+                             context.world_size, metrics, context.run_dir, context.run_dir)
               << std::endl;
 }
 
@@ -168,6 +169,7 @@ int train(SessionImpl& session, const workloads::Workload& workload, const Conte
           const config::LifecycleSettings& lifecycle) {
     Watchdog watchdog(lifecycle.collective_timeout_s, context, [&session] { return session.where(); });
     workload.run(session);
+    session.end_progress();
     session.finish_checkpoints();
     if (session.stopped()) return end_run_stopped(session, context, lifecycle);
     if (context.world_rank == 0)
@@ -219,8 +221,10 @@ int run_job(const JobConfig& config, const config::LifecycleSettings& lifecycle,
     try {
         return train(*session, *workload, context, lifecycle);
     } catch (const Error& error) {
+        session->end_progress();
         return fail(error, context, false);
     } catch (const std::exception& error) {  // the training function's own exceptions
+        session->end_progress();
         return fail(WorkloadError(fmt::format("workload {}: {}", workload->name, error.what())), context, false);
     }
 }

@@ -36,19 +36,28 @@ double process_age_seconds() {
     return uptime > 0 ? uptime - started : 0.0;
 }
 
+metrics::ResultLogOptions result_options(const JobConfig& config) {
+    metrics::ResultLogOptions options;
+    options.progress.mode = metrics::progress_mode(config.get("metrics.progress"));
+    options.progress.interval_s = config.get_double("metrics.progress_interval");
+    if (config.has("train.epochs")) options.progress.total_epochs = config.get_int("train.epochs");
+    options.straggler_threshold = config.get_double("metrics.straggler_threshold");
+    return options;
+}
+
 }  // namespace
 
 SessionImpl::SessionImpl(const JobConfig& config, Context context,
                          std::unique_ptr<Communicator> comm,
                          const config::LifecycleSettings& lifecycle)
     : config_(config), context_(std::move(context)), comm_(std::move(comm)),
-      results_(context_.run_dir, context_),
+      results_(context_.run_dir, context_, result_options(config)),
       checkpoints_(checkpoint::options_from(config), context_, *comm_),
       stops_(*comm_, context_, lifecycle.time_margin_s) {}
 
 void SessionImpl::report(const Metrics& metrics) {
     before_report();
-    results_.record(metrics);
+    results_.record(metrics, *comm_);
     after_report(results_.iterations());
 }
 
@@ -88,7 +97,7 @@ void SessionImpl::report(const Metrics& metrics, const CheckpointState& state) {
     // The row first: a crash between the two repeats this row after the resume (the previous
     // checkpoint is restored), where the other order would lose it for good.
     before_report();
-    results_.record(metrics);
+    results_.record(metrics, *comm_);
     const std::int64_t iteration = results_.iterations();
     checkpoint::SaveReport saved;
     try {

@@ -23,6 +23,7 @@ public:
     const Checkpoint* checkpoint() const override { return restored_ ? &*restored_ : nullptr; }
     DatasetShard dataset_shard(const std::string& split, std::uint64_t epoch) override;
     const metrics::ResultLog& results() const { return results_; }
+    void end_progress() { results_.end_progress(); }
 
     // Collective: finds the checkpoint to resume from (after the run directory exists).
     void restore();

@@ -1,0 +1,194 @@
+#include "metrics/metrics_h5.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "h5/h5.hpp"
+#include "storage/posix.hpp"
+#include "trainrt/error.hpp"
+
+namespace trainrt::metrics {
+namespace {
+
+constexpr hsize_t chunk_rows = 64;
+constexpr const char* table_name = "metrics";
+
+std::size_t width(ColumnKind kind) { return kind == ColumnKind::text ? tag_bytes : 8; }
+
+// The compound type, the same in memory and in the file (little-endian x86/ARM hosts).
+h5::Handle row_type(const TableSchema& schema) {
+    std::size_t size = 0;
+    for (const Column& column : schema.columns()) size += width(column.kind);
+    h5::Handle type(TRAINRT_H5(H5Tcreate(H5T_COMPOUND, size > 0 ? size : 1), "metrics row"), H5Tclose);
+    h5::Handle text(TRAINRT_H5(H5Tcopy(H5T_C_S1), ""), H5Tclose);
+    TRAINRT_H5(H5Tset_size(text.get(), tag_bytes), "");
+    std::size_t offset = 0;
+    for (const Column& column : schema.columns()) {
+        hid_t member = column.kind == ColumnKind::text ? text.get()
+                       : column.kind == ColumnKind::integer ? H5T_STD_I64LE : H5T_IEEE_F64LE;
+        TRAINRT_H5(H5Tinsert(type.get(), column.name.c_str(), offset, member), column.name);
+        offset += width(column.kind);
+    }
+    return type;
+}
+
+void put(char* at, ColumnKind kind, const nlohmann::ordered_json* value) {
+    if (kind == ColumnKind::text) {
+        std::string text = value == nullptr || value->is_null() ? "" : value->is_string() ? value->get<std::string>() : value->dump();
+        std::memcpy(at, text.data(), std::min(text.size(), tag_bytes - 1));
+    } else if (kind == ColumnKind::integer) {
+        std::int64_t number = value != nullptr && value->is_number() ? value->get<std::int64_t>() : -1;
+        std::memcpy(at, &number, 8);
+    } else {
+        double number = value != nullptr && (value->is_number() || value->is_boolean()) ? value->get<double>() : NAN;
+        std::memcpy(at, &number, 8);
+    }
+}
+
+// Rows packed in the compound layout; missing values: NaN, -1 or "".
+std::vector<char> pack(const TableSchema& schema, const std::vector<FlatRow>& rows) {
+    std::size_t row_size = 0;
+    for (const Column& column : schema.columns()) row_size += width(column.kind);
+    std::vector<char> buffer(row_size * rows.size(), 0);
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        std::vector<const nlohmann::ordered_json*> values(schema.columns().size(), nullptr);
+        for (const auto& [name, value] : rows[r])
+            if (auto at = schema.index_of(name)) values[*at] = &value;
+        char* at = buffer.data() + r * row_size;
+        for (std::size_t c = 0; c < values.size(); ++c) {
+            put(at, schema.columns()[c].kind, values[c]);
+            at += width(schema.columns()[c].kind);
+        }
+    }
+    return buffer;
+}
+
+h5::Handle latest_format_fapl() {
+    h5::Handle fapl = h5::file_access_props();
+    TRAINRT_H5(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), "");
+    return fapl;
+}
+
+ColumnKind kind_of_member(hid_t type, unsigned index) {
+    h5::Handle member(TRAINRT_H5(H5Tget_member_type(type, index), ""), H5Tclose);
+    if (H5Tget_class(member.get()) == H5T_STRING) return ColumnKind::text;
+    return H5Tget_class(member.get()) == H5T_INTEGER ? ColumnKind::integer : ColumnKind::real;
+}
+
+TableSchema schema_of(hid_t dataset) {
+    h5::Handle type(TRAINRT_H5(H5Dget_type(dataset), "metrics"), H5Tclose);
+    std::vector<Column> columns;
+    const int members = TRAINRT_H5(H5Tget_nmembers(type.get()), "metrics");
+    for (unsigned i = 0; i < static_cast<unsigned>(members); ++i) {
+        char* name = H5Tget_member_name(type.get(), i);
+        columns.push_back({name != nullptr ? name : "", kind_of_member(type.get(), i)});
+        H5free_memory(name);
+    }
+    return TableSchema(std::move(columns));
+}
+
+}  // namespace
+
+struct MetricsH5::Handles {
+    h5::Handle file, dataset, type;
+};
+
+MetricsH5::MetricsH5(std::unique_ptr<Handles> handles, TableSchema schema, std::uint64_t rows)
+    : handles_(std::move(handles)), schema_(std::move(schema)), rows_(rows) {}
+
+MetricsH5::~MetricsH5() = default;
+
+void MetricsH5::append(const FlatRow& row) {
+    const std::vector<char> packed = pack(schema_, {row});
+    const hsize_t extent = rows_ + 1, start = rows_, count = 1;
+    TRAINRT_H5(H5Dset_extent(handles_->dataset.get(), &extent), "metrics.h5: grow /metrics");
+    h5::Handle file_space = h5::dataset_space(handles_->dataset.get());
+    TRAINRT_H5(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), "");
+    h5::Handle memory(TRAINRT_H5(H5Screate_simple(1, &count, nullptr), ""), H5Sclose);
+    TRAINRT_H5(H5Dwrite(handles_->dataset.get(), handles_->type.get(), memory.get(), file_space.get(),
+                        H5P_DEFAULT, packed.data()), "metrics.h5: row");
+    TRAINRT_H5(H5Fflush(handles_->file.get(), H5F_SCOPE_LOCAL), "metrics.h5: flush");
+    rows_ = extent;
+}
+
+std::unique_ptr<MetricsH5> MetricsH5::open_matching(const std::string& path, const TableSchema& schema,
+                                                    std::size_t rows, std::string& problem) {
+    problem.clear();
+    if (!storage::path_exists(path)) return nullptr;
+    try {
+        auto handles = std::make_unique<Handles>();
+        h5::Handle fapl = latest_format_fapl();
+        handles->file = {TRAINRT_H5(H5Fopen(path.c_str(), H5F_ACC_RDWR | H5F_ACC_SWMR_WRITE, fapl.get()), path),
+                         H5Fclose};
+        handles->dataset = h5::open_dataset(handles->file.get(), table_name);
+        if (!(schema_of(handles->dataset.get()) == schema) ||
+            h5::dataset_shape(handles->dataset.get()).at(0) != rows)
+            return nullptr;
+        handles->type = row_type(schema);
+        return std::unique_ptr<MetricsH5>(new MetricsH5(std::move(handles), schema, rows));
+    } catch (const Error& error) {
+        problem = error.what();
+        return nullptr;
+    }
+}
+
+namespace {
+
+void write_table(hid_t file, const TableSchema& schema, const std::vector<Row>& rows) {
+    std::vector<FlatRow> flat;
+    flat.reserve(rows.size());
+    for (const Row& row : rows) flat.push_back(flatten(row));
+    const hsize_t count = rows.size(), unlimited = H5S_UNLIMITED;
+    h5::Handle space(TRAINRT_H5(H5Screate_simple(1, &count, &unlimited), ""), H5Sclose);
+    h5::Handle dcpl(TRAINRT_H5(H5Pcreate(H5P_DATASET_CREATE), ""), H5Pclose);
+    TRAINRT_H5(H5Pset_chunk(dcpl.get(), 1, &chunk_rows), "");
+    h5::Handle type = row_type(schema);
+    h5::Handle dataset(TRAINRT_H5(H5Dcreate2(file, table_name, type.get(), space.get(), H5P_DEFAULT,
+                                             dcpl.get(), H5P_DEFAULT), "metrics.h5: /metrics"), H5Dclose);
+    const std::vector<char> packed = pack(schema, flat);
+    if (count > 0)
+        TRAINRT_H5(H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()),
+                   "metrics.h5: rows");
+    h5::write_attribute(dataset.get(), "schema", std::string("trainrt metrics (hdf5_schemas/metrics.md)"));
+    h5::write_attribute(dataset.get(), "version", std::int64_t{metrics_h5_version});
+    h5::write_attribute(dataset.get(), "source", std::string("result.jsonl"));
+}
+
+}  // namespace
+
+std::unique_ptr<MetricsH5> MetricsH5::rebuild(const std::string& path, const TableSchema& schema,
+                                              const std::vector<Row>& rows) {
+    const std::string temporary = path + ".rebuild";
+    {
+        h5::Handle fapl = latest_format_fapl();
+        h5::Handle file(TRAINRT_H5(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), temporary),
+                        H5Fclose);
+        write_table(file.get(), schema, rows);
+        h5::close_file(file, temporary);
+    }
+    storage::fsync_path(temporary);
+    storage::rename_durable(temporary, path);
+    std::string problem;
+    std::unique_ptr<MetricsH5> opened = open_matching(path, schema, rows.size(), problem);
+    if (!opened) throw StorageError(path + ": cannot reopen the metrics table just written: " + problem);
+    return opened;
+}
+
+std::string metrics_h5_problem(const std::string& path) {
+    if (!storage::path_exists(path)) return path + " does not exist";
+    try {
+        std::lock_guard<std::mutex> hdf5(h5::library_mutex());
+        h5::Handle fapl = h5::file_access_props();
+        h5::Handle file(TRAINRT_H5(H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl.get()), path),
+                        H5Fclose);
+        h5::Handle dataset = h5::open_dataset(file.get(), table_name);
+        schema_of(dataset.get());
+        return "";
+    } catch (const Error& error) {
+        return error.what();
+    }
+}
+
+}  // namespace trainrt::metrics

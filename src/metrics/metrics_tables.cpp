@@ -1,0 +1,60 @@
+#include "metrics/metrics_tables.hpp"
+
+#include <unistd.h>
+
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "h5/h5.hpp"
+#include "storage/posix.hpp"
+
+namespace trainrt::metrics {
+
+MetricsTables::MetricsTables(const std::string& run_dir)
+    : run_dir_(run_dir), csv_(run_dir + "/progress.csv") {}
+
+MetricsTables::~MetricsTables() {
+    std::lock_guard<std::mutex> hdf5(h5::library_mutex());
+    h5_.reset();
+}
+
+std::vector<std::string> MetricsTables::reconcile(const std::vector<Row>& rows) {
+    std::vector<std::string> warnings;
+    schema_ = TableSchema(rows);
+    csv_.reconcile(schema_, rows);
+    const std::string path = run_dir_ + "/metrics.h5";
+    std::lock_guard<std::mutex> hdf5(h5::library_mutex());
+    h5_.reset();
+    if (rows.empty()) {
+        ::unlink(path.c_str());  // rows of a start that never got past its first report
+        return warnings;
+    }
+    std::string problem;
+    h5_ = MetricsH5::open_matching(path, schema_, rows.size(), problem);
+    if (h5_) return warnings;
+    if (!problem.empty())
+        warnings.push_back(fmt::format("warning: {} could not be opened for appending ({}); rebuilt from "
+                                       "result.jsonl with its {} complete row(s)", path, problem, rows.size()));
+    h5_ = MetricsH5::rebuild(path, schema_, rows);
+    return warnings;
+}
+
+void MetricsTables::append(const Row& row) {
+    const FlatRow flat = flatten(row);
+    if (!h5_ || !schema_.fits(flat)) return rebuild_from_log();
+    csv_.append(flat);
+    std::lock_guard<std::mutex> hdf5(h5::library_mutex());
+    h5_->append(flat);
+}
+
+void MetricsTables::rebuild_from_log() {
+    const std::vector<Row> rows = read_rows(run_dir_ + "/result.jsonl").rows;
+    schema_ = TableSchema(rows);
+    csv_.rewrite(schema_, rows);
+    std::lock_guard<std::mutex> hdf5(h5::library_mutex());
+    h5_.reset();
+    h5_ = MetricsH5::rebuild(run_dir_ + "/metrics.h5", schema_, rows);
+}
+
+}  // namespace trainrt::metrics

@@ -1,0 +1,33 @@
+#pragma once
+// progress.csv and metrics.h5 kept equal to result.jsonl, the run's log of record (rank 0 only).
+// Each report appends its row to both; a row with a column the tables lack (a key that appears
+// later in a run) rebuilds both from result.jsonl, atomically. At a start they are checked
+// against result.jsonl and rebuilt when they differ: rows of lost work that result.jsonl moved
+// aside, a row a kill left out, or a damaged or truncated file (then with a warning).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "metrics/metrics_h5.hpp"
+#include "metrics/progress_csv.hpp"
+
+namespace trainrt::metrics {
+
+class MetricsTables {
+public:
+    explicit MetricsTables(const std::string& run_dir);
+    ~MetricsTables();
+    // Returns warning lines (a damaged file that was rebuilt).
+    std::vector<std::string> reconcile(const std::vector<Row>& rows);
+    // `row` is already in result.jsonl.
+    void append(const Row& row);
+
+private:
+    void rebuild_from_log();
+    std::string run_dir_;
+    TableSchema schema_;
+    ProgressCsv csv_;
+    std::unique_ptr<MetricsH5> h5_;
+};
+
+}  // namespace trainrt::metrics

@@ -1,0 +1,64 @@
+#include "metrics/progress_csv.hpp"
+
+#include <fstream>
+
+#include "storage/posix.hpp"
+
+namespace trainrt::metrics {
+namespace {
+
+std::string quoted(const std::string& text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+    std::string out = "\"";
+    for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+std::string field(const nlohmann::ordered_json& value) {
+    if (value.is_null()) return "";
+    if (value.is_string()) return quoted(value.get<std::string>());
+    return quoted(value.dump());
+}
+
+}  // namespace
+
+std::string csv_header(const TableSchema& schema) {
+    std::string line;
+    for (const Column& column : schema.columns()) line += (line.empty() ? "" : ",") + quoted(column.name);
+    return line;
+}
+
+std::string csv_line(const TableSchema& schema, const FlatRow& row) {
+    std::vector<const nlohmann::ordered_json*> values(schema.columns().size(), nullptr);
+    for (const auto& [name, value] : row)
+        if (auto at = schema.index_of(name)) values[*at] = &value;
+    std::string line;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i > 0) line += ',';
+        if (values[i] != nullptr) line += field(*values[i]);
+    }
+    return line;
+}
+
+bool ProgressCsv::reconcile(const TableSchema& schema, const std::vector<Row>& rows) {
+    schema_ = schema;
+    std::ifstream in(path_);
+    std::string line;
+    bool same = in && std::getline(in, line) && line == csv_header(schema);
+    std::size_t at = 0;
+    while (same && std::getline(in, line)) same = at < rows.size() && line == csv_line(schema, flatten(rows[at++]));
+    if (same && at == rows.size()) return false;
+    rewrite(schema, rows);
+    return true;
+}
+
+void ProgressCsv::rewrite(const TableSchema& schema, const std::vector<Row>& rows) {
+    schema_ = schema;
+    std::string content = csv_header(schema) + "\n";
+    for (const Row& row : rows) content += csv_line(schema, flatten(row)) + "\n";
+    storage::write_file_atomic(path_, content);
+}
+
+void ProgressCsv::append(const FlatRow& row) { storage::append_line(path_, csv_line(schema_, row)); }
+
+}  // namespace trainrt::metrics

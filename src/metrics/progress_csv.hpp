@@ -1,0 +1,31 @@
+#pragma once
+// <run dir>/progress.csv: result.jsonl's rows for spreadsheets (header + one line per row, RFC
+// 4180 quoting, flattened columns, missing values empty). Rank 0 appends one line per report;
+// when a row brings a column the header lacks, the file is rewritten from result.jsonl
+// atomically (temporary file + rename), so a reader never sees a header that does not match.
+#include <string>
+#include <vector>
+
+#include "metrics/table_schema.hpp"
+
+namespace trainrt::metrics {
+
+std::string csv_header(const TableSchema& schema);
+std::string csv_line(const TableSchema& schema, const FlatRow& row);
+
+class ProgressCsv {
+public:
+    explicit ProgressCsv(std::string path) : path_(std::move(path)) {}
+    // Makes the file hold exactly `rows` under `schema`; rewrites it only when it does not.
+    // Returns true when it was rewritten.
+    bool reconcile(const TableSchema& schema, const std::vector<Row>& rows);
+    void rewrite(const TableSchema& schema, const std::vector<Row>& rows);
+    // One line; the row fits the schema given last.
+    void append(const FlatRow& row);
+
+private:
+    std::string path_;
+    TableSchema schema_;
+};
+
+}  // namespace trainrt::metrics

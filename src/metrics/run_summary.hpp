@@ -1,0 +1,61 @@
+#pragma once
+// What a run directory's own files say about its run: run.json, events.jsonl, result.jsonl and
+// result.superseded.jsonl, read as they are (a copy of the directory elsewhere works the same, and
+// so does a directory the job is still appending to: a torn line is skipped and counted). This is
+// the status, error, restarts and times that `trainrt results` reports; checkpoints are elsewhere.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "metrics/rows_file.hpp"
+
+namespace trainrt::metrics {
+
+struct RunRecords {
+    nlohmann::ordered_json run;        // run.json; null when absent or not a JSON object
+    std::vector<Row> events;           // events.jsonl, file order
+    std::vector<Row> rows;             // result.jsonl, file order
+    std::vector<Row> superseded;       // result.superseded.jsonl (only its times are used)
+    std::vector<std::string> warnings; // torn lines, an unreadable run.json: one line each
+};
+
+// Reads the four files (each may be absent). StorageError when one exists but cannot be read.
+RunRecords read_run_records(const std::string& run_dir);
+
+enum class RunStatus { finished, stopped, failed, running };
+const char* status_name(RunStatus status);
+
+struct StatusVerdict {
+    RunStatus status = RunStatus::running;
+    std::string detail;  // one line: how the last attempt ended, or that it runs
+};
+
+// The last lifecycle record (start, stop, failure, finish; requeue and relaunch only annotate the
+// record before them) decides: finish -> finished; failure -> failed (final or not: a non-final
+// one with no later start means the job ended or is being relaunched); stop -> stopped; start ->
+// running. No lifecycle record at all -> running.
+StatusVerdict run_status(const std::vector<Row>& events);
+
+// Null unless the last lifecycle record is a failure. Otherwise, of the failure records after the
+// last start, the first one naming a rank (the root cause), else the first one:
+// {rank (null when the record names none), message, reason, time, exit_code (when recorded)}.
+nlohmann::ordered_json run_error(const std::vector<Row>& events);
+
+// One entry per start after the first, oldest first: {attempt (1-based), time, reason,
+// restart_count (Slurm's), job_id, world_size, resumed_from: null or {checkpoint, iteration}}.
+nlohmann::ordered_json run_restarts(const std::vector<Row>& events);
+
+struct RunTimes {
+    double total_s = 0;   // the attempts' wall time: see attempt_seconds in run_summary.cpp
+    double useful_s = 0;  // sum of _time_this_iter_s over result.jsonl
+    int attempts = 0;     // start records
+};
+
+RunTimes run_times(const RunRecords& records);
+
+// Seconds since the epoch of an ISO 8601 UTC time as events.jsonl writes it; -1 when malformed.
+double iso_utc_seconds(const std::string& text);
+
+}  // namespace trainrt::metrics
