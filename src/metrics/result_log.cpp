@@ -80,18 +80,26 @@ nlohmann::ordered_json ResultLog::autofilled(const Metrics& metrics, Clock::time
 
 nlohmann::ordered_json ResultLog::record(const Metrics& metrics, Communicator& comm) {
     const auto now = Clock::now();
-    const double blocked = comm::blocked_seconds();
+    // Not this rank's own work: time blocked in collectives, and rank 0 writing the files.
+    const double blocked = comm::blocked_seconds() + writing_s_;
     ++iteration_;
     nlohmann::ordered_json row = autofilled(metrics, now);
     const double iteration_s = row["_time_this_iter_s"].get<double>();
+    // An attempt's first iteration also holds each rank's start-up: not a straggler's sign.
+    const double threshold = reported_this_attempt_ ? options_.straggler_threshold : 0.0;
     const RankSummary summary = summarize_ranks(
         comm, summarized_values(metrics, iteration_s, std::max(0.0, iteration_s - (blocked - blocked_at_last_report_))),
-        options_.straggler_threshold);
+        threshold);
+    reported_this_attempt_ = true;
     row["_ranks"] = summary.ranks;
     last_report_ = now;
     blocked_at_last_report_ = blocked;
     last_ = row;
-    if (context_.world_rank == 0) write(row, summary);
+    if (context_.world_rank == 0) {
+        const auto writing = Clock::now();
+        write(row, summary);
+        writing_s_ += std::chrono::duration<double>(Clock::now() - writing).count();
+    }
     return row;
 }
 

@@ -56,11 +56,13 @@ private:
     Clock::time_point started_ = Clock::now();
     Clock::time_point last_report_ = started_;
     double blocked_at_last_report_ = 0;
+    double writing_s_ = 0;  // rank 0: time spent writing rows since the start
     double total_before_s_ = 0;  // _time_total_s of the row resumed after
     std::int64_t iteration_ = 0;
     std::optional<Clock::time_point> last_straggler_note_;
     std::int64_t stragglers_unnoted_ = 0;
     bool names_differ_noted_ = false;
+    bool reported_this_attempt_ = false;
     nlohmann::ordered_json last_;
 };
 
