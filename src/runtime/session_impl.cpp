@@ -123,19 +123,17 @@ void SessionImpl::report(const Metrics& metrics, const CheckpointState& state) {
 
 // Restart latency: process start to the first step boundary after a restore, less the time
 // spent verifying and reading the checkpoint (that depends on its size, not on trainrt).
-void SessionImpl::log_resume_latency() const {
+void SessionImpl::log_resume_latency() {
     if (context_.world_rank != 0) return;
     const double age = process_age_seconds();
     if (!restored_) {
-        std::cout << fmt::format("[trainrt] first step {:.3f} s after process start (fresh start)", age)
-                  << std::endl;
+        results_.notice(fmt::format("[trainrt] first step {:.3f} s after process start (fresh start)", age));
         return;
     }
     const double reading = restore_seconds_ + restored_->read_seconds();
-    std::cout << fmt::format("[trainrt] resumed: first step {:.3f} s after process start, {:.3f} s "
-                             "of it verifying and reading the checkpoint; restart latency {:.3f} s",
-                             age, reading, age - reading)
-              << std::endl;
+    results_.notice(fmt::format("[trainrt] resumed: first step {:.3f} s after process start, {:.3f} s "
+                                "of it verifying and reading the checkpoint; restart latency {:.3f} s",
+                                age, reading, age - reading));
 }
 
 void SessionImpl::restore() {

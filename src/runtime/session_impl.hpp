@@ -41,7 +41,7 @@ public:
 private:
     void before_report();
     void after_report(std::int64_t iteration);
-    void log_resume_latency() const;
+    void log_resume_latency();
 
     const JobConfig& config_;
     Context context_;

@@ -6,6 +6,7 @@
 // later). `train.slow_rank` sleeps `train.slow_ms` more than the others before every report (a
 // straggler); every rank sleeps `train.sleep_ms`. `train.checkpoint_every` > 0 saves a checkpoint
 // with the iteration every that many reports, and a restarted run resumes after it.
+// `train.epochs` only tells the progress display the total (for its ETA).
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -24,7 +25,8 @@ std::vector<trainrt::OptionSpec> keys() {
             {"train.slow_rank", "-1", ValueKind::integer, "the straggling rank (-1: none)"},
             {"train.slow_ms", "0", ValueKind::real, "the straggler's extra work per iteration (ms)"},
             {"train.late_key_at", "0", ValueKind::integer, "first iteration reporting val_loss (0: never)"},
-            {"train.checkpoint_every", "0", ValueKind::integer, "checkpoint every N reports (0: never)"}};
+            {"train.checkpoint_every", "0", ValueKind::integer, "checkpoint every N reports (0: never)"},
+            {"train.epochs", "0", ValueKind::integer, "epochs the run has (5 reports each; for the ETA only)"}};
 }
 
 void sleep_ms(double ms) {
