@@ -1,8 +1,134 @@
+// `trainrt results RUN_DIR [--json|--csv]`: what a run directory says about its run (Ray's
+// Result) for a user on a login node: a short summary, one JSON object, or the metrics table as
+// CSV. The exit code is the run's status (kHelp below).
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <system_error>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
 #include "cli/commands.hpp"
+#include "cli/results_report.hpp"
+#include "cli/results_text.hpp"
+#include "metrics/rows_file.hpp"
 #include "trainrt/error.hpp"
 
-namespace trainrt::cli {
+namespace fs = std::filesystem;
+namespace po = boost::program_options;
 
-int results_command(int, const char* const[]) { throw ConfigError("trainrt results: not built yet"); }
+namespace trainrt::cli {
+namespace {
+
+constexpr const char* kUsage = "usage: trainrt results RUN_DIR [--json | --csv]";
+constexpr const char* kWhatToDo = "pass a run directory, <run.storage_path>/<run.name>";
+
+constexpr const char* kHelp = R"(What a run directory says about its run, from the directory's own files (a copy elsewhere works;
+so does a directory the job is still appending to: a torn last line is skipped). Without a flag:
+a summary of about a dozen lines.
+
+Status: the last start, stop, failure or finish record of events.jsonl decides (requeue and
+relaunch records only annotate the stop or failure before them):
+  finished  a finish record
+  failed    a failure record: final (gave up: more failures than [failure] max_failures), or not
+            final with no later start (the job ended, or its wrapper is relaunching the step)
+  stopped   a stop record (maybe followed by a requeue): run or submit the same run to resume
+  running   a start record with nothing after it, or no record yet; a job killed without a
+            record (SIGKILL, node failure) looks running until the next start records it
+Times: total_time_s sums, over the attempts (a start record up to the next start), the time from
+the start to the attempt's last own record (checkpoint, stop, finish, a rank's failure) or last
+row (result.jsonl or result.superseded.jsonl), whichever is later. useful_time_s sums
+_time_this_iter_s over result.jsonl (rows of work lost to a crash moved to
+result.superseded.jsonl at the resume, so they do not count).
+Best checkpoints: by run.json's checkpoint.score_attribute and score_order (max|min), best
+first, those without the score last; without a score_attribute, newest first (score null).
+
+Exit codes (the same with --json and --csv):
+  0 finished, 3 running, 9 stopped, 10 failed,
+  2 RUN_DIR missing, not a directory or not a trainrt run (no run.json, events.jsonl or
+    result.jsonl), or bad options; 5 a file of the run cannot be read.
+)";
+
+enum class Form { summary, json, csv };
+
+struct Request {
+    std::string run_dir;
+    Form form = Form::summary;
+    bool help = false;
+};
+
+po::options_description visible_options() {
+    po::options_description options("Options");
+    options.add_options()("json", "one JSON object: status, status_detail, path, workload, world_size, rows, "
+                                  "iterations, metrics (the last row), latest_checkpoint, best_checkpoints, "
+                                  "checkpoint_score, error, restarts, attempts, total_time_s, useful_time_s, warnings")(
+        "csv", "the metrics table: a header and one line per row of result.jsonl (_ranks.<metric>.<stat> "
+               "as <metric>/<stat>)")("help,h", "this text");
+    return options;
+}
+
+Request parse(int argc, const char* const argv[]) {
+    po::options_description all = visible_options();
+    all.add_options()("run-dir", po::value<std::string>());
+    po::positional_options_description positional;
+    positional.add("run-dir", 1);
+    po::variables_map given;
+    try {
+        const auto style = po::command_line_style::unix_style ^ po::command_line_style::allow_guessing;
+        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).style(style).run(),
+                  given);
+    } catch (const po::error& error) {
+        throw ConfigError(fmt::format("results: {}; {}", error.what(), kUsage));
+    }
+    Request request;
+    request.help = given.count("help") > 0;
+    if (given.count("json") && given.count("csv")) throw ConfigError(fmt::format("results: --json and --csv together; {}", kUsage));
+    request.form = given.count("json") ? Form::json : given.count("csv") ? Form::csv : Form::summary;
+    if (!request.help && !given.count("run-dir")) throw ConfigError(fmt::format("results: RUN_DIR missing; {}", kUsage));
+    if (given.count("run-dir")) request.run_dir = given["run-dir"].as<std::string>();
+    return request;
+}
+
+// ConfigError unless `dir` is a directory holding run.json, events.jsonl or result.jsonl.
+void check_run_dir(const std::string& dir) {
+    std::error_code error;
+    const fs::file_status status = fs::status(dir, error);
+    if (status.type() == fs::file_type::not_found)
+        throw ConfigError(fmt::format("results: no such directory: {}; {}", dir, kWhatToDo));
+    if (error) throw ConfigError(fmt::format("results: cannot access {}: {}; {}", dir, error.message(), kWhatToDo));
+    if (!fs::is_directory(status))
+        throw ConfigError(fmt::format("results: not a directory: {}; {}", dir, kWhatToDo));
+    for (const char* file : {"run.json", "events.jsonl", "result.jsonl"})
+        if (fs::exists(fs::path(dir) / file, error)) return;
+    throw ConfigError(fmt::format("results: not a trainrt run (no run.json, events.jsonl or result.jsonl): {}; {}",
+                                  dir, kWhatToDo));
+}
+
+int report(const Request& request) {
+    check_run_dir(request.run_dir);
+    const nlohmann::ordered_json summary = build_report(request.run_dir);
+    if (request.form == Form::json) std::cout << summary.dump(2) << "\n";
+    if (request.form == Form::csv)
+        std::cout << metrics_csv(metrics::read_rows(summary["path"].get<std::string>() + "/result.jsonl").rows);
+    if (request.form == Form::summary) std::cout << human_summary(summary);
+    std::cout.flush();
+    return results_exit_code(summary);
+}
+
+}  // namespace
+
+int results_command(int argc, const char* const argv[]) {
+    const Request request = parse(argc, argv);
+    if (request.help) {
+        std::cout << kUsage << "\n\n" << kHelp << "\n" << visible_options();
+        return 0;
+    }
+    try {
+        return report(request);
+    } catch (const fs::filesystem_error& error) {
+        throw StorageError(fmt::format("results: {}; check the run directory's permissions", error.what()));
+    }
+}
 
 }  // namespace trainrt::cli

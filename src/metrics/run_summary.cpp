@@ -1,5 +1,7 @@
 #include "metrics/run_summary.hpp"
 
+#include "metrics/metrics_h5.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
@@ -162,6 +164,12 @@ RunRecords read_run_records(const std::string& run_dir) {
     records.events = read_logged(run_dir, "events.jsonl", records.warnings);
     records.rows = read_logged(run_dir, "result.jsonl", records.warnings);
     records.superseded = read_rows(run_dir + "/result.superseded.jsonl").rows;
+    if (!records.rows.empty()) {  // the table is derived from result.jsonl, which is shown
+        const std::string problem = metrics_h5_problem(run_dir + "/metrics.h5");
+        if (!problem.empty())
+            records.warnings.push_back("metrics.h5 does not open (" + problem + "); shown from result.jsonl; "
+                                       "the run's next start rebuilds metrics.h5 from it");
+    }
     return records;
 }
 

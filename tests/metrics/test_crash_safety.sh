@@ -65,6 +65,11 @@ grep -q "rebuilt from result.jsonl" "$WORK/crash.2.out" && pass "a start after a
 # Truncated (e.g. a copy cut short): the next start warns once and repairs it to the last row.
 size=$(stat -c %s "$run/metrics.h5")
 truncate -s $((size / 2)) "$run/metrics.h5"
+src=0; "$TRAINRT" results "$run" --json >"$WORK/truncated.json" 2>"$WORK/truncated.err" || src=$?
+[ "$src" -eq 0 ] && jq -e --argjson n "$n" '.rows == $n and (.warnings | map(select(test("metrics.h5 does not open"))) | length) == 1' "$WORK/truncated.json" >/dev/null \
+  && [ ! -s "$WORK/truncated.err" ] \
+  && pass "trainrt results on a truncated metrics.h5: exit 0, rows from result.jsonl, one warning: $(jq -r '.warnings[0]' "$WORK/truncated.json" | cut -c1-140)" \
+  || { cat "$WORK/truncated.err" >&2; fail "trainrt results on a truncated metrics.h5: exit $src"; }
 report_run 2 crash "$WORK/crash.truncated.out" "${args[@]}" --train.reports="$n"
 [ "$rc" -eq 0 ] || { show "$WORK/crash.truncated.out"; fail "rerun after truncation exits $rc"; }
 [ "$(grep -c 'metrics.h5 could not be opened' "$WORK/crash.truncated.out")" -eq 1 ] \

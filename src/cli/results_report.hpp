@@ -1,0 +1,24 @@
+#pragma once
+// `trainrt results`: what a run directory says about its run (Ray's Result), as one JSON object,
+// and the exit code its status maps to. Reads only files inside the directory.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace trainrt::cli {
+
+// Exit codes of `trainrt results` by status.
+inline constexpr int kResultsFinished = 0;
+inline constexpr int kResultsRunning = 3;
+inline constexpr int kResultsStopped = 9;
+inline constexpr int kResultsFailed = 10;
+
+// `run_dir` must be a directory holding run.json, events.jsonl or result.jsonl. The object:
+// status, status_detail, path (absolute), workload, world_size, rows, iterations, metrics (the
+// last row as written, or null), latest_checkpoint, best_checkpoints, checkpoint_score, error,
+// restarts, attempts, total_time_s, useful_time_s, warnings. StorageError when a file is unreadable.
+nlohmann::ordered_json build_report(const std::string& run_dir);
+
+int results_exit_code(const nlohmann::ordered_json& report);
+
+}  // namespace trainrt::cli

@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# `trainrt results RUN_DIR [--json|--csv]` on real runs of the reporter plugin (2 ranks): a
+# finished run (last metrics, checkpoints ranked by accuracy max and min, CSV), a run whose rank 1
+# throws (failed, exit 10, the rank and message), a rank killed without a record (looks running,
+# then failed once `trainrt after-step` recorded it, then a restart that resumes), a run read
+# while it runs (running, exit 3) and then stopped by USR2 (stopped, exit 9) and resumed (a
+# restart naming the stop), a copied run directory with a torn last line, and bad input (exit 2,
+# one line on stderr).
+source "$(dirname "$0")/lib.sh"
+THROWING="$TRAINRT_BUILD/tests/plugins/libtest_plugin_throwing.so"
+[ -f "$THROWING" ] || { echo "FAIL: $THROWING missing (built with the tests)" >&2; exit 1; }
+
+# results ARGS...: `trainrt results ARGS` with stdout in $WORK/res.out, stderr in $WORK/res.err;
+# sets $xrc.
+results() {
+  xrc=0
+  "$TRAINRT" results "$@" >"$WORK/res.out" 2>"$WORK/res.err" || xrc=$?
+}
+# field FILTER: jq FILTER applied to the last `results --json` output, compact.
+field() { jq -c "$1" "$WORK/res.out"; }
+# check_json WHAT [JQ_ARGS...] FILTER: passes when jq -e FILTER holds for the last --json output.
+check_json() {
+  local what=$1
+  shift
+  jq -e "$@" "$WORK/res.out" >/dev/null 2>&1 && pass "$what" || fail "$what: $(head -c 3000 "$WORK/res.out")"
+}
+# expect_exit WHAT CODE: the last `results` exited CODE, with nothing on stderr but notes.
+expect_exit() {
+  [ "$xrc" -eq "$2" ] && pass "$1: exit $2" || { fail "$1: exit $xrc, expected $2"; show "$WORK/res.err"; }
+}
+
+# --- a finished run: 8 reports, a checkpoint every 2, best by accuracy (max) -------------------
+report_run 2 fin "$WORK/fin.out" --train.reports=8 --train.checkpoint_every=2 \
+  --checkpoint.score_attribute=accuracy --checkpoint.score_order=max
+[ "$rc" -eq 0 ] || { show "$WORK/fin.out"; fail "finished run exits $rc"; finish; }
+results "$WORK/fin" --json
+expect_exit "finished run" 0
+check_json "status finished, path, workload, world size 2, no error, no restarts" \
+  --arg p "$WORK/fin" '.status == "finished" and .path == $p and (.workload | endswith("libtest_plugin_reporter.so"))
+   and .world_size == 2 and .error == null and .restarts == [] and .attempts == 1'
+[ "$(field .metrics)" = "$(tail -1 "$WORK/fin/result.jsonl" | jq -c .)" ] && pass "metrics is the last row as written" \
+  || fail "metrics $(field .metrics) vs last row $(tail -1 "$WORK/fin/result.jsonl")"
+check_json "rows 8, iterations 8" '.rows == 8 and .iterations == 8'
+check_json "latest checkpoint: checkpoint_000008 with its reported metrics" --arg p "$WORK/fin/checkpoints/checkpoint_000008" \
+  '.latest_checkpoint.path == $p and .latest_checkpoint.iteration == 8 and .latest_checkpoint.metrics.accuracy == 0.875'
+check_json "best checkpoints by accuracy (max): iterations 8, 6, 4, 2, score = metrics.accuracy" \
+  '[.best_checkpoints[].iteration] == [8, 6, 4, 2] and all(.best_checkpoints[]; .score == .metrics.accuracy)
+   and .checkpoint_score == {"attribute": "accuracy", "order": "max"}'
+useful=$(jq -s 'map(._time_this_iter_s) | add' "$WORK/fin/result.jsonl")
+check_json "useful_time_s = sum of _time_this_iter_s ($useful), total_time_s >= it" --argjson u "$useful" \
+  '(.useful_time_s - $u | fabs) < 1e-6 and .total_time_s >= .useful_time_s and .useful_time_s > 0'
+
+# The same ranking read with score_order = min (run.json is the config snapshot results reads).
+report_run 2 fin_min "$WORK/fin_min.out" --train.reports=6 --train.checkpoint_every=2 \
+  --checkpoint.score_attribute=accuracy --checkpoint.score_order=min
+results "$WORK/fin_min" --json
+check_json "best checkpoints by accuracy (min): iterations 2, 4, 6" \
+  '[.best_checkpoints[].iteration] == [2, 4, 6] and .best_checkpoints[0].score == 0.5 and .checkpoint_score.order == "min"'
+
+results "$WORK/fin" --csv
+expect_exit "--csv of a finished run" 0
+[ "$(wc -l <"$WORK/res.out")" -eq 9 ] && pass "csv: header + 8 lines" || fail "csv has $(wc -l <"$WORK/res.out") lines"
+/usr/bin/python3 - "$WORK/res.out" "$WORK/fin/result.jsonl" <<'PY' && pass "csv parses (python csv): columns, iterations, values, _ranks as <metric>/<stat>" || fail "csv content"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+src = [json.loads(l) for l in open(sys.argv[2])]
+assert len(rows) == 8, len(rows)
+assert [int(r["_training_iteration"]) for r in rows] == list(range(1, 9))
+for r, s in zip(rows, src):
+    assert float(r["loss"]) == s["loss"] and r["phase"] == s["phase"], (r, s)
+    assert float(r["loss/max"]) == s["_ranks"]["loss"]["max"] and int(r["loss/max_rank"]) == 1, r
+    assert int(r["world_size"]) == 2
+assert "_ranks" not in rows[0] and list(rows[0])[0] == "_training_iteration", list(rows[0])
+PY
+
+results "$WORK/fin"
+expect_exit "summary of a finished run" 0
+n=$(wc -l <"$WORK/res.out")
+grep -q '^status: *finished (exit 0)' "$WORK/res.out" && grep -q "^path: *$WORK/fin\$" "$WORK/res.out" \
+  && grep -q '^last metrics: .*accuracy = 0.875' "$WORK/res.out" && grep -q '^best checkpoints: *by accuracy (max)' "$WORK/res.out" \
+  && grep -q "1\. $WORK/fin/checkpoints/checkpoint_000008 (iteration 8), score 0.875" "$WORK/res.out" \
+  && grep -q '^time: *total [0-9]:[0-9][0-9]:[0-9][0-9], useful ' "$WORK/res.out" && [ "$n" -ge 10 ] && [ "$n" -le 20 ] \
+  && pass "summary: $n lines with status, path, last metrics, best checkpoints, time" || { fail "summary"; show "$WORK/res.out"; }
+
+# --- a run whose training function throws on rank 1 --------------------------------------------
+report_run 2 throws "$WORK/throws.out" --run.workload="plugin:$THROWING"
+[ "$rc" -eq 7 ] || { show "$WORK/throws.out"; fail "throwing run exits $rc, expected 7"; }
+results "$WORK/throws" --json
+expect_exit "failed run" 10
+check_json "status failed, error: rank 1 and its message" \
+  '.status == "failed" and .error.rank == 1 and (.error.message | contains("loss became NaN at step 3")) and .error.reason == "workload"'
+results "$WORK/throws"
+grep -q '^error: *rank 1: .*loss became NaN' "$WORK/res.out" && pass "summary names rank 1's error" || { fail "summary error line"; show "$WORK/res.out"; }
+# The wrapper gives up at once with max_failures = 0: a final failure record after rank 1's.
+"$TRAINRT" after-step --exit-code 7 --started "$(($(date +%s) - 60))" -- --config "$WORK/reporter.ini" \
+  --run.name=throws --failure.max_failures=0 >"$WORK/giveup.out" 2>&1 || fail "after-step exits $?"
+grep -q '^give_up 10' "$WORK/giveup.out" || fail "after-step did not give up: $(cat "$WORK/giveup.out")"
+results "$WORK/throws" --json
+expect_exit "run given up" 10
+check_json "final failure record: failed, gave up, the root cause (rank 1) still the error" \
+  '.status == "failed" and (.status_detail | startswith("gave up")) and .error.rank == 1'
+
+# --- rank 1 killed at report 5 (no record), the wrapper's after-step, then a restart -----------
+started=$(date +%s)
+TRAINRT_FAULT=report:1:5 report_run 2 killed "$WORK/killed.out" --train.reports=10 --train.checkpoint_every=2
+[ "$rc" -ne 0 ] || fail "killed run exits 0"
+results "$WORK/killed" --json
+expect_exit "killed run before any record of the kill" 3
+check_json "killed without a record: running (its detail says it may have been killed)" \
+  '.status == "running" and (.status_detail | contains("killed")) and .latest_checkpoint.iteration == 4'
+# As slurm/trainrt-srun does after the step; srun reports a task killed by SIGKILL as 137.
+"$TRAINRT" after-step --exit-code 137 --started "$started" -- --config "$WORK/reporter.ini" --run.name=killed \
+  >"$WORK/after.out" 2>&1 || fail "after-step exits $?"
+results "$WORK/killed" --json
+expect_exit "killed run after the wrapper's record" 10
+check_json "failed: error without a rank (nobody recorded it), the exit code, relaunch in the detail" \
+  '.status == "failed" and .error.rank == null and .error.exit_code != null and (.error.message | contains("exit code"))
+   and (.status_detail | contains("relaunched"))'
+report_run 2 killed "$WORK/killed2.out" --train.reports=10 --train.checkpoint_every=2
+[ "$rc" -eq 0 ] || { show "$WORK/killed2.out"; fail "restart after the kill exits $rc"; }
+results "$WORK/killed" --json
+expect_exit "restarted run" 0
+check_json "one restart: after failure, resumed from checkpoint_000004; no error now" \
+  '.status == "finished" and .error == null and (.restarts | length) == 1 and (.restarts[0].reason | startswith("after failure"))
+   and .restarts[0].resumed_from == {"checkpoint": "checkpoint_000004", "iteration": 4} and .attempts == 2 and .rows == 10'
+check_json "no score_attribute: best checkpoints newest first, score null" \
+  '[.best_checkpoints[].iteration] == [10, 8, 6, 4, 2] and all(.best_checkpoints[]; .score == null)
+   and .checkpoint_score.order == "recency"'
+
+# --- read while running (exit 3, concurrent appends), then USR2 (stopped), then resumed --------
+( report_run 2 results_live "$WORK/live.out" --train.reports=40 --train.sleep_ms=300 --train.checkpoint_every=1 \
+    --failure.requeue=never; echo "$rc" >"$WORK/live.rc" ) &
+runner=$!
+wait_rows "$WORK/results_live" 3 || fail "live: no 3 rows within 60 s"
+for i in 1 2 3 4 5; do
+  results "$WORK/results_live" --json
+  [ "$xrc" -eq 3 ] && jq -e '.status == "running" and .rows >= 3' "$WORK/res.out" >/dev/null \
+    || { fail "live read $i: exit $xrc, $(head -c 300 "$WORK/res.out")"; break; }
+  sleep 0.1
+done
+[ "$i" -eq 5 ] && [ "$xrc" -eq 3 ] && pass "5 reads while the job appends: running, exit 3"
+results "$WORK/results_live" --csv
+[ "$xrc" -eq 3 ] && [ "$(wc -l <"$WORK/res.out")" -ge 4 ] && pass "--csv while running: exit 3, rows so far" || fail "--csv while running: exit $xrc"
+if pid=$(rank_pid results_live 1); then kill -USR2 "$pid"; else fail "live: rank 1 not found"; fi
+wait "$runner" || true
+[ "$(cat "$WORK/live.rc")" = 9 ] || { show "$WORK/live.out"; fail "live: stopped run exits $(cat "$WORK/live.rc")"; }
+results "$WORK/results_live" --json
+expect_exit "stopped run" 9
+check_json "status stopped, the signal in the detail, no error" \
+  '.status == "stopped" and (.status_detail | contains("signal USR2")) and .error == null and .rows < 40'
+results "$WORK/results_live"
+grep -q '^status: *stopped (exit 9)' "$WORK/res.out" && pass "summary: stopped (exit 9)" || { fail "summary of a stopped run"; show "$WORK/res.out"; }
+report_run 2 results_live "$WORK/live2.out" --train.reports=40 --train.checkpoint_every=1
+results "$WORK/results_live" --json
+expect_exit "resumed stopped run" 0
+check_json "restart after the stop: reason names the signal, resumed from the stop checkpoint" \
+  '.status == "finished" and (.restarts | length) == 1 and (.restarts[0].reason | startswith("after stop (signal USR2"))
+   and .restarts[0].resumed_from.iteration > 0 and .rows == 40 and .total_time_s >= .useful_time_s'
+
+# --- a copy elsewhere, read by a relative path; a torn last line; CSV quoting ------------------
+mkdir -p "$WORK/elsewhere" && cp -a "$WORK/fin" "$WORK/elsewhere/copy"
+(cd "$WORK/elsewhere" && "$TRAINRT" results copy --json >"$WORK/res.out" 2>"$WORK/res.err") && xrc=0 || xrc=$?
+expect_exit "copied run dir (relative path)" 0
+check_json "copy: path and checkpoint paths are the copy's" --arg p "$WORK/elsewhere/copy" \
+  '.path == $p and (.latest_checkpoint.path | startswith($p + "/checkpoints/")) and all(.best_checkpoints[]; .path | startswith($p))'
+tail -1 "$WORK/fin/result.jsonl" | jq -c '._training_iteration = 9 | .phase = "a, \"quoted\"\nphase"' >>"$WORK/elsewhere/copy/result.jsonl"
+printf '{"loss": 0.1, "_training_it' >>"$WORK/elsewhere/copy/result.jsonl"
+results "$WORK/elsewhere/copy" --json
+check_json "a torn last line is skipped (9 rows) and noted" '.rows == 9 and .metrics._training_iteration == 9 and (.warnings | length) == 1'
+results "$WORK/elsewhere/copy" --csv
+/usr/bin/python3 - "$WORK/res.out" <<'PY' && pass "csv: RFC 4180 quoting of comma, quote and newline" || fail "csv quoting: $(tail -c 300 "$WORK/res.out")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert len(rows) == 9 and rows[-1]["phase"] == 'a, "quoted"\nphase', rows[-1]["phase"]
+PY
+
+# --- bad input: exit 2, one line on stderr, nothing on stdout ----------------------------------
+mkdir -p "$WORK/empty" && : >"$WORK/plain"
+bad() {
+  local what=$1; shift
+  results "$@"
+  if [ "$xrc" -eq 2 ] && [ "$(wc -l <"$WORK/res.err")" -eq 1 ] && grep -q '^trainrt: results: ' "$WORK/res.err" \
+     && ! grep -qE 'terminate called|internal error' "$WORK/res.err" && [ ! -s "$WORK/res.out" ]; then
+    pass "$what: exit 2, $(cat "$WORK/res.err")"
+  else
+    fail "$what: exit $xrc, stderr: $(cat "$WORK/res.err")"
+  fi
+}
+bad "missing dir" "$WORK/nope"
+bad "a plain file" "$WORK/plain"
+bad "an empty dir" "$WORK/empty"
+bad "an unknown option" "$WORK/fin" --bogus
+bad "--json and --csv" "$WORK/fin" --json --csv
+bad "no RUN_DIR" --json
+bad "two RUN_DIRs" "$WORK/fin" "$WORK/fin_min"
+results --help
+[ "$xrc" -eq 0 ] && grep -q '0 finished, 3 running, 9 stopped, 10 failed' "$WORK/res.out" && grep -q 'total_time_s' "$WORK/res.out" \
+  && pass "--help documents the exit codes, the status rule and the times" || fail "--help: exit $xrc"
+finish
