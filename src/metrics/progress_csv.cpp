@@ -9,9 +9,13 @@ namespace {
 
 std::string quoted(const std::string& text) {
     if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-    std::string out = "\"";
-    for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
+    std::string out(1, '"');
+    for (char c : text) {
+        if (c == '"') out.push_back('"');  // doubled
+        out.push_back(c);
+    }
+    out.push_back('"');
+    return out;
 }
 
 std::string field(const nlohmann::ordered_json& value) {
@@ -24,7 +28,10 @@ std::string field(const nlohmann::ordered_json& value) {
 
 std::string csv_header(const TableSchema& schema) {
     std::string line;
-    for (const Column& column : schema.columns()) line += (line.empty() ? "" : ",") + quoted(column.name);
+    for (const Column& column : schema.columns()) {
+        if (!line.empty()) line.push_back(',');
+        line += quoted(column.name);
+    }
     return line;
 }
 
@@ -57,8 +64,9 @@ void ProgressCsv::rewrite(const TableSchema& schema, const std::vector<Row>& row
     std::string content = csv_header(schema) + "\n";
     for (const Row& row : rows) content += csv_line(schema, flatten(row)) + "\n";
     storage::write_file_atomic(path_, content);
+    lines_.reopen();
 }
 
-void ProgressCsv::append(const FlatRow& row) { storage::append_line(path_, csv_line(schema_, row)); }
+void ProgressCsv::append(const FlatRow& row) { lines_.append(csv_line(schema_, row)); }
 
 }  // namespace trainrt::metrics

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "metrics/table_schema.hpp"
+#include "storage/posix.hpp"
 
 namespace trainrt::metrics {
 
@@ -15,7 +16,7 @@ std::string csv_line(const TableSchema& schema, const FlatRow& row);
 
 class ProgressCsv {
 public:
-    explicit ProgressCsv(std::string path) : path_(std::move(path)) {}
+    explicit ProgressCsv(std::string path) : path_(path), lines_(std::move(path)) {}
     // Makes the file hold exactly `rows` under `schema`; rewrites it only when it does not.
     // Returns true when it was rewritten.
     bool reconcile(const TableSchema& schema, const std::vector<Row>& rows);
@@ -25,6 +26,7 @@ public:
 
 private:
     std::string path_;
+    storage::LineAppender lines_;
     TableSchema schema_;
 };
 

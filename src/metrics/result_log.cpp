@@ -35,7 +35,7 @@ nlohmann::ordered_json to_json(const Metrics& metrics) {
 }
 
 ResultLog::ResultLog(std::string run_dir, const Context& context, ResultLogOptions options)
-    : path_(run_dir + "/result.jsonl"), context_(context), options_(options), tables_(run_dir),
+    : path_(run_dir + "/result.jsonl"), rows_(path_), context_(context), options_(options), tables_(run_dir),
       progress_(context.world_rank == 0 ? options.progress : ProgressOptions{ProgressMode::off}) {}
 
 std::int64_t ResultLog::resume_after(std::int64_t iteration) {
@@ -57,6 +57,7 @@ std::int64_t ResultLog::resume_after(std::int64_t iteration) {
         std::string content;
         for (const Row& row : kept) content += row.dump() + "\n";
         storage::write_file_atomic(path_, content);
+        rows_.reopen();
     }
     if (!kept.empty()) total_before_s_ = kept.back().value("_time_total_s", 0.0);
     for (const std::string& warning : tables_.reconcile(kept)) storage::write_stderr_line("trainrt: " + warning);
@@ -104,7 +105,7 @@ nlohmann::ordered_json ResultLog::record(const Metrics& metrics, Communicator& c
 }
 
 void ResultLog::write(const nlohmann::ordered_json& row, const RankSummary& summary) {
-    storage::append_line(path_, row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    rows_.append(row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     tables_.append(row);
     progress_.show(row);
     note_straggler(summary);

@@ -12,6 +12,7 @@
 #include "metrics/metrics_tables.hpp"
 #include "metrics/progress_display.hpp"
 #include "metrics/rank_summary.hpp"
+#include "storage/posix.hpp"
 #include "trainrt/comm.hpp"
 #include "trainrt/context.hpp"
 #include "trainrt/metrics.hpp"
@@ -51,6 +52,7 @@ private:
     void note_straggler(const RankSummary& summary);
 
     std::string path_;
+    storage::LineAppender rows_;  // result.jsonl, opened at the first row (after resume_after)
     const Context& context_;
     ResultLogOptions options_;
     MetricsTables tables_;

@@ -110,4 +110,10 @@ void append_line(const std::string& path, const std::string& line) {
     write_all(fd.get(), record.data(), record.size(), path);
 }
 
+void LineAppender::append(const std::string& line) {
+    if (fd_.get() < 0) fd_ = open_or_throw(path_, O_WRONLY | O_CREAT | O_APPEND);
+    std::string record = line + "\n";
+    write_all(fd_.get(), record.data(), record.size(), path_);
+}
+
 }  // namespace trainrt::storage

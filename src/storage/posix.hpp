@@ -42,4 +42,18 @@ void write_stderr_line(const std::string& line) noexcept;
 // Appends one line (a '\n' is added) with a single write(2) on an O_APPEND descriptor.
 void append_line(const std::string& path, const std::string& line);
 
+// append_line for a file appended to often (a row per report): the descriptor stays open
+// between lines. Whoever replaces the file (rename over it) calls reopen() before appending.
+class LineAppender {
+public:
+    explicit LineAppender(std::string path) : path_(std::move(path)) {}
+    void append(const std::string& line);
+    void reopen() { fd_ = Fd(); }
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+    Fd fd_;
+};
+
 }  // namespace trainrt::storage
