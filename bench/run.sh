@@ -7,7 +7,7 @@
 # Environment:
 #   BUILD=build          build directory (the Makefile's); configured here if it is not yet
 #   BENCH_EPOCHS=3       epochs per training run (trainrt and PyTorch alike)
-#   BENCH_SKIP=          any of: trainrt pytorch allreduce checkpoint restart (comma or space separated); skipped parts
+#   BENCH_SKIP=          any of: trainrt pytorch allreduce checkpoint restart report (comma or space separated); skipped parts
 #                        show as "not run" in BENCHMARKS.md
 #   BENCH_OUT=           where raw results and logs go (default $BUILD/bench-results/<timestamp>)
 #   BENCH_TIMEOUT=1800   seconds allowed to each benchmark command
@@ -42,7 +42,7 @@ skipped() { [[ "$SKIP" == *" $1 "* ]]; }
 
 [[ "$EPOCHS" =~ ^[1-9][0-9]*$ ]] || die "BENCH_EPOCHS must be a positive integer (got '$EPOCHS')"
 for part in $SKIP; do
-  case $part in trainrt|pytorch|allreduce|checkpoint) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, allreduce, checkpoint)";; esac
+  case $part in trainrt|pytorch|allreduce|checkpoint|restart|report) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, allreduce, checkpoint, restart, report)";; esac
 done
 
 # --- preflight: every tool before anything long starts ---
@@ -66,7 +66,8 @@ if [[ ! -f $BUILD/CMakeCache.txt ]]; then
 fi
 # Only what the benchmarks run: a broken test elsewhere in the tree does not stop them.
 targets=()
-{ skipped trainrt && skipped restart; } || targets+=(trainrt)
+{ skipped trainrt && skipped restart && skipped report; } || targets+=(trainrt)
+skipped report || targets+=(test_plugin_reporter)
 skipped allreduce || targets+=(allreduce_bench)
 skipped checkpoint || targets+=(checkpoint_bench)
 if (( ${#targets[@]} )); then
@@ -81,7 +82,7 @@ skipped allreduce || [[ -x $ALLREDUCE ]] || die "$ALLREDUCE was not built"
 CKPT_BENCH=$BUILD/bench/checkpoint_bench
 skipped checkpoint || [[ -x $CKPT_BENCH ]] || die "$CKPT_BENCH was not built"
 
-if { ! skipped trainrt || ! skipped restart; } && [[ ! -f $DATA ]]; then
+if { ! skipped trainrt || ! skipped restart || ! skipped report; } && [[ ! -f $DATA ]]; then
   say "importing FashionMNIST into $DATA"
   mkdir -p "$(dirname "$DATA")"
   "$TRAINRT" data import fashion-mnist --out "$DATA" >&2 || die "'$TRAINRT data import fashion-mnist' failed"
@@ -171,6 +172,12 @@ if ! skipped restart; then
     [[ $(grep -c '"bench":"restart"' "$OUT/restart_n$n.jsonl") == 3 ]] ||
       die "restart_bench on $n ranks printed no 3 result lines ($OUT/restart_n$n.jsonl)"
   done
+fi
+
+if ! skipped report; then
+  run report_n2 "$OUT/report_n2.jsonl" bash bench/report_bench.sh "$TRAINRT" "$BUILD" 2 3 "$storage"
+  [[ $(grep -c '"what":"report"' "$OUT/report_n2.jsonl") == 3 ]] ||
+    die "report_bench printed no 3 report lines ($OUT/report_n2.jsonl)"
 fi
 
 # GPU: only where one is visible and this build has CUDA (nccl_check is then built).
@@ -389,6 +396,30 @@ else:
     t6 = bool((med_rs["restart_latency_s"] <= 2.0).all())
     detail6 = ", ".join(f"{n} ranks: {fmt(r['restart_latency_s'])} s" for n, r in med_rs.iterrows())
 
+# --- report() ---
+rp = jsonl(out / "report_n2.jsonl")
+lines += ["## report() cost (2 ranks under mpiexec)", ""]
+t7 = None
+detail7 = "–"
+if rp.empty:
+    lines += ["not run", ""]
+else:
+    med_rp = rp.groupby("what")["seconds"].median()
+    rep_s, step_s = med_rp.get("report"), med_rp.get("fashion_step")
+    ratio7 = rep_s / step_s if rep_s and step_s else None
+    lines += ["Medians of 3 interleaved repetitions. *report()*: the `reporter` test workload reports 3000 times "
+              "with nothing in between (6 metrics, one a string tag); each iteration is one whole report(): the row, "
+              "the cross-rank summaries (one allgather), the stop agreement (one allreduce), and rank 0 appending to "
+              "result.jsonl, progress.csv and metrics.h5 (SWMR, flushed); the median of rank 0's `_time_this_iter_s`. "
+              "*fashion_mlp step*: one epoch at global batch 64, train_time_s over its steps per rank. fashion_mlp "
+              "itself reports once per epoch (938 steps on 2 ranks), so its real overhead is this ratio / 938.", "",
+              "| ranks | report() (µs) | report() p90 (µs) | fashion_mlp step (ms) | report() / step |",
+              "|---:|---:|---:|---:|---:|",
+              f"| 2 | {fmt(rep_s * 1e6, '.1f')} | {fmt(rp[rp['what'] == 'report']['p90'].median() * 1e6, '.1f')} | "
+              f"{fmt(step_s * 1e3, '.2f')} | {fmt(ratio7, '.4f')} |", ""]
+    t7 = ratio7 is not None and ratio7 < 0.01
+    detail7 = f"{fmt(rep_s * 1e6, '.1f')} µs vs a {fmt(step_s * 1e3, '.2f')} ms step: {fmt(ratio7 * 100 if ratio7 else None, '.2f')} %"
+
 # --- GPU ---
 lines += ["## GPU: NCCL allreduce and fashion_mlp on CUDA", ""]
 note = (out / "gpu_note.txt").read_text().strip() if (out / "gpu_note.txt").exists() else "not run"
@@ -430,7 +461,8 @@ lines += ["## Targets", "",
           f"| allreduce busbw ≥ 0.95 × plain MPI for every size ≥ 1 MiB | {detail3} | {verdict(t3)} |",
           f"| checkpoint write bandwidth ≥ 0.90 × plain write+fsync (both layouts, 1 and 2 ranks) | {detail4} | {verdict(t4)} |",
           f"| async checkpoint stall ≤ 5 % of the sync save time (later saves) | {detail5} | {verdict(t5)} |",
-          f"| restart latency (process start → first resumed step, excluding the checkpoint read) ≤ 2 s on 2 and 4 ranks | {detail6} | {verdict(t6)} |", "",
+          f"| restart latency (process start → first resumed step, excluding the checkpoint read) ≤ 2 s on 2 and 4 ranks | {detail6} | {verdict(t6)} |",
+          f"| report() < 1 % of a fashion_mlp step (2 ranks) | {detail7} | {verdict(t7)} |", "",
           "The machine is shared and small: one measurement can be off by tens of percent when something else "
           "runs (the load average is recorded above and in each log). Run again before drawing conclusions from a MISS.", ""]
 

@@ -10,5 +10,5 @@ name="demo-$(date +%Y%m%d-%H%M%S)"
 echo "== trainrt demo: fashion_mlp, $ranks ranks (mpiexec), $epochs epochs -> runs/$name"
 mpiexec -n "$ranks" "$BUILD/trainrt" --config jobs/fashion_mlp.ini \
   --train.epochs="$epochs" --run.name="$name"
-echo "== result rows: runs/$name/result.jsonl"
-jq -c '{epoch, loss, test_accuracy, epoch_time_s}' "runs/$name/result.jsonl"
+echo "== trainrt results runs/$name   (also: --json, --csv; trainrt plot runs/$name -o run.png)"
+"$BUILD/trainrt" results "runs/$name"

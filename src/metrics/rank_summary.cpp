@@ -10,16 +10,18 @@ namespace {
 
 constexpr std::size_t step_times = 2;  // _time_this_iter_s, _time_compute_s: named alike everywhere
 
-// One rank's part: the hash of its metric names, how many values, the values.
+// One rank's part: the hash of its metric names, how many values, its votes, the values.
 struct Record {
     std::uint64_t names_hash = 0;
     double count = 0;
+    Votes votes{};
     std::array<double, max_summarized> values{};
 };
 static_assert(sizeof(Record) == 256);
 
-Record pack(const NamedValues& values) {
+Record pack(const NamedValues& values, const Votes& votes) {
     Record record;
+    record.votes = votes;
     std::string names;
     const std::size_t count = std::min(values.size(), max_summarized);
     for (std::size_t i = 0; i < count; ++i) {
@@ -57,10 +59,13 @@ std::optional<Straggler> find_straggler(const std::vector<Record>& all, double t
 
 }  // namespace
 
-RankSummary summarize_ranks(Communicator& comm, const NamedValues& values, double straggler_threshold) {
-    const Record mine = pack(values);
+RankSummary summarize_ranks(Communicator& comm, const NamedValues& values, double straggler_threshold,
+                            Votes& votes) {
+    const Record mine = pack(values, votes);
     std::vector<Record> all(static_cast<std::size_t>(comm.size()));
     comm.allgather(&mine, all.data(), sizeof(Record));
+    for (const Record& other : all)
+        for (std::size_t i = 0; i < votes.size(); ++i) votes[i] = std::max(votes[i], other.votes[i]);
     RankSummary summary;
     std::size_t slots = std::min(values.size(), max_summarized);
     for (const Record& other : all)

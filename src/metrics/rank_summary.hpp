@@ -3,6 +3,8 @@
 // the rank holding the max, from ONE collective per report (an allgather of a fixed 256-byte
 // record per rank), whatever the number of metrics. Ray keeps rank 0's metrics only; these show
 // a rank that lags or diverges.
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,7 +19,11 @@ namespace trainrt::metrics {
 // The values one rank summarizes, in its order: the two step times first, then the numeric
 // metrics. At most `max_summarized` are summarized; later ones are not.
 using NamedValues = std::vector<std::pair<std::string, double>>;
-inline constexpr std::size_t max_summarized = 30;
+inline constexpr std::size_t max_summarized = 27;
+
+// Small integers every rank contributes and gets back maxed over the ranks, in the same
+// collective (the runtime's stop agreement rides along, so a report is one collective).
+using Votes = std::array<std::int64_t, 3>;
 
 struct Straggler {
     int rank = -1;
@@ -32,6 +38,8 @@ struct RankSummary {
 };
 
 // Collective (every rank calls it at every report). `straggler_threshold` 0: none flagged.
-RankSummary summarize_ranks(Communicator& comm, const NamedValues& values, double straggler_threshold);
+// `votes` in: this rank's; out: the max over the ranks.
+RankSummary summarize_ranks(Communicator& comm, const NamedValues& values, double straggler_threshold,
+                            Votes& votes);
 
 }  // namespace trainrt::metrics

@@ -79,7 +79,7 @@ nlohmann::ordered_json ResultLog::autofilled(const Metrics& metrics, Clock::time
     return row;
 }
 
-nlohmann::ordered_json ResultLog::record(const Metrics& metrics, Communicator& comm) {
+nlohmann::ordered_json ResultLog::record(const Metrics& metrics, Communicator& comm, Votes& votes) {
     const auto now = Clock::now();
     // Not this rank's own work: time blocked in collectives, and rank 0 writing the files.
     const double blocked = comm::blocked_seconds() + writing_s_;
@@ -90,7 +90,7 @@ nlohmann::ordered_json ResultLog::record(const Metrics& metrics, Communicator& c
     const double threshold = reported_this_attempt_ ? options_.straggler_threshold : 0.0;
     const RankSummary summary = summarize_ranks(
         comm, summarized_values(metrics, iteration_s, std::max(0.0, iteration_s - (blocked - blocked_at_last_report_))),
-        threshold);
+        threshold, votes);
     reported_this_attempt_ = true;
     row["_ranks"] = summary.ranks;
     last_report_ = now;

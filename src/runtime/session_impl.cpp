@@ -55,11 +55,7 @@ SessionImpl::SessionImpl(const JobConfig& config, Context context,
       checkpoints_(checkpoint::options_from(config), context_, *comm_),
       stops_(*comm_, context_, lifecycle.time_margin_s) {}
 
-void SessionImpl::report(const Metrics& metrics) {
-    before_report();
-    results_.record(metrics, *comm_);
-    after_report(results_.iterations());
-}
+void SessionImpl::report(const Metrics& metrics) { record_row(metrics); }
 
 // A report() since the last call already was this step's boundary: its agreement is the answer
 // (every rank follows the same sequence, so the verdict is the same everywhere).
@@ -79,11 +75,15 @@ void SessionImpl::before_report() {
     checkpoint::fault_point_at("hang_report", context_.world_rank, iteration);
 }
 
-// Report is a step boundary: the stop agreement.
-void SessionImpl::after_report(std::int64_t iteration) {
-    iteration_seen_.store(iteration);
+// A report is a step boundary: the stop agreement rides in the row's own collective (the
+// cross-rank summaries), so a report costs one collective.
+void SessionImpl::record_row(const Metrics& metrics) {
+    before_report();
     if (stops_.boundaries() == 0) log_resume_latency();
-    stops_.agree();
+    metrics::Votes votes = stops_.vote();
+    results_.record(metrics, *comm_, votes);
+    stops_.decide(votes);
+    iteration_seen_.store(results_.iterations());
     reported_since_check_ = true;
     boundary_seen_.store(stops_.boundaries());
 }
@@ -96,8 +96,7 @@ std::string SessionImpl::where() const {
 void SessionImpl::report(const Metrics& metrics, const CheckpointState& state) {
     // The row first: a crash between the two repeats this row after the resume (the previous
     // checkpoint is restored), where the other order would lose it for good.
-    before_report();
-    results_.record(metrics, *comm_);
+    record_row(metrics);
     const std::int64_t iteration = results_.iterations();
     checkpoint::SaveReport saved;
     try {
@@ -117,7 +116,6 @@ void SessionImpl::report(const Metrics& metrics, const CheckpointState& state) {
                               {{"checkpoint", saved.name}, {"iteration", iteration},
                                {"rank0_bytes", saved.bytes}, {"stall_s", saved.stall_s},
                                {"async", config_.get_bool("checkpoint.async")}});
-    after_report(iteration);
     if (stops_.agreed()) stop_checkpoint_ = saved.name;  // agreed before or at this boundary
 }
 

@@ -40,7 +40,7 @@ public:
 
 private:
     void before_report();
-    void after_report(std::int64_t iteration);
+    void record_row(const Metrics& metrics);
     void log_resume_latency();
 
     const JobConfig& config_;

@@ -60,19 +60,31 @@ bool StopCoordinator::time_limit_reached(double now) {
 
 bool StopCoordinator::agree() {
     if (agreed()) return true;
+    std::array<std::int64_t, 3> votes = vote();
+    comm_.allreduce(std::span<std::int64_t>(votes), ReduceOp::max);
+    return decide(votes);
+}
+
+// {signal number, time limit reached (rank 0), rank that got the signal}; zeros once agreed.
+std::array<std::int64_t, 3> StopCoordinator::vote() {
+    if (agreed()) return {0, 0, -1};
     const double now = monotonic_seconds();
     if (boundaries_ > 0) policy_.record_step(now - last_boundary_);
     last_boundary_ = now;
     ++boundaries_;
     const int signal = stop_signal_received();
-    std::int64_t votes[3] = {signal, time_limit_reached(now) ? 1 : 0, signal != 0 ? context_.world_rank : -1};
-    comm_.allreduce(std::span<std::int64_t>(votes, 3), ReduceOp::max);
-    if (votes[0] == 0 && votes[1] == 0) return false;
-    request_.reason = votes[0] != 0 ? StopReason::signal : StopReason::time_limit;
-    request_.signal = static_cast<int>(votes[0]);
-    request_.signal_rank = static_cast<int>(votes[2]);
-    request_.agreed_at = now;
-    request_.requested_at = signal != 0 && stop_signal_time() > 0 ? stop_signal_time() : now;
+    return {signal, time_limit_reached(now) ? 1 : 0, signal != 0 ? context_.world_rank : -1};
+}
+
+bool StopCoordinator::decide(const std::array<std::int64_t, 3>& maxed) {
+    if (agreed()) return true;
+    if (maxed[0] == 0 && maxed[1] == 0) return false;
+    const int signal = stop_signal_received();
+    request_.reason = maxed[0] != 0 ? StopReason::signal : StopReason::time_limit;
+    request_.signal = static_cast<int>(maxed[0]);
+    request_.signal_rank = static_cast<int>(maxed[2]);
+    request_.agreed_at = last_boundary_;
+    request_.requested_at = signal != 0 && stop_signal_time() > 0 ? stop_signal_time() : last_boundary_;
     request_.boundary = boundaries_;
     log_agreement();
     return true;

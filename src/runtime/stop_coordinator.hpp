@@ -1,7 +1,9 @@
 #pragma once
 // Stop agreement at step boundaries: a signal on any rank, or rank 0's time-limit policy, becomes
-// a stop on every rank at the same boundary (one small allreduce per boundary). Collective:
-// every rank calls agree() at the same boundaries.
+// a stop on every rank at the same boundary (one small allreduce per boundary, or votes carried
+// in the report's own collective). Collective: every rank calls agree() (or vote() and decide())
+// at the same boundaries.
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -33,6 +35,10 @@ public:
 
     // Collective: true once the ranks agreed to stop (sticky; later calls do no communication).
     bool agree();
+    // agree() in two halves, for a caller that carries the votes in its own collective (a
+    // report's): this rank's votes at a new boundary, then the votes maxed over the ranks.
+    std::array<std::int64_t, 3> vote();
+    bool decide(const std::array<std::int64_t, 3>& maxed);
     bool agreed() const { return request_.reason != StopReason::none; }
     const StopRequest& request() const { return request_; }
     std::int64_t boundaries() const { return boundaries_; }

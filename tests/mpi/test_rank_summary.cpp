@@ -20,7 +20,8 @@ metrics::NamedValues values(double work, double loss) {
 TEST_CASE("cross-rank min, mean, max and the rank of the max", "[metrics]") {
     auto comm = world();
     const int n = comm->size(), rank = comm->rank();
-    const auto summary = metrics::summarize_ranks(*comm, values(0.5, rank / 10.0), 1.5);
+    metrics::Votes votes{rank == 1 ? 15 : 0, 0, rank};  // e.g. the stop agreement's
+    const auto summary = metrics::summarize_ranks(*comm, values(0.5, rank / 10.0), 1.5, votes);
     CHECK_FALSE(summary.names_differ);
     const auto& loss = summary.ranks.at("loss");
     CHECK(loss.at("min").get<double>() == 0.0);
@@ -29,26 +30,29 @@ TEST_CASE("cross-rank min, mean, max and the rank of the max", "[metrics]") {
     CHECK(loss.at("max_rank").get<int>() == n - 1);
     CHECK(summary.ranks.at("_time_this_iter_s").at("max_rank").get<int>() == 0);  // ties: lowest rank
     CHECK_FALSE(summary.straggler);  // even work
+    CHECK(votes == metrics::Votes{15, 0, n - 1});  // maxed over the ranks, in the same collective
 }
 
 TEST_CASE("the last rank working 4x as long is the straggler; threshold 0 turns it off", "[metrics]") {
     auto comm = world();
     const int n = comm->size();
     const double work = comm->rank() == n - 1 ? 0.8 : 0.2;
-    const auto flagged = metrics::summarize_ranks(*comm, values(work, 1.0), 1.5);
+    metrics::Votes votes{};
+    const auto flagged = metrics::summarize_ranks(*comm, values(work, 1.0), 1.5, votes);
     REQUIRE(flagged.straggler);
     CHECK(flagged.straggler->rank == n - 1);
     CHECK(flagged.straggler->work_s == 0.8);
     CHECK(flagged.straggler->others_mean_s == Approx(0.2));
-    CHECK_FALSE(metrics::summarize_ranks(*comm, values(work, 1.0), 0.0).straggler);
-    CHECK_FALSE(metrics::summarize_ranks(*comm, values(work, 1.0), 5.0).straggler);  // 4x < 5x
+    CHECK_FALSE(metrics::summarize_ranks(*comm, values(work, 1.0), 0.0, votes).straggler);
+    CHECK_FALSE(metrics::summarize_ranks(*comm, values(work, 1.0), 5.0, votes).straggler);  // 4x < 5x
 }
 
 TEST_CASE("ranks reporting other metric names: only the step times are summarized", "[metrics]") {
     auto comm = world();
     metrics::NamedValues mine = values(0.1, 1.0);
     if (comm->rank() == 1) mine.emplace_back("extra", 2.0);
-    const auto summary = metrics::summarize_ranks(*comm, mine, 1.5);
+    metrics::Votes votes{};
+    const auto summary = metrics::summarize_ranks(*comm, mine, 1.5, votes);
     CHECK(summary.names_differ);
     CHECK(summary.ranks.contains("_time_compute_s"));
     CHECK_FALSE(summary.ranks.contains("loss"));
@@ -58,8 +62,9 @@ TEST_CASE("more metrics than the record holds: the first ones are summarized", "
     auto comm = world();
     metrics::NamedValues many = values(0.1, 1.0);
     for (int i = 0; i < 40; ++i) many.emplace_back("m" + std::to_string(i), i);
-    const auto summary = metrics::summarize_ranks(*comm, many, 1.5);
+    metrics::Votes votes{};
+    const auto summary = metrics::summarize_ranks(*comm, many, 1.5, votes);
     CHECK(summary.ranks.size() == metrics::max_summarized);
-    CHECK(summary.ranks.contains("m26"));
-    CHECK_FALSE(summary.ranks.contains("m27"));
+    CHECK(summary.ranks.contains("m23"));
+    CHECK_FALSE(summary.ranks.contains("m24"));
 }
