@@ -9,6 +9,6 @@ ranks=${DEMO_RANKS:-2}
 name="demo-$(date +%Y%m%d-%H%M%S)"
 echo "== trainrt demo: fashion_mlp, $ranks ranks (mpiexec), $epochs epochs -> runs/$name"
 mpiexec -n "$ranks" "$BUILD/trainrt" --config jobs/fashion_mlp.ini \
-  --train.epochs="$epochs" --run.name="$name"
+  --train.epochs="$epochs" --run.name="$name" --metrics.progress_interval=1
 echo "== trainrt results runs/$name   (also: --json, --csv; trainrt plot runs/$name -o run.png)"
 "$BUILD/trainrt" results "runs/$name"

@@ -1,6 +1,9 @@
 #include "metrics/progress_csv.hpp"
 
 #include <fstream>
+#include <iterator>
+
+#include <fmt/format.h>
 
 #include "storage/posix.hpp"
 
@@ -18,10 +21,12 @@ std::string quoted(const std::string& text) {
     return out;
 }
 
-std::string field(const nlohmann::ordered_json& value) {
-    if (value.is_null()) return "";
-    if (value.is_string()) return quoted(value.get<std::string>());
-    return quoted(value.dump());
+// Numbers in their shortest round-trip form (fmt); other values as JSON.
+void append_field(std::string& line, const nlohmann::ordered_json& value) {
+    if (value.is_number_float()) fmt::format_to(std::back_inserter(line), "{}", value.get<double>());
+    else if (value.is_number_integer()) fmt::format_to(std::back_inserter(line), "{}", value.get<std::int64_t>());
+    else if (value.is_string()) line += quoted(value.get<std::string>());
+    else if (!value.is_null()) line += quoted(value.dump());
 }
 
 }  // namespace
@@ -42,7 +47,7 @@ std::string csv_line(const TableSchema& schema, const FlatRow& row) {
     std::string line;
     for (std::size_t i = 0; i < values.size(); ++i) {
         if (i > 0) line += ',';
-        if (values[i] != nullptr) line += field(*values[i]);
+        if (values[i] != nullptr) append_field(line, *values[i]);
     }
     return line;
 }
