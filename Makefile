@@ -6,7 +6,7 @@ TRAINRT := $(BUILD)/trainrt
 DATA := data/fashion-mnist.h5
 PREFIX ?= /usr/local
 
-.PHONY: all deps build data demo test test-unit test-mpi test-slurm test-install install bench clean
+.PHONY: all deps build data demo test test-unit test-mpi test-metrics test-slurm test-install install bench clean
 
 all: build
 
@@ -35,6 +35,9 @@ test-unit: build
 
 test-mpi: build
 	cd $(BUILD) && ctest --output-on-failure -L mpi
+
+test-metrics: data
+	cd $(BUILD) && ctest --output-on-failure -L metrics
 
 test-slurm: data
 	cd $(BUILD) && ctest --output-on-failure -L slurm
