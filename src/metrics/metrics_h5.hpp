@@ -34,8 +34,9 @@ public:
     void append(const FlatRow& row);
     std::uint64_t rows() const { return rows_; }
 
-private:
     struct Handles;
+
+private:
     MetricsH5(std::unique_ptr<Handles> handles, TableSchema schema, std::uint64_t rows);
     std::unique_ptr<Handles> handles_;
     TableSchema schema_;

@@ -79,29 +79,28 @@ nlohmann::ordered_json ResultLog::autofilled(const Metrics& metrics, Clock::time
     return row;
 }
 
-nlohmann::ordered_json ResultLog::record(const Metrics& metrics, Communicator& comm, Votes& votes) {
+const nlohmann::ordered_json& ResultLog::record(const Metrics& metrics, Communicator& comm, Votes& votes) {
     const auto now = Clock::now();
     // Not this rank's own work: time blocked in collectives, and rank 0 writing the files.
     const double blocked = comm::blocked_seconds() + writing_s_;
     ++iteration_;
-    nlohmann::ordered_json row = autofilled(metrics, now);
-    const double iteration_s = row["_time_this_iter_s"].get<double>();
+    last_ = autofilled(metrics, now);
+    const double iteration_s = last_["_time_this_iter_s"].get<double>();
     // An attempt's first iteration also holds each rank's start-up: not a straggler's sign.
     const double threshold = reported_this_attempt_ ? options_.straggler_threshold : 0.0;
-    const RankSummary summary = summarize_ranks(
+    RankSummary summary = summarize_ranks(
         comm, summarized_values(metrics, iteration_s, std::max(0.0, iteration_s - (blocked - blocked_at_last_report_))),
         threshold, votes);
     reported_this_attempt_ = true;
-    row["_ranks"] = summary.ranks;
+    last_["_ranks"] = std::move(summary.ranks);
     last_report_ = now;
     blocked_at_last_report_ = blocked;
-    last_ = row;
     if (context_.world_rank == 0) {
         const auto writing = Clock::now();
-        write(row, summary);
+        write(last_, summary);
         writing_s_ += std::chrono::duration<double>(Clock::now() - writing).count();
     }
-    return row;
+    return last_;
 }
 
 void ResultLog::write(const nlohmann::ordered_json& row, const RankSummary& summary) {

@@ -29,9 +29,10 @@ struct ResultLogOptions {
 class ResultLog {
 public:
     ResultLog(std::string run_dir, const Context& context, ResultLogOptions options);
-    // Collective. Returns the row written (also on ranks != 0, which write nothing). `votes`:
+    // Collective. Returns the row written (also on ranks != 0, which write nothing; valid until
+    // the next record). `votes`:
     // this rank's in, the max over the ranks out (see rank_summary.hpp).
-    nlohmann::ordered_json record(const Metrics& metrics, Communicator& comm, Votes& votes);
+    const nlohmann::ordered_json& record(const Metrics& metrics, Communicator& comm, Votes& votes);
     const nlohmann::ordered_json& last() const { return last_; }
     std::int64_t iterations() const { return iteration_; }
     // At start-up, after the restore: the next report is iteration `iteration` + 1 (0: a fresh
