@@ -32,6 +32,18 @@ for attempt in 1 2 3 4; do
   report_run 2 crash "$WORK/crash.$attempt.out" "${args[@]}" --train.reports=100000 &
   runner=$!
   wait_rows "$run" "$target" || { fail "attempt $attempt: no $target rows"; kill "$runner"; break; }
+  if [ "$attempt" = 1 ]; then  # a reader while the job writes: metrics.h5 first, then result.jsonl
+    /usr/bin/python3 - "$run" <<'PY' && pass "read while the job runs (h5py, swmr=True): every row so far, equal to result.jsonl" || fail "live read of metrics.h5"
+import json, sys, h5py
+run = sys.argv[1]
+with h5py.File(run + "/metrics.h5", "r", swmr=True) as f:
+    d = f["metrics"][:]
+jsonl = [json.loads(l) for l in open(run + "/result.jsonl") if l.endswith("\n")]
+assert len(d) >= 50 and len(d) <= len(jsonl), (len(d), len(jsonl))
+for row, j in zip(d, jsonl):
+    assert row["_training_iteration"] == j["_training_iteration"] and row["loss"] == j["loss"]
+PY
+  fi
   pid=$(rank_pid crash 0) || { fail "attempt $attempt: rank 0 not found"; break; }
   sleep "0.$((RANDOM % 10))$((RANDOM % 10))"
   kill -9 "$pid"

@@ -77,4 +77,25 @@ for i, j in enumerate(jsonl):
 assert df["_time_compute_s/max"].notna().all()
 PY
 grep -q '\[trainrt\] finished' "$WORK/files.out" && pass "run finished" || fail "no finish line"
+
+# A stop (USR2) and the rerun: the tables are reopened and appended to, not rebuilt.
+report_run 2 stopped "$WORK/stopped.out" --train.reports=30 --train.checkpoint_every=1 --train.sleep_ms=50 &
+runner=$!
+wait_rows "$WORK/stopped" 5 || fail "stop run: no 5 rows"
+kill -USR2 "$(rank_pid stopped 1)"
+wait "$runner" || true
+rows_at_stop=$(wc -l <"$WORK/stopped/result.jsonl")
+h5_inode=$(stat -c %i "$WORK/stopped/metrics.h5")
+report_run 2 stopped "$WORK/stopped.rerun.out" --train.reports=30 --train.checkpoint_every=1 --train.sleep_ms=50
+[ "$rc" -eq 0 ] || { show "$WORK/stopped.rerun.out"; fail "rerun exits $rc"; }
+[ "$rows_at_stop" -lt 30 ] && [ "$(stat -c %i "$WORK/stopped/metrics.h5")" = "$h5_inode" ] && ! grep -q rebuilt "$WORK/stopped.rerun.out" \
+  && pass "stopped after $rows_at_stop rows; the rerun appended to the same metrics.h5 (no rebuild)" \
+  || fail "stop/rerun: $rows_at_stop rows at the stop, metrics.h5 replaced or rebuilt"
+/usr/bin/python3 - "$WORK/stopped" <<'PY' && pass "after the rerun: metrics.h5 and progress.csv hold iterations 1..30 once, restart rows included" || fail "tables after stop and rerun"
+import csv, sys, h5py
+run = sys.argv[1]
+with h5py.File(run + "/metrics.h5", "r") as f:
+    assert list(f["metrics"]["_training_iteration"]) == list(range(1, 31))
+assert [int(r["_training_iteration"]) for r in csv.DictReader(open(run + "/progress.csv"))] == list(range(1, 31))
+PY
 finish

@@ -47,13 +47,15 @@ void train(trainrt::Session& session) {
     const int rank = session.context().world_rank;
     const std::int64_t reports = config.get_int("train.reports");
     const std::int64_t every = config.get_int("train.checkpoint_every");
+    const std::int64_t late_key_at = config.get_int("train.late_key_at");
+    const double work_ms = config.get_double("train.sleep_ms");
+    const double extra_ms = rank == config.get_int("train.slow_rank") ? config.get_double("train.slow_ms") : 0.0;
     std::int64_t iteration = 0;
     if (const trainrt::Checkpoint* checkpoint = session.checkpoint()) iteration = checkpoint->attribute_int("iteration");
     while (iteration < reports) {
         ++iteration;
-        sleep_ms(config.get_double("train.sleep_ms"));
-        if (rank == config.get_int("train.slow_rank")) sleep_ms(config.get_double("train.slow_ms"));
-        const trainrt::Metrics metrics = metrics_at(iteration, rank, config.get_int("train.late_key_at"));
+        sleep_ms(work_ms + extra_ms);
+        const trainrt::Metrics metrics = metrics_at(iteration, rank, late_key_at);
         if (every > 0 && iteration % every == 0) {
             trainrt::CheckpointState state;
             state.attribute("iteration", iteration);
