@@ -409,7 +409,7 @@ else:
     ratio7 = rep_s / step_s if rep_s and step_s else None
     lines += ["Medians of 3 interleaved repetitions. *report()*: the `reporter` test workload reports 3000 times "
               "with nothing in between (6 metrics, one a string tag); each iteration is one whole report(): the row, "
-              "the cross-rank summaries (one allgather), the stop agreement (one allreduce), and rank 0 appending to "
+              "the cross-rank summaries and the stop agreement (one allgather), and rank 0 appending to "
               "result.jsonl, progress.csv and metrics.h5 (SWMR, flushed); the median of rank 0's `_time_this_iter_s`. "
               "*fashion_mlp step*: one epoch at global batch 64, train_time_s over its steps per rank. fashion_mlp "
               "itself reports once per epoch (938 steps on 2 ranks), so its real overhead is this ratio / 938.", "",
