@@ -11,7 +11,13 @@ run() {  # run NAME SEED
 a=$(run a 7); b=$(run b 7); c=$(run c 8)
 [ "$a" = "$b" ] && pass "same seed, same digest: $a" || fail "same seed gave $a and $b"
 [ "$a" != "$c" ] && pass "other seed, other digest: $c" || fail "seeds 7 and 8 gave the same digest"
-strip() { jq -c 'del(._timestamp, ._time_this_iter_s, ._time_total_s, .train_time_s, .eval_time_s, .epoch_time_s, .samples_per_s)' "$1"; }
+# Timings differ between runs (also their cross-rank summaries); everything else must not.
+strip() {
+  jq -c 'del(._timestamp, ._time_this_iter_s, ._time_total_s, .train_time_s, .eval_time_s, .epoch_time_s, .samples_per_s)
+         | del(._ranks._time_this_iter_s, ._ranks._time_compute_s, ._ranks.train_time_s, ._ranks.eval_time_s,
+               ._ranks.epoch_time_s, ._ranks.samples_per_s)' "$1"
+}
 [ "$(strip "$WORK/a/result.jsonl")" = "$(strip "$WORK/b/result.jsonl")" ] \
-  && pass "same metrics rows" || fail "metrics differ between identical runs"
+  && jq -e '._ranks.loss.max_rank >= 0 and ._ranks.test_accuracy.min <= ._ranks.test_accuracy.max' "$WORK/a/result.jsonl" >/dev/null \
+  && pass "same metrics rows, cross-rank summaries of loss and accuracy included" || fail "metrics differ between identical runs"
 finish
