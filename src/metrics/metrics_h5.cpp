@@ -54,19 +54,17 @@ void put(char* at, ColumnKind kind, const nlohmann::ordered_json* value) {
 }
 
 // Rows packed in the compound layout; missing values: NaN, -1 or "".
+void pack_into(char* at, const TableSchema& schema, const Arranged& values) {
+    for (std::size_t c = 0; c < values.size(); ++c) {
+        put(at, schema.columns()[c].kind, values[c]);
+        at += width(schema.columns()[c].kind);
+    }
+}
+
 std::vector<char> pack(const TableSchema& schema, const std::vector<FlatRow>& rows) {
     const std::size_t row_size = row_bytes(schema);
     std::vector<char> buffer(row_size * rows.size(), 0);
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-        std::vector<const nlohmann::ordered_json*> values(schema.columns().size(), nullptr);
-        for (const auto& [name, value] : rows[r])
-            if (auto at = schema.index_of(name)) values[*at] = &value;
-        char* at = buffer.data() + r * row_size;
-        for (std::size_t c = 0; c < values.size(); ++c) {
-            put(at, schema.columns()[c].kind, values[c]);
-            at += width(schema.columns()[c].kind);
-        }
-    }
+    for (std::size_t r = 0; r < rows.size(); ++r) pack_into(buffer.data() + r * row_size, schema, schema.arrange(rows[r]));
     return buffer;
 }
 
@@ -125,10 +123,9 @@ MetricsH5::~MetricsH5() = default;
 
 // The row goes into the last chunk, written whole with H5Dwrite_chunk: the packed layout is the
 // file's, so HDF5's type conversion and selection machinery (most of a row's cost) is skipped.
-void MetricsH5::append(const FlatRow& row) {
-    const std::vector<char> packed = pack(schema_, {row});
+void MetricsH5::append(const Arranged& row) {
     std::vector<char>& chunk = handles_->chunk;
-    std::memcpy(chunk.data() + (rows_ % chunk_rows) * handles_->row_bytes, packed.data(), packed.size());
+    pack_into(chunk.data() + (rows_ % chunk_rows) * handles_->row_bytes, schema_, row);
     const hsize_t extent = rows_ + 1, offset = rows_ - rows_ % chunk_rows;
     TRAINRT_H5(H5Dset_extent(handles_->dataset.get(), &extent), "metrics.h5: grow /metrics");
     TRAINRT_H5(H5Dwrite_chunk(handles_->dataset.get(), H5P_DEFAULT, 0, &offset, chunk.size(), chunk.data()),

@@ -31,7 +31,7 @@ public:
     // Writes `rows` into a new file that replaces `path` atomically, then opens it for appending.
     static std::unique_ptr<MetricsH5> rebuild(const std::string& path, const TableSchema& schema,
                                               const std::vector<Row>& rows);
-    void append(const FlatRow& row);
+    void append(const Arranged& row);  // in the columns of the table's schema
     std::uint64_t rows() const { return rows_; }
 
     struct Handles;

@@ -22,6 +22,7 @@ MetricsTables::~MetricsTables() {
 std::vector<std::string> MetricsTables::reconcile(const std::vector<Row>& rows) {
     std::vector<std::string> warnings;
     schema_ = TableSchema(rows);
+    arranger_.forget();
     csv_.reconcile(schema_, rows);
     const std::string path = run_dir_ + "/metrics.h5";
     std::lock_guard<std::mutex> hdf5(h5::library_mutex());
@@ -41,16 +42,16 @@ std::vector<std::string> MetricsTables::reconcile(const std::vector<Row>& rows) 
 }
 
 void MetricsTables::append(const Row& row) {
-    const FlatRow flat = flatten(row);
-    if (!h5_ || !schema_.fits(flat)) return rebuild_from_log();
-    csv_.append(flat);
+    if (!h5_ || !arranger_.arrange(schema_, row, arranged_)) return rebuild_from_log();
+    csv_.append(arranged_);
     std::lock_guard<std::mutex> hdf5(h5::library_mutex());
-    h5_->append(flat);
+    h5_->append(arranged_);
 }
 
 void MetricsTables::rebuild_from_log() {
     const std::vector<Row> rows = read_rows(run_dir_ + "/result.jsonl").rows;
     schema_ = TableSchema(rows);
+    arranger_.forget();
     csv_.rewrite(schema_, rows);
     std::lock_guard<std::mutex> hdf5(h5::library_mutex());
     h5_.reset();

@@ -26,6 +26,8 @@ private:
     void rebuild_from_log();
     std::string run_dir_;
     TableSchema schema_;
+    RowArranger arranger_;
+    Arranged arranged_;  // the row being appended, by column (reused)
     ProgressCsv csv_;
     std::unique_ptr<MetricsH5> h5_;
 };

@@ -40,10 +40,9 @@ std::string csv_header(const TableSchema& schema) {
     return line;
 }
 
-std::string csv_line(const TableSchema& schema, const FlatRow& row) {
-    std::vector<const nlohmann::ordered_json*> values(schema.columns().size(), nullptr);
-    for (const auto& [name, value] : row)
-        if (auto at = schema.index_of(name)) values[*at] = &value;
+std::string csv_line(const TableSchema& schema, const FlatRow& row) { return csv_line(schema.arrange(row)); }
+
+std::string csv_line(const Arranged& values) {
     std::string line;
     for (std::size_t i = 0; i < values.size(); ++i) {
         if (i > 0) line += ',';
@@ -72,6 +71,6 @@ void ProgressCsv::rewrite(const TableSchema& schema, const std::vector<Row>& row
     lines_.reopen();
 }
 
-void ProgressCsv::append(const FlatRow& row) { lines_.append(csv_line(schema_, row)); }
+void ProgressCsv::append(const Arranged& row) { lines_.append(csv_line(row)); }
 
 }  // namespace trainrt::metrics

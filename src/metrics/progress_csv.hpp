@@ -13,6 +13,7 @@ namespace trainrt::metrics {
 
 std::string csv_header(const TableSchema& schema);
 std::string csv_line(const TableSchema& schema, const FlatRow& row);
+std::string csv_line(const Arranged& row);
 
 class ProgressCsv {
 public:
@@ -21,8 +22,8 @@ public:
     // Returns true when it was rewritten.
     bool reconcile(const TableSchema& schema, const std::vector<Row>& rows);
     void rewrite(const TableSchema& schema, const std::vector<Row>& rows);
-    // One line; the row fits the schema given last.
-    void append(const FlatRow& row);
+    // One line: the row arranged in the columns of the schema given last.
+    void append(const Arranged& row);
 
 private:
     std::string path_;

@@ -130,14 +130,19 @@ std::vector<Attempt> attempts_of(const std::vector<Row>& events) {
     return attempts;
 }
 
-// Extends each attempt to its last row (the rows reported between its start and the next start).
+// Extends each attempt over its rows (those reported between its start and the next start): to
+// its last row, and back to its first row's iteration start (a first iteration is timed from
+// before the start record is written, and records have millisecond times).
 void extend_by_rows(std::vector<Attempt>& attempts, const std::vector<Row>& rows) {
     for (const Row& row : rows) {
         const double time = number_of(row, "_timestamp", -1);
         if (time < 0) continue;
         auto after = std::upper_bound(attempts.begin(), attempts.end(), time,
                                       [](double t, const Attempt& attempt) { return t < attempt.begin; });
-        if (after != attempts.begin()) std::prev(after)->end = std::max(std::prev(after)->end, time);
+        if (after == attempts.begin()) continue;
+        Attempt& attempt = *std::prev(after);
+        attempt.end = std::max(attempt.end, time);
+        attempt.begin = std::min(attempt.begin, time - number_of(row, "_time_this_iter_s", 0));
     }
 }
 

@@ -59,6 +59,26 @@ TEST_CASE("schema: kinds, a later key and a tag do not fit until rebuilt", "[met
     CHECK(tagged.fits(flatten(row(3, {{"phase", 1.5}}))));  // a tag column holds numbers as text
 }
 
+TEST_CASE("row arranger: values by column, the mapping reused while keys repeat", "[metrics]") {
+    const TableSchema schema(std::vector<Row>{row(1, {{"phase", "warmup"}})});
+    RowArranger arranger;
+    Arranged out;
+    for (int iteration : {2, 3}) {  // learned at 2, reused at 3
+        const Row r = row(iteration, {{"phase", "train"}});
+        REQUIRE(arranger.arrange(schema, r, out));
+        const FlatRow flat = flatten(r);
+        const Arranged by_name = schema.arrange(flat);
+        REQUIRE(out.size() == by_name.size());
+        for (std::size_t i = 0; i < out.size(); ++i) CHECK(*out[i] == *by_name[i]);  // the same as by name
+        CHECK(out[schema.index_of("loss/max_rank").value()]->get<int>() == 1);
+        CHECK(out[schema.index_of("_training_iteration").value()]->get<int>() == iteration);
+    }
+    CHECK_FALSE(arranger.arrange(schema, row(4, {{"phase", "x"}, {"val_loss", 1.0}}), out));  // a new key
+    CHECK_FALSE(arranger.arrange(schema, row(4, {{"loss", "text"}}), out));  // a tag in a numeric column
+    CHECK(arranger.arrange(schema, row(5), out));  // fewer keys than the schema: missing values
+    CHECK(out[schema.index_of("phase").value()] == nullptr);
+}
+
 TEST_CASE("csv: header, quoting, missing values empty", "[metrics]") {
     const TableSchema schema(std::vector<Row>{row(1, {{"note", "a,\"b\""}}), row(2, {{"val", 2}})});
     CHECK(csv_header(schema) == "_training_iteration,_time_this_iter_s,loss,note,loss/min,loss/max,loss/max_rank,val");
@@ -82,7 +102,8 @@ TEST_CASE("metrics.h5: rebuild, append, reopen only when it matches; damage is r
     const TableSchema schema(rows);
     {
         auto table = MetricsH5::rebuild(path, schema, rows);
-        table->append(flatten(row(3, {{"phase", std::string(100, 'x')}})));  // cut to 63 bytes
+        const FlatRow third = flatten(row(3, {{"phase", std::string(100, 'x')}}));  // cut to 63 bytes
+        table->append(schema.arrange(third));
         CHECK(table->rows() == 3);
     }
     CHECK(metrics_h5_problem(path).empty());
