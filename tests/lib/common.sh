@@ -18,3 +18,26 @@ finish() {
 require_data() {
   [ -f "$DATA" ] || { echo "FAIL: $DATA missing (make test imports it first)" >&2; exit 1; }
 }
+
+# Runs under mpiexec (the lifecycle and metrics suites):
+# wait_rows RUN_DIR N: waits (up to 60 s) until result.jsonl has at least N lines.
+wait_rows() {
+  local deadline=$((SECONDS + 60))
+  until [ -s "$1/result.jsonl" ] && [ "$(wc -l <"$1/result.jsonl")" -ge "$2" ]; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.05
+  done
+}
+
+# rank_pid NAME RANK: pid of trainrt rank RANK of run NAME (mpiexec sets PMI_RANK).
+rank_pid() {
+  local name=$1 rank=$2 pid deadline=$((SECONDS + 30))
+  while ((SECONDS < deadline)); do
+    for pid in $(pgrep -f -- "--run.name=$name" || true); do
+      [ "$(cat /proc/"$pid"/comm 2>/dev/null)" = trainrt ] || continue
+      tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "PMI_RANK=$rank" && { echo "$pid"; return 0; }
+    done
+    sleep 0.05
+  done
+  return 1
+}
