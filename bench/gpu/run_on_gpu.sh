@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Runs trainrt on a GPU machine from the bundle bench/gpu/make_bundle.sh made (bench/gpu/README.md).
+# Run it in a copy of the repository on that machine:
+#
+#   OUT=results-dir bash bench/gpu/run_on_gpu.sh [BUNDLE_DIR] [STAGE...]
+#
+# Stages (default: probe test bench):
+#   probe  what the machine has: GPU, driver, nvcc, MPI, Python/PyTorch/NCCL, and which of
+#          trainrt's libraries its own loader cannot find (ldd before the bundle is used)
+#   test   ctest -L gpu in the unpacked build (NCCL collectives, CUDA fashion_mlp vs the CPU
+#          path, stop with USR2 and resume on the GPU)
+#   bench  CUDA fashion_mlp vs PyTorch on the same GPU (data resident / data loading included),
+#          trainrt's NCCL allreduce vs a plain ncclAllReduce loop, the GEMM share of a step
+# Everything it prints also goes to $OUT/<stage>.log; benchmark JSON lines to $OUT/gpu_bench.jsonl.
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$REPO"
+BUNDLE_DIR=${1:-.gpu}
+shift || true
+STAGES=("$@")
+[[ ${#STAGES[@]} -gt 0 ]] || STAGES=(probe test bench)
+OUT=${OUT:-$REPO/gpu-out}
+EPOCHS=${GPU_BENCH_EPOCHS:-3}
+mkdir -p "$OUT"
+UNPACKED=/tmp/trainrt-gpu-bundle
+
+say() { printf '== %s\n' "$*"; }
+die() { echo "run_on_gpu: $*" >&2; exit 1; }
+
+unpack() {
+  [[ -r $BUNDLE_DIR/bundle.tar.xz ]] || die "no $BUNDLE_DIR/bundle.tar.xz (make it with bench/gpu/make_bundle.sh)"
+  rm -rf "$UNPACKED" && mkdir -p "$UNPACKED"
+  tar -C "$UNPACKED" -xJf "$BUNDLE_DIR/bundle.tar.xz" || die "cannot unpack $BUNDLE_DIR/bundle.tar.xz"
+  built_repo=$(sed -n 's/^repo_dir=//p' "$UNPACKED/MANIFEST")
+  built_dir=$(sed -n 's/^build_dir=//p' "$UNPACKED/MANIFEST")
+  BUILD_REL=${built_dir#"$built_repo"/}
+  rm -rf "${REPO:?}/$BUILD_REL" && mkdir -p "$(dirname "$REPO/$BUILD_REL")"
+  cp -a "$UNPACKED/build" "$REPO/$BUILD_REL"
+  # The ctest files name the build's absolute paths: make them valid here.
+  if [[ $built_repo != "$REPO" ]]; then
+    if [[ -e $built_repo && ! -L $built_repo ]]; then die "$built_repo exists and is not this repository"; fi
+    mkdir -p "$(dirname "$built_repo")" && ln -sfn "$REPO" "$built_repo"
+  fi
+  BUILD=$REPO/$BUILD_REL
+  TRAINRT=$BUILD/trainrt
+}
+
+# Directories holding the GPU machine's own CUDA runtime, cuBLAS and NCCL (PyTorch's wheels first).
+cuda_lib_dirs() {
+  local py_dirs
+  py_dirs=$(python3 - <<'PY' 2>/dev/null
+import glob, os, site
+roots = site.getsitepackages() + [site.getusersitepackages()]
+for root in roots:
+    for lib in sorted(glob.glob(os.path.join(root, "nvidia", "*", "lib"))) + sorted(glob.glob(os.path.join(root, "nvidia", "cu*", "lib"))):
+        print(lib)
+PY
+)
+  printf '%s\n' $py_dirs /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib | awk '!seen[$0]++' |
+    while read -r d; do [[ -d $d ]] && echo "$d"; done | paste -sd:
+}
+
+use_bundle() {
+  export LD_LIBRARY_PATH="$UNPACKED/lib:$(cuda_lib_dirs)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export PATH="$UNPACKED/bin:$PATH"
+  # ctest runs the MPI tests with the mpiexec CMake found here (/usr/bin/mpiexec).
+  local mpiexec_here
+  mpiexec_here=$(grep -rhoE '"?/[^" ]*/mpiexec"?' "$BUILD/tests/CTestTestfile.cmake" 2>/dev/null | tr -d '"' | head -1)
+  if [[ -n $mpiexec_here && ! -e $mpiexec_here ]]; then
+    ln -s "$UNPACKED/bin/mpiexec" "$mpiexec_here" && echo "linked $mpiexec_here -> the bundle's mpiexec"
+  fi
+  local missing
+  missing=$(ldd "$TRAINRT" "$BUILD"/lib/libtrainrt.so "$BUILD/tests/nccl_check" | grep 'not found' | sort -u)
+  [[ -z $missing ]] || die "libraries still missing with the bundle: $missing"
+  if [[ ! -s $REPO/data/fashion-mnist.h5 ]]; then
+    "$TRAINRT" data import fashion-mnist --from "$UNPACKED/data" --out "$REPO/data/fashion-mnist.h5" >/dev/null ||
+      die "importing FashionMNIST failed"
+  fi
+}
+
+stage_probe() {
+  say "machine"; uname -a; grep PRETTY_NAME /etc/os-release; nproc; free -g | head -2
+  say "GPU"; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+  say "nvcc"; nvcc --version 2>&1 | tail -2 || echo "no nvcc on PATH"
+  say "glibc / libstdc++"; ldd --version | head -1; ls /usr/lib/x86_64-linux-gnu/libstdc++.so.6.* 2>/dev/null
+  say "MPI"; for c in mpiexec mpirun ompi_info mpichversion; do printf '%s: %s\n' "$c" "$(command -v "$c" || echo none)"; done
+  say "ctest"; command -v ctest && ctest --version | head -1
+  say "python / torch"
+  python3 -c 'import sys, torch; print(sys.version.split()[0], torch.__version__, "cuda", torch.version.cuda, "nccl", torch.cuda.nccl.version(), torch.cuda.get_device_name())'
+  say "CUDA/NCCL library dirs"; cuda_lib_dirs | tr ':' '\n'
+  say "what the machine's loader cannot find for trainrt (before the bundle)"
+  ldd "$TRAINRT" "$BUILD"/lib/libtrainrt.so | grep 'not found' | sort -u || echo "(nothing)"
+  say "bundle"; cat "$UNPACKED/MANIFEST"
+}
+
+stage_test() {
+  say "ctest -L gpu"
+  (cd "$BUILD" && ctest -L gpu --output-on-failure --timeout 600)
+}
+
+json_of_run() {  # json_of_run RUN_DIR MODE: result.jsonl rows tagged for the report
+  python3 - "$1/result.jsonl" "$2" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    row = json.loads(line)
+    print(json.dumps({"impl": "trainrt", "mode": sys.argv[2], **{k: row[k] for k in
+          ("epoch", "loss", "test_accuracy", "train_time_s", "eval_time_s", "epoch_time_s")}}))
+PY
+}
+
+stage_bench() {
+  local storage=/tmp/trainrt-gpu-bench init=tests/data/torch_init_seed0.h5 jsonl=$OUT/gpu_bench.jsonl
+  rm -rf "$storage" && : >"$jsonl"
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sed 's/^/{"what":"device","name":"/; s/, /","driver":"/; s/$/"}/' >>"$jsonl"
+  local modes=(stream) mode_arg=()
+  "$TRAINRT" --help 2>/dev/null | grep -q gpu_resident_data && modes=(resident stream)
+  for mode in "${modes[@]}"; do
+    [[ ${#modes[@]} -gt 1 ]] && mode_arg=(--train.gpu_resident_data="$([[ $mode == resident ]] && echo true || echo false)")
+    say "trainrt fashion_mlp on the GPU, data $mode"
+    mpiexec -n 1 "$TRAINRT" --config jobs/fashion_mlp.ini --train.epochs="$EPOCHS" --scaling.use_gpu=true \
+      --train.init_weights="$init" --run.storage_path="$storage" --run.name="gpu_$mode" \
+      "${mode_arg[@]}" --metrics.progress=off | tail -2
+    json_of_run "$storage/gpu_$mode" "$mode" >>"$jsonl"
+  done
+  for mode in resident loader; do
+    say "PyTorch $(python3 -c 'import torch; print(torch.__version__)') on the GPU, $mode"
+    python3 bench/gpu/pytorch_fashion_gpu.py --mode "$mode" --epochs "$EPOCHS" --data "$UNPACKED/data" --init "$init" |
+      tee -a "$jsonl"
+  done
+  say "NCCL allreduce, 1 rank: trainrt's communicator vs plain ncclAllReduce"
+  mpiexec -n 1 "$BUILD/tests/nccl_check" bench | grep '^{' | tee -a "$jsonl"
+  if [[ -x $BUILD/bench/gpu_step_bench ]]; then
+    say "one fashion_mlp step: GEMMs alone vs the whole step"
+    mpiexec -n 1 "$BUILD/bench/gpu_step_bench" | grep '^{' | tee -a "$jsonl"
+  fi
+  say "summary"
+  python3 - "$jsonl" <<'PY'
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+runs = {}
+for r in rows:
+    if "epoch_time_s" in r:
+        runs.setdefault((r["impl"], r["mode"]), []).append(r)
+for (impl, mode), rs in runs.items():
+    print(f"{impl:8} {mode:9} median epoch {statistics.median(r['epoch_time_s'] for r in rs):.4f} s "
+          f"train {statistics.median(r['train_time_s'] for r in rs):.4f} s  last loss {rs[-1]['loss']:.6f} acc {rs[-1]['test_accuracy']:.4f}")
+PY
+}
+
+unpack
+status=0
+for stage in "${STAGES[@]}"; do
+  case $stage in
+    probe) stage_probe 2>&1 | tee "$OUT/probe.log" ;;
+    test) use_bundle; stage_test 2>&1 | tee "$OUT/test.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
+    bench) use_bundle; stage_bench 2>&1 | tee "$OUT/bench.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
+    *) die "unknown stage '$stage' (probe, test, bench)" ;;
+  esac
+done
+exit $status
