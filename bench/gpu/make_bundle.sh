@@ -45,7 +45,8 @@ cp -r "$BUILD/generated" "$stage/build/"
 # Shared libraries: what ldd resolves here, minus the C runtime and the CUDA/NCCL family, each
 # extracted from the .deb of the package that owns it.
 skip='^(libtrainrt|linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libstdc\+\+|libgcc_s|libcuda|libcudart|libcublas|libcublasLt|libnccl|libnvidia)\.'
-mapfile -t wanted < <(for f in "${binaries[@]}" "$BUILD"/lib/libtrainrt.so; do ldd "$f"; done |
+mpich_tools=(/usr/bin/mpiexec.hydra /usr/bin/hydra_pmi_proxy)
+mapfile -t wanted < <(for f in "${binaries[@]}" "$BUILD"/lib/libtrainrt.so "${mpich_tools[@]}"; do ldd "$f"; done |
   awk '$3 ~ /^\// {print $1" "$3}' | sort -u | while read -r name path; do
     [[ $name =~ $skip ]] || echo "$path"
   done)

@@ -63,14 +63,13 @@ PY
 use_bundle() {
   export LD_LIBRARY_PATH="$UNPACKED/lib:$(cuda_lib_dirs)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export PATH="$UNPACKED/bin:$PATH"
-  # ctest runs the MPI tests with the mpiexec CMake found here (/usr/bin/mpiexec).
+  # ctest runs the MPI tests with the mpiexec CMake found here (/usr/bin/mpiexec), which may be
+  # another MPI there (Open MPI): point the copied ctest files at MPICH's, from the bundle.
   local mpiexec_here
-  mpiexec_here=$(grep -rhoE '"?/[^" ]*/mpiexec"?' "$BUILD/tests/CTestTestfile.cmake" 2>/dev/null | tr -d '"' | head -1)
-  if [[ -n $mpiexec_here && ! -e $mpiexec_here ]]; then
-    ln -s "$UNPACKED/bin/mpiexec" "$mpiexec_here" && echo "linked $mpiexec_here -> the bundle's mpiexec"
-  fi
+  mpiexec_here=$(grep -rhoE '"/[^" ]*/mpiexec[^/" ]*"' "$BUILD/tests/CTestTestfile.cmake" | tr -d '"' | head -1)
+  [[ -z $mpiexec_here ]] || find "$BUILD" -name CTestTestfile.cmake -exec sed -i "s|\"$mpiexec_here\"|\"$UNPACKED/bin/mpiexec\"|g" {} +
   local missing
-  missing=$(ldd "$TRAINRT" "$BUILD"/lib/libtrainrt.so "$BUILD/tests/nccl_check" | grep 'not found' | sort -u)
+  missing=$(ldd "$TRAINRT" "$BUILD"/lib/libtrainrt.so "$BUILD/tests/nccl_check" "$UNPACKED"/bin/* | grep 'not found' | sort -u)
   [[ -z $missing ]] || die "libraries still missing with the bundle: $missing"
   if [[ ! -s $REPO/data/fashion-mnist.h5 ]]; then
     "$TRAINRT" data import fashion-mnist --from "$UNPACKED/data" --out "$REPO/data/fashion-mnist.h5" >/dev/null ||
@@ -123,6 +122,7 @@ stage_bench() {
     json_of_run "$storage/gpu_$mode" "$mode" >>"$jsonl"
   done
   for mode in resident loader; do
+    [[ ${GPU_BENCH_SKIP:-} == *pytorch* ]] && break
     say "PyTorch $(python3 -c 'import torch; print(torch.__version__)') on the GPU, $mode"
     python3 bench/gpu/pytorch_fashion_gpu.py --mode "$mode" --epochs "$EPOCHS" --data "$UNPACKED/data" --init "$init" |
       tee -a "$jsonl"
