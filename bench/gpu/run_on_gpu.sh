@@ -144,6 +144,11 @@ for r in rows:
 for (impl, mode), rs in runs.items():
     print(f"{impl:8} {mode:9} median epoch {statistics.median(r['epoch_time_s'] for r in rs):.4f} s "
           f"train {statistics.median(r['train_time_s'] for r in rs):.4f} s  last loss {rs[-1]['loss']:.6f} acc {rs[-1]['test_accuracy']:.4f}")
+for r in rows:
+    if r.get("bench") == "nccl_allreduce":
+        print(f"nccl allreduce {r['bytes']:>11} B: trainrt {r['trainrt_us']:9.2f} us, plain {r['nccl_us']:9.2f} us, ratio {r['time_ratio']:.3f}")
+    elif str(r.get("bench", "")).startswith("gpu_"):
+        print(json.dumps(r))
 PY
 }
 

@@ -38,4 +38,16 @@ std::unique_ptr<Communicator> make_dispatch_communicator(std::unique_ptr<Communi
 // communicator): compute enqueued on it is ordered with the collectives. CommError otherwise.
 void* collective_stream(Communicator& comm);
 
+// Enqueues an in-place allreduce of a device buffer on collective_stream(comm) and returns at
+// once, with no event and no wait: work enqueued after it on that stream sees the result. Legal
+// while that stream is being captured into a CUDA graph (a training step captured once, replayed
+// every step). CommError when `comm` holds no NCCL communicator.
+void enqueue_device_allreduce(Communicator& comm, void* device_data, std::size_t count, DType dtype,
+                              ReduceOp op);
+
+// Blocks until `cuda_event` (a cudaEvent_t recorded on collective_stream(comm)) has completed,
+// polling NCCL's asynchronous error under the collective watchdog, like every NCCL wait: a dead
+// peer becomes a CommError (communicator aborted), never an endless wait.
+void wait_collective_event(Communicator& comm, void* cuda_event, const char* what);
+
 }  // namespace trainrt::comm

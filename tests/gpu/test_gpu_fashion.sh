@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # fashion_mlp on a GPU against the CPU path (label gpu; exit 77 = skipped where no GPU is
 # visible, never counted as passed): 1 rank, 2 epochs of batch 256 from the same initial
-# weights (tests/data/torch_init_seed0.h5). The epoch losses and test accuracies must agree
+# weights (tests/data/torch_init_seed0.h5), with the data resident on the GPU and streamed from
+# the host (bitwise the same weights). The epoch losses and test accuracies must agree
 # within float tolerance (relative 1e-3 on the loss, 0.005 on the accuracy); the GPU run's
 # checkpoints verify, and the CPU path resumes from the GPU run's last checkpoint for a third epoch.
 source "$(dirname "$0")/../lib/common.sh"
@@ -14,6 +15,12 @@ args=(--config jobs/fashion_mlp.ini --train.epochs=2 --train.batch_size=256
 mpiexec -n 1 "$TRAINRT" "${args[@]}" --run.name=cpu >"$WORK/cpu.out" 2>&1 || { cat "$WORK/cpu.out"; fail "CPU run"; finish; }
 mpiexec -n 1 "$TRAINRT" "${args[@]}" --run.name=gpu --scaling.use_gpu=true >"$WORK/gpu.out" 2>&1 \
   || { cat "$WORK/gpu.out"; fail "GPU run"; finish; }
+mpiexec -n 1 "$TRAINRT" "${args[@]}" --run.name=gpu_stream --scaling.use_gpu=true --train.gpu_resident_data=false \
+  >"$WORK/gpu_stream.out" 2>&1 || { cat "$WORK/gpu_stream.out"; fail "GPU run with streamed data"; finish; }
+digest() { sed -n 's/^weights_digest=//p' "$1"; }
+[ -n "$(digest "$WORK/gpu.out")" ] && [ "$(digest "$WORK/gpu.out")" = "$(digest "$WORK/gpu_stream.out")" ] \
+  && pass "data resident on the GPU and streamed from the host: same digest $(digest "$WORK/gpu.out")" \
+  || fail "resident data digest $(digest "$WORK/gpu.out") != streamed $(digest "$WORK/gpu_stream.out")"
 grep -q 'GPU run: CUDA' "$WORK/gpu.out" && pass "GPU run: $(grep 'GPU run' "$WORK/gpu.out")" || fail "no GPU banner"
 python3 - "$WORK/cpu/result.jsonl" "$WORK/gpu/result.jsonl" <<'PY' && pass "GPU matches the CPU path within tolerance" || fail "GPU and CPU disagree"
 import json, sys

@@ -44,6 +44,12 @@ struct DestroyEvent {
 struct FreeDevice {
     void operator()(void* pointer) const noexcept { cudaFree(pointer); }
 };
+struct FreeHost {
+    void operator()(void* pointer) const noexcept { cudaFreeHost(pointer); }
+};
+struct DestroyGraphExec {
+    void operator()(cudaGraphExec_t exec) const noexcept { cudaGraphExecDestroy(exec); }
+};
 // A communicator whose peers may be gone cannot be destroyed collectively: abort it.
 struct AbortNccl {
     void operator()(ncclComm_t comm) const noexcept { ncclCommAbort(comm); }
@@ -53,9 +59,12 @@ using CudaStream = CudaOwner<cudaStream_t, DestroyStream>;
 using CudaEvent = CudaOwner<cudaEvent_t, DestroyEvent>;
 using DeviceMemory = CudaOwner<void*, FreeDevice>;
 using NcclComm = CudaOwner<ncclComm_t, AbortNccl>;
+using PinnedMemory = CudaOwner<void*, FreeHost>;
+using GraphExec = CudaOwner<cudaGraphExec_t, DestroyGraphExec>;
 
 CudaStream make_stream();
 CudaEvent make_event();
 DeviceMemory device_alloc(std::size_t bytes);
+PinnedMemory pinned_alloc(std::size_t bytes);  // page-locked host memory (cudaMallocHost)
 
 }  // namespace trainrt::comm

@@ -32,6 +32,12 @@ DeviceMemory device_alloc(std::size_t bytes) {
     return DeviceMemory(pointer);
 }
 
+PinnedMemory pinned_alloc(std::size_t bytes) {
+    void* pointer = nullptr;
+    TRAINRT_CUDA_CHECK(cudaMallocHost(&pointer, bytes));
+    return PinnedMemory(pointer);
+}
+
 namespace {
 
 ncclDataType_t nccl_type(DType dtype) {
@@ -132,23 +138,31 @@ public:
     cudaStream_t stream() const { return stream_.get(); }
 
     using Communicator::allreduce;
+    // Blocking collectives reuse one event: no event is created per call.
     void allreduce(void* data, std::size_t count, DType dtype, ReduceOp op) override {
-        allreduce_async(data, count, dtype, op)->wait();
+        enqueue_allreduce(data, count, dtype, op);
+        wait_recorded("nccl allreduce");
     }
     std::unique_ptr<Work> allreduce_async(void* data, std::size_t count, DType dtype, ReduceOp op) override {
-        TRAINRT_NCCL_CHECK(comm_.get(), ncclAllReduce(data, data, count, nccl_type(dtype), nccl_op(op),
-                                                      comm_.get(), stream_.get()));
+        enqueue_allreduce(data, count, dtype, op);
         return std::make_unique<NcclWork>(recorded(), comm_);
     }
     void broadcast(void* data, std::size_t bytes, int root) override {
         TRAINRT_NCCL_CHECK(comm_.get(), ncclBroadcast(data, data, bytes, ncclUint8, root, comm_.get(), stream_.get()));
-        wait_event(recorded().get(), comm_, "nccl broadcast");
+        wait_recorded("nccl broadcast");
     }
     void allgather(const void* send, void* recv, std::size_t bytes_per_rank) override {
         TRAINRT_NCCL_CHECK(comm_.get(), ncclAllGather(send, recv, bytes_per_rank, ncclUint8, comm_.get(), stream_.get()));
-        wait_event(recorded().get(), comm_, "nccl allgather");
+        wait_recorded("nccl allgather");
     }
     void barrier() override { allreduce(scratch_.get(), 1, DType::i64, ReduceOp::sum); }
+
+    void enqueue_allreduce(void* data, std::size_t count, DType dtype, ReduceOp op) {
+        if (comm_.get() == nullptr) throw CommError("nccl: allreduce: the communicator was aborted earlier");
+        TRAINRT_NCCL_CHECK(comm_.get(), ncclAllReduce(data, data, count, nccl_type(dtype), nccl_op(op),
+                                                      comm_.get(), stream_.get()));
+    }
+    void wait(cudaEvent_t event, const char* what) { wait_event(event, comm_, what); }
 
 private:
     CudaEvent recorded() {
@@ -156,9 +170,14 @@ private:
         TRAINRT_CUDA_CHECK(cudaEventRecord(event.get(), stream_.get()));
         return event;
     }
+    void wait_recorded(const char* what) {
+        TRAINRT_CUDA_CHECK(cudaEventRecord(done_.get(), stream_.get()));
+        wait_event(done_.get(), comm_, what);
+    }
     int rank_;
     int size_;
     CudaStream stream_;
+    CudaEvent done_ = make_event();
     DeviceMemory scratch_;
     NcclComm comm_;
 };
@@ -213,11 +232,26 @@ std::unique_ptr<Communicator> make_dispatch_communicator(std::unique_ptr<Communi
     return std::make_unique<DispatchCommunicator>(std::move(mpi), std::move(nccl));
 }
 
-void* collective_stream(Communicator& comm) {
-    if (auto* nccl = dynamic_cast<NcclCommunicator*>(&comm)) return nccl->stream();
-    if (auto* dispatch = dynamic_cast<DispatchCommunicator*>(&comm)) return collective_stream(dispatch->nccl());
-    throw CommError(fmt::format("comm: the {} communicator has no CUDA stream (scaling.use_gpu = false?)",
-                                comm.backend()));
+namespace {
+
+NcclCommunicator& nccl_inside(Communicator& comm) {
+    if (auto* nccl = dynamic_cast<NcclCommunicator*>(&comm)) return *nccl;
+    if (auto* dispatch = dynamic_cast<DispatchCommunicator*>(&comm)) return nccl_inside(dispatch->nccl());
+    throw CommError(fmt::format("comm: the {} communicator has no NCCL communicator and no CUDA stream "
+                                "(scaling.use_gpu = false?)", comm.backend()));
+}
+
+}  // namespace
+
+void* collective_stream(Communicator& comm) { return nccl_inside(comm).stream(); }
+
+void enqueue_device_allreduce(Communicator& comm, void* device_data, std::size_t count, DType dtype,
+                              ReduceOp op) {
+    nccl_inside(comm).enqueue_allreduce(device_data, count, dtype, op);
+}
+
+void wait_collective_event(Communicator& comm, void* cuda_event, const char* what) {
+    nccl_inside(comm).wait(static_cast<cudaEvent_t>(cuda_event), what);
 }
 
 }  // namespace trainrt::comm

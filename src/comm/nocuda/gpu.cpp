@@ -33,4 +33,10 @@ std::unique_ptr<Communicator> make_dispatch_communicator(std::unique_ptr<Communi
 
 void* collective_stream(Communicator&) { no_gpu_build("a CUDA stream"); }
 
+void enqueue_device_allreduce(Communicator&, void*, std::size_t, DType, ReduceOp) {
+    no_gpu_build("an allreduce of device memory");
+}
+
+void wait_collective_event(Communicator&, void*, const char*) { no_gpu_build("waiting for a CUDA event"); }
+
 }  // namespace trainrt::comm

@@ -71,14 +71,6 @@ void initialise(Session& session, Mlp& model, std::uint64_t seed) {
     }
 }
 
-// Pixels/255 as float32, as torchvision's ToTensor gives them.
-void to_float(const DatasetShard& shard, std::size_t first, int count, std::vector<float>& out) {
-    const std::size_t sample = shard.sample_size();
-    out.resize(std::size_t(count) * sample);
-    const std::uint8_t* pixels = shard.features.data() + first * sample;
-    for (std::size_t k = 0; k < out.size(); ++k) out[k] = static_cast<float>(pixels[k]) / 255.0f;
-}
-
 struct Evaluation {
     double loss;
     double accuracy;
@@ -87,14 +79,9 @@ struct Evaluation {
 Evaluation evaluate(Session& session, Engine& engine, const DatasetShard& shard) {
     constexpr int kEvalBatch = 1000;
     const std::size_t real = shard.count - shard.padded;  // padded samples are not counted
-    std::vector<float> images;
     double totals[3] = {0.0, 0.0, static_cast<double>(real)};  // loss sum, correct, samples
     std::int64_t correct = 0;
-    for (std::size_t first = 0; first < real; first += kEvalBatch) {
-        int count = static_cast<int>(std::min<std::size_t>(kEvalBatch, real - first));
-        to_float(shard, first, count, images);
-        engine.evaluate(images.data(), shard.labels.data() + first, count, totals[0], correct);
-    }
+    engine.evaluate(real, kEvalBatch, totals[0], correct);
     totals[1] = static_cast<double>(correct);
     session.communicator().allreduce(totals, 3, DType::f64, ReduceOp::sum);
     return {totals[0] / totals[2], totals[1] / totals[2]};
@@ -176,28 +163,33 @@ CheckpointState snapshot(Engine& engine, const Mlp& model, const Progress& progr
     return make_state(model, progress, context);
 }
 
+// The state to report with a checkpoint: the engine's running loss sum and weights brought to
+// the host first.
+void report_progress(Session& session, Engine& engine, const Mlp& model, Progress& progress) {
+    progress.loss_sum = engine.loss_sum();
+    session.report(running_metrics(session, progress), snapshot(engine, model, progress, session.context()));
+}
+
 bool train_epoch(Session& session, const Mlp& model, Engine& engine, const DatasetShard& shard,
                  const Settings& settings, Progress& progress) {
     const std::int64_t every = session.config().get_int("checkpoint.every_steps");
     const auto batches = static_cast<std::int64_t>((shard.count + settings.local_batch - 1) / settings.local_batch);
-    std::vector<float> images;
+    engine.set_loss_sum(progress.loss_sum);
     for (std::int64_t b = progress.next_batch; b < batches; ++b) {
         const std::size_t first = static_cast<std::size_t>(b) * settings.local_batch;
         int count = static_cast<int>(std::min<std::size_t>(settings.local_batch, shard.count - first));
-        to_float(shard, first, count, images);
-        progress.loss_sum += engine.train_step(images.data(), shard.labels.data() + first, count, settings.lr);
+        engine.train_step(first, count, settings.lr);
         ++progress.batches;
         ++progress.step;
         progress.next_batch = b + 1;
         const bool periodic = every > 0 && progress.step % every == 0 && b + 1 < batches;
-        if (periodic)
-            session.report(running_metrics(session, progress), snapshot(engine, model, progress, session.context()));
+        if (periodic) report_progress(session, engine, model, progress);
         if (session.should_stop()) {
-            if (!periodic)
-                session.report(running_metrics(session, progress), snapshot(engine, model, progress, session.context()));
+            if (!periodic) report_progress(session, engine, model, progress);
             return false;
         }
     }
+    progress.loss_sum = engine.loss_sum();
     return true;
 }
 
@@ -213,13 +205,19 @@ void run(Session& session) {
     Mlp model;
     Progress progress = start(session, model, settings);
     auto bucket_bytes = static_cast<std::size_t>(session.config().get_double("scaling.bucket_mb") * 1048576.0);
+    CudaOptions cuda;
+    cuda.resident_data = session.config().get_bool("train.gpu_resident_data");
     std::unique_ptr<Engine> engine = session.config().get_bool("scaling.use_gpu")
-                                         ? make_cuda_engine(model, session.communicator())
+                                         ? make_cuda_engine(model, session.communicator(), cuda)
                                          : make_cpu_engine(model, session.communicator(), bucket_bytes);
     const DatasetShard test = session.dataset_shard("test", 0);
+    engine->set_data(Split::test, test);
     DatasetShard train;
     for (bool first = true; progress.epoch < settings.epochs; first = false) {
-        if (first || settings.shuffle) train = session.dataset_shard("train", static_cast<std::uint64_t>(progress.epoch));
+        if (first || settings.shuffle) {
+            train = session.dataset_shard("train", static_cast<std::uint64_t>(progress.epoch));
+            engine->set_data(Split::train, train);
+        }
         auto started = Clock::now();
         if (!train_epoch(session, model, *engine, train, settings, progress)) return;
         double loss = mean_over_ranks(session, progress);
@@ -254,7 +252,10 @@ std::vector<OptionSpec> train_keys() {
     return {epochs, batch, lr,
             {"train.init_weights", "", ValueKind::path,
              "HDF5 weights to start from instead of the random init (hdf5_schemas/mlp_weights.md)"},
-            {"train.save_weights", "", ValueKind::path, "write the final weights here (rank 0)"}};
+            {"train.save_weights", "", ValueKind::path, "write the final weights here (rank 0)"},
+            {"train.gpu_resident_data", "true", ValueKind::boolean,
+             "scaling.use_gpu: copy the rank's shards to the GPU once and build batches there (false: "
+             "scale each batch on the host and copy it)"}};
 }
 
 }  // namespace

@@ -143,6 +143,18 @@ void Mlp::evaluate(const float* images, const std::uint8_t* labels, int batch, d
     }
 }
 
+void scale_pixels(const DatasetShard& shard, std::size_t first, int count, float* out) {
+    const std::size_t sample = shard.sample_size();
+    const std::size_t values = static_cast<std::size_t>(count) * sample;
+    const std::uint8_t* pixels = shard.features.data() + first * sample;
+    for (std::size_t k = 0; k < values; ++k) out[k] = static_cast<float>(pixels[k]) / 255.0f;
+}
+
+void scale_pixels(const DatasetShard& shard, std::size_t first, int count, std::vector<float>& out) {
+    out.resize(static_cast<std::size_t>(count) * shard.sample_size());
+    scale_pixels(shard, first, count, out.data());
+}
+
 std::string weights_digest(const Mlp& model) {
     XXH3_state_t* state = XXH3_createState();
     XXH3_64bits_reset(state);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "trainrt/comm.hpp"
+#include "trainrt/data.hpp"
 
 namespace trainrt::workloads::fashion_mlp {
 
@@ -57,6 +58,11 @@ private:
     std::array<std::vector<float>, kLayers> activations_;  // post-ReLU outputs per layer
     std::vector<float> delta_, delta_next_;                 // scratch for backward
 };
+
+// Samples [first, first + count) of `shard` as float32 pixels/255 (torchvision's ToTensor) into
+// `out` (resized to count * sample size).
+void scale_pixels(const DatasetShard& shard, std::size_t first, int count, std::vector<float>& out);
+void scale_pixels(const DatasetShard& shard, std::size_t first, int count, float* out);  // count * sample size
 
 // xxHash3-64 of all weights in the fixed order fc1.weight, fc1.bias, ..., fc3.bias.
 std::string weights_digest(const Mlp& model);

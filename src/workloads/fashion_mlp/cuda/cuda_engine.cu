@@ -1,126 +1,75 @@
 // fashion_mlp on a GPU: the same recipe as mlp.cpp (addmm order, ReLU after every layer,
-// softmax cross-entropy mean over the batch, plain SGD), with cuBLAS GEMMs and small kernels, all
-// on the NCCL communicator's stream so each layer's gradient allreduce is ordered after the
-// kernels that produce it and before the SGD update that consumes it.
+// softmax cross-entropy mean over the batch, plain SGD), with cuBLAS GEMMs and the kernels of
+// kernels.cu, all on the NCCL communicator's stream, so each layer's gradient allreduce is
+// ordered after the kernels that produce it and before the SGD update that consumes it.
+//
+// A training step (forward, loss, backward with the allreduces, SGD) is captured once per batch
+// size as a CUDA graph and replayed: one launch per step instead of ~20. Only the batch's staging
+// (a kernel over the resident shard, or a copy from pinned host memory) is launched separately.
+// The host runs ahead of the GPU by at most kInFlight steps; every wait polls NCCL's async error
+// (comm::wait_collective_event), so a dead peer still ends in a CommError, never a hang.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <array>
+#include <cstring>
+#include <map>
+#include <set>
 #include <string>
 #include <utility>
-#include <vector>
 
+#include "comm/cuda/cuda_check.hpp"
+#include "comm/cuda/cuda_owners.hpp"
 #include "comm/gpu.hpp"
 #include "trainrt/error.hpp"
+#include "workloads/fashion_mlp/cuda/kernels.cuh"
 #include "workloads/fashion_mlp/engine.hpp"
 
 namespace trainrt::workloads::fashion_mlp {
 namespace {
 
-void cuda_check(cudaError_t code, const char* call) {
-    if (code != cudaSuccess)
-        throw CommError(std::string("cuda: ") + call + " failed: " + cudaGetErrorString(code));
-}
+constexpr std::size_t kInFlight = 4;               // steps the host may enqueue ahead of the GPU
+constexpr int kFirstCapacity = 1000;               // fashion_mlp's evaluation batch
+constexpr std::size_t kBlasWorkspace = 32u << 20;  // cuBLAS's advice for Hopper
+
 void cublas_check(cublasStatus_t code, const char* call) {
     if (code != CUBLAS_STATUS_SUCCESS)
         throw CommError(std::string("cublas: ") + call + " failed: " + cublasGetStatusString(code));
 }
-#define CUDA_DO(call) cuda_check((call), #call)
-// Kernel launches report bad configurations or a missing kernel image (a GPU older than the
-// built architectures) only through cudaGetLastError.
-#define LAUNCHED(kernel) cuda_check(cudaGetLastError(), "launching " #kernel)
 #define CUBLAS_DO(call) cublas_check((call), #call)
 
-constexpr int kThreads = 256;
-unsigned blocks(std::size_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
-
-__global__ void fill_bias(float* out, const float* bias, int batch, int outputs) {
-    std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-    if (k < std::size_t(batch) * outputs) out[k] = bias[k % outputs];
-}
-
-__global__ void relu(float* values, std::size_t n) {
-    std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-    if (k < n) values[k] = fmaxf(values[k], 0.0f);
-}
-
-__global__ void relu_mask(float* delta, const float* below, std::size_t n) {
-    std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-    if (k < n) delta[k] = below[k] > 0.0f ? delta[k] : 0.0f;
-}
-
-// One thread per row: loss, and d(mean loss)/d(logits) masked by the final ReLU (as mlp.cpp).
-__global__ void cross_entropy(const float* logits, const unsigned char* labels, int batch,
-                              float* grad, float* row_loss) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= batch) return;
-    const float* row = logits + std::size_t(i) * kClasses;
-    float top = row[0];
-    for (int j = 1; j < kClasses; ++j) top = fmaxf(top, row[j]);
-    float sum = 0.0f;
-    for (int j = 0; j < kClasses; ++j) sum += expf(row[j] - top);
-    row_loss[i] = top + logf(sum) - row[labels[i]];
-    if (grad == nullptr) return;
-    for (int j = 0; j < kClasses; ++j) {
-        float g = expf(row[j] - top) / sum - (j == labels[i] ? 1.0f : 0.0f);
-        grad[std::size_t(i) * kClasses + j] = row[j] > 0.0f ? g / static_cast<float>(batch) : 0.0f;
-    }
-}
-
-// 1 when the row's first maximum is the label (torch.argmax's tie rule).
-__global__ void correct_rows(const float* logits, const unsigned char* labels, int batch, int* correct) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= batch) return;
-    const float* row = logits + std::size_t(i) * kClasses;
-    int best = 0;
-    for (int j = 1; j < kClasses; ++j) best = row[j] > row[best] ? j : best;
-    correct[i] = best == labels[i] ? 1 : 0;
-}
-
-__global__ void column_sum(const float* delta, int batch, int outputs, float* sums) {
-    int j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= outputs) return;
-    float sum = 0.0f;
-    for (int i = 0; i < batch; ++i) sum += delta[std::size_t(i) * outputs + j];
-    sums[j] = sum;
-}
-
-__global__ void sgd(float* weights, const float* grads, float lr, std::size_t n) {
-    std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-    if (k < n) weights[k] -= lr * grads[k];
-}
-
-// A device array; freed on destruction (never throws).
+// Typed views over comm's move-only owners (destructors never throw).
 template <class T>
 class DeviceArray {
 public:
     DeviceArray() = default;
-    explicit DeviceArray(std::size_t count) : count_(count) {
-        CUDA_DO(cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T)));
-    }
-    ~DeviceArray() { if (data_ != nullptr) cudaFree(data_); }
-    DeviceArray(DeviceArray&& other) noexcept
-        : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
-    DeviceArray& operator=(DeviceArray&& other) noexcept {
-        std::swap(data_, other.data_);
-        std::swap(count_, other.count_);
-        return *this;
-    }
-    DeviceArray(const DeviceArray&) = delete;
-    DeviceArray& operator=(const DeviceArray&) = delete;
-    T* get() const { return data_; }
+    explicit DeviceArray(std::size_t count) : memory_(comm::device_alloc(count * sizeof(T))), count_(count) {}
+    T* get() const { return static_cast<T*>(memory_.get()); }
     std::size_t size() const { return count_; }
 
 private:
-    T* data_ = nullptr;
+    comm::DeviceMemory memory_;
     std::size_t count_ = 0;
+};
+
+template <class T>
+class PinnedArray {
+public:
+    PinnedArray() = default;
+    explicit PinnedArray(std::size_t count) : memory_(comm::pinned_alloc(count * sizeof(T))) {}
+    T* get() const { return static_cast<T*>(memory_.get()); }
+
+private:
+    comm::PinnedMemory memory_;
 };
 
 class CublasHandle {
 public:
-    explicit CublasHandle(cudaStream_t stream) {
+    explicit CublasHandle(cudaStream_t stream) : workspace_(kBlasWorkspace) {
         CUBLAS_DO(cublasCreate(&handle_));
         CUBLAS_DO(cublasSetStream(handle_, stream));
+        // Its own workspace: cuBLAS allocates nothing while a graph is being captured.
+        CUBLAS_DO(cublasSetWorkspace(handle_, workspace_.get(), workspace_.size()));
     }
     ~CublasHandle() { cublasDestroy(handle_); }
     CublasHandle(const CublasHandle&) = delete;
@@ -128,171 +77,286 @@ public:
     cublasHandle_t get() const { return handle_; }
 
 private:
+    DeviceArray<unsigned char> workspace_;
     cublasHandle_t handle_ = nullptr;
 };
 
-// Per layer: weight then bias in one device buffer, and their gradients likewise, so one NCCL
-// allreduce averages a layer's gradients.
-struct DeviceLayer {
-    int inputs = 0, outputs = 0;
-    DeviceArray<float> params, grads;
-    float* weight() const { return params.get(); }
-    float* bias() const { return params.get() + std::size_t(inputs) * outputs; }
-    float* grad_weight() const { return grads.get(); }
-    float* grad_bias() const { return grads.get() + std::size_t(inputs) * outputs; }
+// A split's samples: the host shard, and its copy on the device when data are resident.
+struct DeviceSplit {
+    const DatasetShard* host = nullptr;
+    DeviceArray<std::uint8_t> pixels, labels;
+};
+
+// Batch-sized buffers; graphs hold their addresses, so they are replaced only with the graphs.
+struct BatchBuffers {
+    int capacity = 0;
+    DeviceArray<float> input;
+    DeviceArray<std::uint8_t> labels;
+    std::array<DeviceArray<float>, kLayers> activations;
+    DeviceArray<float> delta, delta_next;
+    std::array<PinnedArray<float>, kInFlight> staged_pixels;  // streamed data only
+    std::array<PinnedArray<std::uint8_t>, kInFlight> staged_labels;
+
+    BatchBuffers() = default;
+    BatchBuffers(int batch, const std::array<int, kLayers>& widths, bool pinned)
+        : capacity(batch), input(std::size_t(batch) * kInputs), labels(batch),
+          delta(std::size_t(batch) * kHidden), delta_next(std::size_t(batch) * kInputs) {
+        for (int l = 0; l < kLayers; ++l) activations[l] = DeviceArray<float>(std::size_t(batch) * widths[l]);
+        for (std::size_t s = 0; pinned && s < kInFlight; ++s) {
+            staged_pixels[s] = PinnedArray<float>(std::size_t(batch) * kInputs);
+            staged_labels[s] = PinnedArray<std::uint8_t>(batch);
+        }
+    }
 };
 
 class CudaEngine final : public Engine {
 public:
-    CudaEngine(Mlp& model, Communicator& comm)
-        : model_(model), comm_(comm), stream_(static_cast<cudaStream_t>(comm::collective_stream(comm))),
-          blas_(stream_) {
+    CudaEngine(Mlp& model, Communicator& comm, const CudaOptions& options)
+        : model_(model), comm_(comm), options_(options),
+          stream_(static_cast<cudaStream_t>(comm::collective_stream(comm))), blas_(stream_) {
+        std::size_t total = 0;
         for (int l = 0; l < kLayers; ++l) {
-            const Layer& host = model.layers()[l];
-            DeviceLayer& layer = layers_[l];
-            layer.inputs = host.inputs;
-            layer.outputs = host.outputs;
-            const std::size_t count = host.weight.size() + host.bias.size();
-            layer.params = DeviceArray<float>(count);
-            layer.grads = DeviceArray<float>(count);
-            // On the engine's stream (non-blocking: it would not wait for the default stream).
-            CUDA_DO(cudaMemcpyAsync(layer.weight(), host.weight.data(), host.weight.size() * sizeof(float),
-                                    cudaMemcpyHostToDevice, stream_));
-            CUDA_DO(cudaMemcpyAsync(layer.bias(), host.bias.data(), host.bias.size() * sizeof(float),
-                                    cudaMemcpyHostToDevice, stream_));
+            const Layer& layer = model.layers()[l];
+            offset_[l] = total;
+            total += layer.weight.size() + layer.bias.size();
+            widths_[l] = layer.outputs;
         }
-        CUDA_DO(cudaStreamSynchronize(stream_));
+        params_ = DeviceArray<float>(total);
+        grads_ = DeviceArray<float>(total);
+        loss_sum_ = DeviceArray<double>(1);
+        eval_loss_ = DeviceArray<double>(1);
+        eval_correct_ = DeviceArray<unsigned long long>(1);
+        for (auto& event : window_) event = comm::make_event();
+        upload_weights();
+        reserve(kFirstCapacity);
+    }
+    ~CudaEngine() override { cudaStreamSynchronize(stream_); }  // nothing of ours may run on after
+
+    void set_data(Split split, const DatasetShard& shard) override {
+        DeviceSplit& target = split == Split::train ? train_ : test_;
+        target.host = &shard;
+        if (!options_.resident_data) return;
+        drain();  // steps in flight may still read the previous shard
+        if (target.pixels.size() != shard.features.size()) target.pixels = DeviceArray<std::uint8_t>(shard.features.size());
+        if (target.labels.size() != shard.labels.size()) target.labels = DeviceArray<std::uint8_t>(shard.labels.size());
+        copy_to_device(target.pixels.get(), shard.features.data(), shard.features.size());
+        copy_to_device(target.labels.get(), shard.labels.data(), shard.labels.size());
     }
 
-    float train_step(const float* images, const std::uint8_t* labels, int batch, float lr) override {
-        upload(images, labels, batch);
-        forward(batch);
-        cross_entropy<<<blocks(batch), kThreads, 0, stream_>>>(activations_[kLayers - 1].get(), labels_.get(),
-                                                              batch, delta_.get(), row_loss_.get());
-        LAUNCHED(cross_entropy);
-        std::vector<std::unique_ptr<Work>> pending = backward(batch);
-        for (auto& work : pending) work->wait();
-        for (DeviceLayer& layer : layers_)
-            sgd<<<blocks(layer.params.size()), kThreads, 0, stream_>>>(layer.params.get(), layer.grads.get(), lr,
-                                                                       layer.params.size());
-            LAUNCHED(sgd);
-        std::vector<float> losses = download(row_loss_, batch);
+    void train_step(std::size_t first, int count, float lr) override {
+        reserve(count);
+        const std::size_t slot = claim_slot();
+        stage(train_, first, count, slot);
+        run_step(count, lr);
+        release_slot(slot);
+    }
+
+    void set_loss_sum(double sum) override { copy_to_device(loss_sum_.get(), &sum, sizeof sum); }
+
+    double loss_sum() override {
         double sum = 0.0;
-        for (float loss : losses) sum += loss;
-        return static_cast<float>(sum / batch);
+        copy_to_host(&sum, loss_sum_.get(), sizeof sum);
+        return sum;
     }
 
-    void evaluate(const float* images, const std::uint8_t* labels, int batch, double& loss_sum,
-                  std::int64_t& correct) override {
-        upload(images, labels, batch);
-        forward(batch);
-        const float* logits = activations_[kLayers - 1].get();
-        cross_entropy<<<blocks(batch), kThreads, 0, stream_>>>(logits, labels_.get(), batch, nullptr, row_loss_.get());
-        LAUNCHED(cross_entropy);
-        correct_rows<<<blocks(batch), kThreads, 0, stream_>>>(logits, labels_.get(), batch, correct_.get());
-        LAUNCHED(correct_rows);
-        for (float loss : download(row_loss_, batch)) loss_sum += loss;
-        for (int hit : download(correct_, batch)) correct += hit;
+    void evaluate(std::size_t real, int batch, double& loss_sum, std::int64_t& correct) override {
+        reserve(batch);
+        TRAINRT_CUDA_CHECK(cudaMemsetAsync(eval_loss_.get(), 0, sizeof(double), stream_));
+        TRAINRT_CUDA_CHECK(cudaMemsetAsync(eval_correct_.get(), 0, sizeof(unsigned long long), stream_));
+        for (std::size_t first = 0; first < real; first += std::size_t(batch)) {
+            const int count = static_cast<int>(std::min<std::size_t>(std::size_t(batch), real - first));
+            const std::size_t slot = claim_slot();
+            stage(test_, first, count, slot);
+            forward(count);
+            kernels::softmax_cross_entropy(buffers_.activations[kLayers - 1].get(), buffers_.labels.get(), count,
+                                           nullptr, eval_loss_.get(), eval_correct_.get(), stream_);
+            release_slot(slot);
+        }
+        double eval_loss = 0.0;
+        unsigned long long hits = 0;
+        copy_to_host(&eval_loss, eval_loss_.get(), sizeof eval_loss);
+        copy_to_host(&hits, eval_correct_.get(), sizeof hits);
+        loss_sum += eval_loss;
+        correct += static_cast<std::int64_t>(hits);
     }
 
     void sync_to_host() override {
-        CUDA_DO(cudaStreamSynchronize(stream_));
         for (int l = 0; l < kLayers; ++l) {
             Layer& host = model_.layers()[l];
-            CUDA_DO(cudaMemcpy(host.weight.data(), layers_[l].weight(), host.weight.size() * sizeof(float), cudaMemcpyDeviceToHost));
-            CUDA_DO(cudaMemcpy(host.bias.data(), layers_[l].bias(), host.bias.size() * sizeof(float), cudaMemcpyDeviceToHost));
+            copy_to_host(host.weight.data(), weight(l), host.weight.size() * sizeof(float));
+            copy_to_host(host.bias.data(), bias(l), host.bias.size() * sizeof(float));
         }
     }
 
 private:
+    float* weight(int l) const { return params_.get() + offset_[l]; }
+    float* bias(int l) const { return weight(l) + std::size_t(widths_[l]) * model_.layers()[l].inputs; }
+    float* grad_weight(int l) const { return grads_.get() + offset_[l]; }
+    float* grad_bias(int l) const { return grad_weight(l) + std::size_t(widths_[l]) * model_.layers()[l].inputs; }
+    std::size_t layer_params(int l) const { return (l + 1 < kLayers ? offset_[l + 1] : params_.size()) - offset_[l]; }
+
+    void upload_weights() {
+        for (int l = 0; l < kLayers; ++l) {
+            const Layer& host = model_.layers()[l];
+            copy_to_device(weight(l), host.weight.data(), host.weight.size() * sizeof(float));
+            copy_to_device(bias(l), host.bias.data(), host.bias.size() * sizeof(float));
+        }
+        drain();
+    }
+
+    // Ordered on the engine's stream (non-blocking: it would not wait for the default stream).
+    void copy_to_device(void* device, const void* host, std::size_t bytes) {
+        TRAINRT_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream_));
+    }
+    void copy_to_host(void* host, const void* device, std::size_t bytes) {
+        TRAINRT_CUDA_CHECK(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream_));
+        drain();
+    }
+
+    // Waits for everything enqueued on the stream so far.
+    void drain() {
+        TRAINRT_CUDA_CHECK(cudaEventRecord(done_.get(), stream_));
+        comm::wait_collective_event(comm_, done_.get(), "fashion_mlp on the GPU");
+        in_flight_.fill(false);
+    }
+
+    // A window slot for the next step: waits for the step that used it kInFlight steps ago (its
+    // staging buffers are then free again).
+    std::size_t claim_slot() {
+        const std::size_t slot = next_slot_++ % kInFlight;
+        if (in_flight_[slot]) comm::wait_collective_event(comm_, window_[slot].get(), "fashion_mlp step on the GPU");
+        in_flight_[slot] = false;
+        return slot;
+    }
+    void release_slot(std::size_t slot) {
+        TRAINRT_CUDA_CHECK(cudaEventRecord(window_[slot].get(), stream_));
+        in_flight_[slot] = true;
+    }
+
     void reserve(int batch) {
-        if (batch <= capacity_) return;
-        capacity_ = batch;
-        input_ = DeviceArray<float>(std::size_t(batch) * kInputs);
-        labels_ = DeviceArray<std::uint8_t>(batch);
-        for (int l = 0; l < kLayers; ++l) activations_[l] = DeviceArray<float>(std::size_t(batch) * layers_[l].outputs);
-        delta_ = DeviceArray<float>(std::size_t(batch) * kHidden);
-        delta_next_ = DeviceArray<float>(std::size_t(batch) * kInputs);
-        row_loss_ = DeviceArray<float>(batch);
-        correct_ = DeviceArray<int>(batch);
+        if (batch <= buffers_.capacity) return;
+        drain();
+        graphs_.clear();  // they name the old buffers
+        buffers_ = BatchBuffers();
+        buffers_ = BatchBuffers(batch, widths_, !options_.resident_data);
     }
 
-    void upload(const float* images, const std::uint8_t* labels, int batch) {
-        reserve(batch);
-        CUDA_DO(cudaMemcpyAsync(input_.get(), images, std::size_t(batch) * kInputs * sizeof(float), cudaMemcpyHostToDevice, stream_));
-        CUDA_DO(cudaMemcpyAsync(labels_.get(), labels, batch, cudaMemcpyHostToDevice, stream_));
+    // The batch's input and labels into the batch buffers.
+    void stage(const DeviceSplit& split, std::size_t first, int count, std::size_t slot) {
+        if (split.host == nullptr) throw WorkloadError("fashion_mlp: the GPU engine has no data for this split");
+        if (options_.resident_data) {
+            kernels::scale_batch(split.pixels.get(), split.labels.get(), first, count, kInputs,
+                                 buffers_.input.get(), buffers_.labels.get(), stream_);
+            return;
+        }
+        float* pixels = buffers_.staged_pixels[slot].get();
+        std::uint8_t* labels = buffers_.staged_labels[slot].get();
+        scale_pixels(*split.host, first, count, pixels);
+        std::memcpy(labels, split.host->labels.data() + first, std::size_t(count));
+        copy_to_device(buffers_.input.get(), pixels, std::size_t(count) * kInputs * sizeof(float));
+        copy_to_device(buffers_.labels.get(), labels, std::size_t(count));
     }
 
-    template <class T>
-    std::vector<T> download(const DeviceArray<T>& values, int count) {
-        std::vector<T> host(count);
-        CUDA_DO(cudaMemcpyAsync(host.data(), values.get(), count * sizeof(T), cudaMemcpyDeviceToHost, stream_));
-        CUDA_DO(cudaStreamSynchronize(stream_));
-        return host;
+    // The first step of a batch size runs as plain launches (NCCL and cuBLAS set themselves up
+    // lazily, which a capture must not see); the second is captured; all later ones replay it.
+    void run_step(int count, float lr) {
+        std::uint32_t lr_bits = 0;
+        std::memcpy(&lr_bits, &lr, sizeof lr_bits);
+        const auto key = std::make_pair(count, lr_bits);
+        auto found = graphs_.find(key);
+        if (found == graphs_.end()) {
+            if (warmed_.insert(key).second) return enqueue_step(count, lr);
+            found = graphs_.emplace(key, capture_step(count, lr)).first;
+        }
+        TRAINRT_CUDA_CHECK(cudaGraphLaunch(found->second.get(), stream_));
     }
 
-    // Row-major out[batch, outputs] = relu(bias + in * W^T): in cuBLAS's column-major terms
+    comm::GraphExec capture_step(int count, float lr) {
+        cudaGraph_t graph = nullptr;
+        TRAINRT_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+        try {
+            enqueue_step(count, lr);
+        } catch (...) {
+            cudaStreamEndCapture(stream_, &graph);  // leaves the stream usable
+            if (graph != nullptr) cudaGraphDestroy(graph);
+            throw;
+        }
+        TRAINRT_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+        cudaGraphExec_t exec = nullptr;
+        cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
+        cudaGraphDestroy(graph);
+        TRAINRT_CUDA_CHECK(instantiated);
+        return comm::GraphExec(exec);
+    }
+
+    void enqueue_step(int count, float lr) {
+        forward(count);
+        kernels::softmax_cross_entropy(buffers_.activations[kLayers - 1].get(), buffers_.labels.get(), count,
+                                       buffers_.delta.get(), loss_sum_.get(), nullptr, stream_);
+        backward(count);
+        kernels::sgd(params_.get(), grads_.get(), lr, params_.size(), stream_);
+    }
+
+    // Row-major out[batch, outputs] = relu(in * W^T + bias): in cuBLAS's column-major terms
     // out^T = W * in^T with W stored as its transpose.
     void forward(int batch) {
-        const float one = 1.0f;
-        const float* in = input_.get();
+        const float one = 1.0f, zero = 0.0f;
+        const float* in = buffers_.input.get();
         for (int l = 0; l < kLayers; ++l) {
-            const DeviceLayer& layer = layers_[l];
-            float* out = activations_[l].get();
-            const std::size_t n = std::size_t(batch) * layer.outputs;
-            fill_bias<<<blocks(n), kThreads, 0, stream_>>>(out, layer.bias(), batch, layer.outputs);
-            LAUNCHED(fill_bias);
-            CUBLAS_DO(cublasSgemm(blas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, layer.outputs, batch, layer.inputs, &one,
-                                  layer.weight(), layer.inputs, in, layer.inputs, &one, out, layer.outputs));
-            relu<<<blocks(n), kThreads, 0, stream_>>>(out, n);
-            LAUNCHED(relu);
+            const int inputs = model_.layers()[l].inputs, outputs = widths_[l];
+            float* out = buffers_.activations[l].get();
+            CUBLAS_DO(cublasSgemm(blas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, outputs, batch, inputs, &one, weight(l),
+                                  inputs, in, inputs, &zero, out, outputs));
+            kernels::bias_relu(out, bias(l), batch, outputs, stream_);
             in = out;
         }
     }
 
     // Gradients layer by layer (fc3 first); each layer's allreduce is enqueued as soon as its
-    // gradients are, and overlaps the next layer's backward on the GPU.
-    std::vector<std::unique_ptr<Work>> backward(int batch) {
+    // gradients are.
+    void backward(int batch) {
         const float one = 1.0f, zero = 0.0f;
-        std::vector<std::unique_ptr<Work>> pending;
-        float* delta = delta_.get();
-        float* next = delta_next_.get();
+        float* delta = buffers_.delta.get();
+        float* next = buffers_.delta_next.get();
         for (int l = kLayers - 1; l >= 0; --l) {
-            const DeviceLayer& layer = layers_[l];
-            const float* in = l == 0 ? input_.get() : activations_[l - 1].get();
-            CUBLAS_DO(cublasSgemm(blas_.get(), CUBLAS_OP_N, CUBLAS_OP_T, layer.inputs, layer.outputs, batch, &one,
-                                  in, layer.inputs, delta, layer.outputs, &zero, layer.grad_weight(), layer.inputs));
-            column_sum<<<blocks(layer.outputs), kThreads, 0, stream_>>>(delta, batch, layer.outputs, layer.grad_bias());
-            LAUNCHED(column_sum);
-            pending.push_back(comm_.allreduce_async(layer.grads.get(), layer.grads.size(), DType::f32, ReduceOp::mean));
+            const int inputs = model_.layers()[l].inputs, outputs = widths_[l];
+            const float* in = l == 0 ? buffers_.input.get() : buffers_.activations[l - 1].get();
+            CUBLAS_DO(cublasSgemm(blas_.get(), CUBLAS_OP_N, CUBLAS_OP_T, inputs, outputs, batch, &one, in, inputs,
+                                  delta, outputs, &zero, grad_weight(l), inputs));
+            kernels::column_sum(delta, batch, outputs, grad_bias(l), stream_);
+            comm::enqueue_device_allreduce(comm_, grad_weight(l), layer_params(l), DType::f32, ReduceOp::mean);
             if (l == 0) break;
-            CUBLAS_DO(cublasSgemm(blas_.get(), CUBLAS_OP_N, CUBLAS_OP_N, layer.inputs, batch, layer.outputs, &one,
-                                  layer.weight(), layer.inputs, delta, layer.outputs, &zero, next, layer.inputs));
-            const std::size_t n = std::size_t(batch) * layer.inputs;
-            relu_mask<<<blocks(n), kThreads, 0, stream_>>>(next, activations_[l - 1].get(), n);
-            LAUNCHED(relu_mask);
+            CUBLAS_DO(cublasSgemm(blas_.get(), CUBLAS_OP_N, CUBLAS_OP_N, inputs, batch, outputs, &one, weight(l),
+                                  inputs, delta, outputs, &zero, next, inputs));
+            kernels::relu_mask(next, buffers_.activations[l - 1].get(), std::size_t(batch) * inputs, stream_);
             std::swap(delta, next);
         }
-        return pending;
     }
 
     Mlp& model_;
     Communicator& comm_;
+    CudaOptions options_;
     cudaStream_t stream_;
     CublasHandle blas_;
-    std::array<DeviceLayer, kLayers> layers_;
-    int capacity_ = 0;
-    DeviceArray<float> input_;
-    DeviceArray<std::uint8_t> labels_;
-    std::array<DeviceArray<float>, kLayers> activations_;
-    DeviceArray<float> delta_, delta_next_, row_loss_;
-    DeviceArray<int> correct_;
+    std::array<std::size_t, kLayers> offset_{};
+    std::array<int, kLayers> widths_{};
+    DeviceArray<float> params_, grads_;  // layer by layer: weight [out, in], then bias
+    DeviceArray<double> loss_sum_, eval_loss_;
+    DeviceArray<unsigned long long> eval_correct_;
+    DeviceSplit train_, test_;
+    BatchBuffers buffers_;
+    std::map<std::pair<int, std::uint32_t>, comm::GraphExec> graphs_;  // by (batch, lr bits)
+    std::set<std::pair<int, std::uint32_t>> warmed_;                    // ran once without a graph
+    std::array<comm::CudaEvent, kInFlight> window_;
+    std::array<bool, kInFlight> in_flight_{};
+    std::size_t next_slot_ = 0;
+    comm::CudaEvent done_ = comm::make_event();
 };
 
 }  // namespace
 
-std::unique_ptr<Engine> make_cuda_engine(Mlp& model, Communicator& comm) {
-    return std::make_unique<CudaEngine>(model, comm);
+std::unique_ptr<Engine> make_cuda_engine(Mlp& model, Communicator& comm, const CudaOptions& options) {
+    return std::make_unique<CudaEngine>(model, comm, options);
 }
 
 }  // namespace trainrt::workloads::fashion_mlp

@@ -5,7 +5,7 @@
 
 namespace trainrt::workloads::fashion_mlp {
 
-std::unique_ptr<Engine> make_cuda_engine(Mlp&, Communicator&) {
+std::unique_ptr<Engine> make_cuda_engine(Mlp&, Communicator&, const CudaOptions&) {
     throw ConfigError("fashion_mlp: scaling.use_gpu = true needs a trainrt built with CUDA (see `trainrt --version`)");
 }
 
