@@ -9,8 +9,9 @@
 #          trainrt's libraries its own loader cannot find (ldd before the bundle is used)
 #   test   ctest -L gpu in the unpacked build (NCCL collectives, CUDA fashion_mlp vs the CPU
 #          path, stop with USR2 and resume on the GPU)
-#   bench  CUDA fashion_mlp vs PyTorch on the same GPU (data resident / data loading included),
-#          trainrt's NCCL allreduce vs a plain ncclAllReduce loop, the GEMM share of a step
+#   bench  bench/gpu/bench_gpu.sh: CUDA fashion_mlp vs PyTorch on the same GPU (data resident /
+#          data loading included), trainrt's NCCL allreduce vs a plain ncclAllReduce loop, the
+#          GEMM share of a step
 # Everything it prints also goes to $OUT/<stage>.log; benchmark JSON lines to $OUT/gpu_bench.jsonl.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -97,60 +98,7 @@ stage_test() {
   (cd "$BUILD" && ctest -L gpu --output-on-failure --timeout 600)
 }
 
-json_of_run() {  # json_of_run RUN_DIR MODE: result.jsonl rows tagged for the report
-  python3 - "$1/result.jsonl" "$2" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    row = json.loads(line)
-    print(json.dumps({"impl": "trainrt", "mode": sys.argv[2], **{k: row[k] for k in
-          ("epoch", "loss", "test_accuracy", "train_time_s", "eval_time_s", "epoch_time_s")}}))
-PY
-}
-
-stage_bench() {
-  local storage=/tmp/trainrt-gpu-bench init=tests/data/torch_init_seed0.h5 jsonl=$OUT/gpu_bench.jsonl
-  rm -rf "$storage" && : >"$jsonl"
-  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sed 's/^/{"what":"device","name":"/; s/, /","driver":"/; s/$/"}/' >>"$jsonl"
-  local modes=(stream) mode_arg=()
-  "$TRAINRT" --help 2>/dev/null | grep -q gpu_resident_data && modes=(resident stream)
-  for mode in "${modes[@]}"; do
-    [[ ${#modes[@]} -gt 1 ]] && mode_arg=(--train.gpu_resident_data="$([[ $mode == resident ]] && echo true || echo false)")
-    say "trainrt fashion_mlp on the GPU, data $mode"
-    mpiexec -n 1 "$TRAINRT" --config jobs/fashion_mlp.ini --train.epochs="$EPOCHS" --scaling.use_gpu=true \
-      --train.init_weights="$init" --run.storage_path="$storage" --run.name="gpu_$mode" \
-      "${mode_arg[@]}" --metrics.progress=off | tail -2
-    json_of_run "$storage/gpu_$mode" "$mode" >>"$jsonl"
-  done
-  for mode in resident loader; do
-    [[ ${GPU_BENCH_SKIP:-} == *pytorch* ]] && break
-    say "PyTorch $(python3 -c 'import torch; print(torch.__version__)') on the GPU, $mode"
-    python3 bench/gpu/pytorch_fashion_gpu.py --mode "$mode" --epochs "$EPOCHS" --data "$UNPACKED/data" --init "$init" |
-      tee -a "$jsonl"
-  done
-  say "NCCL allreduce, 1 rank: trainrt's communicator vs plain ncclAllReduce"
-  mpiexec -n 1 "$BUILD/tests/nccl_check" bench | grep '^{' | tee -a "$jsonl"
-  if [[ -x $BUILD/bench/gpu_step_bench ]]; then
-    say "one fashion_mlp step: GEMMs alone vs the whole step"
-    mpiexec -n 1 "$BUILD/bench/gpu_step_bench" | grep '^{' | tee -a "$jsonl"
-  fi
-  say "summary"
-  python3 - "$jsonl" <<'PY'
-import json, statistics, sys
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-runs = {}
-for r in rows:
-    if "epoch_time_s" in r:
-        runs.setdefault((r["impl"], r["mode"]), []).append(r)
-for (impl, mode), rs in runs.items():
-    print(f"{impl:8} {mode:9} median epoch {statistics.median(r['epoch_time_s'] for r in rs):.4f} s "
-          f"train {statistics.median(r['train_time_s'] for r in rs):.4f} s  last loss {rs[-1]['loss']:.6f} acc {rs[-1]['test_accuracy']:.4f}")
-for r in rows:
-    if r.get("bench") == "nccl_allreduce":
-        print(f"nccl allreduce {r['bytes']:>11} B: trainrt {r['trainrt_us']:9.2f} us, plain {r['nccl_us']:9.2f} us, ratio {r['time_ratio']:.3f}")
-    elif str(r.get("bench", "")).startswith("gpu_"):
-        print(json.dumps(r))
-PY
-}
+stage_bench() { bash bench/gpu/bench_gpu.sh "$BUILD" "$UNPACKED/data" "$OUT/gpu_bench.jsonl" "$EPOCHS"; }
 
 unpack
 status=0
