@@ -35,6 +35,8 @@ unpack() {
   built_repo=$(sed -n 's/^repo_dir=//p' "$UNPACKED/MANIFEST")
   built_dir=$(sed -n 's/^build_dir=//p' "$UNPACKED/MANIFEST")
   BUILD_REL=${built_dir#"$built_repo"/}
+  # A real build tree (the machine that made the bundle) is never replaced by the bundle's subset.
+  [[ ! -e $REPO/$BUILD_REL/CMakeCache.txt ]] || die "$REPO/$BUILD_REL is a build tree: run this on the GPU machine's copy"
   rm -rf "${REPO:?}/$BUILD_REL" && mkdir -p "$(dirname "$REPO/$BUILD_REL")"
   cp -a "$UNPACKED/build" "$REPO/$BUILD_REL"
   # The ctest files name the build's absolute paths: make them valid here.

@@ -32,9 +32,10 @@ constexpr std::size_t kInFlight = 4;               // steps the host may enqueue
 constexpr int kFirstCapacity = 1000;               // fashion_mlp's evaluation batch
 constexpr std::size_t kBlasWorkspace = 32u << 20;  // cuBLAS's advice for Hopper
 
+// A failed GEMM is the workload's failure (exit 7); CUDA memory and stream calls are comm's.
 void cublas_check(cublasStatus_t code, const char* call) {
     if (code != CUBLAS_STATUS_SUCCESS)
-        throw CommError(std::string("cublas: ") + call + " failed: " + cublasGetStatusString(code));
+        throw WorkloadError(std::string("cublas: ") + call + " failed: " + cublasGetStatusString(code));
 }
 #define CUBLAS_DO(call) cublas_check((call), #call)
 

@@ -1,7 +1,9 @@
 // fashion_mlp's small kernels (kernels.cuh): the same arithmetic as mlp.cpp, in float32.
 #include "workloads/fashion_mlp/cuda/kernels.cuh"
 
-#include "comm/cuda/cuda_check.hpp"
+#include <string>
+
+#include "trainrt/error.hpp"
 #include "workloads/fashion_mlp/mlp.hpp"
 
 namespace trainrt::workloads::fashion_mlp::kernels {
@@ -15,10 +17,13 @@ unsigned blocks(std::size_t n) {
     return static_cast<unsigned>(wanted < 65535 * 8 ? wanted : 65535 * 8);  // grid-stride beyond
 }
 
-// Kernel launches report errors (bad configuration, no image for this GPU) only this way.
+// Kernel launches report errors (bad configuration, no image for this GPU) only this way; a
+// kernel that cannot run is the workload's failure (exit 7).
 void launched(const char* kernel) {
     cudaError_t code = cudaGetLastError();
-    if (code != cudaSuccess) comm::throw_cuda_error(code, kernel, __FILE__, __LINE__);
+    if (code != cudaSuccess)
+        throw WorkloadError(std::string("cuda: launching fashion_mlp's ") + kernel + " kernel failed: " +
+                            cudaGetErrorString(code) + " (" + cudaGetErrorName(code) + ")");
 }
 
 __global__ void scale_batch_kernel(const std::uint8_t* pixels, const std::uint8_t* labels, std::size_t first,
