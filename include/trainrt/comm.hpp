@@ -1,5 +1,5 @@
 #pragma once
-// The collective interface every backend (MPI now, NCCL later) implements. Collectives are
+// The collective interface every backend (MPI for host memory, NCCL for GPU memory) implements. Collectives are
 // called by all ranks in the same order. A failure raises trainrt::CommError with the library's
 // own error text.
 #include <cstddef>

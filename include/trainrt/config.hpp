@@ -9,7 +9,9 @@
 
 namespace trainrt {
 
-enum class ValueKind { string, integer, real, boolean, choice, path };
+// `name`: one path component of letters, digits, '.', '_' and '-', not "." or ".." (a run name:
+// the run directory is storage_path/name and must stay inside storage_path).
+enum class ValueKind { string, integer, real, boolean, choice, path, name };
 
 // One accepted key: its default, type, bounds and meaning (what --help prints).
 struct OptionSpec {

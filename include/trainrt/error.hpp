@@ -6,11 +6,31 @@
 
 namespace trainrt {
 
+// The process exit codes (README "Exit codes"): the one table. The error classes below carry
+// theirs; results_* are `trainrt results`'s, which reports a run's status.
+namespace exit_codes {
+inline constexpr int finished = 0;
+inline constexpr int internal = 1;        // a bug
+inline constexpr int config = 2;          // usage or configuration
+inline constexpr int launch = 3;
+inline constexpr int comm = 4;
+inline constexpr int storage = 5;
+inline constexpr int data = 6;
+inline constexpr int workload = 7;
+inline constexpr int checkpoint = 8;
+inline constexpr int stopped = 9;         // stopped on request, checkpoint committed: resumable
+inline constexpr int failure_limit = 10;  // more failures than [failure] max_failures
+inline constexpr int requeue_needed = 75; // stopped; the job needs a requeue its caller must do
+inline constexpr int results_running = 3;
+}  // namespace exit_codes
+
 class Error : public std::runtime_error {
 public:
+    static constexpr int kExitCode = exit_codes::internal;
+    static constexpr const char* kDomain = "error";
     explicit Error(const std::string& message) : std::runtime_error(message) {}
-    virtual int exit_code() const noexcept { return 1; }
-    virtual const char* domain() const noexcept { return "error"; }
+    virtual int exit_code() const noexcept { return kExitCode; }
+    virtual const char* domain() const noexcept { return kDomain; }
     // True when every rank raised this same error after agreeing on it: the runtime prints it
     // once and ends the job cleanly instead of aborting it.
     bool on_all_ranks() const noexcept { return on_all_ranks_; }
@@ -23,20 +43,22 @@ private:
 #define TRAINRT_ERROR_CLASS(Name, Base, code, name)                              \
     class Name : public Base {                                                    \
     public:                                                                       \
+        static constexpr int kExitCode = code;                                    \
+        static constexpr const char* kDomain = name;                              \
         explicit Name(const std::string& message) : Base(message) {}              \
-        int exit_code() const noexcept override { return code; }                 \
-        const char* domain() const noexcept override { return name; }             \
+        int exit_code() const noexcept override { return kExitCode; }            \
+        const char* domain() const noexcept override { return kDomain; }         \
     };
 
-TRAINRT_ERROR_CLASS(ConfigError, Error, 2, "config")     // bad key/value/file: usage error
-TRAINRT_ERROR_CLASS(LaunchError, Error, 3, "launch")     // rank discovery, world mismatch
-TRAINRT_ERROR_CLASS(CommError, Error, 4, "comm")         // MPI/NCCL collective failures
-TRAINRT_ERROR_CLASS(StorageError, Error, 5, "storage")   // run directory, POSIX IO
-TRAINRT_ERROR_CLASS(H5Error, StorageError, 5, "hdf5")    // HDF5 calls, with HDF5's error stack
-TRAINRT_ERROR_CLASS(DataError, Error, 6, "data")         // missing or malformed datasets
-TRAINRT_ERROR_CLASS(WorkloadError, Error, 7, "workload") // the training function failed
-TRAINRT_ERROR_CLASS(CheckpointError, Error, 8, "checkpoint")  // save, verify or restore failed
-TRAINRT_ERROR_CLASS(FailureLimitError, Error, 10, "failure")  // [failure] max_failures used up
+TRAINRT_ERROR_CLASS(ConfigError, Error, exit_codes::config, "config")          // bad key/value/file: usage error
+TRAINRT_ERROR_CLASS(LaunchError, Error, exit_codes::launch, "launch")          // rank discovery, world mismatch
+TRAINRT_ERROR_CLASS(CommError, Error, exit_codes::comm, "comm")                // MPI/NCCL collective failures
+TRAINRT_ERROR_CLASS(StorageError, Error, exit_codes::storage, "storage")       // run directory, POSIX IO
+TRAINRT_ERROR_CLASS(H5Error, StorageError, exit_codes::storage, "hdf5")        // HDF5 calls, with HDF5's error stack
+TRAINRT_ERROR_CLASS(DataError, Error, exit_codes::data, "data")                // missing or malformed datasets
+TRAINRT_ERROR_CLASS(WorkloadError, Error, exit_codes::workload, "workload")    // the training function failed
+TRAINRT_ERROR_CLASS(CheckpointError, Error, exit_codes::checkpoint, "checkpoint")  // save, verify or restore failed
+TRAINRT_ERROR_CLASS(FailureLimitError, Error, exit_codes::failure_limit, "failure")  // [failure] max_failures used up
 
 #undef TRAINRT_ERROR_CLASS
 

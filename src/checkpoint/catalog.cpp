@@ -9,6 +9,7 @@
 #include "checkpoint/layout.hpp"
 #include "checkpoint/schema_check.hpp"
 #include "storage/posix.hpp"
+#include "runlog/run_files.hpp"
 #include "trainrt/error.hpp"
 
 namespace fs = std::filesystem;
@@ -61,7 +62,7 @@ double score_of(const Manifest& manifest, const std::string& attribute, bool hig
 
 }  // namespace
 
-std::string checkpoints_dir(const std::string& run_dir) { return run_dir + "/checkpoints"; }
+std::string checkpoints_dir(const std::string& run_dir) { return runlog::path_in(run_dir, runlog::kCheckpointsDir); }
 
 std::string checkpoint_name(std::int64_t iteration) {
     return fmt::format("{}{:06d}", kPrefix, iteration);

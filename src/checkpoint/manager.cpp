@@ -13,10 +13,11 @@
 #include "checkpoint/fault.hpp"
 #include "checkpoint/reader.hpp"
 #include "checkpoint/state_access.hpp"
+#include "comm/agreement.hpp"
 #include "comm/strings.hpp"
 #include "h5/h5.hpp"
 #include "storage/posix.hpp"
-#include "storage/run_dir.hpp"
+#include "runlog/clock.hpp"
 #include "trainrt/error.hpp"
 
 namespace fs = std::filesystem;
@@ -65,6 +66,21 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using Json = nlohmann::ordered_json;
 
+// Runs a step of a save or restore: whatever fails underneath (storage, HDF5...) is the
+// checkpoint's failure (exit 8), with its own message.
+template <class Step>
+std::exception_ptr attempt_checkpoint(Step&& step) {
+    return comm::attempt([&] {
+        try {
+            step();
+        } catch (const CheckpointError&) {
+            throw;
+        } catch (const std::exception& error) {
+            throw CheckpointError(error.what());
+        }
+    });
+}
+
 double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -83,7 +99,7 @@ Json rank_write_json(const RankWrite& write) {
 Manifest build_manifest(const CheckpointState& state, const std::vector<std::string>& writes,
                         const std::string& name, std::int64_t iteration, const Context& context,
                         const std::string& layout, const Json& metrics) {
-    Manifest manifest{name, iteration, context.world_size, layout, storage::iso_time_now(), metrics,
+    Manifest manifest{name, iteration, context.world_size, layout, runlog::time_now(), metrics,
                       state.attributes(), {}, {}};
     for (const TensorPart& part : state.tensors())
         manifest.tensors[part.name] = {part.type, part.global_shape, part.replicated, {}};
@@ -150,7 +166,7 @@ struct CheckpointManager::Impl {
         Json metrics;
         CheckpointState state;
         RankWrite written;
-        std::string error;
+        std::exception_ptr failure;  // what write_local threw
         std::thread thread;
     };
     std::unique_ptr<InFlight> in_flight;
@@ -167,24 +183,31 @@ struct CheckpointManager::Impl {
     void publish(const Manifest& manifest);
     void apply_retention(const std::string& newest);
     void discard(const std::string& name) noexcept;
+    // Collective: agree on a step of save `name`; when any rank failed, rank 0 removes the
+    // pending directory and every rank throws the agreed CheckpointError.
+    void agree_or_discard(const std::exception_ptr& failure, const std::string& name, const std::string& what) {
+        try {
+            comm::agree(comm, failure, what);
+        } catch (const CheckpointError&) {
+            discard(name);
+            throw;
+        }
+    }
 };
 
 // Rank 0 makes an empty .pending_<name>; every rank learns whether it could.
 void CheckpointManager::Impl::begin(const std::string& name) {
-    std::string error;
-    if (root()) {
-        try {
+    std::exception_ptr failure;
+    if (root())
+        failure = attempt_checkpoint([&] {
             storage::make_dirs(dir());
             fs::remove_all(pending(name));
             // No fsync here: a pending directory need not survive a crash, and an fsync of the
             // directory would wait for every dirty page of the filesystem's journal (ext4
             // data=ordered), stalling training in async mode. The commit's rename is fsynced.
             storage::make_dirs(pending(name));
-        } catch (const std::exception& e) {
-            error = e.what();
-        }
-    }
-    comm::agree_or_throw<CheckpointError>(comm, error, "checkpoint: creating " + pending(name));
+        });
+    comm::agree(comm, failure, "checkpoint: creating " + pending(name));
 }
 
 RankWrite CheckpointManager::Impl::write_local(const CheckpointState& state,
@@ -204,20 +227,11 @@ void CheckpointManager::Impl::commit(const CheckpointState& state, const RankWri
                                      const std::string& name, std::int64_t iteration,
                                      const Json& metrics) {
     std::vector<std::string> writes = comm::allgather_strings(comm, rank_write_json(written).dump());
-    std::string error;
-    if (root()) {
-        try {
-            publish(build_manifest(state, writes, name, iteration, context, writer->name(), metrics));
-        } catch (const std::exception& e) {
-            error = e.what();
-        }
-    }
-    try {
-        comm::agree_or_throw<CheckpointError>(comm, error, "checkpoint: committing " + name);
-    } catch (const CheckpointError&) {
-        discard(name);
-        throw;
-    }
+    std::exception_ptr failure;
+    if (root())
+        failure = attempt_checkpoint(
+            [&] { publish(build_manifest(state, writes, name, iteration, context, writer->name(), metrics)); });
+    agree_or_discard(failure, name, "checkpoint: committing " + name);
     if (root()) apply_retention(name);
 }
 
@@ -272,9 +286,10 @@ CheckpointManager::~CheckpointManager() {
 
 std::optional<Checkpoint> CheckpointManager::restore() {
     Impl& m = *impl_;
-    std::string chosen, error;
-    if (m.root()) {
-        try {
+    std::string chosen;
+    std::exception_ptr failure;
+    if (m.root())
+        failure = attempt_checkpoint([&] {
             for (const std::string& removed : clean_leftovers(m.context.run_dir))
                 storage::write_stderr_line("trainrt: removed leftover of an interrupted save: " + removed);
             if (!m.options.resume_from.empty()) {
@@ -289,11 +304,8 @@ std::optional<Checkpoint> CheckpointManager::restore() {
                     storage::write_stderr_line("trainrt: warning: " + warning);
                 chosen = selection.path.value_or("");
             }
-        } catch (const std::exception& e) {
-            error = e.what();
-        }
-    }
-    comm::agree_or_throw<CheckpointError>(m.comm, error, "checkpoint: restore");
+        });
+    comm::agree(m.comm, failure, "checkpoint: restore");
     chosen = comm::broadcast_string(m.comm, chosen, 0);
     if (chosen.empty()) return std::nullopt;
     return open_checkpoint(chosen);
@@ -317,18 +329,8 @@ SaveReport CheckpointManager::save(const CheckpointState& state, std::int64_t it
     m.begin(report.name);
     if (!m.options.async) {
         RankWrite written;
-        std::string error;
-        try {
-            written = m.write_local(state, report.name);
-        } catch (const std::exception& e) {
-            error = e.what();
-        }
-        try {
-            comm::agree_or_throw<CheckpointError>(m.comm, error, "checkpoint: writing " + report.name);
-        } catch (const CheckpointError&) {
-            m.discard(report.name);
-            throw;
-        }
+        std::exception_ptr failure = attempt_checkpoint([&] { written = m.write_local(state, report.name); });
+        m.agree_or_discard(failure, report.name, "checkpoint: writing " + report.name);
         m.commit(state, written, report.name, iteration, metrics);
         report.stall_s = report.commit_s = seconds_since(start);
         return report;
@@ -341,11 +343,7 @@ SaveReport CheckpointManager::save(const CheckpointState& state, std::int64_t it
     Impl::InFlight* raw = flight.get();
     flight->thread = std::thread([&m, raw] {
         std::lock_guard<std::mutex> hdf5(h5::library_mutex());
-        try {
-            raw->written = m.write_local(raw->state, raw->name);
-        } catch (const std::exception& e) {
-            raw->error = e.what();
-        }
+        raw->failure = attempt_checkpoint([&] { raw->written = m.write_local(raw->state, raw->name); });
     });
     m.in_flight = std::move(flight);
     report.stall_s = seconds_since(start);
@@ -357,12 +355,7 @@ void CheckpointManager::finish() {
     if (!m.in_flight) return;
     std::unique_ptr<Impl::InFlight> flight = std::move(m.in_flight);
     flight->thread.join();
-    try {
-        comm::agree_or_throw<CheckpointError>(m.comm, flight->error, "checkpoint: writing " + flight->name);
-    } catch (const CheckpointError&) {
-        m.discard(flight->name);
-        throw;
-    }
+    m.agree_or_discard(flight->failure, flight->name, "checkpoint: writing " + flight->name);
     m.commit(flight->state, flight->written, flight->name, flight->iteration, flight->metrics);
 }
 

@@ -2,7 +2,7 @@
 // The checkpoint lifecycle of one run: restore at start-up, atomic commit on report, retention,
 // async save. All ranks call every method (they are collective).
 //
-// Commit protocol (DESIGN.md): rank 0 creates checkpoints/.pending_<name>; every rank writes and
+// Commit protocol (hdf5_schemas/checkpoint.md): rank 0 creates checkpoints/.pending_<name>; every rank writes and
 // fsyncs its files there; the ranks agree that every part is durable (a failure anywhere fails
 // the save on every rank, and the pending directory is removed); rank 0 writes manifest.json
 // (fsynced), renames .pending_<name> to <name>, fsyncs the directory, replaces `latest`, then

@@ -30,6 +30,7 @@
 
 #include "checkpoint/fault.hpp"
 #include "checkpoint/layout.hpp"
+#include "comm/agreement.hpp"
 #include "comm/mpi_check.hpp"
 #include "comm/mpi_communicator.hpp"
 #include "h5/h5.hpp"
@@ -91,17 +92,6 @@ private:
     hid_t id_ = -1;
 };
 
-// Runs `step` and returns what it threw (null when nothing), so that the ranks can agree on
-// the outcome before any of them acts on a failure.
-template <class Step> std::exception_ptr attempt(Step&& step) {
-    try {
-        step();
-    } catch (...) {
-        return std::current_exception();
-    }
-    return nullptr;
-}
-
 std::uint64_t element_count(const Shape& shape) {
     std::uint64_t count = 1;
     for (std::uint64_t extent : shape) count *= extent;
@@ -131,35 +121,6 @@ int comm_size(MPI_Comm comm) {
     int size = 0;
     TRAINRT_MPI_CHECK(MPI_Comm_size(comm, &size));
     return size;
-}
-
-// ---------------------------------------------------------------- agreeing on an outcome
-
-// Collective: the ranks whose step failed, the same list on every rank.
-std::vector<int> failed_ranks(const std::exception_ptr& failure, MPI_Comm comm) {
-    const int mine = failure ? 1 : 0;
-    std::vector<int> all(static_cast<std::size_t>(comm_size(comm)));
-    TRAINRT_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, comm));
-    std::vector<int> failed;
-    for (std::size_t r = 0; r < all.size(); ++r)
-        if (all[r] != 0) failed.push_back(static_cast<int>(r));
-    return failed;
-}
-
-// After failed_ranks: the failed ranks rethrow their own error, the others throw a
-// CheckpointError naming them, so that no rank goes on (or waits) alone.
-void throw_if_failed(const std::exception_ptr& failure, const std::vector<int>& failed,
-                     const std::string& what) {
-    if (failure) std::rethrow_exception(failure);
-    if (!failed.empty())
-        throw CheckpointError(fmt::format("checkpoint (shared layout): {} failed on rank(s) {} "
-                                          "(their error says why)",
-                                          what, rank_list(failed)));
-}
-
-// Collective: returns on every rank when no rank failed, throws on every rank otherwise.
-void agree_or_rethrow(const std::exception_ptr& failure, MPI_Comm comm, const std::string& what) {
-    throw_if_failed(failure, failed_ranks(failure, comm), what);
 }
 
 // ---------------------------------------------------------------- collective validation
@@ -395,17 +356,16 @@ void write_contents(hid_t file, const Parts& parts, MPI_Comm comm) {
 // Collective: creates `path` (truncating), writes every tensor and closes it; or, when any
 // rank failed, abandons the file on every rank and throws on every rank.
 void write_data_file(const std::string& path, const Parts& parts, const LayoutOptions& options,
-                     MPI_Comm comm) {
+                     MPI_Comm comm, Communicator& peers) {
     h5::Handle fapl = parallel_access_props(options, comm);
     ParallelFile file;
-    std::exception_ptr failure = attempt([&] { file.create(path, fapl.get()); });
-    std::vector<int> failed = failed_ranks(failure, comm);
-    if (failed.empty()) {
-        failure = attempt([&] { write_contents(file.get(), parts, comm); });
-        failed = failed_ranks(failure, comm);
+    try {
+        comm::agree(peers, comm::attempt([&] { file.create(path, fapl.get()); }), "creating " + path);
+        comm::agree(peers, comm::attempt([&] { write_contents(file.get(), parts, comm); }), "writing " + path);
+    } catch (const Error&) {
+        file.abandon();  // on every rank: its close would be collective
+        throw;
     }
-    if (!failed.empty()) file.abandon();  // on every rank: its close would be collective
-    throw_if_failed(failure, failed, "writing " + path);
     file.close(path);
     fault_point("after_data", comm_rank(comm));  // written, not yet fsynced
 }
@@ -424,18 +384,18 @@ RankWrite root_result(const std::string& dir, const Parts& parts) {
 
 // Collective. Rank 0 reads data.h5 back only after every rank has agreed that its part is
 // durable; the other ranks return empty lists (the commit gathers RankWrites to rank 0).
-RankWrite collect_result(const std::string& dir, const Parts& parts, MPI_Comm comm) {
+RankWrite collect_result(const std::string& dir, const Parts& parts, Communicator& peers) {
     RankWrite result;
     std::exception_ptr failure;
-    if (comm_rank(comm) == 0) failure = attempt([&] { result = root_result(dir, parts); });
-    agree_or_rethrow(failure, comm, fmt::format("describing {}/{}", dir, kDataFile));
+    if (peers.rank() == 0) failure = comm::attempt([&] { result = root_result(dir, parts); });
+    comm::agree(peers, failure, fmt::format("describing {}/{}", dir, kDataFile));
     return result;
 }
 
 class SharedFileWriter final : public LayoutWriter {
 public:
     explicit SharedFileWriter(LayoutOptions options)
-        : options_(std::move(options)), comm_(MPI_COMM_WORLD) {}
+        : options_(std::move(options)), comm_(MPI_COMM_WORLD), peers_(comm::make_mpi_communicator(comm_.get())) {}
     std::string name() const override { return "shared"; }
     RankWrite write(const CheckpointState& state, const std::string& dir,
                     const Context& context) override;
@@ -443,6 +403,7 @@ public:
 private:
     LayoutOptions options_;
     comm::MpiComm comm_;  // this writer's own collectives and MPI-IO never mix with others'
+    std::unique_ptr<Communicator> peers_;  // agreement on each step's outcome, over comm_'s ranks
 };
 
 RankWrite SharedFileWriter::write(const CheckpointState& state, const std::string& dir,
@@ -451,12 +412,10 @@ RankWrite SharedFileWriter::write(const CheckpointState& state, const std::strin
     agree_on_tensors(parts, comm_.get());
     check_coverage(parts, comm_.get());
     const std::string path = dir + "/" + kDataFile;
-    const std::exception_ptr failure = attempt([&] {
-        write_data_file(path, parts, options_, comm_.get());
-        storage::fsync_path(path);  // after our own close: flushes the pages this rank wrote
-    });
-    agree_or_rethrow(failure, comm_.get(), "writing " + path);  // also: all data is durable
-    return collect_result(dir, parts, comm_.get());
+    write_data_file(path, parts, options_, comm_.get(), *peers_);
+    // After our own close: flushes the pages this rank wrote; the agreement says all are durable.
+    comm::agree(*peers_, comm::attempt([&] { storage::fsync_path(path); }), "syncing " + path);
+    return collect_result(dir, parts, *peers_);
 }
 
 }  // namespace

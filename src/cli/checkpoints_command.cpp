@@ -69,7 +69,7 @@ int verify_all(const std::string& run_dir) {
     }
     if (names.empty()) std::cout << "no committed checkpoints in " << run_dir << "\n";
     if (!newest_ok) std::cerr << "trainrt: the newest checkpoint of " << run_dir << " is bad\n";
-    return newest_ok ? 0 : CheckpointError("").exit_code();
+    return newest_ok ? 0 : exit_codes::checkpoint;
 }
 
 }  // namespace

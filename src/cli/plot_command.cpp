@@ -27,6 +27,7 @@
 #include "launch/slurm_commands.hpp"
 #include "metrics/rows_file.hpp"
 #include "storage/posix.hpp"
+#include "runlog/run_files.hpp"
 #include "trainrt/error.hpp"
 
 namespace fs = std::filesystem;
@@ -122,8 +123,8 @@ std::optional<Options> parse(int argc, const char* const argv[]) {
 std::vector<metrics::Row> run_rows(const std::string& run_dir) {
     if (!fs::is_directory(run_dir))
         bad(fmt::format("no run directory {}, give RUN_DIR = <run.storage_path>/<run.name>", run_dir));
-    const std::string results = run_dir + "/result.jsonl";
-    if (!fs::exists(run_dir + "/run.json") && !fs::exists(results))
+    const std::string results = runlog::path_in(run_dir, runlog::kResults);
+    if (!fs::exists(runlog::path_in(run_dir, runlog::kRunJson)) && !fs::exists(results))
         bad(fmt::format("not a trainrt run (no run.json, no result.jsonl) in {}, give a run's directory", run_dir));
     std::vector<metrics::Row> rows = metrics::read_rows(results).rows;
     const bool any = std::any_of(rows.begin(), rows.end(),
@@ -148,7 +149,7 @@ std::string run_field(const nlohmann::json& run, const char* key) {
 
 // "<run name>: workload W, world size N, R reports"; what run.json lacks comes from the rows.
 std::string run_title(const std::string& run_dir, const std::vector<metrics::Row>& rows) {
-    std::ifstream in(run_dir + "/run.json");
+    std::ifstream in(runlog::path_in(run_dir, runlog::kRunJson));
     const auto run = nlohmann::json::parse(in, nullptr, false);
     std::string workload = run_field(run, "workload"), world = run_field(run, "world_size");
     if (world.empty() && rows.back().contains("world_size")) world = rows.back()["world_size"].dump();
@@ -254,9 +255,9 @@ int draw(const Options& options) {
     const std::vector<metrics::Row> rows = run_rows(options.run_dir);
     plot::Figure figure{run_title(options.run_dir, rows), options.width, options.height,
                         plot::build_table(rows),
-                        plot::find_restarts(rows, metrics::read_rows(options.run_dir + "/events.jsonl").rows)};
+                        plot::find_restarts(rows, runlog::fold(runlog::read_events(options.run_dir).events))};
     const std::string script = plot::gnuplot_script(figure);
-    if (script.empty()) bad(fmt::format("nothing numeric to plot in {}/result.jsonl", options.run_dir));
+    if (script.empty()) bad(fmt::format("nothing numeric to plot in {}", runlog::path_in(options.run_dir, runlog::kResults)));
     PendingPng png(options.output);
     TempDir work;
     write_text(work.path() + "/" + plot::kScriptFile, script);

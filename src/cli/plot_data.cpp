@@ -1,8 +1,6 @@
 #include "cli/plot_data.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <ctime>
 #include <unordered_map>
 
 namespace trainrt::cli::plot {
@@ -88,18 +86,6 @@ Table build_table(const std::vector<metrics::Row>& all_rows) {
     return table;
 }
 
-std::optional<double> parse_iso_time(const std::string& text) {
-    std::tm utc{};
-    int millis = 0, used = 0;
-    if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ%n", &utc.tm_year, &utc.tm_mon,
-                    &utc.tm_mday, &utc.tm_hour, &utc.tm_min, &utc.tm_sec, &millis, &used) != 7 ||
-        used != static_cast<int>(text.size()))
-        return std::nullopt;
-    utc.tm_year -= 1900;
-    utc.tm_mon -= 1;
-    return static_cast<double>(::timegm(&utc)) + millis / 1000.0;
-}
-
 namespace {
 
 struct StartEvent {
@@ -108,17 +94,13 @@ struct StartEvent {
     std::string reason;
 };
 
-std::vector<StartEvent> start_events(const std::vector<metrics::Row>& events) {
+// The attempts whose start time is known, oldest first.
+std::vector<StartEvent> start_events(const runlog::History& history) {
     std::vector<StartEvent> starts;
-    for (const metrics::Row& event : events) {
-        if (event.value("event", "") != "start" || !event.contains("time") || !event["time"].is_string())
-            continue;
-        auto time = parse_iso_time(event["time"].get<std::string>());
-        if (!time) continue;
-        auto count = field_number(event, "restart_count");
-        auto reason = event.find("reason");
-        starts.push_back({*time, count ? static_cast<int>(*count) : 0,
-                          reason != event.end() && reason->is_string() ? reason->get<std::string>() : ""});
+    for (const runlog::Attempt& attempt : history.attempts) {
+        if (!attempt.begin) continue;
+        const runlog::Event& start = history.event(attempt.start);
+        starts.push_back({*attempt.begin, start.restart_count, start.as<runlog::StartEvent>()->reason});
     }
     return starts;
 }
@@ -148,10 +130,9 @@ int restart_count_of(const metrics::Row& row) {
 
 }  // namespace
 
-std::vector<RestartMark> find_restarts(const std::vector<metrics::Row>& all_rows,
-                                       const std::vector<metrics::Row>& events) {
+std::vector<RestartMark> find_restarts(const std::vector<metrics::Row>& all_rows, const runlog::History& history) {
     const std::vector<metrics::Row> rows = plottable(all_rows);
-    const std::vector<StartEvent> starts = start_events(events);
+    const std::vector<StartEvent> starts = start_events(history);
     std::vector<RestartMark> marks;
     int previous_attempt = 0, previous_count = rows.empty() ? 0 : restart_count_of(rows[0]);
     for (const metrics::Row& row : rows) {

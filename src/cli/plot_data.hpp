@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "metrics/rows_file.hpp"
+#include "runlog/history.hpp"
 
 namespace trainrt::cli::plot {
 
@@ -39,16 +40,12 @@ struct RestartMark {
 };
 
 // Attempts are told apart two ways, and either one marks a boundary between consecutive rows:
-//  - the `start` events of events.jsonl (every launch writes one, also a rerun of the same run
-//    name outside Slurm): a row belongs to the attempt of the last start event whose "time" is
-//    not after the row's `_timestamp` (rank 0's clocks across relaunches are assumed to agree
-//    to within the time a relaunch takes);
+//  - the run record's attempts (runlog::fold: every launch writes a start event, also a rerun of
+//    the same run name outside Slurm): a row belongs to the last attempt whose start time is not
+//    after the row's `_timestamp` (rank 0's clocks across relaunches are assumed to agree to
+//    within the time a relaunch takes);
 //  - `restart_count` (SLURM_RESTART_COUNT, 0 outside Slurm) grows between consecutive rows.
 // The first row is marked too when the attempts before it reported nothing.
-std::vector<RestartMark> find_restarts(const std::vector<metrics::Row>& rows,
-                                       const std::vector<metrics::Row>& events);
-
-// "2024-05-01T12:00:00.123Z" (storage::iso_time_now) -> seconds since the epoch.
-std::optional<double> parse_iso_time(const std::string& text);
+std::vector<RestartMark> find_restarts(const std::vector<metrics::Row>& rows, const runlog::History& history);
 
 }  // namespace trainrt::cli::plot

@@ -13,6 +13,7 @@
 #include "cli/results_report.hpp"
 #include "cli/results_text.hpp"
 #include "metrics/rows_file.hpp"
+#include "runlog/run_files.hpp"
 #include "trainrt/error.hpp"
 
 namespace fs = std::filesystem;
@@ -99,7 +100,7 @@ void check_run_dir(const std::string& dir) {
     if (error) throw ConfigError(fmt::format("results: cannot access {}: {}; {}", dir, error.message(), kWhatToDo));
     if (!fs::is_directory(status))
         throw ConfigError(fmt::format("results: not a directory: {}; {}", dir, kWhatToDo));
-    for (const char* file : {"run.json", "events.jsonl", "result.jsonl"})
+    for (const char* file : {runlog::kRunJson, runlog::kEvents, runlog::kResults})
         if (fs::exists(fs::path(dir) / file, error)) return;
     throw ConfigError(fmt::format("results: not a trainrt run (no run.json, events.jsonl or result.jsonl): {}; {}",
                                   dir, kWhatToDo));
@@ -110,7 +111,7 @@ int report(const Request& request) {
     const nlohmann::ordered_json summary = build_report(request.run_dir);
     if (request.form == Form::json) std::cout << summary.dump(2) << "\n";
     if (request.form == Form::csv)
-        std::cout << metrics_csv(metrics::read_rows(summary["path"].get<std::string>() + "/result.jsonl").rows);
+        std::cout << metrics_csv(metrics::read_rows(runlog::path_in(summary["path"].get<std::string>(), runlog::kResults)).rows);
     if (request.form == Form::summary) std::cout << human_summary(summary);
     std::cout.flush();
     return results_exit_code(summary);

@@ -19,8 +19,8 @@ std::string absolute_path(const std::string& run_dir) {
 
 // `key` of the latest start record, else of run.json, else null.
 Json latest_known(const metrics::RunRecords& records, const char* key) {
-    for (auto event = records.events.rbegin(); event != records.events.rend(); ++event)
-        if (event->value("event", Json()) == "start" && event->contains(key)) return (*event)[key];
+    Json found = metrics::latest_start_value(records.history, key);
+    if (!found.is_null()) return found;
     if (records.run.is_object() && records.run.contains(key)) return records.run[key];
     return nullptr;
 }
@@ -42,7 +42,7 @@ Json warnings_of(const metrics::RunRecords& records, const CheckpointsReport& ch
 Json build_report(const std::string& run_dir) {
     const std::string path = absolute_path(run_dir);
     const metrics::RunRecords records = metrics::read_run_records(path);
-    const metrics::StatusVerdict verdict = metrics::run_status(records.events);
+    const metrics::StatusVerdict verdict = metrics::run_status(records.history);
     const CheckpointScore score = checkpoint_score(records.run);
     const CheckpointsReport checkpoints = report_checkpoints(path, score);
     const metrics::RunTimes times = metrics::run_times(records);
@@ -58,8 +58,8 @@ Json build_report(const std::string& run_dir) {
             {"latest_checkpoint", checkpoints.latest},
             {"best_checkpoints", checkpoints.best},
             {"checkpoint_score", score_json(score)},
-            {"error", metrics::run_error(records.events)},
-            {"restarts", metrics::run_restarts(records.events)},
+            {"error", metrics::run_error(records.history)},
+            {"restarts", metrics::run_restarts(records.history)},
             {"attempts", times.attempts},
             {"total_time_s", times.total_s},
             {"useful_time_s", times.useful_s},

@@ -5,13 +5,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "trainrt/error.hpp"
+
 namespace trainrt::cli {
 
 // Exit codes of `trainrt results` by status.
-inline constexpr int kResultsFinished = 0;
-inline constexpr int kResultsRunning = 3;
-inline constexpr int kResultsStopped = 9;
-inline constexpr int kResultsFailed = 10;
+inline constexpr int kResultsFinished = exit_codes::finished;
+inline constexpr int kResultsRunning = exit_codes::results_running;
+inline constexpr int kResultsStopped = exit_codes::stopped;
+inline constexpr int kResultsFailed = exit_codes::failure_limit;
 
 // `run_dir` must be a directory holding run.json, events.jsonl or result.jsonl. The object:
 // status, status_detail, path (absolute), workload, world_size, rows, iterations, metrics (the

@@ -171,4 +171,6 @@ std::unique_ptr<Communicator> make_mpi_communicator(MPI_Comm parent) {
     return std::make_unique<MpiCommunicator>(parent);
 }
 
+std::unique_ptr<Communicator> make_world_communicator() { return make_mpi_communicator(MPI_COMM_WORLD); }
+
 }  // namespace trainrt::comm

@@ -26,5 +26,7 @@ private:
 };
 
 std::unique_ptr<Communicator> make_mpi_communicator(MPI_Comm parent);
+// Over every rank of the job (a duplicate of MPI_COMM_WORLD).
+std::unique_ptr<Communicator> make_world_communicator();
 
 }  // namespace trainrt::comm

@@ -1,5 +1,7 @@
 #include "comm/mpi_world.hpp"
 
+#include <cstdlib>
+
 #include <mpi.h>
 #include <unistd.h>
 
@@ -100,6 +102,11 @@ Context build_context(const launch::LaunchInfo& info) {
     context.restart_count = info.restart_count;
     context.launcher = launch::mode_name(info.mode);
     return context;
+}
+
+void abort_job(int exit_code) {
+    MPI_Abort(MPI_COMM_WORLD, exit_code);
+    std::_Exit(exit_code);  // MPI_Abort returned (it should not): end this rank at least
 }
 
 }  // namespace trainrt::comm

@@ -1,7 +1,6 @@
 #include "comm/strings.hpp"
 
 #include <algorithm>
-#include <limits>
 
 #include <fmt/format.h>
 
@@ -35,20 +34,5 @@ std::vector<std::string> allgather_strings(Communicator& comm, const std::string
     }
     return strings;
 }
-
-template <class E>
-void agree_or_throw(Communicator& comm, const std::string& local_error, const std::string& what) {
-    constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
-    const std::int64_t mine = local_error.empty() ? none : comm.rank();
-    const std::int64_t first = comm.allreduce_value(mine, ReduceOp::min);
-    if (first == none) return;
-    std::string message = broadcast_string(comm, local_error, static_cast<int>(first));
-    E error(fmt::format("{} failed on rank {}: {}", what, first, message));
-    error.set_on_all_ranks();
-    throw error;
-}
-
-template void agree_or_throw<StorageError>(Communicator&, const std::string&, const std::string&);
-template void agree_or_throw<CheckpointError>(Communicator&, const std::string&, const std::string&);
 
 }  // namespace trainrt::comm

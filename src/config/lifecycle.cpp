@@ -86,6 +86,7 @@ LifecycleSettings lifecycle_settings(const JobConfig& config) {
     settings.time_margin_s = parse_margin(config);
     settings.max_failures = static_cast<int>(config.get_int("failure.max_failures"));
     settings.requeue = config.get("failure.requeue") == "auto";
+    settings.fail_on_nonfinite = config.get("failure.on_nonfinite") == "fail";
     settings.collective_timeout_s = config.get_double("failure.collective_timeout");
     return settings;
 }
@@ -103,13 +104,18 @@ std::vector<OptionSpec> lifecycle_options() {
                        "seconds a collective may block before the watchdog ends the step as "
                        "failed (0: no watchdog)"};
     timeout.min = 0;
+    OptionSpec nonfinite{"failure.on_nonfinite", "fail", ValueKind::choice,
+                         "fail: a report() with a NaN or infinite metric ends the run (exit 7) without "
+                         "committing its checkpoint, so the latest checkpoint is the last finite one; "
+                         "ignore: go on"};
+    nonfinite.choices = {"fail", "ignore"};
     return {{"stop.signals", "USR2,TERM", ValueKind::string,
              "signals that request a stop: checkpoint at the next step and exit (comma list; "
              "USR1 is left to NCCL)"},
             {"stop.time_margin", "auto", ValueKind::string,
              "stop this many seconds before the Slurm time limit; auto: from the measured step "
              "and checkpoint times"},
-            max_failures, requeue, timeout};
+            max_failures, requeue, timeout, nonfinite};
 }
 
 }  // namespace trainrt::config

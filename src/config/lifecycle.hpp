@@ -17,6 +17,7 @@ struct LifecycleSettings {
     int max_failures = 3;                     // -1: unlimited
     bool requeue = true;                      // [failure] requeue = auto
     double collective_timeout_s = 600;        // 0: no watchdog
+    bool fail_on_nonfinite = true;            // [failure] on_nonfinite = fail
 };
 
 LifecycleSettings lifecycle_settings(const JobConfig& config);

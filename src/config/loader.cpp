@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -96,6 +97,9 @@ Flags take_command_line(Values& values, int argc, const char* const argv[],
 }
 
 void take_file(Values& values, const std::string& path, const po::options_description& desc) {
+    if (std::filesystem::is_directory(path))  // an ifstream opens a directory and reads nothing
+        throw ConfigError(fmt::format("config: config file '{}' is a directory; give an INI file with "
+                                      "--config FILE", path));
     std::ifstream in(path);
     if (!in)
         throw ConfigError(fmt::format("config: cannot read config file '{}': {}; give an existing "

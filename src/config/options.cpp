@@ -76,7 +76,7 @@ std::vector<OptionSpec> builtin_options() {
                        "collective backend: auto (MPI on CPU, NCCL on GPU), mpi, nccl"};
     backend.choices = {"auto", "mpi", "nccl"};
     std::vector<OptionSpec> options = {
-        {"run.name", "trainrt", ValueKind::string, "run name: the run directory is storage_path/name"},
+        {"run.name", "trainrt", ValueKind::name, "run name: the run directory is storage_path/name"},
         {"run.storage_path", "runs", ValueKind::path,
          "where run directories live (a shared filesystem on a cluster)"},
         seed,

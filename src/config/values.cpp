@@ -41,6 +41,13 @@ std::string bounds_text(const OptionSpec& spec) {
     return "";
 }
 
+bool is_name(const std::string& text) {
+    if (text.empty() || text == "." || text == "..") return false;
+    return std::all_of(text.begin(), text.end(), [](unsigned char c) {
+        return std::isalnum(c) || c == '.' || c == '_' || c == '-';
+    });
+}
+
 }  // namespace
 
 std::int64_t parse_integer(const std::string& key, const std::string& text,
@@ -75,6 +82,8 @@ std::string accepted(const OptionSpec& spec) {
         case ValueKind::boolean: return "true or false";
         case ValueKind::choice: return fmt::format("one of {}", fmt::join(spec.choices, ", "));
         case ValueKind::path: return "a file or directory path";
+        case ValueKind::name:
+            return "a name of letters, digits, '.', '_' and '-' (one path component, not '.' or '..')";
         case ValueKind::string: return "a string";
     }
     return "a value";
@@ -98,6 +107,9 @@ std::string check_value(const OptionSpec& spec, const std::string& text,
         case ValueKind::choice:
             if (std::find(spec.choices.begin(), spec.choices.end(), text) == spec.choices.end())
                 bad_value(key, text, source, accepted(spec));
+            return text;
+        case ValueKind::name:
+            if (!is_name(text)) bad_value(key, text, source, accepted(spec));
             return text;
         case ValueKind::path:
         case ValueKind::string: return text;

@@ -8,6 +8,7 @@
 
 #include "h5/h5.hpp"
 #include "storage/posix.hpp"
+#include "runlog/run_files.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt::metrics {
@@ -177,7 +178,7 @@ void write_table(hid_t file, const TableSchema& schema, const std::vector<Row>& 
                    "metrics.h5: rows");
     h5::write_attribute(dataset.get(), "schema", std::string("trainrt metrics (hdf5_schemas/metrics.md)"));
     h5::write_attribute(dataset.get(), "version", std::int64_t{metrics_h5_version});
-    h5::write_attribute(dataset.get(), "source", std::string("result.jsonl"));
+    h5::write_attribute(dataset.get(), "source", std::string(runlog::kResults));
 }
 
 }  // namespace

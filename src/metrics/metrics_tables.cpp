@@ -7,12 +7,13 @@
 #include <fmt/format.h>
 
 #include "h5/h5.hpp"
+#include "runlog/run_files.hpp"
 #include "storage/posix.hpp"
 
 namespace trainrt::metrics {
 
 MetricsTables::MetricsTables(const std::string& run_dir)
-    : run_dir_(run_dir), csv_(run_dir + "/progress.csv") {}
+    : run_dir_(run_dir), csv_(runlog::path_in(run_dir, runlog::kProgressCsv)) {}
 
 MetricsTables::~MetricsTables() {
     std::lock_guard<std::mutex> hdf5(h5::library_mutex());
@@ -24,7 +25,7 @@ std::vector<std::string> MetricsTables::reconcile(const std::vector<Row>& rows) 
     schema_ = TableSchema(rows);
     arranger_.forget();
     csv_.reconcile(schema_, rows);
-    const std::string path = run_dir_ + "/metrics.h5";
+    const std::string path = runlog::path_in(run_dir_, runlog::kMetricsH5);
     std::lock_guard<std::mutex> hdf5(h5::library_mutex());
     h5_.reset();
     if (rows.empty()) {
@@ -49,13 +50,13 @@ void MetricsTables::append(const Row& row) {
 }
 
 void MetricsTables::rebuild_from_log() {
-    const std::vector<Row> rows = read_rows(run_dir_ + "/result.jsonl").rows;
+    const std::vector<Row> rows = read_rows(runlog::path_in(run_dir_, runlog::kResults)).rows;
     schema_ = TableSchema(rows);
     arranger_.forget();
     csv_.rewrite(schema_, rows);
     std::lock_guard<std::mutex> hdf5(h5::library_mutex());
     h5_.reset();
-    h5_ = MetricsH5::rebuild(run_dir_ + "/metrics.h5", schema_, rows);
+    h5_ = MetricsH5::rebuild(runlog::path_in(run_dir_, runlog::kMetricsH5), schema_, rows);
 }
 
 }  // namespace trainrt::metrics

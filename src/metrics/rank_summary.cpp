@@ -10,10 +10,10 @@ namespace {
 
 constexpr std::size_t step_times = 2;  // _time_this_iter_s, _time_compute_s: named alike everywhere
 
-// One rank's part: the hash of its metric names, how many values, its votes, the values.
+// One rank's part: the hash of its metric names (equal names mean equally many values), its
+// votes, the values.
 struct Record {
     std::uint64_t names_hash = 0;
-    double count = 0;
     Votes votes{};
     std::array<double, max_summarized> values{};
 };
@@ -29,7 +29,6 @@ Record pack(const NamedValues& values, const Votes& votes) {
         record.values[i] = values[i].second;
     }
     record.names_hash = std::hash<std::string>{}(names);
-    record.count = static_cast<double>(count);
     return record;
 }
 
@@ -69,7 +68,7 @@ RankSummary summarize_ranks(Communicator& comm, const NamedValues& values, doubl
     RankSummary summary;
     std::size_t slots = std::min(values.size(), max_summarized);
     for (const Record& other : all)
-        if (other.names_hash != mine.names_hash || other.count != mine.count) summary.names_differ = true;
+        if (other.names_hash != mine.names_hash) summary.names_differ = true;
     if (summary.names_differ) slots = std::min(slots, step_times);
     for (std::size_t slot = 0; slot < slots; ++slot) summary.ranks[values[slot].first] = stats_of(all, slot);
     if (slots >= step_times) summary.straggler = find_straggler(all, straggler_threshold);

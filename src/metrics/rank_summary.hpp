@@ -22,8 +22,9 @@ using NamedValues = std::vector<std::pair<std::string, double>>;
 inline constexpr std::size_t max_summarized = 27;
 
 // Small integers every rank contributes and gets back maxed over the ranks, in the same
-// collective (the runtime's stop agreement rides along, so a report is one collective).
-using Votes = std::array<std::int64_t, 3>;
+// collective (the runtime's stop agreement and the non-finite check ride along, so a report is
+// one collective).
+using Votes = std::array<std::int64_t, 4>;
 
 struct Straggler {
     int rank = -1;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "comm/collective_watch.hpp"
+#include "runlog/run_files.hpp"
 #include "storage/posix.hpp"
 
 namespace trainrt::metrics {
@@ -35,7 +36,8 @@ nlohmann::ordered_json to_json(const Metrics& metrics) {
 }
 
 ResultLog::ResultLog(std::string run_dir, const Context& context, ResultLogOptions options)
-    : path_(run_dir + "/result.jsonl"), rows_(path_), context_(context), options_(options), tables_(run_dir),
+    : path_(runlog::path_in(run_dir, runlog::kResults)),
+      superseded_path_(runlog::path_in(run_dir, runlog::kSupersededResults)), rows_(path_), context_(context), options_(options), tables_(run_dir),
       progress_(context.world_rank == 0 ? options.progress : ProgressOptions{ProgressMode::off}) {}
 
 std::int64_t ResultLog::resume_after(std::int64_t iteration) {
@@ -52,8 +54,7 @@ std::int64_t ResultLog::resume_after(std::int64_t iteration) {
         else if (!line.empty()) superseded.push_back(line);
     }
     if (!superseded.empty()) {
-        const std::string aside = path_.substr(0, path_.size() - 6) + ".superseded.jsonl";
-        for (const std::string& row : superseded) storage::append_line(aside, row);
+        for (const std::string& row : superseded) storage::append_line(superseded_path_, row);
         std::string content;
         for (const Row& row : kept) content += row.dump() + "\n";
         storage::write_file_atomic(path_, content);

@@ -53,7 +53,8 @@ private:
     void write(const nlohmann::ordered_json& row, const RankSummary& summary);
     void note_straggler(const RankSummary& summary);
 
-    std::string path_;
+    std::string path_;             // result.jsonl
+    std::string superseded_path_;  // result.superseded.jsonl
     storage::LineAppender rows_;  // result.jsonl, opened at the first row (after resume_after)
     const Context& context_;
     ResultLogOptions options_;

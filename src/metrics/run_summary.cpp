@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "runlog/run_files.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 
@@ -27,7 +28,7 @@ std::vector<Row> read_logged(const std::string& run_dir, const char* file, std::
 }
 
 Json read_run_json(const std::string& run_dir, std::vector<std::string>& warnings) {
-    const std::string path = run_dir + "/run.json";
+    const std::string path = runlog::path_in(run_dir, runlog::kRunJson);
     if (!storage::path_exists(path)) return nullptr;
     std::ifstream in(path);
     if (!in) throw StorageError(fmt::format("cannot read {}: check its permissions", path));
@@ -37,96 +38,58 @@ Json read_run_json(const std::string& run_dir, std::vector<std::string>& warning
     return nullptr;
 }
 
-// A field as text: strings as they are, other values as JSON, "" when absent or null.
-std::string text_of(const Row& event, const char* key) {
-    auto found = event.find(key);
-    if (found == event.end() || found->is_null()) return "";
-    return found->is_string() ? found->get<std::string>() : found->dump();
-}
-
 // A numeric field, or `fallback` when absent or not a number.
 double number_of(const Row& row, const char* key, double fallback) {
     auto found = row.find(key);
     return found != row.end() && found->is_number() ? found->get<double>() : fallback;
 }
 
-bool is_lifecycle(const std::string& kind) {
-    return kind == "start" || kind == "stop" || kind == "failure" || kind == "finish";
-}
+template <class T> std::string text_of(const std::optional<T>& value) { return value ? fmt::format("{}", *value) : ""; }
 
-// Index of the last record of `kind` (any lifecycle kind when `kind` is ""); -1 when none.
-std::ptrdiff_t last_index(const std::vector<Row>& events, const std::string& kind) {
-    for (auto i = static_cast<std::ptrdiff_t>(events.size()) - 1; i >= 0; --i) {
-        const std::string found = text_of(events[i], "event");
-        if (kind.empty() ? is_lifecycle(found) : found == kind) return i;
-    }
-    return -1;
-}
-
-// The requeue or relaunch record after `at` (the annotation of a stop or a failure), or null.
-const Row* annotation_after(const std::vector<Row>& events, std::ptrdiff_t at, const char* kind) {
-    for (auto i = static_cast<std::size_t>(at) + 1; i < events.size(); ++i)
-        if (text_of(events[i], "event") == kind) return &events[i];
-    return nullptr;
-}
-
-std::string stop_detail(const Row& stop, const Row* requeue) {
-    const std::string signal = text_of(stop, "signal");
-    const std::string checkpoint = text_of(stop, "checkpoint");
-    return fmt::format("stopped at {} ({}{}) at iteration {}, {}; {}", text_of(stop, "time"),
-                       text_of(stop, "reason"), signal.empty() ? "" : " " + signal, text_of(stop, "step"),
-                       checkpoint.empty() ? "no new checkpoint" : "checkpoint " + checkpoint,
-                       requeue != nullptr ? "requeued by " + text_of(*requeue, "by") +
+std::string stop_detail(const runlog::Event& record, const runlog::StopEvent& stop, const runlog::Event* requeue) {
+    return fmt::format("stopped at {} ({}{}) at iteration {}, {}; {}", record.time_text, stop.reason,
+                       stop.signal ? " " + *stop.signal : "", stop.step,
+                       stop.checkpoint ? "checkpoint " + *stop.checkpoint : "no new checkpoint",
+                       requeue != nullptr ? "requeued by " + requeue->as<runlog::RequeueEvent>()->by +
                                                 ": it resumes when the job starts again"
                                           : "run or submit the same run again to resume");
 }
 
-std::string failure_detail(const Row& failure, const Row* relaunch) {
-    if (failure.contains("final") && failure["final"] == true)
+std::string failure_detail(const runlog::Event& record, const runlog::FailureEvent& failure,
+                           const runlog::Event* relaunch) {
+    if (failure.final)
         return fmt::format("gave up at {}: more failures than [failure] max_failures ({} counted); fix "
-                           "the cause, then resubmit to resume", text_of(failure, "time"),
-                           text_of(failure, "failures"));
-    if (relaunch != nullptr)
+                           "the cause, then resubmit to resume", record.time_text, text_of(failure.failures));
+    if (relaunch != nullptr) {
+        const auto& again = *relaunch->as<runlog::RelaunchEvent>();
         return fmt::format("failed at {} ({}); the wrapper relaunched the step (failure {} of at most {}): "
-                           "a start record follows when it runs", text_of(failure, "time"),
-                           text_of(failure, "reason"), text_of(*relaunch, "failures"),
-                           text_of(*relaunch, "max_failures"));
+                           "a start record follows when it runs", record.time_text, failure.reason,
+                           again.failures, again.max_failures);
+    }
     return fmt::format("failed at {} ({}); no later start: the job ended, or is being relaunched",
-                       text_of(failure, "time"), text_of(failure, "reason"));
+                       record.time_text, failure.reason);
 }
 
-Json error_of(const Row& failure) {
-    Json error = {{"rank", failure.contains("rank") ? failure["rank"] : Json(nullptr)},
-                  {"message", text_of(failure, "message")},
-                  {"reason", text_of(failure, "reason")},
-                  {"time", text_of(failure, "time")}};
-    if (failure.contains("exit_code")) error["exit_code"] = failure["exit_code"];
+Json error_of(const runlog::Event& record) {
+    const auto& failure = *record.as<runlog::FailureEvent>();
+    Json error = {{"rank", failure.rank ? Json(*failure.rank) : Json(nullptr)},
+                  {"message", failure.message},
+                  {"reason", failure.reason},
+                  {"time", record.time_text}};
+    if (failure.exit_code) error["exit_code"] = *failure.exit_code;
     return error;
 }
-
 
 struct Attempt {
     double begin = 0;
     double end = 0;
 };
 
-// Records an attempt's own ranks write. Failure records without a rank (unrecorded_end, launch,
-// max_failures) and relaunch records are written on its behalf later, by the wrapper or the next
-// start, so their time says nothing about when the attempt ended.
-bool own_record(const Row& event) {
-    const std::string kind = text_of(event, "event");
-    return kind != "relaunch" && (kind != "failure" || event.contains("rank"));
-}
-
-// One attempt per start record, from its time to its last own record.
-std::vector<Attempt> attempts_of(const std::vector<Row>& events) {
+// The attempts whose start time is known.
+std::vector<Attempt> timed_attempts(const runlog::History& history) {
     std::vector<Attempt> attempts;
-    for (const Row& event : events) {
-        const double time = iso_utc_seconds(text_of(event, "time"));
-        if (time < 0) continue;
-        if (text_of(event, "event") == "start") attempts.push_back({time, time});
-        else if (!attempts.empty() && own_record(event)) attempts.back().end = std::max(attempts.back().end, time);
-    }
+    for (const runlog::Attempt& attempt : history.attempts)
+        if (attempt.begin) attempts.push_back({*attempt.begin, attempt.end.value_or(*attempt.begin)});
     return attempts;
 }
 
@@ -166,11 +129,13 @@ double rows_span(const std::vector<Row>& rows) {
 RunRecords read_run_records(const std::string& run_dir) {
     RunRecords records;
     records.run = read_run_json(run_dir, records.warnings);
-    records.events = read_logged(run_dir, "events.jsonl", records.warnings);
-    records.rows = read_logged(run_dir, "result.jsonl", records.warnings);
-    records.superseded = read_rows(run_dir + "/result.superseded.jsonl").rows;
+    runlog::EventLog log = runlog::read_events(run_dir);
+    records.history = runlog::fold(std::move(log.events));
+    records.warnings.insert(records.warnings.end(), log.warnings.begin(), log.warnings.end());
+    records.rows = read_logged(run_dir, runlog::kResults, records.warnings);
+    records.superseded = read_rows(runlog::path_in(run_dir, runlog::kSupersededResults)).rows;
     if (!records.rows.empty()) {  // the table is derived from result.jsonl, which is shown
-        const std::string problem = metrics_h5_problem(run_dir + "/metrics.h5");
+        const std::string problem = metrics_h5_problem(runlog::path_in(run_dir, runlog::kMetricsH5));
         if (!problem.empty())
             records.warnings.push_back("metrics.h5 does not open (" + problem + "); shown from result.jsonl; "
                                        "the run's next start rebuilds metrics.h5 from it");
@@ -188,68 +153,72 @@ const char* status_name(RunStatus status) {
     return "running";
 }
 
-StatusVerdict run_status(const std::vector<Row>& events) {
-    const std::ptrdiff_t at = last_index(events, "");
-    if (at < 0) return {RunStatus::running, "no start record yet: the job is starting (or wrote rows only)"};
-    const Row& record = events[static_cast<std::size_t>(at)];
-    const std::string kind = text_of(record, "event");
-    if (kind == "finish")
-        return {RunStatus::finished, fmt::format("finished at {} after {} iterations", text_of(record, "time"),
-                                                 text_of(record, "iterations"))};
-    if (kind == "stop") return {RunStatus::stopped, stop_detail(record, annotation_after(events, at, "requeue"))};
-    if (kind == "failure")
-        return {RunStatus::failed, failure_detail(record, annotation_after(events, at, "relaunch"))};
+StatusVerdict run_status(const runlog::History& history) {
+    if (!history.last_lifecycle)
+        return {RunStatus::running, "no start record yet: the job is starting (or wrote rows only)"};
+    const std::size_t at = *history.last_lifecycle;
+    const runlog::Event& record = history.event(at);
+    if (const auto* finish = record.as<runlog::FinishEvent>())
+        return {RunStatus::finished, fmt::format("finished at {} after {} iterations", record.time_text,
+                                                 finish->iterations)};
+    if (const auto* stop = record.as<runlog::StopEvent>())
+        return {RunStatus::stopped, stop_detail(record, *stop, runlog::find_after<runlog::RequeueEvent>(history, at + 1))};
+    if (const auto* failure = record.as<runlog::FailureEvent>())
+        return {RunStatus::failed,
+                failure_detail(record, *failure, runlog::find_after<runlog::RelaunchEvent>(history, at + 1))};
     return {RunStatus::running,
             fmt::format("running since {}; if no job runs it, that attempt was killed without a record "
-                        "(the next start records it as a failure)", text_of(record, "time"))};
+                        "(the next start records it as a failure)", record.time_text)};
 }
 
-Json run_error(const std::vector<Row>& events) {
-    const std::ptrdiff_t at = last_index(events, "");
-    if (at < 0 || text_of(events[static_cast<std::size_t>(at)], "event") != "failure") return nullptr;
-    const Row* first = nullptr;
-    for (auto i = static_cast<std::size_t>(last_index(events, "start") + 1); i < events.size(); ++i) {
-        if (text_of(events[i], "event") != "failure") continue;
-        if (events[i].contains("rank")) return error_of(events[i]);
-        if (first == nullptr) first = &events[i];
+Json run_error(const runlog::History& history) {
+    if (!history.last_lifecycle || history.event(*history.last_lifecycle).as<runlog::FailureEvent>() == nullptr)
+        return nullptr;
+    const std::size_t after_start = history.attempts.empty() ? 0 : history.attempts.back().start + 1;
+    const runlog::Event* first = nullptr;
+    for (std::size_t i = after_start; i < history.events.size(); ++i) {
+        const auto* failure = history.event(i).as<runlog::FailureEvent>();
+        if (failure == nullptr) continue;
+        if (failure->rank) return error_of(history.event(i));
+        if (first == nullptr) first = &history.event(i);
     }
-    return error_of(*first);  // the record at `at` is a failure after the last start
+    return error_of(*first);  // the last lifecycle record is a failure after the last start
 }
 
-Json run_restarts(const std::vector<Row>& events) {
+Json run_restarts(const runlog::History& history) {
     Json restarts = Json::array();
-    int starts = 0;
-    for (const Row& event : events) {
-        const std::string kind = text_of(event, "event");
-        if (kind == "start" && ++starts > 1)
-            restarts.push_back({{"attempt", starts}, {"time", text_of(event, "time")},
-                                {"reason", text_of(event, "reason")},
-                                {"restart_count", event.contains("restart_count") ? event["restart_count"] : Json(0)},
-                                {"job_id", text_of(event, "job_id")},
-                                {"world_size", event.contains("world_size") ? event["world_size"] : Json(nullptr)},
-                                {"resumed_from", nullptr}});
-        if (kind == "restore" && starts > 1)  // the checkpoint path as recorded may be elsewhere
-            restarts.back()["resumed_from"] = {
-                {"checkpoint", std::filesystem::path(text_of(event, "checkpoint")).filename().string()},
-                {"iteration", event.contains("iteration") ? event["iteration"] : Json(nullptr)}};
+    for (std::size_t n = 1; n < history.attempts.size(); ++n) {
+        const runlog::Attempt& attempt = history.attempts[n];
+        const runlog::Event& start = history.event(attempt.start);
+        Json restart = {{"attempt", n + 1}, {"time", start.time_text},
+                        {"reason", start.as<runlog::StartEvent>()->reason},
+                        {"restart_count", start.restart_count}, {"job_id", start.job_id},
+                        {"world_size", start.world_size ? Json(*start.world_size) : Json(nullptr)},
+                        {"resumed_from", nullptr}};
+        if (attempt.restore) {  // the checkpoint path as recorded may be elsewhere
+            const auto& restore = *history.event(*attempt.restore).as<runlog::RestoreEvent>();
+            restart["resumed_from"] = {
+                {"checkpoint", std::filesystem::path(restore.checkpoint).filename().string()},
+                {"iteration", restore.iteration}};
+        }
+        restarts.push_back(std::move(restart));
     }
     return restarts;
 }
 
-double iso_utc_seconds(const std::string& text) {
-    std::tm utc{};
-    double seconds = 0;
-    if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%lf", &utc.tm_year, &utc.tm_mon, &utc.tm_mday,
-                    &utc.tm_hour, &utc.tm_min, &seconds) != 6)
-        return -1;
-    utc.tm_year -= 1900;
-    utc.tm_mon -= 1;
-    return static_cast<double>(timegm(&utc)) + seconds;
+Json latest_start_value(const runlog::History& history, const char* key) {
+    for (auto attempt = history.attempts.rbegin(); attempt != history.attempts.rend(); ++attempt) {
+        const runlog::Event& start = history.event(attempt->start);
+        if (std::string(key) == "world_size" && start.world_size) return *start.world_size;
+        const std::string& workload = start.as<runlog::StartEvent>()->workload;
+        if (std::string(key) == "workload" && !workload.empty()) return workload;
+    }
+    return nullptr;
 }
 
 RunTimes run_times(const RunRecords& records) {
     RunTimes times;
-    std::vector<Attempt> attempts = attempts_of(records.events);
+    std::vector<Attempt> attempts = timed_attempts(records.history);
     extend_by_rows(attempts, records.rows);
     extend_by_rows(attempts, records.superseded);
     for (const Attempt& attempt : attempts) times.total_s += attempt.end - attempt.begin;

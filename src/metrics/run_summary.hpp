@@ -10,12 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "metrics/rows_file.hpp"
+#include "runlog/history.hpp"
 
 namespace trainrt::metrics {
 
 struct RunRecords {
     nlohmann::ordered_json run;        // run.json; null when absent or not a JSON object
-    std::vector<Row> events;           // events.jsonl, file order
+    runlog::History history;           // events.jsonl, folded into attempts
     std::vector<Row> rows;             // result.jsonl, file order
     std::vector<Row> superseded;       // result.superseded.jsonl (only its times are used)
     std::vector<std::string> warnings; // torn lines, an unreadable run.json: one line each
@@ -36,16 +37,19 @@ struct StatusVerdict {
 // record before them) decides: finish -> finished; failure -> failed (final or not: a non-final
 // one with no later start means the job ended or is being relaunched); stop -> stopped; start ->
 // running. No lifecycle record at all -> running.
-StatusVerdict run_status(const std::vector<Row>& events);
+StatusVerdict run_status(const runlog::History& history);
 
 // Null unless the last lifecycle record is a failure. Otherwise, of the failure records after the
 // last start, the first one naming a rank (the root cause), else the first one:
 // {rank (null when the record names none), message, reason, time, exit_code (when recorded)}.
-nlohmann::ordered_json run_error(const std::vector<Row>& events);
+nlohmann::ordered_json run_error(const runlog::History& history);
 
 // One entry per start after the first, oldest first: {attempt (1-based), time, reason,
 // restart_count (Slurm's), job_id, world_size, resumed_from: null or {checkpoint, iteration}}.
-nlohmann::ordered_json run_restarts(const std::vector<Row>& events);
+nlohmann::ordered_json run_restarts(const runlog::History& history);
+
+// `workload` or `world_size` of the latest start record that has it; null when none.
+nlohmann::ordered_json latest_start_value(const runlog::History& history, const char* key);
 
 struct RunTimes {
     double total_s = 0;   // the attempts' wall time: see attempt_seconds in run_summary.cpp
@@ -54,8 +58,5 @@ struct RunTimes {
 };
 
 RunTimes run_times(const RunRecords& records);
-
-// Seconds since the epoch of an ISO 8601 UTC time as events.jsonl writes it; -1 when malformed.
-double iso_utc_seconds(const std::string& text);
 
 }  // namespace trainrt::metrics

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <boost/program_options.hpp>
 #include <fmt/format.h>
 
 #include "config/lifecycle.hpp"
@@ -13,7 +14,7 @@
 #include "launch/launcher.hpp"
 #include "runtime/lifecycle.hpp"
 #include "storage/posix.hpp"
-#include "storage/run_dir.hpp"
+#include "runlog/run_dir.hpp"
 #include "trainrt/error.hpp"
 #include "workloads/registry.hpp"
 
@@ -28,38 +29,34 @@ struct AfterStepArgs {
     std::vector<const char*> run_argv;  // argv for the job's run command
 };
 
-std::int64_t number_argument(const std::string& flag, const char* text) {
-    char* end = nullptr;
-    long long value = text != nullptr ? std::strtoll(text, &end, 10) : 0;
-    if (text == nullptr || *text == '\0' || *end != '\0')
-        throw ConfigError(fmt::format("after-step: {} needs an integer, got '{}'", flag,
-                                      text != nullptr ? text : ""));
-    return value;
-}
+constexpr const char* kUsage =
+    "usage: trainrt after-step --exit-code N --started EPOCH [--excluded NODE,...] [--ending] -- RUN-ARGS";
 
+// The wrapper's own options come before "--"; the job's run arguments after it.
 AfterStepArgs parse(int argc, const char* const argv[]) {
+    namespace po = boost::program_options;
+    int dashes = 1;
+    while (dashes < argc && std::string(argv[dashes]) != "--") ++dashes;
     AfterStepArgs args;
-    args.run_argv.push_back("trainrt");
-    int i = 1;
-    for (; i < argc && std::string(argv[i]) != "--"; ++i) {
-        const std::string flag = argv[i];
-        const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
-        if (flag == "--exit-code") args.exit_code = static_cast<int>(number_argument(flag, value));
-        else if (flag == "--started") args.started = static_cast<std::time_t>(number_argument(flag, value));
-        else if (flag == "--ending") { args.ending = true; continue; }
-        else if (flag == "--excluded") {
-            std::stringstream nodes(value != nullptr ? value : "");
-            for (std::string node; std::getline(nodes, node, ',');)
-                if (!node.empty()) args.excluded.push_back(node);
-        } else {
-            throw ConfigError(fmt::format("after-step: unknown argument '{}'; usage: trainrt after-step "
-                                          "--exit-code N --started EPOCH [--excluded NODES] [--ending] -- ARGS", flag));
-        }
-        ++i;
+    std::string excluded;
+    po::options_description options("after-step");
+    options.add_options()("exit-code", po::value<int>(&args.exit_code)->required(), "the step's exit code")(
+        "started", po::value<std::int64_t>()->required(), "the step's start, seconds since the epoch")(
+        "excluded", po::value<std::string>(&excluded), "nodes excluded from the next launch, comma-separated")(
+        "ending", po::bool_switch(&args.ending), "the job is ending: do not relaunch");
+    try {
+        po::variables_map values;
+        po::store(po::command_line_parser(dashes, argv).options(options).run(), values);  // argv[0]: "after-step"
+        po::notify(values);
+        args.started = static_cast<std::time_t>(values["started"].as<std::int64_t>());
+    } catch (const po::error& error) {
+        throw ConfigError(fmt::format("after-step: {}; {}", error.what(), kUsage));
     }
-    if (args.exit_code < 0 || args.started == 0)
-        throw ConfigError("after-step: --exit-code and --started are required");
-    for (++i; i < argc; ++i) args.run_argv.push_back(argv[i]);
+    std::stringstream nodes(excluded);
+    for (std::string node; std::getline(nodes, node, ',');)
+        if (!node.empty()) args.excluded.push_back(node);
+    args.run_argv.push_back("trainrt");
+    for (int i = dashes + 1; i < argc; ++i) args.run_argv.push_back(argv[i]);
     return args;
 }
 
@@ -91,7 +88,7 @@ int after_step_main(int argc, const char* const argv[], const std::string& embed
     AfterStepArgs args = parse(argc, argv);
     config::Loaded loaded = config::load(static_cast<int>(args.run_argv.size()), args.run_argv.data(),
                                          workloads::keys_by_workload(), embedded_name);
-    const std::string run_dir = storage::run_dir_path(loaded.config);
+    const std::string run_dir = runlog::run_dir_path(loaded.config);
     StepDecision decision =
         after_step(run_dir, wrapper_context(run_dir), config::lifecycle_settings(loaded.config),
                             args.exit_code, args.started, args.excluded, args.ending);

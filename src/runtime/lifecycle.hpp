@@ -10,19 +10,16 @@
 #include <nlohmann/json.hpp>
 
 #include "config/lifecycle.hpp"
-#include "runtime/history.hpp"
+#include "runlog/history.hpp"
 #include "runtime/stop_coordinator.hpp"
 #include "trainrt/context.hpp"
 
 namespace trainrt::runtime {
 
-// Process exit codes beyond the error classes' (README "Exit codes").
-constexpr int exit_stopped = 9;           // stopped on request, checkpoint committed; resumable
-constexpr int exit_requeue_needed = 75;   // stopped, and the job should be requeued by the caller
 
 // Before the start event: records an attempt that ended without a record as a failure, then
 // throws FailureLimitError (after a final record) when the failures exceed max_failures.
-AttemptHistory begin_attempt(const std::string& run_dir, const Context& context,
+runlog::History begin_attempt(const std::string& run_dir, const Context& context,
                              const config::LifecycleSettings& settings);
 
 struct StopSummary {

@@ -1,17 +1,14 @@
 #include "runtime/run_job.hpp"
 
-#include <cblas.h>
 #include <unistd.h>
-#include <mpi.h>
 
 #include <iostream>
-#include <limits>
 
 #include <fmt/format.h>
 
+#include "comm/agreement.hpp"
 #include "comm/mpi_communicator.hpp"
 #include "comm/mpi_world.hpp"
-#include "comm/strings.hpp"
 #include "config/loader.hpp"
 #include "launch/launcher.hpp"
 #include "runtime/gpu_setup.hpp"
@@ -20,31 +17,18 @@
 #include "runtime/stop_signals.hpp"
 #include "runtime/watchdog.hpp"
 #include "storage/posix.hpp"
-#include "storage/run_dir.hpp"
+#include "runlog/events.hpp"
+#include "runlog/run_dir.hpp"
+#include "runlog/run_files.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt::runtime {
 namespace {
 
-// An error every rank raises after agreeing on it: the lowest failing rank's message, exit code
-// and domain.
-class AgreedError final : public Error {
-public:
-    AgreedError(const std::string& message, int code, std::string domain)
-        : Error(message), code_(code), domain_(std::move(domain)) {
-        set_on_all_ranks();
-    }
-    int exit_code() const noexcept override { return code_; }
-    const char* domain() const noexcept override { return domain_.c_str(); }
-
-private:
-    int code_;
-    std::string domain_;
-};
-
-// This rank's start-up checks; "" when they pass, else "CODE|DOMAIN|MESSAGE".
-std::string check_locally(const Context& context, const config::LifecycleSettings& lifecycle,
-                          const workloads::Workload*& workload, JobConfig& effective) {
+// This rank's start-up checks: the workload (a plugin is loaded here), its keys, its preflight,
+// the GPU and the stop signals. A non-trainrt exception from a preflight is the workload's.
+void check_locally(const Context& context, const config::LifecycleSettings& lifecycle,
+                   const workloads::Workload*& workload, JobConfig& effective) {
     try {
         if (workload == nullptr) workload = &workloads::find(effective.get("run.workload"));
         if (!workload->any_train_key)  // a plugin's declared keys are known only now
@@ -52,60 +36,36 @@ std::string check_locally(const Context& context, const config::LifecycleSetting
         if (workload->preflight) workload->preflight(effective, context);
         bind_gpu(effective, context);
         install_stop_signals(lifecycle.stop_signals);
-        return "";
-    } catch (const Error& error) {
-        return fmt::format("{}|{}|{}", error.exit_code(), error.domain(), error.what());
+    } catch (const Error&) {
+        throw;
     } catch (const std::exception& error) {
-        const WorkloadError wrapped("");
-        return fmt::format("{}|{}|workload {}: preflight: {}", wrapped.exit_code(), wrapped.domain(),
-                           workload != nullptr ? workload->name : "?", error.what());
+        throw WorkloadError(fmt::format("workload {}: preflight: {}", workload != nullptr ? workload->name : "?",
+                                        error.what()));
     }
 }
 
-// Collective: the workload (a plugin is loaded here), its keys and its preflight are checked on
-// every rank before the run directory is touched. A failure on any rank becomes every rank's, so
-// the ranks never split into failing ones and ones waiting in the next collective.
+// Collective: the start-up checks run on every rank before the run directory is touched, and a
+// failure on any rank becomes every rank's.
 void check_start(Communicator& comm, const Context& context, const config::LifecycleSettings& lifecycle,
                  const workloads::Workload*& workload, JobConfig& effective) {
-    const std::string local = check_locally(context, lifecycle, workload, effective);
-    constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
-    const std::int64_t first = comm.allreduce_value<std::int64_t>(local.empty() ? none : comm.rank(), ReduceOp::min);
-    if (first == none) return;
-    const std::string agreed = comm::broadcast_string(comm, local, static_cast<int>(first));
-    const auto bar = agreed.find('|'), second = agreed.find('|', bar + 1);
-    const std::string message = agreed.substr(second + 1);
-    throw AgreedError(first == 0 ? message : fmt::format("on rank {}: {}", first, message),
-                      std::stoi(agreed.substr(0, bar)), agreed.substr(bar + 1, second - bar - 1));
+    comm::agree(comm, comm::attempt([&] { check_locally(context, lifecycle, workload, effective); }));
 }
 
 // Rank 0 prepares the run directory, checks the failure budget and records the start; every
-// rank learns the outcome, so all fail together (with rank 0's exit code).
+// rank learns the outcome, so all fail together with rank 0's error.
 void agree_on_run_dir(Communicator& comm, const JobConfig& config, const Context& context,
                       const config::LifecycleSettings& lifecycle) {
-    std::string failure;
-    if (context.world_rank == 0) {
-        try {
-            storage::prepare_run_dir(context.run_dir, config, context);
-            AttemptHistory history = begin_attempt(context.run_dir, context, lifecycle);
-            storage::append_event(context.run_dir, "start", context,
-                                  {{"hosts", context.hostnames}, {"launcher", context.launcher},
-                                   {"workload", config.get("run.workload")},
-                                   {"reason", history.last_end.empty() ? "first start"
-                                                                        : "after " + history.last_end},
-                                   {"step", nullptr},
-                                   {"last_end", history.last_end},
-                                   {"failures", history.failures},
-                                   {"max_failures", lifecycle.max_failures}});
-        } catch (const FailureLimitError& error) {
-            failure = "F" + std::string(error.what());
-        } catch (const Error& error) {
-            failure = "S" + std::string(error.what());
-        }
-    }
-    failure = comm::broadcast_string(comm, failure, 0);
-    if (failure.empty()) return;
-    if (failure[0] == 'F') throw FailureLimitError(failure.substr(1));
-    throw StorageError(failure.substr(1));
+    std::exception_ptr failure;
+    if (context.world_rank == 0)
+        failure = comm::attempt([&] {
+            runlog::prepare_run_dir(context.run_dir, config, context);
+            const runlog::History history = begin_attempt(context.run_dir, context, lifecycle);
+            runlog::append(context.run_dir, context,
+                           runlog::StartEvent{context.hostnames, context.launcher, config.get("run.workload"),
+                                              history.last_end.empty() ? "first start" : "after " + history.last_end,
+                                              history.last_end, history.failures, lifecycle.max_failures});
+        });
+    comm::agree(comm, failure);
 }
 
 void print_summary(const SessionImpl& session, const Context& context) {
@@ -133,11 +93,11 @@ int fail(const Error& error, const Context& context, bool everyone) {
         storage::write_stderr_line(fmt::format("trainrt: rank {}: {}", context.world_rank, error.what()));
     const bool recorded = dynamic_cast<const FailureLimitError*>(&error) != nullptr;
     if (!recorded && !context.run_dir.empty() &&
-        storage::path_exists(context.run_dir + "/events.jsonl") && (!everyone || context.world_rank == 0)) {
+        storage::path_exists(runlog::path_in(context.run_dir, runlog::kEvents)) && (!everyone || context.world_rank == 0)) {
         try {
-            storage::append_event(context.run_dir, "failure", context,
-                                  {{"rank", context.world_rank}, {"message", error.what()},
-                                   {"reason", error.domain()}, {"exit_code", error.exit_code()}});
+            runlog::append(context.run_dir, context,
+                           runlog::FailureEvent{context.world_rank, error.what(), error.domain(), error.exit_code(),
+                                                "", false, std::nullopt});
         } catch (const Error&) {
         }
     }
@@ -145,7 +105,7 @@ int fail(const Error& error, const Context& context, bool everyone) {
         // The launcher forwards output asynchronously and drops what is in flight when the abort
         // tears the job down: a moment for this rank's line to get out (the event is on disk).
         ::usleep(200 * 1000);
-        MPI_Abort(MPI_COMM_WORLD, error.exit_code());
+        comm::abort_job(error.exit_code());
     }
     return error.exit_code();
 }
@@ -173,9 +133,7 @@ int train(SessionImpl& session, const workloads::Workload& workload, const Conte
     session.finish_checkpoints();
     if (session.stopped()) return end_run_stopped(session, context, lifecycle);
     if (context.world_rank == 0)
-        storage::append_event(context.run_dir, "finish", context,
-                              {{"iterations", session.results().iterations()},
-                               {"step", session.results().iterations()}});
+        runlog::append(context.run_dir, context, runlog::FinishEvent{session.results().iterations()});
     print_summary(session, context);
     return 0;
 }
@@ -191,8 +149,8 @@ int run_job(const JobConfig& config, const config::LifecycleSettings& lifecycle,
     std::unique_ptr<Communicator> comm;
     try {
         context = comm::build_context(launcher->info());
-        context.run_dir = storage::run_dir_path(config);
-        comm = comm::make_mpi_communicator(MPI_COMM_WORLD);
+        context.run_dir = runlog::run_dir_path(config);
+        comm = comm::make_world_communicator();
     } catch (const Error& error) {
         return fail(error, context, false);  // ranks may disagree on who they are
     }
@@ -203,7 +161,6 @@ int run_job(const JobConfig& config, const config::LifecycleSettings& lifecycle,
     } catch (const Error& error) {
         return fail(error, context, true);
     }
-    openblas_set_num_threads(1);  // one core per rank, like PyTorch's default here
     try {
         comm = session_communicator(effective, context, std::move(comm));
     } catch (const Error& error) {

@@ -1,6 +1,7 @@
 #pragma once
-// The start-up order of DESIGN.md: launch -> MPI (world checked) -> run directory -> workload ->
-// finish (or stop: checkpoint, record, requeue). Returns the process exit code; prints one line
+// A job's start-up order: launch -> MPI (world checked against the launcher's) -> start-up checks
+// on every rank (workload, keys, preflight, GPU) -> run directory and failure budget -> restore ->
+// workload -> finish (or stop: checkpoint, record, requeue). Returns the process exit code; prints one line
 // per failure.
 #include "config/lifecycle.hpp"
 #include "trainrt/config.hpp"

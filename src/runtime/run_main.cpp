@@ -51,20 +51,28 @@ std::string version_line() {
                        TRAINRT_VERSION, plugin_abi_version, comm::gpu_build_info());
 }
 
-int run_main(int argc, const char* const argv[], const workloads::Workload* embedded) {
+int guarded(const std::function<int()>& body) noexcept {
     try {
-        if (argc > 1 && std::string(argv[1]) == "after-step")
-            return after_step_main(argc - 1, argv + 1, embedded ? embedded->name : "");
-        const config::WorkloadKeys keys = workloads::keys_by_workload();
-        config::Loaded loaded = config::load(argc, argv, keys, embedded ? embedded->name : "");
-        return run_loaded(argc, loaded, keys, embedded);
+        return body();
     } catch (const Error& error) {
         storage::write_stderr_line(std::string("trainrt: ") + error.what());
         return error.exit_code();
     } catch (const std::exception& error) {
         storage::write_stderr_line(std::string("trainrt: internal error: ") + error.what());
-        return 1;
+    } catch (...) {
+        storage::write_stderr_line("trainrt: internal error: an exception that is not a std::exception");
     }
+    return exit_codes::internal;
+}
+
+int run_main(int argc, const char* const argv[], const workloads::Workload* embedded) {
+    return guarded([&] {
+        if (argc > 1 && std::string(argv[1]) == "after-step")
+            return after_step_main(argc - 1, argv + 1, embedded ? embedded->name : "");
+        const config::WorkloadKeys keys = workloads::keys_by_workload();
+        config::Loaded loaded = config::load(argc, argv, keys, embedded ? embedded->name : "");
+        return run_loaded(argc, loaded, keys, embedded);
+    });
 }
 
 }  // namespace trainrt::runtime

@@ -2,9 +2,17 @@
 // `trainrt --config FILE [--section.key=value ...]` and trainrt::run(): loads the config, answers
 // --help / --version / --print-config, then runs the job. Never throws: errors are one line on
 // stderr and the exit code (README "Exit codes").
+#include <functional>
+#include <string>
+
 #include "workloads/registry.hpp"
 
 namespace trainrt::runtime {
+
+// The one top-level error handler (trainrt's main, run_main, every subcommand): runs `body` and
+// returns its exit code; an Error becomes one line "trainrt: <message>" on stderr and its exit
+// code, anything else "trainrt: internal error: ..." and exit 1.
+int guarded(const std::function<int()>& body) noexcept;
 
 // `embedded`: the program's own training function (trainrt::run); nullptr: run.workload.
 int run_main(int argc, const char* const argv[], const workloads::Workload* embedded);

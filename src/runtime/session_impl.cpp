@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
+#include <variant>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -12,13 +14,28 @@
 #include <fmt/format.h>
 
 #include "checkpoint/fault.hpp"
+#include "comm/agreement.hpp"
 #include "data/shard.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 #include "h5/h5.hpp"
-#include "storage/run_dir.hpp"
+#include "runlog/events.hpp"
+#include "runlog/run_files.hpp"
 
 namespace trainrt::runtime {
+namespace {
+
+// The first numeric metric that is NaN or infinite, as "'loss' = nan"; "" when all are finite.
+std::string nonfinite_metric(const Metrics& metrics) {
+    for (const auto& [name, value] : metrics.items()) {
+        const double* number = std::get_if<double>(&value);
+        if (number != nullptr && !std::isfinite(*number)) return fmt::format("'{}' = {}", name, *number);
+    }
+    return "";
+}
+
+}  // namespace
+
 namespace {
 
 // Seconds since this process was started (exec), from /proc: covers loading and MPI start-up,
@@ -53,7 +70,7 @@ SessionImpl::SessionImpl(const JobConfig& config, Context context,
     : config_(config), context_(std::move(context)), comm_(std::move(comm)),
       results_(context_.run_dir, context_, result_options(config)),
       checkpoints_(checkpoint::options_from(config), context_, *comm_),
-      stops_(*comm_, context_, lifecycle.time_margin_s) {}
+      stops_(*comm_, context_, lifecycle.time_margin_s), fail_on_nonfinite_(lifecycle.fail_on_nonfinite) {}
 
 void SessionImpl::report(const Metrics& metrics) { record_row(metrics); }
 
@@ -80,12 +97,31 @@ void SessionImpl::before_report() {
 void SessionImpl::record_row(const Metrics& metrics) {
     before_report();
     if (stops_.boundaries() == 0) log_resume_latency();
-    metrics::Votes votes = stops_.vote();
+    const std::array<std::int64_t, 3> stop = stops_.vote();
+    const std::string nonfinite = fail_on_nonfinite_ ? nonfinite_metric(metrics) : "";
+    metrics::Votes votes{stop[0], stop[1], stop[2], nonfinite.empty() ? 0 : 1};
     results_.record(metrics, *comm_, votes);
-    stops_.decide(votes);
+    stops_.decide({votes[0], votes[1], votes[2]});
     iteration_seen_.store(results_.iterations());
     reported_since_check_ = true;
     boundary_seen_.store(stops_.boundaries());
+    if (votes[3] != 0) fail_nonfinite(nonfinite);
+}
+
+// Collective: every rank saw the vote. A save still in flight is an earlier, finite report's:
+// committed first, so the latest checkpoint is the last finite one. Then every rank throws the
+// lowest such rank's WorkloadError (exit 7), and this report's checkpoint is never written.
+void SessionImpl::fail_nonfinite(const std::string& mine) {
+    checkpoints_.finish();
+    std::exception_ptr local;
+    if (!mine.empty())
+        local = std::make_exception_ptr(WorkloadError(fmt::format(
+            "workload: metric {} reported at iteration {} is not finite (the run diverged?); its checkpoint "
+            "was not committed, so the latest checkpoint is the last finite one: fix the cause (e.g. a "
+            "smaller learning rate) and rerun to resume from it, or set [failure] on_nonfinite = ignore",
+            mine, results_.iterations())));
+    comm::agree(*comm_, local);
+    throw WorkloadError("workload: a non-finite metric was reported");  // agree threw on every rank
 }
 
 std::string SessionImpl::where() const {
@@ -112,10 +148,9 @@ void SessionImpl::report(const Metrics& metrics, const CheckpointState& state) {
     }
     stops_.record_checkpoint(saved.stall_s + saved.commit_s);
     if (context_.world_rank == 0)
-        storage::append_event(context_.run_dir, "checkpoint", context_,
-                              {{"checkpoint", saved.name}, {"iteration", iteration},
-                               {"rank0_bytes", saved.bytes}, {"stall_s", saved.stall_s},
-                               {"async", config_.get_bool("checkpoint.async")}});
+        runlog::append(context_.run_dir, context_,
+                       runlog::CheckpointEvent{saved.name, iteration, static_cast<std::int64_t>(saved.bytes),
+                                               saved.stall_s, config_.get_bool("checkpoint.async")});
     if (stops_.agreed()) stop_checkpoint_ = saved.name;  // agreed before or at this boundary
 }
 
@@ -141,16 +176,13 @@ void SessionImpl::restore() {
     const std::int64_t superseded = results_.resume_after(restored_ ? restored_->iteration() : 0);
     if (superseded > 0 && context_.world_rank == 0)
         storage::write_stderr_line(fmt::format(
-            "trainrt: {} result row(s) reported after the {} were moved to result.superseded.jsonl",
-            superseded, restored_ ? "restored checkpoint" : "last start"));
+            "trainrt: {} result row(s) reported after the {} were moved to {}", superseded,
+            restored_ ? "restored checkpoint" : "last start", runlog::kSupersededResults));
     if (!restored_) return;
     if (context_.world_rank == 0) {
-        storage::append_event(context_.run_dir, "restore", context_,
-                              {{"checkpoint", restored_->path()},
-                               {"iteration", restored_->iteration()},
-                               {"step", restored_->iteration()},
-                               {"written_by_ranks", restored_->world_size()},
-                               {"superseded_rows", superseded}});
+        runlog::append(context_.run_dir, context_,
+                       runlog::RestoreEvent{restored_->path(), restored_->iteration(), restored_->world_size(),
+                                            superseded});
         std::cout << "[trainrt] resuming from " << restored_->path() << " (iteration "
                   << restored_->iteration() << ")" << std::endl;
     }

@@ -41,6 +41,7 @@ public:
 private:
     void before_report();
     void record_row(const Metrics& metrics);
+    [[noreturn]] void fail_nonfinite(const std::string& mine);
     void log_resume_latency();
 
     const JobConfig& config_;
@@ -50,6 +51,7 @@ private:
     checkpoint::CheckpointManager checkpoints_;
     std::optional<Checkpoint> restored_;
     StopCoordinator stops_;
+    bool fail_on_nonfinite_;
     bool stop_seen_ = false;
     bool reported_since_check_ = false;
     std::string stop_checkpoint_;

@@ -10,7 +10,7 @@
 #include "comm/collective_watch.hpp"
 #include "runtime/stop_signals.hpp"
 #include "storage/posix.hpp"
-#include "storage/run_dir.hpp"
+#include "runlog/events.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt::runtime {
@@ -48,14 +48,13 @@ void Watchdog::fire(const std::string& collective, double blocked_s) {
     storage::write_stderr_line(fmt::format("trainrt: rank {}: {}", context_.world_rank, message));
     try {
         if (!context_.run_dir.empty())
-            storage::append_event(context_.run_dir, "failure", context_,
-                                  {{"rank", context_.world_rank}, {"message", message},
-                                   {"reason", "collective_timeout"},
-                                   {"exit_code", CommError("").exit_code()}});
+            runlog::append(context_.run_dir, context_,
+                           runlog::FailureEvent{context_.world_rank, message, "collective_timeout",
+                                                exit_codes::comm, "", false, std::nullopt});
     } catch (...) {
     }
     std::cout.flush();
-    std::_Exit(CommError("").exit_code());
+    std::_Exit(exit_codes::comm);
 }
 
 }  // namespace trainrt::runtime

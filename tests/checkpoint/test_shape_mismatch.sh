@@ -58,7 +58,7 @@ EOF
 # resume_rejected CASE CKPT STORED: a new run resuming from CKPT exits 8 naming fc2.weight, the
 # stored shape STORED (e.g. "256, 512") and the model's [512, 512]; no checkpoint is written.
 resume_rejected() {
-  local what=$1 ckpt=$2 stored=$3 name="resume_$1" out="$WORK/resume_$1.out"
+  local what=$1 ckpt=$2 stored=$3 name="resume_${1// /_}" out="$WORK/resume_${1// /_}.out"  # run names: no spaces
   train 2 "$name" "$out" --checkpoint.resume_from="$ckpt"
   [ "$rc" -eq 8 ] && pass "$what: resume exits 8" || { show "$out"; fail "$what: resume exits $rc, expected 8"; }
   local line; line=$(grep -F "fc2.weight" "$out.stderr" | grep -F "$stored" | grep -F "512, 512" | head -1 || true)

@@ -59,6 +59,19 @@ expect_error nccl_without_gpu 2 "scaling.backend = nccl \(command line\) needs s
   "$TRAINRT" --config $JOB --scaling.backend=nccl
 expect_error missing_config 2 "cannot read config file '$WORK/nope.ini'" \
   "$TRAINRT" --config "$WORK/nope.ini"
+mkdir -p "$WORK/a_directory"
+expect_error config_is_directory 2 "config file '$WORK/a_directory' is a directory; give an INI file" \
+  "$TRAINRT" --config "$WORK/a_directory"
+# A run name is one path component: nothing may be written outside run.storage_path.
+for bad in '../../etc' 'a/b' '.' '..'; do
+  expect_error "bad_run_name_$(printf '%s' "$bad" | tr './' 'DS')" 2 \
+    "bad value '$bad' for run.name \(command line\): expected a name of letters, digits" \
+    "$TRAINRT" --config $JOB --train.epochs=1 --run.name="$bad"
+done
+printf '[run]\nname =\n' >"$WORK/empty_name.ini"
+expect_error bad_run_name_empty 2 "bad value '' for run.name \($WORK/empty_name.ini:2\)" \
+  "$TRAINRT" --config "$WORK/empty_name.ini" --train.epochs=1
+[ ! -e "$WORK/../etc" ] && [ ! -e "$WORK/a" ] || fail "a bad run name wrote outside run.storage_path"
 expect_error missing_dataset 6 "dataset file $WORK/none.h5 does not exist.*trainrt data import" \
   "$TRAINRT" --config $JOB --train.epochs=1 --data.path="$WORK/none.h5"
 echo "not hdf5" >"$WORK/bad.h5"

@@ -53,6 +53,20 @@ timeout -k 5 60 mpiexec -n 2 "$TRAINRT" --config "$WORK/keyed.ini" --run.workloa
   && pass "preflight failing on rank 1 only: exit 7 on all ranks, one line: $(cat "$WORK/picky.err")" \
   || fail "picky preflight: exit $code, stderr: $(cat "$WORK/picky.err")"
 
+# Each error domain raised in the preflight of rank 1 only: every rank ends with that domain's exit
+# code (mpiexec returns the highest of its ranks' codes: a rank ending otherwise would show), one
+# line, nothing written.
+for case in config:2 launch:3 comm:4 storage:5 hdf5:5 data:6 workload:7 checkpoint:8 failure:10; do
+  domain=${case%:*} want=${case#*:} code=0
+  TRAINRT_PICKY_DOMAIN=$domain timeout -k 5 60 mpiexec -n 2 "$TRAINRT" --config "$WORK/keyed.ini" \
+    --run.workload="plugin:$PLUGINS/libtest_plugin_picky.so" --run.storage_path="$WORK/picky_$domain" \
+    >"$WORK/picky_$domain.out" 2>"$WORK/picky_$domain.err" || code=$?
+  [ "$code" -eq "$want" ] && [ "$(grep -c . "$WORK/picky_$domain.err")" -eq 1 ] && [ ! -e "$WORK/picky_$domain" ] \
+    && grep -q "on rank 1: picky: raised on rank 1 only" "$WORK/picky_$domain.err" \
+    || fail "$domain error on rank 1: exit $code (want $want), stderr: $(cat "$WORK/picky_$domain.err")"
+done
+pass "each error domain raised on rank 1 only: every rank exits with that domain's code"
+
 # A training function that throws on rank 1 while rank 0 waits in a collective.
 code=0
 timeout -k 5 60 mpiexec -n 2 "$TRAINRT" --config "$REGRESSION_INI" --run.storage_path="$WORK" --run.name=throws \

@@ -6,8 +6,10 @@
 // later). `train.slow_rank` sleeps `train.slow_ms` more than the others before every report (a
 // straggler); every rank sleeps `train.sleep_ms`. `train.checkpoint_every` > 0 saves a checkpoint
 // with the iteration every that many reports, and a restarted run resumes after it.
-// `train.epochs` only tells the progress display the total (for its ETA).
+// `train.epochs` only tells the progress display the total (for its ETA). `train.nan_at` > 0 makes
+// `train.nan_rank` (-1: every rank) report loss = NaN at that iteration (a diverged run).
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <thread>
 
@@ -26,7 +28,9 @@ std::vector<trainrt::OptionSpec> keys() {
             {"train.slow_ms", "0", ValueKind::real, "the straggler's extra work per iteration (ms)"},
             {"train.late_key_at", "0", ValueKind::integer, "first iteration reporting val_loss (0: never)"},
             {"train.checkpoint_every", "0", ValueKind::integer, "checkpoint every N reports (0: never)"},
-            {"train.epochs", "0", ValueKind::integer, "epochs the run has (5 reports each; for the ETA only)"}};
+            {"train.epochs", "0", ValueKind::integer, "epochs the run has (5 reports each; for the ETA only)"},
+            {"train.nan_at", "0", ValueKind::integer, "iteration whose loss is NaN (0: none)"},
+            {"train.nan_rank", "-1", ValueKind::integer, "the rank reporting it (-1: every rank)"}};
 }
 
 void sleep_ms(double ms) {
@@ -55,7 +59,10 @@ void train(trainrt::Session& session) {
     while (iteration < reports) {
         ++iteration;
         sleep_ms(work_ms + extra_ms);
-        const trainrt::Metrics metrics = metrics_at(iteration, rank, late_key_at);
+        trainrt::Metrics metrics = metrics_at(iteration, rank, late_key_at);
+        const std::int64_t nan_rank = config.get_int("train.nan_rank");
+        if (iteration == config.get_int("train.nan_at") && (nan_rank < 0 || nan_rank == rank))
+            metrics.set("loss", std::nan(""));
         if (every > 0 && iteration % every == 0) {
             trainrt::CheckpointState state;
             state.attribute("iteration", iteration);

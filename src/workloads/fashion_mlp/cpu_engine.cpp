@@ -1,5 +1,7 @@
 #include "workloads/fashion_mlp/engine.hpp"
 
+#include <cblas.h>
+
 #include <algorithm>
 
 namespace trainrt::workloads::fashion_mlp {
@@ -40,6 +42,7 @@ private:
 }  // namespace
 
 std::unique_ptr<Engine> make_cpu_engine(Mlp& model, Communicator& comm, std::size_t bucket_bytes) {
+    openblas_set_num_threads(1);  // one core per rank, like PyTorch's default here
     return std::make_unique<CpuEngine>(model, comm, bucket_bytes);
 }
 

@@ -1,0 +1,18 @@
+#pragma once
+// The run directory's file names (README "Run directory"): the one place that spells them.
+#include <string>
+
+namespace trainrt::runlog {
+
+inline constexpr const char* kRunJson = "run.json";                     // config snapshot
+inline constexpr const char* kEvents = "events.jsonl";                  // the run record (events.hpp)
+inline constexpr const char* kResults = "result.jsonl";                 // one row per report
+inline constexpr const char* kSupersededResults = "result.superseded.jsonl";  // rows a resume set aside
+inline constexpr const char* kProgressCsv = "progress.csv";
+inline constexpr const char* kMetricsH5 = "metrics.h5";
+inline constexpr const char* kCheckpointsDir = "checkpoints";
+
+// `run_dir`/`name`.
+inline std::string path_in(const std::string& run_dir, const char* name) { return run_dir + "/" + name; }
+
+}  // namespace trainrt::runlog
