@@ -35,7 +35,7 @@ public:
     virtual ~LayoutWriter() = default;
     virtual std::string name() const = 0;
     // Writes this rank's parts of `state` into `dir` (which exists on every rank) and fsyncs the
-    // files it owns. Collective for the shared layout. Throws on failure (StorageError,
+    // files it owns. `state` has passed validate_state (validate.hpp) on every rank. Collective for the shared layout. Throws on failure (StorageError,
     // H5Error, CheckpointError) without blocking other ranks forever: the shared layout reports
     // failures through the collective result of its close.
     virtual RankWrite write(const CheckpointState& state, const std::string& dir,

@@ -13,6 +13,7 @@
 #include "checkpoint/fault.hpp"
 #include "checkpoint/reader.hpp"
 #include "checkpoint/state_access.hpp"
+#include "checkpoint/validate.hpp"
 #include "comm/agreement.hpp"
 #include "comm/strings.hpp"
 #include "h5/h5.hpp"
@@ -113,42 +114,6 @@ Manifest build_manifest(const CheckpointState& state, const std::vector<std::str
                                   p.at("shape").get<Shape>()});
     }
     return manifest;
-}
-
-std::vector<const TensorPart*> sorted_parts(const CheckpointState& state) {
-    std::vector<const TensorPart*> parts;
-    for (const TensorPart& part : state.tensors()) parts.push_back(&part);
-    std::sort(parts.begin(), parts.end(),
-              [](const TensorPart* a, const TensorPart* b) { return a->name < b->name; });
-    return parts;
-}
-
-// "" when every rank describes the same tensors (name, type, replicated, global shape) and the
-// sharded blocks of all ranks together cover every element; the problem otherwise. Collective.
-std::string check_consistent(const CheckpointState& state, Communicator& comm) {
-    std::string description;
-    std::vector<double> elements;
-    for (const TensorPart* part : sorted_parts(state)) {
-        description += fmt::format("{}|{}|{}|{};", part->name, tensor_type_name(part->type),
-                                   part->replicated, fmt::join(part->global_shape, ","));
-        elements.push_back(part->replicated ? 0.0 : static_cast<double>(part->elements()));
-    }
-    std::vector<std::string> all = comm::allgather_strings(comm, description);
-    for (int r = 1; r < comm.size(); ++r)
-        if (all[r] != all[0])
-            return fmt::format("ranks 0 and {} describe different tensors (names, types, replicated "
-                               "flags or global shapes): every rank must pass the same tensors", r);
-    comm.allreduce(elements.data(), elements.size(), DType::f64, ReduceOp::sum);
-    std::size_t i = 0;
-    for (const TensorPart* part : sorted_parts(state)) {
-        std::uint64_t global = 1;
-        for (std::uint64_t d : part->global_shape) global *= d;
-        if (!part->replicated && elements[i] < static_cast<double>(global))
-            return fmt::format("the ranks' blocks of sharded tensor '{}' hold {} of its {} elements",
-                               part->name, elements[i], global);
-        ++i;
-    }
-    return "";
 }
 
 }  // namespace
@@ -320,12 +285,7 @@ SaveReport CheckpointManager::save(const CheckpointState& state, std::int64_t it
     for (const TensorPart& part : state.tensors())
         if (!part.replicated || m.root()) report.bytes += part.bytes();
     set_fault_iteration(iteration);
-    std::string inconsistent = check_consistent(state, m.comm);
-    if (!inconsistent.empty()) {
-        CheckpointError error(fmt::format("checkpoint: {}: {}", report.name, inconsistent));
-        error.set_on_all_ranks();
-        throw error;
-    }
+    validate_state(state, m.comm);
     m.begin(report.name);
     if (!m.options.async) {
         RankWrite written;

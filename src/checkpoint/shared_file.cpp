@@ -30,6 +30,7 @@
 
 #include "checkpoint/fault.hpp"
 #include "checkpoint/layout.hpp"
+#include "checkpoint/validate.hpp"
 #include "comm/agreement.hpp"
 #include "comm/mpi_check.hpp"
 #include "comm/mpi_communicator.hpp"
@@ -92,24 +93,8 @@ private:
     hid_t id_ = -1;
 };
 
-std::uint64_t element_count(const Shape& shape) {
-    std::uint64_t count = 1;
-    for (std::uint64_t extent : shape) count *= extent;
-    return count;
-}
-
 std::vector<hsize_t> to_hsize(const Shape& shape) { return {shape.begin(), shape.end()}; }
 
-std::string shape_text(const Shape& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
-
-// "1, 3 and 2 more": ranks named in a message, a bounded list.
-std::string rank_list(const std::vector<int>& ranks) {
-    constexpr std::size_t kShown = 8;
-    std::vector<int> shown(ranks.begin(), ranks.begin() + std::min(ranks.size(), kShown));
-    std::string text = fmt::format("{}", fmt::join(shown, ", "));
-    if (ranks.size() > kShown) text += fmt::format(" and {} more", ranks.size() - kShown);
-    return text;
-}
 
 int comm_rank(MPI_Comm comm) {
     int rank = 0;
@@ -121,109 +106,6 @@ int comm_size(MPI_Comm comm) {
     int size = 0;
     TRAINRT_MPI_CHECK(MPI_Comm_size(comm, &size));
     return size;
-}
-
-// ---------------------------------------------------------------- collective validation
-
-Parts sorted_parts(const CheckpointState& state) {
-    Parts parts;
-    for (const TensorPart& part : state.tensors()) parts.push_back(&part);
-    std::sort(parts.begin(), parts.end(),
-              [](const TensorPart* a, const TensorPart* b) { return a->name < b->name; });
-    return parts;
-}
-
-// Why this part cannot be written here, or "" when it can.
-std::string part_problem(const TensorPart& part) {
-    const std::size_t dims = part.global_shape.size();
-    if (part.name.empty() || part.name.find('/') != std::string::npos)
-        return fmt::format("tensor name '{}' is empty or contains '/'", part.name);
-    if (part.offset.size() != dims || part.shape.size() != dims)
-        return fmt::format("tensor '{}': offset {} and shape {} do not have the {} dimensions of "
-                           "its global shape {}", part.name, shape_text(part.offset),
-                           shape_text(part.shape), dims, shape_text(part.global_shape));
-    for (std::size_t d = 0; d < dims; ++d) {
-        if (part.shape[d] > part.global_shape[d] ||
-            part.offset[d] > part.global_shape[d] - part.shape[d])
-            return fmt::format("tensor '{}': block at offset {} with shape {} lies outside its "
-                               "global shape {}", part.name, shape_text(part.offset),
-                               shape_text(part.shape), shape_text(part.global_shape));
-    }
-    if (part.replicated && (part.shape != part.global_shape ||
-                            part.offset != Shape(dims, 0)))
-        return fmt::format("replicated tensor '{}' must be given whole", part.name);
-    if (part.data == nullptr && element_count(part.shape) > 0)
-        return fmt::format("tensor '{}' has no data", part.name);
-    return "";
-}
-
-// The first problem with this rank's parts (sorted by name), or "".
-std::string local_problem(const Parts& parts) {
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-        if (i > 0 && parts[i]->name == parts[i - 1]->name)
-            return fmt::format("tensor '{}' is given twice", parts[i]->name);
-        std::string problem = part_problem(*parts[i]);
-        if (!problem.empty()) return problem;
-    }
-    return "";
-}
-
-// What every rank must agree on: names, types, global shapes and replicated flags, in name
-// order. The name is length-prefixed so that no two lists serialise alike.
-std::uint64_t tensor_list_hash(const Parts& parts) {
-    std::string text;
-    for (const TensorPart* part : parts)
-        text += fmt::format("{}:{}:{}:{}:{};", part->name.size(), part->name,
-                            static_cast<int>(part->type), part->replicated ? 1 : 0,
-                            shape_text(part->global_shape));
-    return XXH3_64bits(text.data(), text.size());
-}
-
-// Throws the same CheckpointError on every rank unless all ranks' parts are valid and every
-// rank describes the same tensors. The rank with the bad part names it; the others name it.
-void agree_on_tensors(const Parts& parts, MPI_Comm comm) {
-    const std::string problem = local_problem(parts);
-    const std::array<std::uint64_t, 3> mine{problem.empty() ? 0u : 1u, parts.size(),
-                                            tensor_list_hash(parts)};
-    std::vector<std::uint64_t> all(3 * static_cast<std::size_t>(comm_size(comm)));
-    TRAINRT_MPI_CHECK(MPI_Allgather(mine.data(), 3, MPI_UINT64_T, all.data(), 3, MPI_UINT64_T,
-                                    comm));
-    if (!problem.empty()) throw CheckpointError("checkpoint (shared layout): " + problem);
-    std::vector<int> invalid, differing;
-    for (std::size_t r = 0; r < all.size() / 3; ++r) {
-        if (all[3 * r] != 0) invalid.push_back(static_cast<int>(r));
-        if (all[3 * r + 1] != all[1] || all[3 * r + 2] != all[2])
-            differing.push_back(static_cast<int>(r));
-    }
-    if (!invalid.empty())
-        throw CheckpointError(fmt::format("checkpoint (shared layout): rank(s) {} gave invalid "
-                                          "tensor parts (their error says which)",
-                                          rank_list(invalid)));
-    if (!differing.empty())
-        throw CheckpointError(fmt::format(
-            "checkpoint (shared layout): the ranks describe different tensors (names, types, "
-            "global shapes or replicated flags): rank 0 has {} tensor(s); rank(s) {} differ",
-            all[1], rank_list(differing)));
-}
-
-// Sharded blocks must leave no hole: fill time is NEVER, so an element no rank writes would be
-// garbage that the manifest vouches for. The same block on several ranks (hybrid sharding) is
-// allowed, so the test is that the blocks hold at least as many elements as the tensor.
-void check_coverage(const Parts& parts, MPI_Comm comm) {
-    std::vector<std::uint64_t> mine, total(parts.size());
-    for (const TensorPart* part : parts)
-        mine.push_back(part->replicated ? 0 : element_count(part->shape));
-    TRAINRT_MPI_CHECK(MPI_Allreduce(mine.data(), total.data(), static_cast<int>(mine.size()),
-                                    MPI_UINT64_T, MPI_SUM, comm));
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-        const TensorPart& part = *parts[i];
-        const std::uint64_t needed = element_count(part.global_shape);
-        if (!part.replicated && total[i] < needed)
-            throw CheckpointError(fmt::format(
-                "checkpoint (shared layout): the ranks' blocks of tensor '{}' hold {} elements, "
-                "fewer than the {} of its global shape {}: part of it would be unwritten",
-                part.name, total[i], needed, shape_text(part.global_shape)));
-    }
 }
 
 // ---------------------------------------------------------------- the parallel file
@@ -408,9 +290,7 @@ private:
 
 RankWrite SharedFileWriter::write(const CheckpointState& state, const std::string& dir,
                                   const Context& /*context: the communicator says who we are*/) {
-    const Parts parts = sorted_parts(state);
-    agree_on_tensors(parts, comm_.get());
-    check_coverage(parts, comm_.get());
+    const Parts parts = sorted_parts(state);  // validated by the manager (validate.hpp)
     const std::string path = dir + "/" + kDataFile;
     write_data_file(path, parts, options_, comm_.get(), *peers_);
     // After our own close: flushes the pages this rank wrote; the agreement says all are durable.

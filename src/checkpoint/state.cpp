@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "trainrt/checkpoint.hpp"
+#include "checkpoint/validate.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt {
@@ -31,11 +32,7 @@ const char* tensor_type_name(TensorType type) {
     return "unknown";
 }
 
-std::uint64_t TensorPart::elements() const {
-    std::uint64_t count = 1;
-    for (std::uint64_t d : shape) count *= d;
-    return count;
-}
+std::uint64_t TensorPart::elements() const { return checkpoint::element_count(shape); }
 
 std::uint64_t TensorPart::bytes() const { return elements() * tensor_type_size(type); }
 

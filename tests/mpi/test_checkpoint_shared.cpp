@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "checkpoint/layout.hpp"
+#include "checkpoint/validate.hpp"
+#include "comm/mpi_communicator.hpp"
 #include "h5/h5.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/checkpoint.hpp"
@@ -323,8 +325,8 @@ TEST_CASE("shared layout: tensor lists that differ across ranks fail on every ra
         if (last) state.replicated<float>("extra", extra, {2});
         else state.sharded<float>("extra", extra, {2}, {0}, {2});
     }
-    auto writer = make_shared_file_writer(test_options());
-    CHECK_THROWS_AS(writer->write(state, dir.path(), world_context()), CheckpointError);
+    // The one validation every save passes before a layout writes (checkpoint/validate.hpp).
+    CHECK_THROWS_AS(validate_state(state, *comm::make_world_communicator()), CheckpointError);
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK_FALSE(storage::path_exists(dir.path() + "/data.h5"));  // refused before creating
 }
@@ -336,8 +338,7 @@ TEST_CASE("shared layout: the mismatch message names the differing ranks", "[sha
     CheckpointState state = make_state(buffers);
     const std::vector<float> extra{1.0f};
     if (world_rank() == world_size() - 1) state.replicated<float>("extra", extra, {1});
-    auto writer = make_shared_file_writer(test_options());
-    CHECK_THROWS_WITH(writer->write(state, dir.path(), world_context()),
+    CHECK_THROWS_WITH(validate_state(state, *comm::make_world_communicator()),
                       Contains("describe different tensors") &&
                           Contains(std::to_string(world_size() - 1)));
 }
@@ -349,8 +350,7 @@ TEST_CASE("shared layout: sharded blocks that leave a hole fail on every rank", 
     const std::uint64_t rows = static_cast<std::uint64_t>(world_size()) + 1;
     CheckpointState state;
     state.sharded<double>("holey", row, {rows, 2}, {0, 0}, {1, 2});
-    auto writer = make_shared_file_writer(test_options());
-    CHECK_THROWS_WITH(writer->write(state, dir.path(), world_context()),
+    CHECK_THROWS_WITH(validate_state(state, *comm::make_world_communicator()),
                       Contains("holey") && Contains("unwritten"));
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK_FALSE(storage::path_exists(dir.path() + "/data.h5"));
