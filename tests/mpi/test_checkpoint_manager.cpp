@@ -41,10 +41,12 @@
 #include "checkpoint/manifest.hpp"
 #include "checkpoint/reader.hpp"
 #include "checkpoint/schema_check.hpp"
+#include "checkpoint/validate.hpp"
 #include "comm/mpi_communicator.hpp"
 #include "trainrt/checkpoint.hpp"
 #include "trainrt/context.hpp"
 #include "trainrt/error.hpp"
+#include "mpi_support.hpp"
 
 using namespace trainrt;
 using namespace trainrt::checkpoint;
@@ -54,60 +56,21 @@ namespace fs = std::filesystem;
 
 namespace {
 
-int my_rank() {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    return rank;
-}
+using testing::barrier;
+int my_rank() { return testing::world_rank(); }
+int n_ranks() { return testing::world_size(); }
 
-int n_ranks() {
-    int size = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    return size;
-}
-
-void barrier() { MPI_Barrier(MPI_COMM_WORLD); }
-
-// A fresh run directory seen by every rank: rank 0 creates it and broadcasts its name, and
-// removes it once every rank is done with it.
-class RunDir {
+// A fresh run directory seen by every rank (testing::SharedDir).
+class RunDir : public testing::SharedDir {
 public:
-    RunDir() {
-        std::array<char, 4096> name{};
-        if (my_rank() == 0) {
-            const char* base = std::getenv("TMPDIR");
-            std::string pattern = std::string(base && *base ? base : "/tmp") + "/trainrt-ckpt-XXXXXX";
-            if (::mkdtemp(pattern.data()) != nullptr) pattern.copy(name.data(), name.size() - 1);
-        }
-        MPI_Bcast(name.data(), static_cast<int>(name.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
-        path_ = name.data();
-        REQUIRE_FALSE(path_.empty());
-        barrier();
-    }
-    ~RunDir() {
-        barrier();
-        std::error_code ignored;
-        if (my_rank() == 0) fs::remove_all(path_, ignored);
-    }
-    RunDir(const RunDir&) = delete;
-    RunDir& operator=(const RunDir&) = delete;
-    const std::string& path() const { return path_; }
-    std::string checkpoints() const { return checkpoints_dir(path_); }
+    RunDir() : SharedDir("trainrt-ckpt") {}
+    std::string checkpoints() const { return checkpoints_dir(path()); }
     std::string checkpoint(std::int64_t iteration) const {
         return checkpoints() + "/" + checkpoint_name(iteration);
     }
-
-private:
-    std::string path_;
 };
 
-Context context_for(const std::string& run_dir) {
-    Context context;
-    context.world_rank = my_rank();
-    context.world_size = n_ranks();
-    context.run_dir = run_dir;
-    return context;
-}
+Context context_for(const std::string& run_dir) { return testing::world_context(run_dir); }
 
 CheckpointOptions options_for(const std::string& layout, RetentionPolicy retention = {},
                               bool async = false) {
@@ -146,55 +109,10 @@ std::vector<std::string> names_of(std::initializer_list<std::int64_t> iterations
 
 // ------------------------------------------------------------------ tensors as functions
 
-std::uint64_t count_of(const Shape& shape) {
-    std::uint64_t count = 1;
-    for (std::uint64_t extent : shape) count *= extent;
-    return count;
-}
-
-// Exactly representable in every type it is stored as (f32 up to 2^22 in quarter steps).
-template <class T> T value_at(int id, std::uint64_t flat, int seed) {
-    if constexpr (std::is_same_v<T, std::uint8_t>)
-        return static_cast<std::uint8_t>((id * 31 + flat * 7 + static_cast<std::uint64_t>(seed) * 13) % 251);
-    else if constexpr (std::is_same_v<T, std::int32_t>)
-        return -static_cast<std::int32_t>(id * 100000 + seed * 1000 + static_cast<std::int64_t>(flat));
-    else if constexpr (std::is_same_v<T, std::int64_t>) {
-        const std::int64_t v = (std::int64_t{id + 1} << 40) + seed * 1000 + static_cast<std::int64_t>(flat);
-        return flat % 2 ? -v : v;
-    } else
-        return static_cast<T>(0.25 * (id * 10000.0 + seed * 1000.0 + static_cast<double>(flat)) - 3.0);
-}
-
-// The block [offset, offset + shape) of tensor `id`, row-major.
-template <class T>
-std::vector<T> expected_block(int id, int seed, const Shape& global, const Shape& offset,
-                              const Shape& shape) {
-    const std::size_t dims = global.size();
-    const std::uint64_t total = count_of(shape);
-    std::vector<T> values;
-    values.reserve(total);
-    std::vector<std::uint64_t> index(dims, 0);
-    for (std::uint64_t i = 0; i < total; ++i) {
-        std::uint64_t flat = 0;
-        for (std::size_t d = 0; d < dims; ++d) flat = flat * global[d] + offset[d] + index[d];
-        values.push_back(value_at<T>(id, flat, seed));
-        for (std::size_t d = dims; d-- > 0;) {
-            if (++index[d] < shape[d]) break;
-            index[d] = 0;
-        }
-    }
-    return values;
-}
-
-template <class F> void with_type(TensorType type, F&& f) {
-    switch (type) {
-        case TensorType::f32: f(float{}); break;
-        case TensorType::f64: f(double{}); break;
-        case TensorType::i32: f(std::int32_t{}); break;
-        case TensorType::i64: f(std::int64_t{}); break;
-        case TensorType::u8: f(std::uint8_t{}); break;
-    }
-}
+using testing::expected_block;
+using testing::value_at;
+using testing::with_type;
+std::uint64_t count_of(const Shape& shape) { return element_count(shape); }
 
 // One tensor of the test state: replicated, or split along `split_dim` with sizes[r] on rank r.
 struct Spec {

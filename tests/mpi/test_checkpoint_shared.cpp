@@ -21,6 +21,7 @@
 #include "storage/posix.hpp"
 #include "trainrt/checkpoint.hpp"
 #include "trainrt/error.hpp"
+#include "mpi_support.hpp"
 
 using namespace trainrt;
 using namespace trainrt::checkpoint;
@@ -28,53 +29,13 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-int world_rank() {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    return rank;
-}
+using testing::world_rank;
+using testing::world_size;
+Context world_context() { return testing::world_context(); }
 
-int world_size() {
-    int size = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    return size;
-}
-
-Context world_context() {
-    Context context;
-    context.world_rank = world_rank();
-    context.world_size = world_size();
-    return context;
-}
-
-// A fresh directory seen by every rank: rank 0 creates it and broadcasts its name; rank 0
-// removes it once every rank is done with it.
-class SharedTempDir {
-public:
-    SharedTempDir() {
-        std::array<char, 4096> name{};
-        if (world_rank() == 0) {
-            const char* base = std::getenv("TMPDIR");
-            std::string pattern = std::string(base && *base ? base : "/tmp") +
-                                  "/trainrt-shared-XXXXXX";
-            REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-            pattern.copy(name.data(), name.size() - 1);
-        }
-        MPI_Bcast(name.data(), static_cast<int>(name.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
-        path_ = name.data();
-        MPI_Barrier(MPI_COMM_WORLD);
-    }
-    ~SharedTempDir() {
-        MPI_Barrier(MPI_COMM_WORLD);
-        std::error_code ignored;
-        if (world_rank() == 0) std::filesystem::remove_all(path_, ignored);
-    }
-    SharedTempDir(const SharedTempDir&) = delete;
-    SharedTempDir& operator=(const SharedTempDir&) = delete;
-    const std::string& path() const { return path_; }
-
-private:
-    std::string path_;
+// A fresh directory seen by every rank (testing::SharedDir).
+struct SharedTempDir : testing::SharedDir {
+    SharedTempDir() : SharedDir("trainrt-shared") {}
 };
 
 // Rows [start, start + count) of `rows` for `rank`: the first rows % size ranks get one more.

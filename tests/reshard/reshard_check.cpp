@@ -33,6 +33,7 @@
 #include "comm/mpi_communicator.hpp"
 #include "trainrt/checkpoint.hpp"
 #include "trainrt/context.hpp"
+#include "mpi_support.hpp"
 
 using namespace trainrt;
 using namespace trainrt::checkpoint;
@@ -68,51 +69,12 @@ const std::vector<Tensor>& tensors() {
     return all;
 }
 
-std::uint64_t count_of(const Shape& shape) {
-    std::uint64_t count = 1;
-    for (std::uint64_t extent : shape) count *= extent;
-    return count;
-}
-
-template <class T> T value_at(int id, std::uint64_t flat, std::int64_t seed) {
-    const std::int64_t i = static_cast<std::int64_t>(flat);
-    if constexpr (std::is_same_v<T, std::uint8_t>)
-        return static_cast<std::uint8_t>((id * 31 + i * 7 + seed * 13) % 251);
-    else if constexpr (std::is_same_v<T, std::int32_t>)
-        return static_cast<std::int32_t>(-(id * 100000 + seed * 1000 + i));
-    else if constexpr (std::is_same_v<T, std::int64_t>)
-        return ((std::int64_t{id} << 40) + seed * 1000 + i) * (i % 2 ? -1 : 1);
-    else
-        return static_cast<T>(0.25 * static_cast<double>(id * 10000 + seed * 1000 + i) - 3.0);
-}
+using testing::with_type;
+std::uint64_t count_of(const Shape& shape) { return element_count(shape); }
 
 template <class T>
-std::vector<T> expected_block(const Tensor& t, std::int64_t seed, const Shape& offset,
-                              const Shape& shape) {
-    const std::size_t dims = t.global.size();
-    std::vector<T> values;
-    values.reserve(count_of(shape));
-    std::vector<std::uint64_t> index(dims, 0);
-    for (std::uint64_t i = 0, n = count_of(shape); i < n; ++i) {
-        std::uint64_t flat = 0;
-        for (std::size_t d = 0; d < dims; ++d) flat = flat * t.global[d] + offset[d] + index[d];
-        values.push_back(value_at<T>(t.id, flat, seed));
-        for (std::size_t d = dims; d-- > 0;) {
-            if (++index[d] < shape[d]) break;
-            index[d] = 0;
-        }
-    }
-    return values;
-}
-
-template <class F> void with_type(TensorType type, F&& f) {
-    switch (type) {
-        case TensorType::f32: f(float{}); break;
-        case TensorType::f64: f(double{}); break;
-        case TensorType::i32: f(std::int32_t{}); break;
-        case TensorType::i64: f(std::int64_t{}); break;
-        case TensorType::u8: f(std::uint8_t{}); break;
-    }
+std::vector<T> expected_block(const Tensor& t, std::int64_t seed, const Shape& offset, const Shape& shape) {
+    return testing::expected_block<T>(t.id, seed, t.global, offset, shape);
 }
 
 struct Block {

@@ -18,6 +18,9 @@ TRAINRT_BUILD=${TRAINRT_BUILD:-$TRAINRT_SRC/build}
 TRAINRT=${TRAINRT:-$TRAINRT_BUILD/trainrt}
 TRAINRT_SLURM_DIR=${TRAINRT_SLURM_DIR:-/tmp/trainrt-slurm}
 export TRAINRT_SRC TRAINRT_BUILD TRAINRT TRAINRT_SLURM_DIR
+# The helpers every suite shares (rows, rows_reached, rank_pid, require_data, $WORK); this suite
+# fails fast (fail below) and owns $WORK's clean-up (slurm_setup's exit trap).
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 
 TEST_NAME=$(basename "${BASH_SOURCE[1]:-$0}" .sh)
 TEST_TMP=""
@@ -76,7 +79,7 @@ slurm_setup() {
     idle|mixed|allocated|completing) ;;
     *) fail "node localhost is '$state', not usable" ;;
   esac
-  TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/trainrt-$TEST_NAME.XXXXXX")
+  TEST_TMP=$WORK  # slurmd's tasks write there too
   chmod 0755 "$TEST_TMP"
   log "cluster up (node $state), SLURM_CONF=$SLURM_CONF, tmp $TEST_TMP"
 }
@@ -254,14 +257,10 @@ task_pid() {
   fail "no trainrt task $rank of job $job within 60 s"
 }
 
-# rows RUN: result rows so far; wait_rows RUN N [LIMIT]: until there are at least N.
-rows() { if [[ -s "$1/result.jsonl" ]]; then wc -l <"$1/result.jsonl"; else echo 0; fi; }
+# wait_rows RUN N [LIMIT]: until there are at least N result rows (common.sh's rows_reached);
+# fails the test after LIMIT (120) seconds.
 wait_rows() {
-  local deadline=$((SECONDS + ${3:-120}))
-  until (($(rows "$1") >= $2)); do
-    ((SECONDS < deadline)) || fail "$1/result.jsonl has $(rows "$1") rows after ${3:-120}s, waited for $2"
-    sleep 0.1
-  done
+  rows_reached "$1" "$2" "${3:-120}" || fail "$1/result.jsonl has $(rows "$1") rows after ${3:-120}s, waited for $2"
 }
 
 # wait_start RUN RESTART: until events.jsonl has a start event with that restart count.
