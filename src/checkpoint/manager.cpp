@@ -14,7 +14,6 @@
 #include "checkpoint/reader.hpp"
 #include "checkpoint/state_access.hpp"
 #include "comm/strings.hpp"
-#include "h5/h5.hpp"
 #include "storage/posix.hpp"
 #include "storage/run_dir.hpp"
 #include "trainrt/error.hpp"
@@ -340,7 +339,6 @@ SaveReport CheckpointManager::save(const CheckpointState& state, std::int64_t it
     flight->state = StateAccess::deep_copy(state, m.host_copy);
     Impl::InFlight* raw = flight.get();
     flight->thread = std::thread([&m, raw] {
-        std::lock_guard<std::mutex> hdf5(h5::library_mutex());
         try {
             raw->written = m.write_local(raw->state, raw->name);
         } catch (const std::exception& e) {
