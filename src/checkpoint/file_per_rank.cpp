@@ -24,13 +24,13 @@ bool writes_part(const TensorPart& part, int rank) { return !part.replicated || 
 
 void write_part(hid_t file, const TensorPart& part) {
     std::vector<hsize_t> shape(part.shape.begin(), part.shape.end());
-    h5::Handle space(TRAINRT_H5(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr),
-                                part.name), H5Sclose);
-    h5::Handle create(TRAINRT_H5(H5Pcreate(H5P_DATASET_CREATE), part.name), H5Pclose);
+    h5::Dataspace space(TRAINRT_H5(
+        H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr), part.name));
+    h5::PropertyList create(TRAINRT_H5(H5Pcreate(H5P_DATASET_CREATE), part.name));
     TRAINRT_H5(H5Pset_fill_time(create.get(), H5D_FILL_TIME_NEVER), part.name);
-    h5::Handle dataset(TRAINRT_H5(H5Dcreate2(file, dataset_path(part.name).c_str(),
-                                             file_type(part.type), space.get(), H5P_DEFAULT,
-                                             create.get(), H5P_DEFAULT), part.name), H5Dclose);
+    h5::Dataset dataset(TRAINRT_H5(H5Dcreate2(file, dataset_path(part.name).c_str(),
+                                              file_type(part.type), space.get(), H5P_DEFAULT,
+                                              create.get(), H5P_DEFAULT), part.name));
     if (part.elements() > 0)
         TRAINRT_H5(H5Dwrite(dataset.get(), memory_type(part.type), H5S_ALL, H5S_ALL, H5P_DEFAULT,
                             part.data), part.name);
@@ -44,12 +44,12 @@ void write_part(hid_t file, const TensorPart& part) {
 // on device" and never inside HDF5 (whose 1.10 close path crashes at exit after a failed flush,
 // HDFFV-11052); and the file's XXH3-64 comes from memory, with no read-back. The cost is one
 // host copy of the rank's state while it is written.
-h5::Handle create_in_memory(std::uint64_t expected_bytes) {
-    h5::Handle fapl(TRAINRT_H5(H5Pcreate(H5P_FILE_ACCESS), "core fapl"), H5Pclose);
+h5::File create_in_memory(std::uint64_t expected_bytes) {
+    h5::PropertyList fapl(TRAINRT_H5(H5Pcreate(H5P_FILE_ACCESS), "core fapl"));
     const std::size_t increment = static_cast<std::size_t>(expected_bytes + (1 << 20));
     TRAINRT_H5(H5Pset_fapl_core(fapl.get(), increment, false), "core fapl");
-    return {TRAINRT_H5(H5Fcreate("trainrt-checkpoint-image", H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
-                       "in-memory checkpoint file"), H5Fclose};
+    return h5::File(TRAINRT_H5(H5Fcreate("trainrt-checkpoint-image", H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
+                               "in-memory checkpoint file"));
 }
 
 // The file's bytes, in a buffer that is not zeroed first (it is about the size of the state).
@@ -97,7 +97,7 @@ public:
         const std::string file_name = fmt::format("rank_{:05d}.h5", rank);
         FileImage image;
         {
-            h5::Handle file = create_in_memory(bytes);
+            h5::File file = create_in_memory(bytes);
             write_root_attributes(file.get(), context);
             h5::create_group(file.get(), "tensors");
             for (std::size_t i = 0; i < mine.size(); ++i) {

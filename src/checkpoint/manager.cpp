@@ -16,7 +16,6 @@
 #include "checkpoint/validate.hpp"
 #include "comm/agreement.hpp"
 #include "comm/strings.hpp"
-#include "h5/h5.hpp"
 #include "storage/posix.hpp"
 #include "runlog/clock.hpp"
 #include "trainrt/error.hpp"
@@ -302,7 +301,6 @@ SaveReport CheckpointManager::save(const CheckpointState& state, std::int64_t it
     flight->state = StateAccess::deep_copy(state, m.host_copy);
     Impl::InFlight* raw = flight.get();
     flight->thread = std::thread([&m, raw] {
-        std::lock_guard<std::mutex> hdf5(h5::library_mutex());
         raw->failure = attempt_checkpoint([&] { raw->written = m.write_local(raw->state, raw->name); });
     });
     m.in_flight = std::move(flight);

@@ -39,8 +39,8 @@ bool overlap(const checkpoint::PartEntry& part, const Shape& offset, const Shape
 void read_overlap(const std::string& dir, const checkpoint::PartEntry& part, TensorType type,
                   const Shape& offset, const Shape& shape, const Shape& start, const Shape& count,
                   void* out) {
-    h5::Handle file = h5::open_file(dir + "/" + part.file, false);
-    h5::Handle dataset = h5::open_dataset(file.get(), part.dataset);
+    h5::File file = h5::open_file(dir + "/" + part.file, false);
+    h5::Dataset dataset = h5::open_dataset(file.get(), part.dataset);
     const int rank = static_cast<int>(shape.size());
     std::vector<hsize_t> file_start(rank), memory_start(rank), counts(count.begin(), count.end());
     std::vector<hsize_t> memory_dims(shape.begin(), shape.end());
@@ -48,9 +48,9 @@ void read_overlap(const std::string& dir, const checkpoint::PartEntry& part, Ten
         file_start[d] = start[d] - part.offset[d];
         memory_start[d] = start[d] - offset[d];
     }
-    h5::Handle file_space = h5::dataset_space(dataset.get());
-    h5::Handle memory_space(TRAINRT_H5(H5Screate_simple(rank, memory_dims.data(), nullptr), part.dataset),
-                            H5Sclose);
+    h5::Dataspace file_space = h5::dataset_space(dataset.get());
+    h5::Dataspace memory_space(
+        TRAINRT_H5(H5Screate_simple(rank, memory_dims.data(), nullptr), part.dataset));
     if (rank > 0) {
         TRAINRT_H5(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, file_start.data(), nullptr,
                                        counts.data(), nullptr), part.dataset);

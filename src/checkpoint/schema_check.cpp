@@ -14,8 +14,8 @@ namespace trainrt::checkpoint {
 namespace {
 
 Shape read_shape_attribute(hid_t object, const std::string& name) {
-    h5::Handle attribute(TRAINRT_H5(H5Aopen(object, name.c_str(), H5P_DEFAULT), name), H5Aclose);
-    h5::Handle space(TRAINRT_H5(H5Aget_space(attribute.get()), name), H5Sclose);
+    h5::Attribute attribute(TRAINRT_H5(H5Aopen(object, name.c_str(), H5P_DEFAULT), name));
+    h5::Dataspace space(TRAINRT_H5(H5Aget_space(attribute.get()), name));
     hssize_t count = TRAINRT_H5(H5Sget_simple_extent_npoints(space.get()), name);
     std::vector<std::int64_t> values(static_cast<std::size_t>(count));
     if (count > 0) TRAINRT_H5(H5Aread(attribute.get(), H5T_NATIVE_INT64, values.data()), name);
@@ -43,15 +43,15 @@ void check_part(hid_t file, const std::string& path, const std::string& tensor_n
         problems.push_back(fmt::format("{}: dataset missing", where));
         return;
     }
-    h5::Handle dataset = h5::open_dataset(file, part.dataset);
+    h5::Dataset dataset = h5::open_dataset(file, part.dataset);
     std::vector<hsize_t> dims = h5::dataset_shape(dataset.get());
     Shape stored(dims.begin(), dims.end());
     const bool whole = tensor.parts.size() == 1 && part.shape == tensor.global_shape;
     if (stored != part.shape && !(whole && stored == tensor.global_shape))
         problems.push_back(fmt::format("{}: shape [{}], the manifest says [{}]", where,
                                        fmt::join(stored, ", "), fmt::join(part.shape, ", ")));
-    h5::Handle type(TRAINRT_H5(H5Dget_type(dataset.get()), where), H5Tclose);
-    if (H5Tequal(type.get(), file_type(tensor.type)) <= 0)
+    h5::Datatype type(TRAINRT_H5(H5Dget_type(dataset.get()), where));
+    if (h5::locked([&] { return H5Tequal(type.get(), file_type(tensor.type)); }) <= 0)
         problems.push_back(fmt::format("{}: stored type is not {}", where, tensor_type_name(tensor.type)));
     if (read_shape_attribute(dataset.get(), "global_shape") != tensor.global_shape)
         problems.push_back(fmt::format("{}: global_shape attribute differs from the manifest for '{}'",
@@ -72,7 +72,7 @@ std::vector<std::string> schema_problems(const std::string& checkpoint_dir, cons
     for (const auto& [file_name, parts] : by_file) {
         const std::string path = checkpoint_dir + "/" + file_name;
         try {
-            h5::Handle file = h5::open_file(path, false);
+            h5::File file = h5::open_file(path, false);
             check_root(file.get(), path, manifest, problems);
             for (const auto& [tensor_name, part] : parts)
                 check_part(file.get(), path, tensor_name, manifest.tensors.at(tensor_name), *part, problems);

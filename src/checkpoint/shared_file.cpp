@@ -73,24 +73,19 @@ private:
 // at shutdown (HDFFV-11052, fixed in 1.14.1). Only failed saves leave a file open.
 class ParallelFile {
 public:
-    ParallelFile() = default;
-    ~ParallelFile() {
-        if (id_ >= 0) H5Fclose(id_);
-    }
-    ParallelFile(const ParallelFile&) = delete;
-    ParallelFile& operator=(const ParallelFile&) = delete;
-    hid_t get() const { return id_; }
+    hid_t get() const { return file_.get(); }
     void create(const std::string& path, hid_t fapl) {
-        id_ = TRAINRT_H5(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), path);
+        file_ = h5::File(
+            TRAINRT_H5(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), path));
     }
     void close(const std::string& path) {
-        hid_t id = std::exchange(id_, -1);
+        const hid_t id = file_.release();
         TRAINRT_H5(H5Fclose(id), path);
     }
-    void abandon() { id_ = -1; }
+    void abandon() { file_.release(); }
 
 private:
-    hid_t id_ = -1;
+    h5::File file_;  // closed on destruction unless closed or abandoned
 };
 
 std::vector<hsize_t> to_hsize(const Shape& shape) { return {shape.begin(), shape.end()}; }
@@ -112,8 +107,8 @@ int comm_size(MPI_Comm comm) {
 
 // ROMIO hints: striping only takes effect when the file is created (Lustre), collective
 // buffering so that a few aggregators write large stripe-aligned pieces.
-h5::Handle parallel_access_props(const LayoutOptions& options, MPI_Comm comm) {
-    h5::Handle fapl = h5::file_access_props();  // file locking off
+h5::PropertyList parallel_access_props(const LayoutOptions& options, MPI_Comm comm) {
+    h5::PropertyList fapl = h5::file_access_props();  // file locking off
     MpiInfo hints;
     if (options.stripe_count > 0) hints.set("striping_factor", std::to_string(options.stripe_count));
     if (options.stripe_size > 0) hints.set("striping_unit", std::to_string(options.stripe_size));
@@ -130,52 +125,50 @@ h5::Handle parallel_access_props(const LayoutOptions& options, MPI_Comm comm) {
 
 // Contiguous, allocated at creation (parallel HDF5 requires it), never pre-filled: every
 // element is written by the collective transfer that follows.
-h5::Handle dataset_create_props() {
-    h5::Handle dcpl(TRAINRT_H5(H5Pcreate(H5P_DATASET_CREATE), "dataset properties"), H5Pclose);
+h5::PropertyList dataset_create_props() {
+    h5::PropertyList dcpl(TRAINRT_H5(H5Pcreate(H5P_DATASET_CREATE), "dataset properties"));
     TRAINRT_H5(H5Pset_layout(dcpl.get(), H5D_CONTIGUOUS), "contiguous layout");
     TRAINRT_H5(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), "early allocation");
     TRAINRT_H5(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), "no fill");
     return dcpl;
 }
 
-h5::Handle collective_transfer_props() {
-    h5::Handle dxpl(TRAINRT_H5(H5Pcreate(H5P_DATASET_XFER), "transfer properties"), H5Pclose);
+h5::PropertyList collective_transfer_props() {
+    h5::PropertyList dxpl(TRAINRT_H5(H5Pcreate(H5P_DATASET_XFER), "transfer properties"));
     TRAINRT_H5(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "collective transfer");
     return dxpl;
 }
 
 // An empty shape is a scalar.
-h5::Handle make_space(const Shape& shape, const std::string& what) {
+h5::Dataspace make_space(const Shape& shape, const std::string& what) {
     if (shape.empty())
-        return {TRAINRT_H5(H5Screate(H5S_SCALAR), what), H5Sclose};
+        return h5::Dataspace(TRAINRT_H5(H5Screate(H5S_SCALAR), what));
     std::vector<hsize_t> dims = to_hsize(shape);
-    return {TRAINRT_H5(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
-                       what),
-            H5Sclose};
+    return h5::Dataspace(
+        TRAINRT_H5(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), what));
 }
 
-h5::Handle create_tensor_dataset(hid_t group, const TensorPart& part, hid_t dcpl) {
-    h5::Handle space = make_space(part.global_shape, part.name);
-    h5::Handle dataset(TRAINRT_H5(H5Dcreate2(group, part.name.c_str(), file_type(part.type),
-                                             space.get(), H5P_DEFAULT, dcpl, H5P_DEFAULT),
-                                  dataset_path(part.name)),
-                       H5Dclose);
+h5::Dataset create_tensor_dataset(hid_t group, const TensorPart& part, hid_t dcpl) {
+    h5::Dataspace space = make_space(part.global_shape, part.name);
+    h5::Dataset dataset(TRAINRT_H5(H5Dcreate2(group, part.name.c_str(), file_type(part.type),
+                                              space.get(), H5P_DEFAULT, dcpl, H5P_DEFAULT),
+                                   dataset_path(part.name)));
     h5::write_attribute(dataset.get(), "replicated", std::int64_t{part.replicated ? 1 : 0});
     write_shape_attribute(dataset.get(), "global_shape", part.global_shape);
     return dataset;
 }
 
 struct Selection {
-    h5::Handle memory;
-    h5::Handle file;
+    h5::Dataspace memory;
+    h5::Dataspace file;
 };
 
 // What this rank transfers: its block, or nothing (a replicated tensor off rank 0, an empty
 // block). Both spaces select the same number of elements, as H5Dwrite requires.
 Selection select_block(hid_t dataset, const TensorPart& part, bool writes) {
-    h5::Handle file = h5::dataset_space(dataset);
+    h5::Dataspace file = h5::dataset_space(dataset);
     if (!writes || element_count(part.shape) == 0) {
-        h5::Handle memory = make_space({}, part.name);
+        h5::Dataspace memory = make_space({}, part.name);
         TRAINRT_H5(H5Sselect_none(file.get()), part.name);
         TRAINRT_H5(H5Sselect_none(memory.get()), part.name);
         return {std::move(memory), std::move(file)};
@@ -190,9 +183,9 @@ Selection select_block(hid_t dataset, const TensorPart& part, bool writes) {
 }
 
 // Collective: one dataset per tensor, in name order, with its attributes.
-std::vector<h5::Handle> create_datasets(hid_t group, const Parts& parts) {
-    h5::Handle dcpl = dataset_create_props();
-    std::vector<h5::Handle> datasets;
+std::vector<h5::Dataset> create_datasets(hid_t group, const Parts& parts) {
+    h5::PropertyList dcpl = dataset_create_props();
+    std::vector<h5::Dataset> datasets;
     for (const TensorPart* part : parts)
         datasets.push_back(create_tensor_dataset(group, *part, dcpl.get()));
     return datasets;
@@ -222,12 +215,12 @@ void write_root_attributes(hid_t file, int world_size) {
 // closed when it returns, before the file (MPI-IO files close "semi": not with objects open).
 void write_contents(hid_t file, const Parts& parts, MPI_Comm comm) {
     write_root_attributes(file, comm_size(comm));
-    h5::Handle group = h5::create_group(file, "tensors");
-    const std::vector<h5::Handle> datasets = create_datasets(group.get(), parts);
+    h5::Group group = h5::create_group(file, "tensors");
+    const std::vector<h5::Dataset> datasets = create_datasets(group.get(), parts);
     // All metadata reaches the file before any data: a data write that then fails (disk full)
     // leaves nothing dirty, so HDF5 can still close the file at shutdown.
     TRAINRT_H5(H5Fflush(file, H5F_SCOPE_GLOBAL), "metadata of data.h5");
-    h5::Handle dxpl = collective_transfer_props();
+    h5::PropertyList dxpl = collective_transfer_props();
     const int rank = comm_rank(comm);
     for (std::size_t i = 0; i < parts.size(); ++i) {
         if (i == parts.size() / 2) fault_point("mid_data", rank);
@@ -239,7 +232,7 @@ void write_contents(hid_t file, const Parts& parts, MPI_Comm comm) {
 // rank failed, abandons the file on every rank and throws on every rank.
 void write_data_file(const std::string& path, const Parts& parts, const LayoutOptions& options,
                      MPI_Comm comm, Communicator& peers) {
-    h5::Handle fapl = parallel_access_props(options, comm);
+    h5::PropertyList fapl = parallel_access_props(options, comm);
     ParallelFile file;
     try {
         comm::agree(peers, comm::attempt([&] { file.create(path, fapl.get()); }), "creating " + path);

@@ -40,7 +40,7 @@ Split read_split(const std::string& dir, const std::string& prefix) {
 
 void write_split(hid_t file, const std::string& name, const Split& split,
                  const std::string& source_prefix) {
-    h5::Handle group = h5::create_group(file, name);
+    h5::Group group = h5::create_group(file, name);
     std::vector<hsize_t> image_shape(split.images.dims.begin(), split.images.dims.end());
     h5::write_dataset(group.get(), "images", H5T_NATIVE_UINT8, image_shape,
                       split.images.values.data());
@@ -59,7 +59,7 @@ ImportSummary import_fashion_mnist(const std::string& from_dir, const std::strin
     if (!parent.empty()) storage::make_dirs(parent);
     std::string temporary = fmt::format("{}.tmp.{}", out, ::getpid());
     try {
-        h5::Handle file = h5::create_file(temporary);
+        h5::File file = h5::create_file(temporary);
         h5::write_attribute(file.get(), "format", kDatasetFormat);
         h5::write_attribute(file.get(), "format_version", kDatasetFormatVersion);
         h5::write_attribute(file.get(), "name", "fashion-mnist");

@@ -46,9 +46,9 @@ std::vector<std::uint64_t> rank_indices(const std::vector<std::uint64_t>& order,
 namespace {
 
 struct SplitFile {
-    h5::Handle file;
-    h5::Handle images;
-    h5::Handle labels;
+    h5::File file;
+    h5::Dataset images;
+    h5::Dataset labels;
     std::vector<hsize_t> image_shape;
 };
 
@@ -111,14 +111,13 @@ void select_rows(hid_t space, const std::vector<std::uint64_t>& rows,
 // Reads `rows` (sorted, unique) into `out`, row after row.
 void read_rows(hid_t dataset, const std::vector<std::uint64_t>& rows,
                const std::vector<hsize_t>& shape, std::uint8_t* out) {
-    h5::Handle file_space = h5::dataset_space(dataset);
+    h5::Dataspace file_space = h5::dataset_space(dataset);
     select_rows(file_space.get(), rows, shape);
     std::vector<hsize_t> memory_shape(shape);
     memory_shape[0] = rows.size();
-    h5::Handle memory_space(
+    h5::Dataspace memory_space(
         TRAINRT_H5(H5Screate_simple(static_cast<int>(memory_shape.size()), memory_shape.data(),
-                                    nullptr), ""),
-        H5Sclose);
+                                    nullptr), ""));
     TRAINRT_H5(H5Dread(dataset, H5T_NATIVE_UINT8, memory_space.get(), file_space.get(),
                        H5P_DEFAULT, out), "rows");
 }

@@ -1,6 +1,6 @@
 #include "h5/h5.hpp"
 
-#include <mutex>
+#include <algorithm>
 #include <vector>
 
 #include <fmt/format.h>
@@ -29,45 +29,37 @@ std::string summarize(const std::vector<std::string>& frames) {
 
 }  // namespace
 
-std::mutex& library_mutex() {
-    static std::mutex mutex;
+namespace detail {
+
+std::recursive_mutex& api_mutex() {
+    static std::recursive_mutex mutex;
     return mutex;
 }
 
+}  // namespace detail
+
 void init_library() {
-    static std::once_flag once;
-    std::call_once(once, [] {
+    locked([] {
+        static bool done = false;  // guarded by the lock
+        if (done) return;
         H5open();
         H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+        done = true;
     });
 }
 
 void throw_error(const char* call, const std::string& what) {
     std::vector<std::string> frames;
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect_error, &frames);
-    H5Eclear2(H5E_DEFAULT);
+    locked([&] {
+        H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect_error, &frames);
+        return H5Eclear2(H5E_DEFAULT);
+    });
     throw H5Error(fmt::format("HDF5 call {} failed{}: {}", call,
                               what.empty() ? "" : " (" + what + ")",
                               frames.empty() ? "no HDF5 error stack" : summarize(frames)));
 }
 
-Handle& Handle::operator=(Handle&& other) noexcept {
-    if (this != &other) {
-        reset();
-        id_ = other.id_;
-        closer_ = other.closer_;
-        other.id_ = -1;
-    }
-    return *this;
-}
-
-hid_t Handle::release() noexcept {
-    hid_t id = id_;
-    id_ = -1;
-    return id;
-}
-
-void close_file(Handle& file, const std::string& path) {
+void close_file(File& file, const std::string& path) {
     try {
         TRAINRT_H5(H5Fflush(file.get(), H5F_SCOPE_LOCAL), path);
         TRAINRT_H5(H5Fclose(file.get()), path);
@@ -78,50 +70,41 @@ void close_file(Handle& file, const std::string& path) {
     file.release();
 }
 
-void Handle::reset() noexcept {
-    if (id_ >= 0 && closer_ != nullptr) closer_(id_);
-    id_ = -1;
-}
-
-Handle file_access_props() {
+PropertyList file_access_props() {
     init_library();
-    Handle fapl(TRAINRT_H5(H5Pcreate(H5P_FILE_ACCESS), ""), H5Pclose);
+    PropertyList fapl(TRAINRT_H5(H5Pcreate(H5P_FILE_ACCESS), ""));
     TRAINRT_H5(H5Pset_file_locking(fapl.get(), false, true), "");
     return fapl;
 }
 
-Handle create_file(const std::string& path) {
-    Handle fapl = file_access_props();
-    return {TRAINRT_H5(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), path),
-            H5Fclose};
+File create_file(const std::string& path) {
+    PropertyList fapl = file_access_props();
+    return File(TRAINRT_H5(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), path));
 }
 
-Handle open_file(const std::string& path, bool writable) {
-    Handle fapl = file_access_props();
+File open_file(const std::string& path, bool writable) {
+    PropertyList fapl = file_access_props();
     unsigned flags = writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY;
-    return {TRAINRT_H5(H5Fopen(path.c_str(), flags, fapl.get()), path), H5Fclose};
+    return File(TRAINRT_H5(H5Fopen(path.c_str(), flags, fapl.get()), path));
 }
 
-Handle create_group(hid_t parent, const std::string& name) {
-    return {TRAINRT_H5(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                       name),
-            H5Gclose};
+Group create_group(hid_t parent, const std::string& name) {
+    return Group(TRAINRT_H5(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                            name));
 }
 
-Handle open_group(hid_t parent, const std::string& name) {
-    return {TRAINRT_H5(H5Gopen2(parent, name.c_str(), H5P_DEFAULT), name), H5Gclose};
+Group open_group(hid_t parent, const std::string& name) {
+    return Group(TRAINRT_H5(H5Gopen2(parent, name.c_str(), H5P_DEFAULT), name));
 }
 
-Handle open_dataset(hid_t parent, const std::string& name) {
-    return {TRAINRT_H5(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name), H5Dclose};
+Dataset open_dataset(hid_t parent, const std::string& name) {
+    return Dataset(TRAINRT_H5(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name));
 }
 
-Handle dataset_space(hid_t dataset) {
-    return {TRAINRT_H5(H5Dget_space(dataset), ""), H5Sclose};
-}
+Dataspace dataset_space(hid_t dataset) { return Dataspace(TRAINRT_H5(H5Dget_space(dataset), "")); }
 
 std::vector<hsize_t> dataset_shape(hid_t dataset) {
-    Handle space = dataset_space(dataset);
+    Dataspace space = dataset_space(dataset);
     int rank = TRAINRT_H5(H5Sget_simple_extent_ndims(space.get()), "");
     std::vector<hsize_t> shape(static_cast<std::size_t>(rank));
     TRAINRT_H5(H5Sget_simple_extent_dims(space.get(), shape.data(), nullptr), "");
@@ -134,48 +117,57 @@ bool exists(hid_t parent, const std::string& name) {
 
 void write_dataset(hid_t parent, const std::string& name, hid_t mem_type,
                    const std::vector<hsize_t>& shape, const void* data) {
-    Handle space(TRAINRT_H5(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr),
-                            name),
-                 H5Sclose);
-    Handle dataset(TRAINRT_H5(H5Dcreate2(parent, name.c_str(), mem_type, space.get(), H5P_DEFAULT,
-                                         H5P_DEFAULT, H5P_DEFAULT),
-                              name),
-                   H5Dclose);
+    Dataspace space(TRAINRT_H5(
+        H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr), name));
+    Dataset dataset(TRAINRT_H5(H5Dcreate2(parent, name.c_str(), mem_type, space.get(), H5P_DEFAULT,
+                                          H5P_DEFAULT, H5P_DEFAULT),
+                               name));
     TRAINRT_H5(H5Dwrite(dataset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
 }
 
 void write_attribute(hid_t object, const std::string& name, const std::string& value) {
-    Handle type(TRAINRT_H5(H5Tcopy(H5T_C_S1), name), H5Tclose);
+    Datatype type(TRAINRT_H5(H5Tcopy(H5T_C_S1), name));
     TRAINRT_H5(H5Tset_size(type.get(), std::max<std::size_t>(1, value.size())), name);
-    Handle space(TRAINRT_H5(H5Screate(H5S_SCALAR), name), H5Sclose);
-    Handle attribute(TRAINRT_H5(H5Acreate2(object, name.c_str(), type.get(), space.get(),
-                                           H5P_DEFAULT, H5P_DEFAULT),
-                                name),
-                     H5Aclose);
+    Dataspace space(TRAINRT_H5(H5Screate(H5S_SCALAR), name));
+    Attribute attribute(TRAINRT_H5(H5Acreate2(object, name.c_str(), type.get(), space.get(),
+                                              H5P_DEFAULT, H5P_DEFAULT),
+                                   name));
     TRAINRT_H5(H5Awrite(attribute.get(), type.get(), value.empty() ? "" : value.data()), name);
 }
 
 void write_attribute(hid_t object, const std::string& name, std::int64_t value) {
-    Handle space(TRAINRT_H5(H5Screate(H5S_SCALAR), name), H5Sclose);
-    Handle attribute(TRAINRT_H5(H5Acreate2(object, name.c_str(), H5T_STD_I64LE, space.get(),
-                                           H5P_DEFAULT, H5P_DEFAULT),
-                                name),
-                     H5Aclose);
+    Dataspace space(TRAINRT_H5(H5Screate(H5S_SCALAR), name));
+    Attribute attribute(TRAINRT_H5(H5Acreate2(object, name.c_str(), H5T_STD_I64LE, space.get(),
+                                              H5P_DEFAULT, H5P_DEFAULT),
+                                   name));
     TRAINRT_H5(H5Awrite(attribute.get(), H5T_NATIVE_INT64, &value), name);
 }
 
+namespace {
+
+// The string's size, or 0 when `type` is not a fixed-length string.
+std::size_t fixed_string_size(hid_t type) {
+    return locked([type]() -> std::size_t {
+        if (H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) > 0) return 0;
+        return H5Tget_size(type);
+    });
+}
+
+}  // namespace
+
 std::string read_string_attribute(hid_t object, const std::string& name) {
-    Handle attribute(TRAINRT_H5(H5Aopen(object, name.c_str(), H5P_DEFAULT), name), H5Aclose);
-    Handle type(TRAINRT_H5(H5Aget_type(attribute.get()), name), H5Tclose);
-    if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) > 0)
+    Attribute attribute(TRAINRT_H5(H5Aopen(object, name.c_str(), H5P_DEFAULT), name));
+    Datatype type(TRAINRT_H5(H5Aget_type(attribute.get()), name));
+    const std::size_t size = fixed_string_size(type.get());
+    if (size == 0)
         throw H5Error(fmt::format("HDF5 attribute '{}' is not a fixed-length string", name));
-    std::string value(H5Tget_size(type.get()), '\0');
+    std::string value(size, '\0');
     TRAINRT_H5(H5Aread(attribute.get(), type.get(), value.data()), name);
     return value.substr(0, value.find('\0'));
 }
 
 std::int64_t read_int_attribute(hid_t object, const std::string& name) {
-    Handle attribute(TRAINRT_H5(H5Aopen(object, name.c_str(), H5P_DEFAULT), name), H5Aclose);
+    Attribute attribute(TRAINRT_H5(H5Aopen(object, name.c_str(), H5P_DEFAULT), name));
     std::int64_t value = 0;
     TRAINRT_H5(H5Aread(attribute.get(), H5T_NATIVE_INT64, &value), name);
     return value;

@@ -1,65 +1,102 @@
 #pragma once
-// Small RAII layer over the HDF5 C API. Every HDF5 call goes through h5::check, which turns a
-// failure into an H5Error holding the call and HDF5's own error stack. Files are opened with
-// file locking off (flock fails on many Lustre/NFS mounts; trainrt's commits never rely on it).
+// Small RAII layer over the HDF5 C API. Every HDF5 call goes through TRAINRT_H5 (or h5::locked
+// for calls whose result is not negative-on-error), which turns a failure into an H5Error
+// holding the call and HDF5's own error stack. Files are opened with file locking off (flock
+// fails on many Lustre/NFS mounts; trainrt's commits never rely on it).
+//
+// Thread safety: Debian's (parallel) HDF5 is not built thread-safe, and trainrt uses HDF5 from
+// two threads (the async checkpoint writer and the training thread). As HDF5's own thread-safe
+// build does, every call made through this layer runs under one process-wide recursive lock,
+// and a failed call's error stack (global in HDF5) is read before that lock is released. So
+// callers never lock; an HDF5 call made outside this layer is a bug.
 #include <hdf5.h>
 
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace trainrt::h5 {
 
-// Debian's (parallel) HDF5 is not built thread-safe: a thread that uses HDF5 while another may
-// (the async checkpoint writer) holds this lock around its HDF5 work.
-std::mutex& library_mutex();
+namespace detail {
+// Only for locked() and the owners below: no other code takes it.
+std::recursive_mutex& api_mutex();
+}  // namespace detail
+
+// Runs `call` (one or more HDF5 calls) under trainrt's HDF5 lock and returns its result.
+template <class Call> decltype(auto) locked(Call&& call) {
+    std::lock_guard<std::recursive_mutex> lock(detail::api_mutex());
+    return std::forward<Call>(call)();
+}
 
 // Silences HDF5's automatic error printing once per process (errors become exceptions).
 void init_library();
 
+// Throws H5Error for `call` with HDF5's error stack, which it then clears. Takes the lock, but
+// only a caller that held it since the failed call gets that call's stack: use TRAINRT_H5.
 [[noreturn]] void throw_error(const char* call, const std::string& what);
 
-template <class T> T check(T result, const char* call, const std::string& what = "") {
-    if (result < 0) throw_error(call, what);
+// Runs `call` under the lock; a negative result throws H5Error, the lock still held.
+template <class Call> auto checked(Call&& call, const char* text, const std::string& what) {
+    std::lock_guard<std::recursive_mutex> lock(detail::api_mutex());
+    auto result = std::forward<Call>(call)();
+    if (result < 0) throw_error(text, what);
     return result;
 }
-#define TRAINRT_H5(call, what) ::trainrt::h5::check((call), #call, (what))
+#define TRAINRT_H5(call, what) ::trainrt::h5::checked([&] { return (call); }, #call, (what))
 
-// Move-only owner of one hid_t; closes it with the matching H5*close. Never throws on close.
-class Handle {
+// Move-only owner of one HDF5 id of the kind that `Close` closes (File, Dataset, ...), so an id
+// cannot be closed with the wrong function. Closes under the lock; never throws.
+template <herr_t (*Close)(hid_t)> class Id {
 public:
-    using Closer = herr_t (*)(hid_t);
-    Handle() = default;
-    Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
-    ~Handle() { reset(); }
-    Handle(Handle&& other) noexcept : id_(other.id_), closer_(other.closer_) { other.id_ = -1; }
-    Handle& operator=(Handle&& other) noexcept;
-    Handle(const Handle&) = delete;
-    Handle& operator=(const Handle&) = delete;
+    Id() = default;
+    explicit Id(hid_t id) : id_(id) {}
+    ~Id() { reset(); }
+    Id(Id&& other) noexcept : id_(std::exchange(other.id_, -1)) {}
+    Id& operator=(Id&& other) noexcept {
+        if (this != &other) {
+            reset();
+            id_ = std::exchange(other.id_, -1);
+        }
+        return *this;
+    }
+    Id(const Id&) = delete;
+    Id& operator=(const Id&) = delete;
     hid_t get() const { return id_; }
-    void reset() noexcept;
+    // A failed close is not reported here (destructors, cleanup after an error); close_file does.
+    void reset() noexcept {
+        if (id_ >= 0) locked([this] { return Close(id_); });
+        id_ = -1;
+    }
     // Forgets the id without closing it. After a failed write, HDF5 1.10's H5Fclose can fail and
     // keep a dangling id that crashes the process at exit (HDFFV-11052): such a file is left for
     // the library to close at exit instead.
-    hid_t release() noexcept;
+    hid_t release() noexcept { return std::exchange(id_, -1); }
 
 private:
     hid_t id_ = -1;
-    Closer closer_ = nullptr;
 };
 
-Handle file_access_props();  // fapl: no locking, latest-compatible format
-Handle create_file(const std::string& path);  // truncates
-Handle open_file(const std::string& path, bool writable);
+using File = Id<H5Fclose>;
+using Group = Id<H5Gclose>;
+using Dataset = Id<H5Dclose>;
+using Dataspace = Id<H5Sclose>;
+using Datatype = Id<H5Tclose>;
+using Attribute = Id<H5Aclose>;
+using PropertyList = Id<H5Pclose>;
+
+PropertyList file_access_props();  // fapl: no locking, latest-compatible format
+File create_file(const std::string& path);  // truncates
+File open_file(const std::string& path, bool writable);
 // Flushes and closes `file`, throwing H5Error when either fails (e.g. no space left), so a write
 // is never taken as complete when its last bytes did not reach the file. On failure the id is
-// released, not closed (see Handle::release).
-void close_file(Handle& file, const std::string& path);
-Handle create_group(hid_t parent, const std::string& name);
-Handle open_group(hid_t parent, const std::string& name);
-Handle open_dataset(hid_t parent, const std::string& name);
-Handle dataset_space(hid_t dataset);
+// released, not closed (see Id::release).
+void close_file(File& file, const std::string& path);
+Group create_group(hid_t parent, const std::string& name);
+Group open_group(hid_t parent, const std::string& name);
+Dataset open_dataset(hid_t parent, const std::string& name);
+Dataspace dataset_space(hid_t dataset);
 std::vector<hsize_t> dataset_shape(hid_t dataset);
 bool exists(hid_t parent, const std::string& name);
 

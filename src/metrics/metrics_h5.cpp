@@ -5,6 +5,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "h5/h5.hpp"
 #include "storage/posix.hpp"
@@ -26,10 +27,10 @@ std::size_t row_bytes(const TableSchema& schema) {
     return bytes;
 }
 
-h5::Handle row_type(const TableSchema& schema) {
+h5::Datatype row_type(const TableSchema& schema) {
     const std::size_t size = row_bytes(schema);
-    h5::Handle type(TRAINRT_H5(H5Tcreate(H5T_COMPOUND, size > 0 ? size : 1), "metrics row"), H5Tclose);
-    h5::Handle text(TRAINRT_H5(H5Tcopy(H5T_C_S1), ""), H5Tclose);
+    h5::Datatype type(TRAINRT_H5(H5Tcreate(H5T_COMPOUND, size > 0 ? size : 1), "metrics row"));
+    h5::Datatype text(TRAINRT_H5(H5Tcopy(H5T_C_S1), ""));
     TRAINRT_H5(H5Tset_size(text.get(), tag_bytes), "");
     std::size_t offset = 0;
     for (const Column& column : schema.columns()) {
@@ -69,34 +70,42 @@ std::vector<char> pack(const TableSchema& schema, const std::vector<FlatRow>& ro
     return buffer;
 }
 
-h5::Handle latest_format_fapl() {
-    h5::Handle fapl = h5::file_access_props();
+h5::PropertyList latest_format_fapl() {
+    h5::PropertyList fapl = h5::file_access_props();
     TRAINRT_H5(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), "");
     return fapl;
 }
 
 ColumnKind kind_of_member(hid_t type, unsigned index) {
-    h5::Handle member(TRAINRT_H5(H5Tget_member_type(type, index), ""), H5Tclose);
-    if (H5Tget_class(member.get()) == H5T_STRING) return ColumnKind::text;
-    return H5Tget_class(member.get()) == H5T_INTEGER ? ColumnKind::integer : ColumnKind::real;
+    h5::Datatype member(TRAINRT_H5(H5Tget_member_type(type, index), ""));
+    const H5T_class_t type_class = h5::locked([&] { return H5Tget_class(member.get()); });
+    if (type_class == H5T_STRING) return ColumnKind::text;
+    return type_class == H5T_INTEGER ? ColumnKind::integer : ColumnKind::real;
+}
+
+// The name of member `index` of a compound type ("" when HDF5 gives none).
+std::string member_name(hid_t type, unsigned index) {
+    return h5::locked([&] {
+        std::unique_ptr<char, herr_t (*)(void*)> name(H5Tget_member_name(type, index), H5free_memory);
+        return std::string(name ? name.get() : "");
+    });
 }
 
 TableSchema schema_of(hid_t dataset) {
-    h5::Handle type(TRAINRT_H5(H5Dget_type(dataset), "metrics"), H5Tclose);
+    h5::Datatype type(TRAINRT_H5(H5Dget_type(dataset), "metrics"));
     std::vector<Column> columns;
     const int members = TRAINRT_H5(H5Tget_nmembers(type.get()), "metrics");
-    for (unsigned i = 0; i < static_cast<unsigned>(members); ++i) {
-        char* name = H5Tget_member_name(type.get(), i);
-        columns.push_back({name != nullptr ? name : "", kind_of_member(type.get(), i)});
-        H5free_memory(name);
-    }
+    for (unsigned i = 0; i < static_cast<unsigned>(members); ++i)
+        columns.push_back({member_name(type.get(), i), kind_of_member(type.get(), i)});
     return TableSchema(std::move(columns));
 }
 
 }  // namespace
 
 struct MetricsH5::Handles {
-    h5::Handle file, dataset, type;
+    h5::File file;
+    h5::Dataset dataset;
+    h5::Datatype type;
     std::size_t row_bytes = 0;
     std::vector<char> chunk;  // the last chunk's rows as in the file: appended whole, unconverted
 };
@@ -108,9 +117,9 @@ void load_last_chunk(MetricsH5::Handles& handles, std::uint64_t rows) {
     handles.chunk.assign(handles.row_bytes * chunk_rows, 0);
     const hsize_t start = rows - rows % chunk_rows, count = rows % chunk_rows;
     if (count == 0) return;
-    h5::Handle file_space = h5::dataset_space(handles.dataset.get());
+    h5::Dataspace file_space = h5::dataset_space(handles.dataset.get());
     TRAINRT_H5(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), "");
-    h5::Handle memory(TRAINRT_H5(H5Screate_simple(1, &count, nullptr), ""), H5Sclose);
+    h5::Dataspace memory(TRAINRT_H5(H5Screate_simple(1, &count, nullptr), ""));
     TRAINRT_H5(H5Dread(handles.dataset.get(), handles.type.get(), memory.get(), file_space.get(), H5P_DEFAULT,
                        handles.chunk.data()), "metrics.h5: last rows");
 }
@@ -142,9 +151,9 @@ std::unique_ptr<MetricsH5> MetricsH5::open_matching(const std::string& path, con
     if (!storage::path_exists(path)) return nullptr;
     try {
         auto handles = std::make_unique<Handles>();
-        h5::Handle fapl = latest_format_fapl();
-        handles->file = {TRAINRT_H5(H5Fopen(path.c_str(), H5F_ACC_RDWR | H5F_ACC_SWMR_WRITE, fapl.get()), path),
-                         H5Fclose};
+        h5::PropertyList fapl = latest_format_fapl();
+        handles->file = h5::File(
+            TRAINRT_H5(H5Fopen(path.c_str(), H5F_ACC_RDWR | H5F_ACC_SWMR_WRITE, fapl.get()), path));
         handles->dataset = h5::open_dataset(handles->file.get(), table_name);
         if (!(schema_of(handles->dataset.get()) == schema) ||
             h5::dataset_shape(handles->dataset.get()).at(0) != rows)
@@ -166,12 +175,12 @@ void write_table(hid_t file, const TableSchema& schema, const std::vector<Row>& 
     flat.reserve(rows.size());
     for (const Row& row : rows) flat.push_back(flatten(row));
     const hsize_t count = rows.size(), unlimited = H5S_UNLIMITED;
-    h5::Handle space(TRAINRT_H5(H5Screate_simple(1, &count, &unlimited), ""), H5Sclose);
-    h5::Handle dcpl(TRAINRT_H5(H5Pcreate(H5P_DATASET_CREATE), ""), H5Pclose);
+    h5::Dataspace space(TRAINRT_H5(H5Screate_simple(1, &count, &unlimited), ""));
+    h5::PropertyList dcpl(TRAINRT_H5(H5Pcreate(H5P_DATASET_CREATE), ""));
     TRAINRT_H5(H5Pset_chunk(dcpl.get(), 1, &chunk_rows), "");
-    h5::Handle type = row_type(schema);
-    h5::Handle dataset(TRAINRT_H5(H5Dcreate2(file, table_name, type.get(), space.get(), H5P_DEFAULT,
-                                             dcpl.get(), H5P_DEFAULT), "metrics.h5: /metrics"), H5Dclose);
+    h5::Datatype type = row_type(schema);
+    h5::Dataset dataset(TRAINRT_H5(H5Dcreate2(file, table_name, type.get(), space.get(), H5P_DEFAULT,
+                                              dcpl.get(), H5P_DEFAULT), "metrics.h5: /metrics"));
     const std::vector<char> packed = pack(schema, flat);
     if (count > 0)
         TRAINRT_H5(H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()),
@@ -187,9 +196,9 @@ std::unique_ptr<MetricsH5> MetricsH5::rebuild(const std::string& path, const Tab
                                               const std::vector<Row>& rows) {
     const std::string temporary = path + ".rebuild";
     {
-        h5::Handle fapl = latest_format_fapl();
-        h5::Handle file(TRAINRT_H5(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), temporary),
-                        H5Fclose);
+        h5::PropertyList fapl = latest_format_fapl();
+        h5::File file(
+            TRAINRT_H5(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), temporary));
         write_table(file.get(), schema, rows);
         h5::close_file(file, temporary);
     }
@@ -204,11 +213,10 @@ std::unique_ptr<MetricsH5> MetricsH5::rebuild(const std::string& path, const Tab
 std::string metrics_h5_problem(const std::string& path) {
     if (!storage::path_exists(path)) return path + " does not exist";
     try {
-        std::lock_guard<std::mutex> hdf5(h5::library_mutex());
-        h5::Handle fapl = h5::file_access_props();
-        h5::Handle file(TRAINRT_H5(H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl.get()), path),
-                        H5Fclose);
-        h5::Handle dataset = h5::open_dataset(file.get(), table_name);
+        h5::PropertyList fapl = h5::file_access_props();
+        h5::File file(
+            TRAINRT_H5(H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl.get()), path));
+        h5::Dataset dataset = h5::open_dataset(file.get(), table_name);
         schema_of(dataset.get());
         return "";
     } catch (const Error& error) {

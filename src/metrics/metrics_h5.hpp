@@ -5,7 +5,6 @@
 // holds every row that was flushed; append() returns after its row was flushed to the file.
 // The table's layout never changes in place: a row that does not fit is handled by rebuild()
 // (temporary file + rename) from result.jsonl, the run's log of record.
-// Callers hold h5::library_mutex() (an async checkpoint may use HDF5 on another thread).
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -2,11 +2,8 @@
 
 #include <unistd.h>
 
-#include <mutex>
-
 #include <fmt/format.h>
 
-#include "h5/h5.hpp"
 #include "runlog/run_files.hpp"
 #include "storage/posix.hpp"
 
@@ -15,10 +12,7 @@ namespace trainrt::metrics {
 MetricsTables::MetricsTables(const std::string& run_dir)
     : run_dir_(run_dir), csv_(runlog::path_in(run_dir, runlog::kProgressCsv)) {}
 
-MetricsTables::~MetricsTables() {
-    std::lock_guard<std::mutex> hdf5(h5::library_mutex());
-    h5_.reset();
-}
+MetricsTables::~MetricsTables() = default;
 
 std::vector<std::string> MetricsTables::reconcile(const std::vector<Row>& rows) {
     std::vector<std::string> warnings;
@@ -26,7 +20,6 @@ std::vector<std::string> MetricsTables::reconcile(const std::vector<Row>& rows) 
     arranger_.forget();
     csv_.reconcile(schema_, rows);
     const std::string path = runlog::path_in(run_dir_, runlog::kMetricsH5);
-    std::lock_guard<std::mutex> hdf5(h5::library_mutex());
     h5_.reset();
     if (rows.empty()) {
         ::unlink(path.c_str());  // rows of a start that never got past its first report
@@ -45,7 +38,6 @@ std::vector<std::string> MetricsTables::reconcile(const std::vector<Row>& rows) 
 void MetricsTables::append(const Row& row) {
     if (!h5_ || !arranger_.arrange(schema_, row, arranged_)) return rebuild_from_log();
     csv_.append(arranged_);
-    std::lock_guard<std::mutex> hdf5(h5::library_mutex());
     h5_->append(arranged_);
 }
 
@@ -54,7 +46,6 @@ void MetricsTables::rebuild_from_log() {
     schema_ = TableSchema(rows);
     arranger_.forget();
     csv_.rewrite(schema_, rows);
-    std::lock_guard<std::mutex> hdf5(h5::library_mutex());
     h5_.reset();
     h5_ = MetricsH5::rebuild(runlog::path_in(run_dir_, runlog::kMetricsH5), schema_, rows);
 }

@@ -9,7 +9,6 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
-#include <mutex>
 
 #include <fmt/format.h>
 
@@ -18,7 +17,6 @@
 #include "data/shard.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
-#include "h5/h5.hpp"
 #include "runlog/events.hpp"
 #include "runlog/run_files.hpp"
 
@@ -197,7 +195,6 @@ DatasetShard SessionImpl::dataset_shard(const std::string& split, std::uint64_t 
     request.shuffle = split == "train" && config_.get_bool("data.shuffle");
     request.seed = static_cast<std::uint64_t>(config_.get_int("run.seed"));
     request.epoch = epoch;
-    std::lock_guard<std::mutex> hdf5(h5::library_mutex());  // an async save may be writing
     return data::read_shard(request);
 }
 

@@ -111,7 +111,7 @@ LayoutOptions test_options() {
 }
 
 template <class T> std::vector<T> read_whole(hid_t file, const std::string& name, hid_t type) {
-    h5::Handle dataset = h5::open_dataset(file, dataset_path(name));
+    h5::Dataset dataset = h5::open_dataset(file, dataset_path(name));
     std::uint64_t count = 1;
     for (hsize_t extent : h5::dataset_shape(dataset.get())) count *= extent;
     std::vector<T> values(count);
@@ -120,8 +120,8 @@ template <class T> std::vector<T> read_whole(hid_t file, const std::string& name
 }
 
 std::vector<std::int64_t> read_shape_attribute(hid_t object, const std::string& name) {
-    h5::Handle attribute(TRAINRT_H5(H5Aopen(object, name.c_str(), H5P_DEFAULT), name), H5Aclose);
-    h5::Handle space(TRAINRT_H5(H5Aget_space(attribute.get()), name), H5Sclose);
+    h5::Attribute attribute(TRAINRT_H5(H5Aopen(object, name.c_str(), H5P_DEFAULT), name));
+    h5::Dataspace space(TRAINRT_H5(H5Aget_space(attribute.get()), name));
     std::vector<std::int64_t> values(
         static_cast<std::size_t>(TRAINRT_H5(H5Sget_simple_extent_npoints(space.get()), name)));
     if (!values.empty())
@@ -133,10 +133,10 @@ std::vector<std::int64_t> read_shape_attribute(hid_t object, const std::string& 
 void check_dataset(hid_t file, const std::string& name, hid_t file_type, bool replicated,
                    const std::vector<std::int64_t>& global_shape) {
     INFO("dataset " << dataset_path(name));
-    h5::Handle dataset = h5::open_dataset(file, dataset_path(name));
-    h5::Handle type(TRAINRT_H5(H5Dget_type(dataset.get()), name), H5Tclose);
+    h5::Dataset dataset = h5::open_dataset(file, dataset_path(name));
+    h5::Datatype type(TRAINRT_H5(H5Dget_type(dataset.get()), name));
     CHECK(H5Tequal(type.get(), file_type) > 0);
-    h5::Handle dcpl(TRAINRT_H5(H5Dget_create_plist(dataset.get()), name), H5Pclose);
+    h5::PropertyList dcpl(TRAINRT_H5(H5Dget_create_plist(dataset.get()), name));
     CHECK(H5Pget_layout(dcpl.get()) == H5D_CONTIGUOUS);
     H5D_fill_time_t fill_time{};
     TRAINRT_H5(H5Pget_fill_time(dcpl.get(), &fill_time), name);
@@ -148,7 +148,7 @@ void check_dataset(hid_t file, const std::string& name, hid_t file_type, bool re
 }
 
 void check_file_contents(const std::string& path) {
-    h5::Handle file = h5::open_file(path, false);
+    h5::File file = h5::open_file(path, false);
     CHECK(h5::read_string_attribute(file.get(), "format") == "trainrt-checkpoint-data");
     CHECK(h5::read_int_attribute(file.get(), "format_version") == 1);
     CHECK(h5::read_string_attribute(file.get(), "layout") == "shared");
@@ -174,7 +174,7 @@ void check_file_contents(const std::string& path) {
           std::vector<std::int64_t>{kStep});
 
     // H5Pset_alignment: datasets at least `alignment` bytes long start on a multiple of it.
-    h5::Handle weights_dataset = h5::open_dataset(file.get(), dataset_path("weights"));
+    h5::Dataset weights_dataset = h5::open_dataset(file.get(), dataset_path("weights"));
     CHECK(H5Dget_offset(weights_dataset.get()) % test_options().alignment == 0);
 }
 

@@ -32,9 +32,9 @@ std::string make_dataset(std::size_t count) {
         std::fill_n(images.begin() + i * 6, 6, static_cast<std::uint8_t>(i % 256));
         labels[i] = static_cast<std::uint8_t>(i % 10);
     }
-    h5::Handle file = h5::create_file(path);
+    h5::File file = h5::create_file(path);
     h5::write_attribute(file.get(), "format", data::kDatasetFormat);
-    h5::Handle group = h5::create_group(file.get(), "train");
+    h5::Group group = h5::create_group(file.get(), "train");
     h5::write_dataset(group.get(), "images", H5T_NATIVE_UINT8, {count, 2, 3}, images.data());
     h5::write_dataset(group.get(), "labels", H5T_NATIVE_UINT8, {count}, labels.data());
     return path;

@@ -18,7 +18,7 @@ void read_tensor(hid_t file, const std::string& path, const std::string& name,
         throw WorkloadError(fmt::format("fashion_mlp: init_weights {} has no tensor '{}' "
                                         "(expected float32 of shape [{}])",
                                         path, name, fmt::join(expected, ", ")));
-    h5::Handle dataset = h5::open_dataset(file, name);
+    h5::Dataset dataset = h5::open_dataset(file, name);
     std::vector<hsize_t> shape = h5::dataset_shape(dataset.get());
     if (shape != expected)
         throw WorkloadError(fmt::format("fashion_mlp: init_weights {}: tensor '{}' has shape [{}], "
@@ -33,7 +33,7 @@ void read_tensor(hid_t file, const std::string& path, const std::string& name,
 void load_weights(const std::string& path, Mlp& model) {
     if (!std::filesystem::exists(path))
         throw WorkloadError(fmt::format("fashion_mlp: init_weights file {} does not exist", path));
-    h5::Handle file = h5::open_file(path, false);
+    h5::File file = h5::open_file(path, false);
     for (int l = 0; l < kLayers; ++l) {
         Layer& layer = model.layers()[l];
         hsize_t outputs = layer.outputs, inputs = layer.inputs;
@@ -46,7 +46,7 @@ void load_weights(const std::string& path, Mlp& model) {
 void save_weights(const std::string& path, const Mlp& model) {
     std::string temporary = path + ".tmp";
     {
-        h5::Handle file = h5::create_file(temporary);
+        h5::File file = h5::create_file(temporary);
         h5::write_attribute(file.get(), "format", "trainrt-mlp-weights");
         h5::write_attribute(file.get(), "format_version", std::int64_t{1});
         for (int l = 0; l < kLayers; ++l) {
