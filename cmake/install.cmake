@@ -19,6 +19,11 @@ install(DIRECTORY include/trainrt DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${CMAKE_BINARY_DIR}/generated/trainrt/build_config.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/trainrt)
 install(EXPORT trainrtTargets NAMESPACE trainrt:: DESTINATION ${TRAINRT_CMAKE_DIR})
+# The LibTorch component: its own library and export set (find_package(trainrt COMPONENTS torch)).
+if(TRAINRT_HAS_TORCH)
+  install(TARGETS trainrt_torch EXPORT trainrtTorchTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT trainrtTorchTargets NAMESPACE trainrt:: DESTINATION ${TRAINRT_CMAKE_DIR})
+endif()
 configure_package_config_file(cmake/trainrtConfig.cmake.in
   ${CMAKE_BINARY_DIR}/generated/trainrtConfig.cmake INSTALL_DESTINATION ${TRAINRT_CMAKE_DIR})
 # 0.x: a minor release may change the plugin ABI, so only the same major.minor is compatible.

@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -115,9 +116,20 @@ private:
     bool done_ = false;
 };
 
+// A CollectiveScope, or nothing for a helper thread's communicator.
+class MaybeWatched {
+public:
+    MaybeWatched(bool watched, const char* name) {
+        if (watched) scope_.emplace(name);
+    }
+
+private:
+    std::optional<CollectiveScope> scope_;
+};
+
 class MpiCommunicator final : public Communicator {
 public:
-    explicit MpiCommunicator(MPI_Comm parent) : comm_(parent) {
+    MpiCommunicator(MPI_Comm parent, bool watched) : comm_(parent), watched_(watched) {
         TRAINRT_MPI_CHECK(MPI_Comm_rank(comm_.get(), &rank_));
         TRAINRT_MPI_CHECK(MPI_Comm_size(comm_.get(), &size_));
     }
@@ -127,7 +139,7 @@ public:
 
     using Communicator::allreduce;
     void allreduce(void* data, std::size_t count, DType dtype, ReduceOp op) override {
-        CollectiveScope watched("allreduce");
+        MaybeWatched scope(watched_, "allreduce");
         TRAINRT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, data, checked_count(count), mpi_type(dtype),
                                         mpi_op(op), comm_.get()));
         if (op == ReduceOp::mean && size_ > 1) divide_in_place(data, count, dtype, size_);
@@ -140,17 +152,17 @@ public:
         return work;
     }
     void broadcast(void* data, std::size_t bytes, int root) override {
-        CollectiveScope watched("broadcast");
+        MaybeWatched scope(watched_, "broadcast");
         TRAINRT_MPI_CHECK(MPI_Bcast(data, checked_count(bytes), MPI_BYTE, root, comm_.get()));
     }
     void allgather(const void* send, void* recv, std::size_t bytes_per_rank) override {
         int count = checked_count(bytes_per_rank);
-        CollectiveScope watched("allgather");
+        MaybeWatched scope(watched_, "allgather");
         TRAINRT_MPI_CHECK(
             MPI_Allgather(send, count, MPI_BYTE, recv, count, MPI_BYTE, comm_.get()));
     }
     void barrier() override {
-        CollectiveScope watched("barrier");
+        MaybeWatched scope(watched_, "barrier");
         TRAINRT_MPI_CHECK(MPI_Barrier(comm_.get()));
     }
 
@@ -161,6 +173,7 @@ private:
         return static_cast<int>(count);
     }
     MpiComm comm_;
+    bool watched_;
     int rank_ = 0;
     int size_ = 1;
 };
@@ -168,9 +181,13 @@ private:
 }  // namespace
 
 std::unique_ptr<Communicator> make_mpi_communicator(MPI_Comm parent) {
-    return std::make_unique<MpiCommunicator>(parent);
+    return std::make_unique<MpiCommunicator>(parent, true);
 }
 
 std::unique_ptr<Communicator> make_world_communicator() { return make_mpi_communicator(MPI_COMM_WORLD); }
+
+std::unique_ptr<Communicator> make_helper_communicator() {
+    return std::make_unique<MpiCommunicator>(MPI_COMM_WORLD, false);
+}
 
 }  // namespace trainrt::comm

@@ -29,4 +29,9 @@ std::unique_ptr<Communicator> make_mpi_communicator(MPI_Comm parent);
 // Over every rank of the job (a duplicate of MPI_COMM_WORLD).
 std::unique_ptr<Communicator> make_world_communicator();
 
+// Over every rank of the job, for a helper thread that runs collectives on behalf of another
+// thread: its blocking collectives do not register with the collective watchdog (the thread that
+// waits for their result does; two threads cannot both be "the" blocked collective).
+std::unique_ptr<Communicator> make_helper_communicator();
+
 }  // namespace trainrt::comm

@@ -20,7 +20,10 @@ namespace trainrt::comm {
 MpiRuntime::MpiRuntime(launch::Launcher& launcher) : launcher_(launcher) {
     launcher_.prepare_mpi();
     int provided = 0;
-    TRAINRT_MPI_CHECK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided));
+    // MULTIPLE: a helper thread may serve collectives while the main thread runs its own (the
+    // LibTorch process group's communication thread). Where MPI gives less, such helpers run
+    // their collectives on the caller's thread instead (threads_supported()).
+    TRAINRT_MPI_CHECK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided));
     TRAINRT_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 }
 
@@ -102,6 +105,12 @@ Context build_context(const launch::LaunchInfo& info) {
     context.restart_count = info.restart_count;
     context.launcher = launch::mode_name(info.mode);
     return context;
+}
+
+bool threads_supported() {
+    int provided = MPI_THREAD_SINGLE;
+    TRAINRT_MPI_CHECK(MPI_Query_thread(&provided));
+    return provided >= MPI_THREAD_MULTIPLE;
 }
 
 void abort_job(int exit_code) {

@@ -25,6 +25,9 @@ void verify_world(const launch::LaunchInfo& info, int mpi_rank, int mpi_size);
 // communicator split) and checks local rank/size against the launcher's where it gave them.
 Context build_context(const launch::LaunchInfo& info);
 
+// True when MPI was initialised with MPI_THREAD_MULTIPLE: two threads may call MPI at once.
+bool threads_supported();
+
 // Ends every rank of the job with `exit_code` (MPI_Abort on the world): for an error one rank
 // raised alone, so that no rank waits forever in a collective. Never returns.
 [[noreturn]] void abort_job(int exit_code);

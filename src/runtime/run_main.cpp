@@ -47,8 +47,9 @@ int run_loaded(int argc, const config::Loaded& loaded, const config::WorkloadKey
 }  // namespace
 
 std::string version_line() {
-    return fmt::format("trainrt {} (plugin ABI {}; MPI: MPICH, PMIx, parallel HDF5; CUDA/NCCL: {})",
-                       TRAINRT_VERSION, plugin_abi_version, comm::gpu_build_info());
+    return fmt::format("trainrt {} (plugin ABI {}; MPI: MPICH, PMIx, parallel HDF5; CUDA/NCCL: {}; LibTorch: {})",
+                       TRAINRT_VERSION, plugin_abi_version, comm::gpu_build_info(),
+                       TRAINRT_HAS_TORCH ? "libtrainrt_torch" : "no");
 }
 
 int guarded(const std::function<int()>& body) noexcept {

@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# The build without CUDA/NCCL (-DTRAINRT_WITH_CUDA=OFF: the nocuda/ alternative sources): it
-# configures and builds (trainrt, unit tests) in $TRAINRT_BUILD/no-cuda, `trainrt --version` says
-# CUDA/NCCL: no, the unit tests pass, use_gpu = true is refused with one line and exit 2, and a
+# The build without the optional components (-DTRAINRT_WITH_CUDA=OFF: the nocuda/ alternative
+# sources; -DTRAINRT_WITH_TORCH=OFF: no libtrainrt_torch): it configures and builds (trainrt, unit
+# tests) in $TRAINRT_BUILD/no-cuda, `trainrt --version` says CUDA/NCCL: no and LibTorch: no, the
+# unit tests pass, use_gpu = true is refused with one line and exit 2, and a
 # short CPU training gives bitwise the weights of this (CUDA) build.
 source "$(dirname "$0")/../lib/common.sh"
 require_data
 build=$TRAINRT_BUILD/no-cuda
-cmake -S "$TRAINRT_SRC" -B "$build" -DTRAINRT_WITH_CUDA=OFF >"$WORK/configure.log" 2>&1 \
+cmake -S "$TRAINRT_SRC" -B "$build" -DTRAINRT_WITH_CUDA=OFF -DTRAINRT_WITH_TORCH=OFF >"$WORK/configure.log" 2>&1 \
   || { cat "$WORK/configure.log"; fail "configure without CUDA"; finish; }
 grep -q "CUDA/NCCL path 0" "$WORK/configure.log" && pass "configured without CUDA" || fail "CUDA path not off: $(grep 'CUDA/NCCL path' "$WORK/configure.log")"
+grep -q "LibTorch component 0" "$WORK/configure.log" && pass "configured without LibTorch" || fail "LibTorch not off: $(grep 'LibTorch component' "$WORK/configure.log")"
 cmake --build "$build" -j 2 --target trainrt unit_tests >"$WORK/build.log" 2>&1 \
   || { tail -30 "$WORK/build.log"; fail "build without CUDA"; finish; }
 grep -qiE 'nvcc|\.cu\.o' "$WORK/build.log" && fail "nvcc ran in the no-CUDA build"
-"$build/trainrt" --version | grep -q 'CUDA/NCCL: no)$' && pass "trainrt --version: $("$build/trainrt" --version)" || fail "version: $("$build/trainrt" --version)"
+grep -q 'trainrt_torch' "$WORK/build.log" && fail "libtrainrt_torch was built with TRAINRT_WITH_TORCH=OFF"
+[ ! -e "$build/lib/libtrainrt_torch.so" ] || fail "libtrainrt_torch.so exists in the build without LibTorch"
+"$build/trainrt" --version | grep -q 'CUDA/NCCL: no; LibTorch: no)$' && pass "trainrt --version: $("$build/trainrt" --version)" || fail "version: $("$build/trainrt" --version)"
 "$build/tests/unit_tests" >"$WORK/unit.log" 2>&1 && pass "unit tests pass in the no-CUDA build" || { tail "$WORK/unit.log"; fail "unit tests"; }
 code=0
 "$build/trainrt" --config jobs/fashion_mlp.ini --scaling.use_gpu=true --run.storage_path="$WORK/gpu" 2>"$WORK/gpu.err" || code=$?

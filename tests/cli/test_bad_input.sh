@@ -48,7 +48,7 @@ expect_error bad_max_failures 2 "bad value '-2' for failure.max_failures .*>= -1
   "$TRAINRT" --config $JOB --failure.max_failures=-2
 # use_gpu = true where it cannot work: a build without CUDA says so; a CUDA build on a machine
 # without a GPU (this one) names the missing device. Where a GPU is visible the gpu suite runs it.
-if "$TRAINRT" --version | grep -q 'CUDA/NCCL: no)$'; then
+if "$TRAINRT" --version | grep -q 'CUDA/NCCL: no;'; then
   expect_error gpu_without_cuda 2 "use_gpu=true / scaling.backend=nccl .* needs a trainrt built with CUDA" \
     "$TRAINRT" --config $JOB --scaling.use_gpu=true
 elif ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then

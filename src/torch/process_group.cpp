@@ -1,0 +1,232 @@
+// trainrt::torch::make_process_group: c10d::ProcessGroup over trainrt's MPI communicator.
+#include <ATen/ATen.h>
+#include <torch/csrc/distributed/c10d/Work.hpp>
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "comm/collective_watch.hpp"
+#include "comm/mpi_communicator.hpp"
+#include "comm/mpi_world.hpp"
+#include "trainrt/error.hpp"
+#include "trainrt/torch.hpp"
+
+namespace trainrt::torch {
+namespace {
+
+using Future = c10::ivalue::Future;
+
+c10::intrusive_ptr<Future> tensor_list_future() {
+    return c10::make_intrusive<Future>(c10::ListType::create(c10::TensorType::get()));
+}
+
+// A collective in flight: its future completes (or fails) on the communication thread. wait()
+// rethrows the failure; a wait that blocks is what the collective watchdog sees.
+class CollectiveWork final : public c10d::Work {
+public:
+    CollectiveWork(c10::intrusive_ptr<Future> future, c10d::OpType type, const char* name)
+        : c10d::Work(-1, type), future_(std::move(future)), name_(name) {}
+    bool isCompleted() override { return future_->completed(); }
+    bool isSuccess() const override { return future_->completed() && !future_->hasError(); }
+    std::exception_ptr exception() const override {
+        return future_->completed() && future_->hasError() ? future_->exception_ptr() : nullptr;
+    }
+    std::vector<at::Tensor> result() override { return future_->value().toTensorVector(); }
+    bool wait(std::chrono::milliseconds) override {
+        if (!future_->completed()) {
+            comm::CollectiveScope watched(name_);
+            future_->wait();
+        }
+        if (future_->hasError()) std::rethrow_exception(future_->exception_ptr());
+        return true;
+    }
+    c10::intrusive_ptr<Future> getFuture() override { return future_; }
+
+private:
+    c10::intrusive_ptr<Future> future_;
+    const char* name_;
+};
+
+// Runs collectives in submission order on one thread (every rank submits them in the same order,
+// so they match across ranks).
+class CommThread {
+public:
+    CommThread() : thread_([this] { serve(); }) {}
+    ~CommThread() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stopping_ = true;
+        }
+        ready_.notify_one();
+        thread_.join();
+    }
+    void submit(std::function<void()> task) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            tasks_.push_back(std::move(task));
+        }
+        ready_.notify_one();
+    }
+
+private:
+    void serve() {
+        for (;;) {
+            std::function<void()> task;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                ready_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+                if (tasks_.empty()) return;  // stopping, and nothing left to run
+                task = std::move(tasks_.front());
+                tasks_.pop_front();
+            }
+            task();
+        }
+    }
+    std::mutex mutex_;
+    std::condition_variable ready_;
+    std::deque<std::function<void()>> tasks_;
+    bool stopping_ = false;
+    std::thread thread_;
+};
+
+DType dtype_of_tensor(const at::Tensor& tensor) {
+    switch (tensor.scalar_type()) {
+        case at::kFloat: return DType::f32;
+        case at::kDouble: return DType::f64;
+        case at::kLong: return DType::i64;
+        default: break;
+    }
+    throw CommError(fmt::format("torch process group: allreduce of {} tensors is not supported (float32, "
+                                "float64 or int64)", c10::toString(tensor.scalar_type())));
+}
+
+ReduceOp op_of(const c10d::ReduceOp& op) {
+    switch (op.op_) {
+        case c10d::ReduceOp::SUM: return ReduceOp::sum;
+        case c10d::ReduceOp::AVG: return ReduceOp::mean;
+        case c10d::ReduceOp::MAX: return ReduceOp::max;
+        case c10d::ReduceOp::MIN: return ReduceOp::min;
+        default: break;
+    }
+    throw CommError("torch process group: only SUM, AVG, MAX and MIN reductions are supported");
+}
+
+void check_cpu(const std::vector<at::Tensor>& tensors, const char* what) {
+    for (const at::Tensor& tensor : tensors)
+        if (!tensor.device().is_cpu())
+            throw CommError(fmt::format("torch process group: {} of a {} tensor: this process group "
+                                        "reduces CPU tensors", what, tensor.device().str()));
+}
+
+// Runs `body` on `tensors` in contiguous form (copied back when a tensor was not contiguous).
+void on_contiguous(std::vector<at::Tensor>& tensors, const std::function<void(at::Tensor&)>& body) {
+    for (at::Tensor& tensor : tensors) {
+        at::Tensor work = tensor.is_contiguous() ? tensor : tensor.contiguous();
+        body(work);
+        if (!work.is_same(tensor)) tensor.copy_(work);
+    }
+}
+
+class TrainrtProcessGroup final : public c10d::ProcessGroup {
+public:
+    explicit TrainrtProcessGroup(std::unique_ptr<Communicator> comm, bool threaded)
+        : c10d::ProcessGroup(comm->rank(), comm->size()), comm_(std::move(comm)) {
+        if (threaded) thread_ = std::make_unique<CommThread>();
+    }
+    const std::string getBackendName() const override { return "trainrt"; }
+
+    c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
+                                             const c10d::AllreduceOptions& opts) override {
+        check_cpu(tensors, "allreduce");
+        const ReduceOp op = op_of(opts.reduceOp);
+        for (const at::Tensor& tensor : tensors) dtype_of_tensor(tensor);  // refused before anything starts
+        return run(tensors, c10d::OpType::ALLREDUCE, "torch allreduce", [this, op](std::vector<at::Tensor>& t) {
+            on_contiguous(t, [&](at::Tensor& x) {
+                comm_->allreduce(x.data_ptr(), static_cast<std::size_t>(x.numel()), dtype_of_tensor(x), op);
+            });
+        });
+    }
+    c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
+                                             const c10d::BroadcastOptions& opts) override {
+        check_cpu(tensors, "broadcast");
+        const int root = static_cast<int>(opts.rootRank);
+        return run(tensors, c10d::OpType::BROADCAST, "torch broadcast", [this, root](std::vector<at::Tensor>& t) {
+            on_contiguous(t, [&](at::Tensor& x) { comm_->broadcast(x.data_ptr(), x.nbytes(), root); });
+        });
+    }
+    c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
+                                             std::vector<at::Tensor>& inputs,
+                                             const c10d::AllgatherOptions&) override;
+    c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions&) override {
+        std::vector<at::Tensor> none;
+        return run(none, c10d::OpType::BARRIER, "torch barrier", [this](std::vector<at::Tensor>&) { comm_->barrier(); });
+    }
+
+private:
+    using Body = std::function<void(std::vector<at::Tensor>&)>;
+    c10::intrusive_ptr<c10d::Work> run(std::vector<at::Tensor>& tensors, c10d::OpType type, const char* name, Body body);
+    void gather_into(std::vector<at::Tensor>& outputs, const at::Tensor& input);
+
+    std::unique_ptr<Communicator> comm_;
+    std::unique_ptr<CommThread> thread_;  // null: collectives run on the caller's thread
+};
+
+// Runs `body` on the communication thread (or here) and returns its Work.
+c10::intrusive_ptr<c10d::Work> TrainrtProcessGroup::run(std::vector<at::Tensor>& tensors, c10d::OpType type,
+                                                       const char* name, Body body) {
+    auto future = tensor_list_future();
+    auto task = [future, tensors, body = std::move(body)]() mutable {
+        try {
+            body(tensors);
+            future->markCompleted(c10::IValue(tensors));
+        } catch (...) {
+            future->setError(std::current_exception());
+        }
+    };
+    if (thread_) thread_->submit(std::move(task));
+    else task();
+    return c10::make_intrusive<CollectiveWork>(future, type, name);
+}
+
+void TrainrtProcessGroup::gather_into(std::vector<at::Tensor>& outputs, const at::Tensor& input) {
+    const at::Tensor mine = input.contiguous();
+    const std::size_t bytes = mine.nbytes();
+    if (outputs.size() != static_cast<std::size_t>(getSize()))
+        throw CommError(fmt::format("torch process group: allgather needs {} output tensors, got {}", getSize(),
+                                    outputs.size()));
+    at::Tensor all = at::empty({static_cast<std::int64_t>(bytes) * getSize()}, at::kByte);
+    comm_->allgather(mine.data_ptr(), all.data_ptr(), bytes);
+    for (int r = 0; r < getSize(); ++r)
+        outputs[static_cast<std::size_t>(r)].copy_(
+            all.narrow(0, static_cast<std::int64_t>(bytes) * r, static_cast<std::int64_t>(bytes))
+                .view(mine.scalar_type()).view(mine.sizes()));
+}
+
+c10::intrusive_ptr<c10d::Work> TrainrtProcessGroup::allgather(std::vector<std::vector<at::Tensor>>& outputs,
+                                                             std::vector<at::Tensor>& inputs,
+                                                             const c10d::AllgatherOptions&) {
+    check_cpu(inputs, "allgather");
+    if (inputs.size() != 1 || outputs.size() != 1)
+        throw CommError("torch process group: allgather takes one input tensor and one list of outputs");
+    std::vector<at::Tensor> results = outputs[0];
+    return run(inputs, c10d::OpType::ALLGATHER, "torch allgather", [this, results](std::vector<at::Tensor>& in) mutable {
+        gather_into(results, in[0]);
+    });
+}
+
+}  // namespace
+
+c10::intrusive_ptr<c10d::ProcessGroup> make_process_group() {
+    // On the caller's thread the communicator itself reports to the watchdog; on the helper
+    // thread the waiting caller does (CollectiveWork::wait).
+    const bool threaded = comm::threads_supported();
+    return c10::make_intrusive<TrainrtProcessGroup>(
+        threaded ? comm::make_helper_communicator() : comm::make_world_communicator(), threaded);
+}
+
+}  // namespace trainrt::torch
