@@ -3,6 +3,12 @@
 // target trainrt::torch). Only code that uses LibTorch includes this header and links it: a job
 // that does not never loads LibTorch. In namespace trainrt::torch; LibTorch itself is ::torch.
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/nn/module.h>
+
+#include <cstddef>
+#include <memory>
+
+#include "trainrt/session.hpp"
 
 namespace trainrt::torch {
 
@@ -14,5 +20,44 @@ namespace trainrt::torch {
 // that blocks is seen by the collective watchdog. Backend name: "trainrt". Collective: every rank
 // creates it, in the same order as its other collectives.
 c10::intrusive_ptr<c10d::ProcessGroup> make_process_group();
+
+struct DistributedOptions {
+    double bucket_mb = 2;                 // gradients are averaged in buckets of about this size
+    bool find_unused_parameters = false;  // a parameter without a gradient in a backward pass is
+                                          // averaged as zeros instead of being an error
+};
+
+// PyTorch's DistributedDataParallel (Ray's prepare_model) for a LibTorch module. Construction
+// (collective) broadcasts rank 0's parameters and buffers to every rank. Then, in every
+// loss.backward(), each parameter's gradient is copied into its bucket as soon as autograd has
+// accumulated it (a post-hook on its gradient accumulator); a full bucket's allreduce (average)
+// starts at once on the process group's communication thread, overlapping the rest of backward;
+// when backward ends (an autograd final callback) every bucket is waited for and the averaged
+// gradients are back in each parameter's .grad(). The training loop is unchanged: forward,
+// loss.backward(), optimizer.step(). Buckets follow the reverse order of module->parameters()
+// (the order backward usually produces them). A parameter that got no gradient in a backward is
+// a WorkloadError naming it, unless find_unused_parameters. Every rank must run the same graph.
+class DistributedModule {
+public:
+    DistributedModule(std::shared_ptr<::torch::nn::Module> module, c10::intrusive_ptr<c10d::ProcessGroup> group,
+                      DistributedOptions options = {});
+    ~DistributedModule();
+    DistributedModule(DistributedModule&&) noexcept;
+    DistributedModule& operator=(DistributedModule&&) noexcept;
+    DistributedModule(const DistributedModule&) = delete;
+    DistributedModule& operator=(const DistributedModule&) = delete;
+
+    ::torch::nn::Module& module() const;
+    std::size_t bucket_count() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// The session's DistributedModule: a process group over the job's ranks, buckets of
+// scaling.bucket_mb.
+DistributedModule prepare_model(std::shared_ptr<::torch::nn::Module> module, Session& session,
+                                bool find_unused_parameters = false);
 
 }  // namespace trainrt::torch

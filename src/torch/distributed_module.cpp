@@ -1,0 +1,204 @@
+// trainrt::torch::DistributedModule: DDP over a c10d process group (torch.hpp).
+#include <torch/csrc/autograd/engine.h>
+#include <torch/csrc/autograd/utils/lambda_post_hook.h>
+#include <torch/csrc/autograd/variable.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "trainrt/error.hpp"
+#include "trainrt/torch.hpp"
+
+namespace trainrt::torch {
+
+// One bucket: parameters of one dtype whose gradients are averaged by one allreduce of `flat`.
+struct Bucket {
+    std::vector<std::size_t> params;     // indices into Impl::params, in bucket order
+    std::vector<std::int64_t> offsets;   // each one's first element in `flat`
+    at::Tensor flat;
+    std::size_t pending = 0;             // gradients still missing in this backward
+    c10::intrusive_ptr<c10d::Work> work; // its allreduce, once launched
+};
+
+struct DistributedModule::Impl {
+    std::shared_ptr<::torch::nn::Module> module;
+    c10::intrusive_ptr<c10d::ProcessGroup> group;
+    DistributedOptions options;
+    std::vector<at::Tensor> params;
+    std::vector<std::string> names;
+    std::vector<std::size_t> bucket_of, slot_of;  // per parameter: its bucket, its index in it
+    std::vector<Bucket> buckets;
+    std::vector<bool> ready;
+    bool in_backward = false;
+    // The accumulators stay alive (a parameter only holds a weak reference) and keep our hooks.
+    std::vector<std::pair<std::shared_ptr<::torch::autograd::Node>, std::uintptr_t>> hooks;
+
+    void collect_parameters();
+    void broadcast_state();
+    void build_buckets();
+    void install_hooks();
+    void remove_hooks() noexcept;
+    void on_ready(std::size_t index);
+    void launch(Bucket& bucket);
+    void finalize();
+    void fill_unused(Bucket& bucket);
+};
+
+void DistributedModule::Impl::collect_parameters() {
+    for (const auto& item : module->named_parameters()) {
+        if (!item.value().requires_grad()) continue;
+        names.push_back(item.key());
+        params.push_back(item.value());
+    }
+}
+
+// Rank 0's parameters and buffers, on every rank (DDP's start).
+void DistributedModule::Impl::broadcast_state() {
+    ::torch::NoGradGuard no_grad;
+    std::vector<at::Tensor> tensors = module->parameters();
+    for (const at::Tensor& buffer : module->buffers()) tensors.push_back(buffer);
+    for (at::Tensor& tensor : tensors) {
+        std::vector<at::Tensor> one{tensor};
+        group->broadcast(one)->wait();
+    }
+}
+
+void DistributedModule::Impl::build_buckets() {
+    const auto limit = static_cast<std::int64_t>(options.bucket_mb * 1024 * 1024);
+    bucket_of.resize(params.size());
+    slot_of.resize(params.size());
+    std::int64_t bytes = 0, elements = 0;
+    for (std::size_t k = params.size(); k-- > 0;) {
+        const at::Tensor& p = params[k];
+        const bool fresh = buckets.empty() || bytes >= limit ||
+                           params[buckets.back().params.front()].scalar_type() != p.scalar_type();
+        if (fresh) {
+            if (!buckets.empty()) buckets.back().flat = at::zeros({elements}, params[buckets.back().params.front()].options());
+            buckets.emplace_back();
+            bytes = elements = 0;
+        }
+        Bucket& bucket = buckets.back();
+        bucket_of[k] = buckets.size() - 1;
+        slot_of[k] = bucket.params.size();
+        bucket.params.push_back(k);
+        bucket.offsets.push_back(elements);
+        elements += p.numel();
+        bytes += static_cast<std::int64_t>(p.nbytes());
+    }
+    if (!buckets.empty()) buckets.back().flat = at::zeros({elements}, params[buckets.back().params.front()].options());
+    ready.assign(params.size(), false);
+}
+
+void DistributedModule::Impl::install_hooks() {
+    for (std::size_t k = 0; k < params.size(); ++k) {
+        auto accumulator = ::torch::autograd::impl::grad_accumulator(params[k]);
+        const std::uintptr_t key = accumulator->add_post_hook(std::make_unique<::torch::autograd::utils::LambdaPostHook>(
+            [this, k](const ::torch::autograd::variable_list& outputs, const ::torch::autograd::variable_list&) {
+                on_ready(k);
+                return outputs;
+            }));
+        hooks.emplace_back(std::move(accumulator), key);
+    }
+}
+
+void DistributedModule::Impl::remove_hooks() noexcept {
+    for (auto& [accumulator, key] : hooks) accumulator->del_post_hook(key);
+    hooks.clear();
+}
+
+// Autograd has accumulated parameter `index`'s gradient for this backward.
+void DistributedModule::Impl::on_ready(std::size_t index) {
+    if (!in_backward) {
+        in_backward = true;
+        ::torch::autograd::Engine::get_default_engine().queue_callback([this] { finalize(); });
+    }
+    if (ready[index]) return;
+    ready[index] = true;
+    Bucket& bucket = buckets[bucket_of[index]];
+    const at::Tensor& p = params[index];
+    bucket.flat.narrow(0, bucket.offsets[slot_of[index]], p.numel()).copy_(p.grad().reshape({-1}));
+    if (--bucket.pending == 0) launch(bucket);
+}
+
+void DistributedModule::Impl::launch(Bucket& bucket) {
+    std::vector<at::Tensor> tensors{bucket.flat};
+    c10d::AllreduceOptions average;
+    average.reduceOp = c10d::ReduceOp::AVG;
+    bucket.work = group->allreduce(tensors, average);
+}
+
+// A bucket some of whose parameters got no gradient: zeros for them, or the error.
+void DistributedModule::Impl::fill_unused(Bucket& bucket) {
+    for (std::size_t slot = 0; slot < bucket.params.size(); ++slot) {
+        const std::size_t k = bucket.params[slot];
+        if (ready[k]) continue;
+        if (!options.find_unused_parameters)
+            throw WorkloadError(fmt::format(
+                "prepare_model: parameter '{}' got no gradient in this backward pass (it took no part in the "
+                "loss); pass find_unused_parameters = true to average zeros for it", names[k]));
+        bucket.flat.narrow(0, bucket.offsets[slot], params[k].numel()).zero_();
+        ready[k] = true;
+        --bucket.pending;
+    }
+    launch(bucket);
+}
+
+// End of backward: every bucket averaged, the results in each parameter's .grad().
+void DistributedModule::Impl::finalize() {
+    in_backward = false;
+    for (Bucket& bucket : buckets)
+        if (!bucket.work) fill_unused(bucket);
+    ::torch::NoGradGuard no_grad;
+    for (Bucket& bucket : buckets) {
+        bucket.work->wait();
+        bucket.work.reset();
+        bucket.pending = bucket.params.size();
+        for (std::size_t slot = 0; slot < bucket.params.size(); ++slot) {
+            at::Tensor& p = params[bucket.params[slot]];
+            at::Tensor averaged = bucket.flat.narrow(0, bucket.offsets[slot], p.numel()).view(p.sizes());
+            if (p.grad().defined()) p.mutable_grad().copy_(averaged);
+            else p.mutable_grad() = averaged.clone();
+        }
+    }
+    std::fill(ready.begin(), ready.end(), false);
+}
+
+DistributedModule::DistributedModule(std::shared_ptr<::torch::nn::Module> module,
+                                     c10::intrusive_ptr<c10d::ProcessGroup> group, DistributedOptions options)
+    : impl_(std::make_unique<Impl>()) {
+    impl_->module = std::move(module);
+    impl_->group = std::move(group);
+    impl_->options = options;
+    impl_->collect_parameters();
+    impl_->broadcast_state();
+    impl_->build_buckets();
+    for (Bucket& bucket : impl_->buckets) bucket.pending = bucket.params.size();
+    impl_->install_hooks();
+}
+
+DistributedModule::~DistributedModule() {
+    if (impl_) impl_->remove_hooks();
+}
+DistributedModule::DistributedModule(DistributedModule&&) noexcept = default;
+DistributedModule& DistributedModule::operator=(DistributedModule&& other) noexcept {
+    if (this != &other) {
+        if (impl_) impl_->remove_hooks();
+        impl_ = std::move(other.impl_);
+    }
+    return *this;
+}
+
+::torch::nn::Module& DistributedModule::module() const { return *impl_->module; }
+std::size_t DistributedModule::bucket_count() const { return impl_->buckets.size(); }
+
+DistributedModule prepare_model(std::shared_ptr<::torch::nn::Module> module, Session& session,
+                                bool find_unused_parameters) {
+    DistributedOptions options;
+    options.bucket_mb = session.config().get_double("scaling.bucket_mb");
+    options.find_unused_parameters = find_unused_parameters;
+    return DistributedModule(std::move(module), make_process_group(), options);
+}
+
+}  // namespace trainrt::torch

@@ -1,0 +1,113 @@
+// trainrt::torch::DistributedModule under mpiexec: rank 0's weights everywhere at the start, the
+// gradients after backward equal to the average of every rank's own gradients (computed apart
+// and averaged with plain MPI), identical weights after optimizer steps, buckets of any size,
+// and unused parameters.
+#include <torch/torch.h>
+#undef CHECK  // glog's; Catch2's below (test_process_group.cpp says why)
+
+#include <catch2/catch.hpp>
+#include <mpi.h>
+
+#include "trainrt/error.hpp"
+#include "trainrt/torch.hpp"
+
+using namespace trainrt;
+
+namespace {
+
+int rank() {
+    int r = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+int size() {
+    int n = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    return n;
+}
+
+struct NetImpl : ::torch::nn::Module {
+    NetImpl(bool with_unused) {
+        fc1 = register_module("fc1", ::torch::nn::Linear(8, 16));
+        fc2 = register_module("fc2", ::torch::nn::Linear(16, 4));
+        if (with_unused) spare = register_module("spare", ::torch::nn::Linear(4, 4));
+    }
+    at::Tensor forward(const at::Tensor& x) { return fc2->forward(::torch::relu(fc1->forward(x))); }
+    ::torch::nn::Linear fc1{nullptr}, fc2{nullptr}, spare{nullptr};
+};
+
+std::shared_ptr<NetImpl> make_net(int seed, bool with_unused = false) {
+    ::torch::manual_seed(seed);
+    return std::make_shared<NetImpl>(with_unused);
+}
+
+at::Tensor batch_of(int r) {
+    ::torch::manual_seed(1000 + r);
+    return ::torch::randn({5, 8}, at::kDouble).to(at::kFloat);
+}
+
+// The element-wise average of `local` over the ranks, by plain MPI.
+at::Tensor mpi_average(const at::Tensor& local) {
+    at::Tensor sum = at::empty_like(local);
+    MPI_Allreduce(local.data_ptr(), sum.data_ptr(), static_cast<int>(local.numel()), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    return sum / size();
+}
+
+// Largest difference of `t` between any two ranks.
+double spread(const at::Tensor& t) {
+    at::Tensor high = t.clone(), low = t.clone();
+    MPI_Allreduce(MPI_IN_PLACE, high.data_ptr(), static_cast<int>(t.numel()), MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, low.data_ptr(), static_cast<int>(t.numel()), MPI_FLOAT, MPI_MIN, MPI_COMM_WORLD);
+    return (high - low).abs().max().item<double>();
+}
+
+}  // namespace
+
+TEST_CASE("DistributedModule: rank 0's weights, averaged gradients, identical steps", "[torch][ddp]") {
+    const double bucket_mb = GENERATE(2.0, 1e-9);  // one bucket; one per parameter
+    INFO("bucket_mb " << bucket_mb);
+    auto net = make_net(rank());  // every rank starts from other weights
+    auto rank0 = make_net(0);
+    trainrt::torch::DistributedOptions options;
+    options.bucket_mb = bucket_mb;
+    trainrt::torch::DistributedModule ddp(net, trainrt::torch::make_process_group(), options);
+    CHECK(ddp.bucket_count() == (bucket_mb > 1 ? 1u : 4u));
+    for (std::size_t k = 0; k < net->parameters().size(); ++k)
+        CHECK(at::equal(net->parameters()[k], rank0->parameters()[k]));
+
+    ::torch::optim::SGD sgd(net->parameters(), ::torch::optim::SGDOptions(0.1).momentum(0.9));
+    for (int step = 0; step < 3; ++step) {
+        const at::Tensor x = batch_of(rank() + 10 * step);
+        // This rank's own gradients, on a copy without hooks.
+        auto alone = make_net(0);
+        {
+            ::torch::NoGradGuard no_grad;
+            for (std::size_t k = 0; k < net->parameters().size(); ++k) alone->parameters()[k].copy_(net->parameters()[k]);
+        }
+        alone->forward(x).pow(2).mean().backward();
+        sgd.zero_grad();
+        net->forward(x).pow(2).mean().backward();
+        for (std::size_t k = 0; k < net->parameters().size(); ++k)
+            CHECK(at::allclose(net->parameters()[k].grad(), mpi_average(alone->parameters()[k].grad()), 1e-6, 1e-7));
+        sgd.step();
+    }
+    for (const at::Tensor& p : net->parameters()) CHECK(spread(p.detach()) == 0.0);
+}
+
+TEST_CASE("DistributedModule: a parameter without a gradient is an error naming it, or zeros", "[torch][ddp]") {
+    const at::Tensor x = batch_of(rank());
+    {
+        auto net = make_net(0, true);
+        trainrt::torch::DistributedModule ddp(net, trainrt::torch::make_process_group());
+        CHECK_THROWS_WITH(net->forward(x).sum().backward(), Catch::Matchers::Contains("parameter 'spare.") &&
+                                                                Catch::Matchers::Contains("find_unused_parameters"));
+    }
+    auto net = make_net(0, true);
+    trainrt::torch::DistributedOptions options;
+    options.find_unused_parameters = true;
+    trainrt::torch::DistributedModule ddp(net, trainrt::torch::make_process_group(), options);
+    net->forward(x).sum().backward();
+    REQUIRE(net->spare->weight.grad().defined());
+    CHECK(net->spare->weight.grad().abs().sum().item<double>() == 0.0);
+    CHECK(spread(net->fc1->weight.grad()) == 0.0);
+}
