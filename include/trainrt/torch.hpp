@@ -4,10 +4,14 @@
 // that does not never loads LibTorch. In namespace trainrt::torch; LibTorch itself is ::torch.
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/nn/module.h>
+#include <torch/optim/optimizer.h>
 
 #include <cstddef>
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "trainrt/checkpoint.hpp"
 #include "trainrt/session.hpp"
 
 namespace trainrt::torch {
@@ -59,5 +63,34 @@ private:
 // scaling.bucket_mb.
 DistributedModule prepare_model(std::shared_ptr<::torch::nn::Module> module, Session& session,
                                 bool find_unused_parameters = false);
+
+// LibTorch state as a trainrt checkpoint (readable with h5py, reshardable like any checkpoint):
+//   module("model.")        every named parameter and buffer, as "model.<name>"
+//   optimizer("optimizer.") SGD's momentum buffers, Adam's / AdamW's step and moments, per
+//                           parameter "optimizer.g<group>.p<index>.<field>", and each group's lr
+//   rng("rng.cpu")          the default CPU generator's state (dropout, shuffles, init)
+// The dict keeps what it describes alive until it is gone: pass state() to session.report()
+// while it lives. Tensors of type float32, float64, int32, int64 or uint8.
+class StateDict {
+public:
+    StateDict& module(const ::torch::nn::Module& module, const std::string& prefix = "model.");
+    StateDict& optimizer(::torch::optim::Optimizer& optimizer, const std::string& prefix = "optimizer.");
+    StateDict& rng(const std::string& name = "rng.cpu");
+    StateDict& attribute(const std::string& name, AttributeValue value);
+    const CheckpointState& state() const { return state_; }
+
+private:
+    void add(const std::string& name, const at::Tensor& tensor);
+    std::vector<at::Tensor> kept_;
+    CheckpointState state_;
+};
+
+// Restores what StateDict saved into `module` / `optimizer` / the CPU generator. A tensor the
+// checkpoint lacks, or whose shape or type differs from the module's, is a CheckpointError naming
+// it and both shapes (exit 8): the checkpoint belongs to another model.
+void load_module(const Checkpoint& checkpoint, ::torch::nn::Module& module, const std::string& prefix = "model.");
+void load_optimizer(const Checkpoint& checkpoint, ::torch::optim::Optimizer& optimizer,
+                    const std::string& prefix = "optimizer.");
+void load_rng(const Checkpoint& checkpoint, const std::string& name = "rng.cpu");
 
 }  // namespace trainrt::torch
