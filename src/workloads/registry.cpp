@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "trainrt/error.hpp"
+#include "workloads/components.hpp"
 #include "workloads/plugin_loader.hpp"
 
 namespace trainrt::workloads {
@@ -35,10 +36,13 @@ config::WorkloadKeys keys_by_workload() {
     config::WorkloadKeys keys;
     for (const auto& [name, workload] : builtin())
         if (!workload.any_train_key) keys[name] = workload.train_keys;
+    for (const ComponentWorkload& workload : component_workloads()) keys[workload.name] = workload.train_keys;
     return keys;
 }
 
 const Workload& find(const std::string& name) {
+    if (auto component = component_workload(name))
+        return find("plugin:" + component_library_path(*component) + ":" + name);
     if (name.rfind("plugin:", 0) == 0) {
         static std::mutex mutex;
         static std::map<std::string, std::unique_ptr<Workload>> plugins;
@@ -49,8 +53,8 @@ const Workload& find(const std::string& name) {
     }
     auto found = builtin().find(name);
     if (found == builtin().end())
-        throw ConfigError(fmt::format("config: unknown workload '{}'; built in: fashion_mlp; or "
-                                      "plugin:/path/libmine.so[:name]", name));
+        throw ConfigError(fmt::format("config: unknown workload '{}'; built in: fashion_mlp, torch_fashion_mlp, "
+                                      "torch_fashion_cnn; or plugin:/path/libmine.so[:name]", name));
     return found->second;
 }
 

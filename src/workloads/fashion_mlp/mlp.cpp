@@ -155,6 +155,10 @@ void scale_pixels(const DatasetShard& shard, std::size_t first, int count, std::
     scale_pixels(shard, first, count, out.data());
 }
 
+std::string floats_digest(std::span<const float> values) {
+    return fmt::format("{:016x}", XXH3_64bits(values.data(), values.size() * sizeof(float)));
+}
+
 std::string weights_digest(const Mlp& model) {
     XXH3_state_t* state = XXH3_createState();
     XXH3_64bits_reset(state);

@@ -64,6 +64,9 @@ private:
 void scale_pixels(const DatasetShard& shard, std::size_t first, int count, std::vector<float>& out);
 void scale_pixels(const DatasetShard& shard, std::size_t first, int count, float* out);  // count * sample size
 
+// xxHash3-64 of `values`, as 16 hex digits (weights_digest's hash of the weights in a row).
+std::string floats_digest(std::span<const float> values);
+
 // xxHash3-64 of all weights in the fixed order fc1.weight, fc1.bias, ..., fc3.bias.
 std::string weights_digest(const Mlp& model);
 

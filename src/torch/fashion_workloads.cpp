@@ -1,0 +1,268 @@
+// torch_fashion_mlp and torch_fashion_cnn: FashionMNIST in LibTorch, data-parallel with
+// DistributedModule, checkpointed with StateDict, resumable mid-epoch. Registered like any plugin
+// workload and loaded with libtrainrt_torch only when a job names one (workloads/components.hpp).
+//  - torch_fashion_mlp: Ray Train's recipe, as fashion_mlp (Flatten, Linear 784-512-512-10, a ReLU
+//    after each, cross-entropy, SGD lr 1e-3, global batch 64, pixels/255), from train.init_weights
+//    when given, so its losses compare with PyTorch's step for step.
+//  - torch_fashion_cnn: conv(1->32, 3x3)/ReLU/maxpool 2, conv(32->64, 3x3)/ReLU/maxpool 2,
+//    fc(1600->128)/ReLU, fc(128->10); Adam lr 1e-3.
+#include <cblas.h>
+#include <torch/torch.h>
+
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "data/shard.hpp"
+#include "trainrt/error.hpp"
+#include "trainrt/plugin.hpp"
+#include "trainrt/torch.hpp"
+#include "workloads/components.hpp"
+#include "workloads/fashion_mlp/mlp.hpp"
+#include "workloads/fashion_mlp/weights_file.hpp"
+
+namespace trainrt::torch {
+namespace {
+
+namespace nn = ::torch::nn;
+using HostMlp = workloads::fashion_mlp::Mlp;
+
+struct MlpNetImpl : nn::Module {
+    MlpNetImpl() {
+        fc1 = register_module("fc1", nn::Linear(784, 512));
+        fc2 = register_module("fc2", nn::Linear(512, 512));
+        fc3 = register_module("fc3", nn::Linear(512, 10));
+    }
+    at::Tensor forward(const at::Tensor& x) {
+        at::Tensor h = ::torch::relu(fc1->forward(x.flatten(1)));
+        return ::torch::relu(fc3->forward(::torch::relu(fc2->forward(h))));  // Ray's model ends in a ReLU
+    }
+    nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
+};
+
+struct CnnNetImpl : nn::Module {
+    CnnNetImpl() {
+        conv1 = register_module("conv1", nn::Conv2d(nn::Conv2dOptions(1, 32, 3)));
+        conv2 = register_module("conv2", nn::Conv2d(nn::Conv2dOptions(32, 64, 3)));
+        fc1 = register_module("fc1", nn::Linear(64 * 5 * 5, 128));
+        fc2 = register_module("fc2", nn::Linear(128, 10));
+    }
+    at::Tensor forward(const at::Tensor& x) {
+        at::Tensor h = ::torch::max_pool2d(::torch::relu(conv1->forward(x)), 2);
+        h = ::torch::max_pool2d(::torch::relu(conv2->forward(h)), 2);
+        return fc2->forward(::torch::relu(fc1->forward(h.flatten(1))));
+    }
+    nn::Conv2d conv1{nullptr}, conv2{nullptr};
+    nn::Linear fc1{nullptr}, fc2{nullptr};
+};
+
+enum class Kind { mlp, cnn };
+
+struct Model {
+    std::shared_ptr<nn::Module> module;
+    std::function<at::Tensor(const at::Tensor&)> forward;
+    std::unique_ptr<::torch::optim::Optimizer> optimizer;
+};
+
+int local_batch(const JobConfig& config, int ranks) {
+    const std::int64_t batch = config.get_int("train.batch_size");
+    if (batch % ranks != 0)
+        throw ConfigError(fmt::format("config: train.batch_size={} ({}) is not divisible by the {} ranks; the global "
+                                      "batch is split evenly, so use a multiple of {}",
+                                      batch, config.source("train.batch_size"), ranks, ranks));
+    return static_cast<int>(batch / ranks);
+}
+
+void preflight(const JobConfig& config, const Context& context) {
+    local_batch(config, context.world_size);
+    data::check_split(config.get("data.path"), "train");
+    data::check_split(config.get("data.path"), "test");
+    const std::string init = config.get_or("train.init_weights", "");
+    if (!init.empty()) {
+        HostMlp probe;
+        workloads::fashion_mlp::load_weights(init, probe);
+    }
+}
+
+// Copies between the host Mlp (the weights file's and the digest's format) and the module.
+void copy_weights(HostMlp& host, MlpNetImpl& net, bool to_module) {
+    ::torch::NoGradGuard no_grad;
+    nn::Linear* layers[] = {&net.fc1, &net.fc2, &net.fc3};
+    for (int l = 0; l < 3; ++l) {
+        auto& layer = host.layers()[static_cast<std::size_t>(l)];
+        at::Tensor weight = at::from_blob(layer.weight.data(), {layer.outputs, layer.inputs}, at::kFloat);
+        at::Tensor bias = at::from_blob(layer.bias.data(), {layer.outputs}, at::kFloat);
+        if (to_module) (*layers[l])->weight.copy_(weight), (*layers[l])->bias.copy_(bias);
+        else weight.copy_((*layers[l])->weight), bias.copy_((*layers[l])->bias);
+    }
+}
+
+Model make_model(Kind kind, const JobConfig& config) {
+    ::torch::manual_seed(static_cast<std::uint64_t>(config.get_int("run.seed")));
+    const std::string lr_text = config.get_or("train.lr", "");
+    const double lr = lr_text.empty() ? 1e-3 : config.get_double("train.lr");
+    Model model;
+    if (kind == Kind::mlp) {
+        auto net = std::make_shared<MlpNetImpl>();
+        const std::string init = config.get_or("train.init_weights", "");
+        if (!init.empty()) {
+            HostMlp host;
+            workloads::fashion_mlp::load_weights(init, host);
+            copy_weights(host, *net, true);
+        }
+        model.forward = [net](const at::Tensor& x) { return net->forward(x); };
+        model.optimizer = std::make_unique<::torch::optim::SGD>(net->parameters(), ::torch::optim::SGDOptions(lr));
+        model.module = net;
+    } else {
+        auto net = std::make_shared<CnnNetImpl>();
+        model.forward = [net](const at::Tensor& x) { return net->forward(x); };
+        model.optimizer = std::make_unique<::torch::optim::Adam>(net->parameters(), ::torch::optim::AdamOptions(lr));
+        model.module = net;
+    }
+    return model;
+}
+
+// Samples [first, first + count) of a shard as (images [count, 1, 28, 28] in [0, 1], labels).
+std::pair<at::Tensor, at::Tensor> batch_of(const DatasetShard& shard, std::size_t first, std::int64_t count) {
+    const std::size_t sample = shard.sample_size();
+    auto* pixels = const_cast<std::uint8_t*>(shard.features.data() + first * sample);
+    auto* labels = const_cast<std::uint8_t*>(shard.labels.data() + first);
+    at::Tensor images = at::from_blob(pixels, {count, 1, 28, 28}, at::kByte).to(at::kFloat).div_(255.0f);
+    return {images, at::from_blob(labels, {count}, at::kByte).to(at::kLong)};
+}
+
+// Where training stands: what a checkpoint holds besides the state dict.
+struct Progress {
+    std::int64_t epoch = 0, next_batch = 0, batches = 0, step = 0;
+    double loss_sum = 0;
+};
+
+Progress restore(Session& session, Model& model) {
+    const Checkpoint* checkpoint = session.checkpoint();
+    if (checkpoint == nullptr) return {};
+    load_module(*checkpoint, *model.module);
+    load_optimizer(*checkpoint, *model.optimizer);
+    load_rng(*checkpoint);
+    Progress progress{checkpoint->attribute_int("epoch"), checkpoint->attribute_int("next_batch"),
+                      checkpoint->attribute_int("batches"), checkpoint->attribute_int("step"), 0.0};
+    progress.loss_sum = checkpoint->attribute_double("loss_sum");
+    return progress;
+}
+
+StateDict snapshot(Model& model, const Progress& progress) {
+    StateDict dict;
+    dict.module(*model.module).optimizer(*model.optimizer).rng();
+    dict.attribute("epoch", progress.epoch).attribute("next_batch", progress.next_batch)
+        .attribute("batches", progress.batches).attribute("step", progress.step).attribute("loss_sum", progress.loss_sum);
+    return dict;
+}
+
+double mean_over_ranks(Session& session, double value) {
+    return session.communicator().allreduce_value(value, ReduceOp::mean);
+}
+
+// Runs the rest of the epoch; false when a stop was agreed (its checkpoint reported).
+bool train_epoch(Session& session, Model& model, const DatasetShard& shard, int batch, Progress& progress) {
+    const std::int64_t every = session.config().get_int("checkpoint.every_steps");
+    const auto batches = static_cast<std::int64_t>((shard.count + batch - 1) / batch);
+    model.module->train();
+    for (std::int64_t b = progress.next_batch; b < batches; ++b) {
+        const std::size_t first = static_cast<std::size_t>(b) * batch;
+        auto [images, labels] = batch_of(shard, first, std::min<std::int64_t>(batch, static_cast<std::int64_t>(shard.count - first)));
+        model.optimizer->zero_grad();
+        at::Tensor loss = ::torch::nn::functional::cross_entropy(model.forward(images), labels);
+        loss.backward();
+        model.optimizer->step();
+        progress.loss_sum += loss.item<double>();
+        progress = {progress.epoch, b + 1, progress.batches + 1, progress.step + 1, progress.loss_sum};
+        const bool periodic = every > 0 && progress.step % every == 0 && b + 1 < batches;
+        const bool stop = !periodic && session.should_stop();
+        if (periodic || stop) {
+            Metrics metrics;
+            metrics.set("epoch", progress.epoch + 1).set("step", progress.step)
+                .set("running_loss", mean_over_ranks(session, progress.loss_sum / progress.batches));
+            session.report(metrics, snapshot(model, progress).state());
+        }
+        if (stop || (periodic && session.should_stop())) return false;
+    }
+    return true;
+}
+
+// Test-set loss and accuracy over every rank's real (not padded) samples.
+std::pair<double, double> evaluate(Session& session, Model& model, const DatasetShard& shard) {
+    ::torch::NoGradGuard no_grad;
+    model.module->eval();
+    const std::size_t real = shard.count - shard.padded;
+    double totals[3] = {0.0, 0.0, static_cast<double>(real)};
+    for (std::size_t first = 0; first < real; first += 1000) {
+        auto [images, labels] = batch_of(shard, first, static_cast<std::int64_t>(std::min<std::size_t>(1000, real - first)));
+        at::Tensor logits = model.forward(images);
+        totals[0] += ::torch::nn::functional::cross_entropy(logits, labels,
+                         ::torch::nn::functional::CrossEntropyFuncOptions().reduction(::torch::kSum)).item<double>();
+        totals[1] += logits.argmax(1).eq(labels).sum().item<double>();
+    }
+    session.communicator().allreduce(totals, 3, DType::f64, ReduceOp::sum);
+    return {totals[0] / totals[2], totals[1] / totals[2]};
+}
+
+std::string digest_of(Kind kind, Model& model) {
+    if (kind == Kind::mlp) {
+        HostMlp host;
+        copy_weights(host, static_cast<MlpNetImpl&>(*model.module), false);
+        return workloads::fashion_mlp::weights_digest(host);
+    }
+    std::vector<float> all;
+    for (const at::Tensor& p : model.module->parameters()) {
+        at::Tensor flat = p.detach().contiguous().view({-1});
+        all.insert(all.end(), flat.data_ptr<float>(), flat.data_ptr<float>() + flat.numel());
+    }
+    return workloads::fashion_mlp::floats_digest(all);
+}
+
+void finish(Session& session, Kind kind, Model& model) {
+    const std::string save = session.config().get_or("train.save_weights", "");
+    if (kind == Kind::mlp && !save.empty() && session.context().world_rank == 0) {
+        HostMlp host;
+        copy_weights(host, static_cast<MlpNetImpl&>(*model.module), false);
+        workloads::fashion_mlp::save_weights(save, host);
+    }
+    const std::string digest = digest_of(kind, model);
+    if (session.context().world_rank == 0) std::cout << "weights_digest=" << digest << std::endl;
+}
+
+void run(Session& session, Kind kind) {
+    at::set_num_threads(1);       // one core per rank: intra-op threads
+    openblas_set_num_threads(1);  // and the BLAS LibTorch calls (it ignores at::set_num_threads)
+    const int batch = local_batch(session.config(), session.context().world_size);
+    const std::int64_t epochs = session.config().get_int("train.epochs");
+    Model model = make_model(kind, session.config());
+    Progress progress = restore(session, model);
+    DistributedModule ddp = prepare_model(model.module, session);
+    const DatasetShard test = session.dataset_shard("test", 0);
+    DatasetShard train;
+    for (bool first = true; progress.epoch < epochs; first = false) {
+        if (first || session.config().get_bool("data.shuffle"))
+            train = session.dataset_shard("train", static_cast<std::uint64_t>(progress.epoch));
+        if (!train_epoch(session, model, train, batch, progress)) return;
+        const double loss = mean_over_ranks(session, progress.batches > 0 ? progress.loss_sum / progress.batches : 0.0);
+        const auto [test_loss, accuracy] = evaluate(session, model, test);
+        progress = {progress.epoch + 1, 0, 0, progress.step, 0.0};
+        Metrics metrics;
+        metrics.set("epoch", progress.epoch).set("loss", loss).set("test_loss", test_loss).set("test_accuracy", accuracy);
+        session.report(metrics, snapshot(model, progress).state());
+        if (progress.epoch < epochs && session.should_stop()) return;
+    }
+    finish(session, kind, model);
+}
+
+void run_mlp(Session& session) { run(session, Kind::mlp); }
+void run_cnn(Session& session) { run(session, Kind::cnn); }
+
+}  // namespace
+
+TRAINRT_WORKLOAD_WITH(torch_fashion_mlp, "Ray Train's FashionMNIST recipe in LibTorch: MLP 784-512-512-10, SGD, DDP",
+                      run_mlp, workloads::torch_fashion_keys, preflight);
+TRAINRT_WORKLOAD_WITH(torch_fashion_cnn, "a convolutional net on FashionMNIST in LibTorch: conv/pool/conv/pool/fc/fc, Adam, DDP",
+                      run_cnn, workloads::torch_fashion_keys, preflight);
+
+}  // namespace trainrt::torch
