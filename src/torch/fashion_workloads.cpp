@@ -4,8 +4,8 @@
 //  - torch_fashion_mlp: Ray Train's recipe, as fashion_mlp (Flatten, Linear 784-512-512-10, a ReLU
 //    after each, cross-entropy, SGD lr 1e-3, global batch 64, pixels/255), from train.init_weights
 //    when given, so its losses compare with PyTorch's step for step.
-//  - torch_fashion_cnn: conv(1->32, 3x3)/ReLU/maxpool 2, conv(32->64, 3x3)/ReLU/maxpool 2,
-//    fc(1600->128)/ReLU, fc(128->10); Adam lr 1e-3.
+//  - torch_fashion_cnn: pixels standardised, conv(1->32, 3x3)/ReLU/maxpool 2, conv(32->64, 3x3)/
+//    ReLU/maxpool 2, fc(1600->128)/ReLU, fc(128->10); Adam lr 1e-3.
 #include <cblas.h>
 #include <torch/torch.h>
 
@@ -47,7 +47,8 @@ struct CnnNetImpl : nn::Module {
         fc1 = register_module("fc1", nn::Linear(64 * 5 * 5, 128));
         fc2 = register_module("fc2", nn::Linear(128, 10));
     }
-    at::Tensor forward(const at::Tensor& x) {
+    at::Tensor forward(const at::Tensor& pixels) {
+        const at::Tensor x = (pixels - 0.2860f) / 0.3530f;  // FashionMNIST's pixel mean and deviation
         at::Tensor h = ::torch::max_pool2d(::torch::relu(conv1->forward(x)), 2);
         h = ::torch::max_pool2d(::torch::relu(conv2->forward(h)), 2);
         return fc2->forward(::torch::relu(fc1->forward(h.flatten(1))));

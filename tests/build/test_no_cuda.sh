@@ -22,6 +22,10 @@ code=0
 "$build/trainrt" --config jobs/fashion_mlp.ini --scaling.use_gpu=true --run.storage_path="$WORK/gpu" 2>"$WORK/gpu.err" || code=$?
 [ "$code" -eq 2 ] && [ "$(grep -c . "$WORK/gpu.err")" -eq 1 ] && grep -q "needs a trainrt built with CUDA and NCCL" "$WORK/gpu.err" \
   && pass "use_gpu = true refused: $(cat "$WORK/gpu.err")" || fail "use_gpu refusal: exit $code, $(cat "$WORK/gpu.err")"
+code=0
+"$build/trainrt" --config jobs/fashion_mlp.ini --run.workload=torch_fashion_mlp --run.storage_path="$WORK/torch" 2>"$WORK/torch.err" || code=$?
+[ "$code" -eq 2 ] && [ "$(grep -c . "$WORK/torch.err")" -eq 1 ] && grep -q "LibTorch component, which this trainrt was built without" "$WORK/torch.err" \
+  && [ ! -e "$WORK/torch" ] && pass "a LibTorch workload refused: $(cat "$WORK/torch.err")" || fail "torch workload refusal: exit $code, $(cat "$WORK/torch.err")"
 args=(--config jobs/fashion_mlp.ini --train.epochs=1 --train.batch_size=256 --run.storage_path="$WORK")
 mpiexec -n 2 "$build/trainrt" "${args[@]}" --run.name=nocuda >"$WORK/nocuda.out" 2>&1
 mpiexec -n 2 "$TRAINRT" "${args[@]}" --run.name=cuda >"$WORK/cuda.out" 2>&1
