@@ -4,6 +4,7 @@
 // that does not never loads LibTorch. In namespace trainrt::torch; LibTorch itself is ::torch.
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/nn/module.h>
+#include <torch/data/samplers/base.h>
 #include <torch/optim/optimizer.h>
 
 #include <cstddef>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "trainrt/checkpoint.hpp"
+#include "trainrt/data.hpp"
 #include "trainrt/session.hpp"
 
 namespace trainrt::torch {
@@ -63,6 +65,59 @@ private:
 // scaling.bucket_mb.
 DistributedModule prepare_model(std::shared_ptr<::torch::nn::Module> module, Session& session,
                                 bool find_unused_parameters = false);
+
+// A rank's shard (session.dataset_shard(split, epoch)) as batches of tensors, in the shard's order:
+// PyTorch's DistributedSampler — every rank gets the same number of samples (the shard marks
+// padding), and with data.shuffle the shard is a new permutation each epoch, drawn from
+// (run.seed, epoch) alike for every world size. A batch's position is its index: save the next
+// index in a checkpoint and resume from it. The shard must outlive the loader.
+struct Batch {
+    at::Tensor features;  // float32 [n, 1, sample shape...], pixels scaled to [0, 1] (ToTensor)
+    at::Tensor labels;    // int64 [n]
+};
+class ShardLoader {
+public:
+    ShardLoader(const DatasetShard& shard, std::int64_t batch_size, bool drop_last = false);
+    std::int64_t size() const;                // batches in the shard
+    Batch batch(std::int64_t index) const;    // 0 <= index < size()
+
+private:
+    Batch slice(std::size_t first, std::int64_t count) const;
+    const DatasetShard& shard_;
+    std::int64_t batch_size_;
+    bool drop_last_;
+};
+
+// LibTorch's data API over trainrt's split contract (data.hpp): a sampler for any
+// `torch::data` dataset of `dataset_size` samples, for torch::data::make_data_loader. Rank r of
+// n takes positions r, r + n, ... of the epoch's order, padded to equal counts; with `shuffle`
+// the order is the permutation session.dataset_shard draws from (run.seed, epoch): the same for
+// every world size, unlike LibTorch's DistributedRandomSampler, which draws from the epoch alone.
+// A loader holds its own copy of the sampler: set the epoch (and a resume position) on the
+// sampler, then make the epoch's loader from it.
+class DistributedSampler : public ::torch::data::samplers::Sampler<> {
+public:
+    DistributedSampler(const Session& session, std::size_t dataset_size, bool shuffle);  // rank, size, run.seed
+    DistributedSampler(std::size_t dataset_size, int rank, int ranks, bool shuffle, std::uint64_t seed);
+    void set_epoch(std::uint64_t epoch);
+    // The next reset() starts after this rank's first `samples` samples of the epoch: resume
+    // mid-epoch from a position saved in a checkpoint (batches done x batch size).
+    void start_at(std::size_t samples);
+    std::size_t size() const;  // this rank's samples per epoch, padding included
+
+    void reset(c10::optional<std::size_t> new_size = c10::nullopt) override;
+    c10::optional<std::vector<std::size_t>> next(std::size_t batch_size) override;
+    void save(::torch::serialize::OutputArchive& archive) const override;
+    void load(::torch::serialize::InputArchive& archive) override;
+
+private:
+    int rank_, ranks_;
+    std::uint64_t seed_, epoch_ = 0;
+    std::size_t dataset_size_;
+    bool shuffle_;
+    std::size_t start_ = 0, next_ = 0;
+    std::vector<std::size_t> indices_;
+};
 
 // LibTorch state as a trainrt checkpoint (readable with h5py, reshardable like any checkpoint):
 //   module("model.")        every named parameter and buffer, as "model.<name>"

@@ -123,15 +123,6 @@ Model make_model(Kind kind, const JobConfig& config) {
     return model;
 }
 
-// Samples [first, first + count) of a shard as (images [count, 1, 28, 28] in [0, 1], labels).
-std::pair<at::Tensor, at::Tensor> batch_of(const DatasetShard& shard, std::size_t first, std::int64_t count) {
-    const std::size_t sample = shard.sample_size();
-    auto* pixels = const_cast<std::uint8_t*>(shard.features.data() + first * sample);
-    auto* labels = const_cast<std::uint8_t*>(shard.labels.data() + first);
-    at::Tensor images = at::from_blob(pixels, {count, 1, 28, 28}, at::kByte).to(at::kFloat).div_(255.0f);
-    return {images, at::from_blob(labels, {count}, at::kByte).to(at::kLong)};
-}
-
 // Where training stands: what a checkpoint holds besides the state dict.
 struct Progress {
     std::int64_t epoch = 0, next_batch = 0, batches = 0, step = 0;
@@ -165,11 +156,11 @@ double mean_over_ranks(Session& session, double value) {
 // Runs the rest of the epoch; false when a stop was agreed (its checkpoint reported).
 bool train_epoch(Session& session, Model& model, const DatasetShard& shard, int batch, Progress& progress) {
     const std::int64_t every = session.config().get_int("checkpoint.every_steps");
-    const auto batches = static_cast<std::int64_t>((shard.count + batch - 1) / batch);
+    const ShardLoader loader(shard, batch);
+    const std::int64_t batches = loader.size();
     model.module->train();
     for (std::int64_t b = progress.next_batch; b < batches; ++b) {
-        const std::size_t first = static_cast<std::size_t>(b) * batch;
-        auto [images, labels] = batch_of(shard, first, std::min<std::int64_t>(batch, static_cast<std::int64_t>(shard.count - first)));
+        auto [images, labels] = loader.batch(b);
         model.optimizer->zero_grad();
         at::Tensor loss = ::torch::nn::functional::cross_entropy(model.forward(images), labels);
         loss.backward();
@@ -195,8 +186,11 @@ std::pair<double, double> evaluate(Session& session, Model& model, const Dataset
     model.module->eval();
     const std::size_t real = shard.count - shard.padded;
     double totals[3] = {0.0, 0.0, static_cast<double>(real)};
-    for (std::size_t first = 0; first < real; first += 1000) {
-        auto [images, labels] = batch_of(shard, first, static_cast<std::int64_t>(std::min<std::size_t>(1000, real - first)));
+    const ShardLoader loader(shard, 1000);
+    for (std::int64_t b = 0; b * 1000 < static_cast<std::int64_t>(real); ++b) {
+        auto [images, labels] = loader.batch(b);
+        const std::int64_t keep = std::min<std::int64_t>(1000, static_cast<std::int64_t>(real) - b * 1000);
+        images = images.narrow(0, 0, keep), labels = labels.narrow(0, 0, keep);  // padding is not counted
         at::Tensor logits = model.forward(images);
         totals[0] += ::torch::nn::functional::cross_entropy(logits, labels,
                          ::torch::nn::functional::CrossEntropyFuncOptions().reduction(::torch::kSum)).item<double>();

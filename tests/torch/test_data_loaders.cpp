@@ -1,0 +1,126 @@
+// trainrt::torch::DistributedSampler under mpiexec (every rank's indices gathered with plain MPI)
+// and ShardLoader on a hand-made shard.
+#include <torch/torch.h>
+#undef CHECK  // glog's CHECK would replace Catch2's (see test_process_group.cpp)
+
+#include <catch2/catch.hpp>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "trainrt/error.hpp"
+#include "trainrt/torch.hpp"
+
+using namespace trainrt;
+
+namespace {
+
+int rank() {
+    int r = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+int size() {
+    int n = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    return n;
+}
+
+std::vector<std::int64_t> drain(trainrt::torch::DistributedSampler& sampler, std::size_t batch) {
+    std::vector<std::int64_t> all;
+    while (auto indices = sampler.next(batch)) all.insert(all.end(), indices->begin(), indices->end());
+    return all;
+}
+
+// The epoch's global order as the ranks see it: position k*n + r is rank r's k-th index.
+std::vector<std::int64_t> interleaved(const std::vector<std::int64_t>& mine) {
+    std::vector<std::int64_t> gathered(mine.size() * size());
+    MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, gathered.data(),
+                  static_cast<int>(mine.size()), MPI_INT64_T, MPI_COMM_WORLD);
+    std::vector<std::int64_t> order(gathered.size());
+    for (int r = 0; r < size(); ++r)
+        for (std::size_t k = 0; k < mine.size(); ++k) order[k * size() + r] = gathered[r * mine.size() + k];
+    return order;
+}
+
+}  // namespace
+
+TEST_CASE("DistributedSampler: equal counts, a permutation from (seed, epoch) alike for every world size") {
+    const std::size_t samples = 103;  // divides by neither 2 nor 4: padding
+    trainrt::torch::DistributedSampler sampler(samples, rank(), size(), /*shuffle=*/true, /*seed=*/7);
+    trainrt::torch::DistributedSampler alone(samples, 0, 1, true, 7);
+    for (std::uint64_t epoch : {0, 1}) {
+        sampler.set_epoch(epoch);
+        alone.set_epoch(epoch);
+        const auto mine = drain(sampler, 10);
+        REQUIRE(mine.size() == (samples + size() - 1) / size());
+        REQUIRE(mine.size() == sampler.size());
+        const auto order = interleaved(mine);
+        const auto one_rank = drain(alone, 64);
+        for (std::size_t i = 0; i < order.size(); ++i) REQUIRE(order[i] == one_rank[i % samples]);
+        std::vector<std::int64_t> sorted(one_rank);
+        std::sort(sorted.begin(), sorted.end());
+        for (std::size_t i = 0; i < samples; ++i) REQUIRE(sorted[i] == static_cast<std::int64_t>(i));
+    }
+    sampler.set_epoch(0);
+    const auto epoch0 = drain(sampler, 10);
+    sampler.set_epoch(1);
+    CHECK(drain(sampler, 10) != epoch0);
+    trainrt::torch::DistributedSampler other_seed(samples, rank(), size(), true, 8);
+    CHECK(drain(other_seed, 10) != epoch0);
+}
+
+TEST_CASE("DistributedSampler: start_at and save/load resume with the next unseen index") {
+    trainrt::torch::DistributedSampler sampler(50, rank(), size(), true, 3);
+    sampler.set_epoch(2);
+    const auto whole = drain(sampler, 4);
+    sampler.reset();
+    sampler.next(4), sampler.next(4);
+    ::torch::serialize::OutputArchive out;
+    sampler.save(out);
+    std::stringstream bytes;
+    out.save_to(bytes);
+
+    trainrt::torch::DistributedSampler resumed(50, rank(), size(), true, 3);
+    ::torch::serialize::InputArchive in;
+    in.load_from(bytes);
+    resumed.load(in);
+    resumed.reset();  // what a data loader does when its epoch begins
+    const auto rest = drain(resumed, 4);
+    REQUIRE(rest == std::vector<std::int64_t>(whole.begin() + 8, whole.end()));
+    resumed.reset();
+    CHECK(drain(resumed, 4) == whole);  // a resume position serves one epoch
+    CHECK_THROWS_AS(resumed.start_at(whole.size() + 1), DataError);
+}
+
+TEST_CASE("DistributedSampler drives LibTorch's own data loader") {
+    const std::int64_t samples = 40;
+    auto dataset = ::torch::data::datasets::TensorDataset(at::arange(samples, at::kFloat).unsqueeze(1));
+    trainrt::torch::DistributedSampler sampler(samples, rank(), size(), false, 0);
+    auto loader = ::torch::data::make_data_loader(dataset, sampler, ::torch::data::DataLoaderOptions(3));
+    std::vector<std::int64_t> seen;
+    for (auto& batch : *loader)
+        for (auto& example : batch) seen.push_back(static_cast<std::int64_t>(example.data.item<float>()));
+    const auto order = interleaved(seen);
+    for (std::int64_t i = 0; i < samples; ++i) REQUIRE(order[i] == i);
+}
+
+TEST_CASE("ShardLoader: a shard's samples as float images in [0, 1] and int64 labels, in shard order") {
+    DatasetShard shard;
+    shard.count = 5, shard.sample_shape = {2, 3}, shard.padded = 1;
+    for (std::size_t i = 0; i < 5 * 6; ++i) shard.features.push_back(static_cast<std::uint8_t>(i * 8));
+    shard.labels = {4, 3, 2, 1, 0};
+    const trainrt::torch::ShardLoader loader(shard, 2);
+    REQUIRE(loader.size() == 3);
+    const trainrt::torch::Batch last = loader.batch(2);
+    REQUIRE(last.features.sizes() == at::IntArrayRef({1, 1, 2, 3}));
+    CHECK(last.features.flatten()[5].item<float>() == Approx(29 * 8 / 255.0f));
+    CHECK(last.labels.scalar_type() == at::kLong);
+    CHECK(last.labels[0].item<std::int64_t>() == 0);
+    CHECK(loader.batch(0).labels[1].item<std::int64_t>() == 3);
+    CHECK(trainrt::torch::ShardLoader(shard, 2, /*drop_last=*/true).size() == 2);
+    CHECK_THROWS_AS(loader.batch(3), WorkloadError);
+    CHECK_THROWS_AS(trainrt::torch::ShardLoader(shard, 0), WorkloadError);
+}
