@@ -66,6 +66,13 @@ private:
 DistributedModule prepare_model(std::shared_ptr<::torch::nn::Module> module, Session& session,
                                 bool find_unused_parameters = false);
 
+// Sets LibTorch's intra-op threads, and those of the BLAS it calls (OpenBLAS ignores
+// at::set_num_threads), to this rank's share of its node: OMP_NUM_THREADS when the user set it,
+// else SLURM_CPUS_PER_TASK when Slurm gave one, else the CPUs this process may run on divided by the ranks
+// on its node (at least 1). Returns the count. Left unset, every rank's BLAS starts a thread per
+// core and ranks sharing a node fight over them (steps of 1 ms or 8 ms, at random).
+int set_compute_threads(const Session& session);
+
 // A rank's shard (session.dataset_shard(split, epoch)) as batches of tensors, in the shard's order:
 // PyTorch's DistributedSampler — every rank gets the same number of samples (the shard marks
 // padding), and with data.shuffle the shard is a new permutation each epoch, drawn from

@@ -6,7 +6,6 @@
 //    when given, so its losses compare with PyTorch's step for step.
 //  - torch_fashion_cnn: pixels standardised, conv(1->32, 3x3)/ReLU/maxpool 2, conv(32->64, 3x3)/
 //    ReLU/maxpool 2, fc(1600->128)/ReLU, fc(128->10); Adam lr 1e-3.
-#include <cblas.h>
 #include <torch/torch.h>
 
 #include <iostream>
@@ -226,8 +225,7 @@ void finish(Session& session, Kind kind, Model& model) {
 }
 
 void run(Session& session, Kind kind) {
-    at::set_num_threads(1);       // one core per rank: intra-op threads
-    openblas_set_num_threads(1);  // and the BLAS LibTorch calls (it ignores at::set_num_threads)
+    set_compute_threads(session);
     const int batch = local_batch(session.config(), session.context().world_size);
     const std::int64_t epochs = session.config().get_int("train.epochs");
     Model model = make_model(kind, session.config());

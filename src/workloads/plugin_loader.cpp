@@ -57,6 +57,18 @@ void check_built_for_us(const PluginRef& ref, const WorkloadDescriptor& descript
     if (descriptor.run == nullptr) refuse(ref, fmt::format("workload '{}' has no training function", descriptor.name));
 }
 
+// Loading a plugin also runs the initializers of libraries it brings along (libtrainrt_torch
+// announces its built-in workloads): only descriptors defined in the plugin's own file count.
+void keep_own(const std::string& real_path, std::vector<const WorkloadDescriptor*>& announced) {
+    auto elsewhere = [&](const WorkloadDescriptor* descriptor) {
+        Dl_info info{};
+        char where[PATH_MAX];
+        return ::dladdr(descriptor, &info) == 0 || info.dli_fname == nullptr ||
+               ::realpath(info.dli_fname, where) == nullptr || real_path != where;
+    };
+    announced.erase(std::remove_if(announced.begin(), announced.end(), elsewhere), announced.end());
+}
+
 // Opened by its absolute path: a bare "libx.so" would make dlopen search the library path.
 LoadedLibrary open_library(const PluginRef& ref, const std::string& real_path,
                            std::vector<const WorkloadDescriptor*>& announced) {
@@ -67,6 +79,7 @@ LoadedLibrary open_library(const PluginRef& ref, const std::string& real_path,
         const char* why = ::dlerror();
         refuse(ref, fmt::format("cannot load it: {}", why != nullptr ? why : "dlopen failed"));
     }
+    keep_own(real_path, announced);
     return LoadedLibrary(handle);
 }
 

@@ -2,7 +2,8 @@
 # The build without the optional components (-DTRAINRT_WITH_CUDA=OFF: the nocuda/ alternative
 # sources; -DTRAINRT_WITH_TORCH=OFF: no libtrainrt_torch): it configures and builds (trainrt, unit
 # tests) in $TRAINRT_BUILD/no-cuda, `trainrt --version` says CUDA/NCCL: no and LibTorch: no, the
-# unit tests pass, use_gpu = true is refused with one line and exit 2, and a
+# unit tests pass, use_gpu = true is refused with one line and exit 2, the LibTorch example
+# plugin cannot be configured against its install, and a
 # short CPU training gives bitwise the weights of this (CUDA) build.
 source "$(dirname "$0")/../lib/common.sh"
 require_data
@@ -26,6 +27,14 @@ code=0
 "$build/trainrt" --config jobs/fashion_mlp.ini --run.workload=torch_fashion_mlp --run.storage_path="$WORK/torch" 2>"$WORK/torch.err" || code=$?
 [ "$code" -eq 2 ] && [ "$(grep -c . "$WORK/torch.err")" -eq 1 ] && grep -q "LibTorch component, which this trainrt was built without" "$WORK/torch.err" \
   && [ ! -e "$WORK/torch" ] && pass "a LibTorch workload refused: $(cat "$WORK/torch.err")" || fail "torch workload refusal: exit $code, $(cat "$WORK/torch.err")"
+# A LibTorch plugin against an install without the component: find_package says so at configure.
+cmake --install "$build" --prefix "$WORK/prefix" >"$WORK/install.log" 2>&1 || { tail "$WORK/install.log"; fail "install of the no-LibTorch build"; }
+code=0
+env -u CMAKE_PREFIX_PATH cmake -S "$WORK/prefix/share/trainrt/examples/torch_model" -B "$WORK/torch_example" \
+  -DCMAKE_PREFIX_PATH="$WORK/prefix" >"$WORK/torch_example.log" 2>&1 || code=$?
+[ "$code" -ne 0 ] && grep -q "this trainrt was built without its LibTorch component" "$WORK/torch_example.log" \
+  && pass "a LibTorch plugin cannot be configured against an install without LibTorch" \
+  || { tail "$WORK/torch_example.log"; fail "LibTorch plugin against a no-LibTorch install: cmake exit $code"; }
 args=(--config jobs/fashion_mlp.ini --train.epochs=1 --train.batch_size=256 --run.storage_path="$WORK")
 mpiexec -n 2 "$build/trainrt" "${args[@]}" --run.name=nocuda >"$WORK/nocuda.out" 2>&1
 mpiexec -n 2 "$TRAINRT" "${args[@]}" --run.name=cuda >"$WORK/cuda.out" 2>&1

@@ -18,3 +18,13 @@ env -u CMAKE_PREFIX_PATH cmake -S "$example" -B "$root/example" -DCMAKE_PREFIX_P
 cmake --build "$root/example" -j 2 >"$root/example-build.log" 2>&1 \
   || { cat "$root/example-build.log" >&2; echo "FAIL: building the example against the install" >&2; exit 1; }
 echo "installed into $root/prefix; example built in $root/example"
+# With the LibTorch component installed, its example too (examples/torch_model, COMPONENTS torch).
+if [ -f "$root/prefix/lib/cmake/trainrt/trainrtTorchTargets.cmake" ]; then
+  torch_example=$root/prefix/share/trainrt/examples/torch_model
+  env -u CMAKE_PREFIX_PATH cmake -S "$torch_example" -B "$root/torch_example" -DCMAKE_PREFIX_PATH="$root/prefix" \
+    -DCMAKE_BUILD_TYPE=Release >"$root/torch-example-configure.log" 2>&1 \
+    || { cat "$root/torch-example-configure.log" >&2; echo "FAIL: configuring the LibTorch example against the install" >&2; exit 1; }
+  cmake --build "$root/torch_example" -j 2 >"$root/torch-example-build.log" 2>&1 \
+    || { cat "$root/torch-example-build.log" >&2; echo "FAIL: building the LibTorch example against the install" >&2; exit 1; }
+  echo "LibTorch example built in $root/torch_example"
+fi

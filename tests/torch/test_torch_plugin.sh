@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Your own LibTorch model: the installed example (examples/torch_model: a custom residual module,
+# AdamW, dropout), built out of tree against the install with find_package(trainrt COMPONENTS
+# torch) (fixture install.setup), trained by the installed trainrt under mpiexec. Stopped with USR2
+# mid-epoch and rerun it ends with the uninterrupted run's digest; the same run resumed with another
+# width is refused with exit 8 naming the tensor; a batch that does not divide is refused by its
+# preflight (exit 2, one line, nothing written).
+source "$(dirname "$0")/../checkpoint/lib.sh"
+prefix=$TRAINRT_BUILD/test-install/prefix
+plugin=$TRAINRT_BUILD/test-install/torch_example/libtorch_model.so
+[ -x "$prefix/bin/trainrt" ] && [ -f "$plugin" ] || { echo "FAIL: no installed trainrt or LibTorch example ($plugin): install.setup" >&2; exit 1; }
+TRAINRT=$prefix/bin/trainrt
+ini=$prefix/share/trainrt/examples/torch_model/torch_model.ini
+CKPT_ARGS=(--config "$ini" --run.workload="plugin:$plugin" --data.path="$DATA" --train.epochs=1
+           --train.batch_size=256 --train.report_every=20 --metrics.progress=off)
+model_digest() { sed -n 's/^torch_model_digest=\([0-9a-f]\{16\}\)$/\1/p' "$1" | tail -1; }
+
+train 2 ref "$WORK/ref.out"
+base=$(model_digest "$WORK/ref.out")
+[ "$rc" -eq 0 ] && [ -n "$base" ] && pass "the example plugin trains under mpiexec -n 2: digest $base, $(tail -1 "$WORK/ref/result.jsonl" | jq -c '{loss, test_accuracy}')" \
+  || { show "$WORK/ref.out"; fail "uninterrupted run exits $rc"; finish; }
+jq -e -s 'last | .test_accuracy > 0.75' "$WORK/ref/result.jsonl" >/dev/null || fail "test accuracy after an epoch: $(tail -1 "$WORK/ref/result.jsonl")"
+
+( train 2 stopped "$WORK/stopped.out"; echo "$rc" >"$WORK/stopped.rc" ) &
+runner=$!
+wait_rows "$WORK/stopped" 2 || fail "no 2 progress rows within 60 s"
+pid=$(rank_pid stopped 1) && kill -USR2 "$pid" || fail "rank 1 not found"
+wait "$runner" || true
+[ "$(cat "$WORK/stopped.rc")" = 9 ] || { show "$WORK/stopped.out"; fail "stopped run exits $(cat "$WORK/stopped.rc"), expected 9"; }
+train 2 stopped "$WORK/resumed.out"
+[ "$rc" -eq 0 ] && grep -q '^\[trainrt\] resuming from' "$WORK/resumed.out" && [ "$(model_digest "$WORK/resumed.out")" = "$base" ] \
+  && pass "stopped mid-epoch by USR2 and rerun: resumed, same digest $base" \
+  || { show "$WORK/resumed.out"; fail "resume: exit $rc, digest $(model_digest "$WORK/resumed.out") vs $base"; }
+
+train 2 ref "$WORK/wider.out" --train.epochs=2 --train.width=128
+[ "$rc" -eq 8 ] && grep -q "tensor 'model.stem.weight' is float32 \[256, 784\], the model's is float32 \[128, 784\]" "$WORK/wider.out" \
+  && pass "resumed with another width: exit 8, $(grep -m1 -o "tensor 'model.stem.weight'.*" "$WORK/wider.out")" \
+  || { show "$WORK/wider.out"; fail "mismatched resume: exit $rc"; }
+
+train 2 odd "$WORK/odd.out" --train.batch_size=255
+[ "$rc" -eq 2 ] && [ "$(grep -c . "$WORK/odd.out.stderr")" -eq 1 ] && grep -q "does not divide by the 2 ranks" "$WORK/odd.out" \
+  && [ ! -e "$WORK/odd" ] && pass "a batch that does not divide: exit 2, $(cat "$WORK/odd.out.stderr")" \
+  || { show "$WORK/odd.out"; fail "odd batch: exit $rc"; }
+finish
