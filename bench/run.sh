@@ -7,7 +7,7 @@
 # Environment:
 #   BUILD=build          build directory (the Makefile's); configured here if it is not yet
 #   BENCH_EPOCHS=3       epochs per training run (trainrt and PyTorch alike)
-#   BENCH_SKIP=          any of: trainrt pytorch allreduce checkpoint restart report (comma or space separated); skipped parts
+#   BENCH_SKIP=          any of: trainrt pytorch torch allreduce checkpoint restart report (comma or space separated); skipped parts
 #                        show as "not run" in BENCHMARKS.md
 #   BENCH_OUT=           where raw results and logs go (default $BUILD/bench-results/<timestamp>)
 #   BENCH_TIMEOUT=1800   seconds allowed to each benchmark command
@@ -42,7 +42,7 @@ skipped() { [[ "$SKIP" == *" $1 "* ]]; }
 
 [[ "$EPOCHS" =~ ^[1-9][0-9]*$ ]] || die "BENCH_EPOCHS must be a positive integer (got '$EPOCHS')"
 for part in $SKIP; do
-  case $part in trainrt|pytorch|allreduce|checkpoint|restart|report) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, allreduce, checkpoint, restart, report)";; esac
+  case $part in trainrt|pytorch|torch|allreduce|checkpoint|restart|report) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, torch, allreduce, checkpoint, restart, report)";; esac
 done
 
 # --- preflight: every tool before anything long starts ---
@@ -66,10 +66,17 @@ if [[ ! -f $BUILD/CMakeCache.txt ]]; then
 fi
 # Only what the benchmarks run: a broken test elsewhere in the tree does not stop them.
 targets=()
-{ skipped trainrt && skipped restart && skipped report; } || targets+=(trainrt)
+{ skipped trainrt && skipped restart && skipped report && skipped torch; } || targets+=(trainrt)
 skipped report || targets+=(test_plugin_reporter)
 skipped allreduce || targets+=(allreduce_bench)
 skipped checkpoint || targets+=(checkpoint_bench)
+# The LibTorch part needs the component (bench/torch/); a build without it says so in the report.
+TORCH_BUILT=0
+if ! skipped torch && grep -q '^TRAINRT_WITH_TORCH:.*=\(AUTO\|ON\)$' "$BUILD/CMakeCache.txt" &&
+   grep -q '^Torch_DIR:PATH=/' "$BUILD/CMakeCache.txt"; then
+  TORCH_BUILT=1
+  targets+=(trainrt_torch torch_ddp_bench torch_plain_loop)
+fi
 if (( ${#targets[@]} )); then
   say "building ${targets[*]} in $BUILD"
   cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" >&2 ||
@@ -82,7 +89,7 @@ skipped allreduce || [[ -x $ALLREDUCE ]] || die "$ALLREDUCE was not built"
 CKPT_BENCH=$BUILD/bench/checkpoint_bench
 skipped checkpoint || [[ -x $CKPT_BENCH ]] || die "$CKPT_BENCH was not built"
 
-if { ! skipped trainrt || ! skipped restart || ! skipped report; } && [[ ! -f $DATA ]]; then
+if { ! skipped trainrt || ! skipped restart || ! skipped report || ! skipped torch; } && [[ ! -f $DATA ]]; then
   say "importing FashionMNIST into $DATA"
   mkdir -p "$(dirname "$DATA")"
   "$TRAINRT" data import fashion-mnist --out "$DATA" >&2 || die "'$TRAINRT data import fashion-mnist' failed"
@@ -131,6 +138,44 @@ expect_lines() {
   (( got == $2 )) || die "$3: expected $2 JSON lines in $1, found $got"
 }
 
+# --- LibTorch (part "torch") ---
+# torch_fashion_mlp, Ray's recipe in LibTorch, from the same init weights as the other two.
+torch_fashion_run() {
+  local n=$1 name=torch_n$1
+  run "$name" "$OUT/$name.stdout" mpiexec -n "$n" "$TRAINRT" --config jobs/fashion_mlp.ini \
+    --run.workload=torch_fashion_mlp --train.epochs="$EPOCHS" --train.init_weights="$INIT" \
+    --run.storage_path="$storage" --run.name="bench_$name"
+  cp "$storage/bench_$name/result.jsonl" "$OUT/$name.jsonl"
+  expect_lines "$OUT/$name.jsonl" "$EPOCHS" "torch_fashion_mlp on $n ranks"
+}
+# startup_run WORKLOAD I: one epoch on 2 ranks under /usr/bin/time; one JSON line with rank 0's
+# "first step ... after process start" and the largest max RSS of the ranks.
+startup_run() {
+  local workload=$1 name=startup_$1_$2
+  run "$name" "$OUT/$name.stdout" mpiexec -n 2 /usr/bin/time -f 'rss_kb=%M' "$TRAINRT" --config jobs/fashion_mlp.ini \
+    --run.workload="$workload" --train.epochs=1 --metrics.progress=off --run.storage_path="$storage" --run.name="$name"
+  local first rss
+  first=$(sed -n 's/^\[trainrt\] first step \([0-9.]*\) s after process start.*/\1/p' "$OUT/$name.stdout" "$OUT/$name.log" | head -1)
+  rss=$(sed -n 's/^rss_kb=\([0-9]*\)$/\1/p' "$OUT/$name.stdout" "$OUT/$name.log" | sort -n | tail -1)
+  [[ -n $first && -n $rss ]] || die "$name: no first-step time or RSS in $OUT/$name.stdout / $OUT/$name.log"
+  printf '{"bench":"startup","workload":"%s","first_step_s":%s,"max_rss_kb":%s}\n' "$workload" "$first" "$rss" >>"$OUT/torch_startup.jsonl"
+}
+# Overlap (prepare_model) vs one flat allreduce after backward, and start-up/RSS with and without
+# LibTorch, each pair alternated three times.
+torch_overlap_and_startup() {
+  local i mode workload
+  for i in 1 2 3; do
+    for mode in overlap flat; do
+      run "torch_ddp_${mode}_$i" "$OUT/torch_ddp_${mode}_$i.stdout" mpiexec -n 2 "$TRAINRT" --config jobs/fashion_mlp.ini \
+        --run.workload="plugin:$repo/$BUILD/bench/libtorch_ddp_bench.so" --train.mode="$mode" --train.warmup=30 \
+        --train.steps=400 --metrics.progress=off --run.storage_path="$storage" --run.name="torch_ddp_${mode}_$i"
+      grep '"bench":"torch_ddp"' "$OUT/torch_ddp_${mode}_$i.stdout" >>"$OUT/torch_ddp.jsonl" ||
+        die "torch_ddp_bench ($mode) printed no result line"
+    done
+    for workload in fashion_mlp torch_fashion_mlp; do startup_run "$workload" "$i"; done
+  done
+}
+
 for n in "${RANKS[@]}"; do
   # trainrt and PyTorch alternate per rank count, so drift in the machine's load hits both.
   if ! skipped trainrt; then
@@ -148,7 +193,12 @@ for n in "${RANKS[@]}"; do
       "$PY" bench/pytorch_ddp.py --ranks "$n" --epochs "$EPOCHS" --init "$INIT"
     expect_lines "$OUT/pytorch_n$n.jsonl" "$EPOCHS" "PyTorch on $n ranks"
   fi
+  if (( TORCH_BUILT )); then
+    torch_fashion_run "$n"
+    if (( n == 1 )); then run torch_plain "$OUT/torch_plain.jsonl" "$BUILD/bench/torch_plain_loop" "$DATA" "$EPOCHS"; fi
+  fi
 done
+if (( TORCH_BUILT )); then torch_overlap_and_startup; fi
 
 if ! skipped allreduce; then
   run allreduce "$OUT/allreduce.jsonl" mpiexec -n 2 "$ALLREDUCE"
@@ -418,6 +468,69 @@ else:
     t7 = ratio7 is not None and ratio7 < 0.01
     detail7 = f"{fmt(rep_s * 1e6, '.1f')} µs vs a {fmt(step_s * 1e3, '.2f')} ms step: {fmt(ratio7 * 100 if ratio7 else None, '.2f')} %"
 
+# --- LibTorch ---
+lines += ["## LibTorch: torch_fashion_mlp vs PyTorch DDP, overlap, runtime overhead, start-up", ""]
+tq = {}
+torch_runs = {n: jsonl(out / f"torch_n{n}.jsonl") for n in RANKS}
+torch_runs = {n: df[df["epoch_time_s"].notna()] for n, df in torch_runs.items() if not df.empty and "epoch_time_s" in df}
+ddp, plain, start = jsonl(out / "torch_ddp.jsonl"), jsonl(out / "torch_plain.jsonl"), jsonl(out / "torch_startup.jsonl")
+detail_t = {k: "–" for k in ("pytorch", "overlap", "plain", "startup")}
+if "torch" in skipped or not torch_runs:
+    lines += ["not run" + ("" if "torch" in skipped else ": this build has no LibTorch component"), ""]
+else:
+    lines += ["`torch_fashion_mlp` is the same recipe as the two above, written with LibTorch modules, DDP by "
+              "`prepare_model` (on 2 ranks; on 1 rank it does not wrap, as Ray), checkpoints by `StateDict`; it runs "
+              "right after PyTorch on the same ranks, from the same init weights. Medians over the epochs.", "",
+              "| ranks | torch_fashion_mlp epoch (s) | train (s) | PyTorch DDP epoch (s) | torch_fashion_mlp / PyTorch | last loss (LibTorch / PyTorch) |",
+              "|---:|---:|---:|---:|---:|---:|"]
+    for n, df in torch_runs.items():
+        t_med = df["epoch_time_s"].median()
+        p_med = med.get(("pytorch", n))
+        tq["pytorch", n] = t_med / p_med if p_med else None
+        p_loss = last_of(train["pytorch", n], "loss") if ("pytorch", n) in train else None
+        lines.append(f"| {n} | {fmt(t_med)} | {fmt(df['train_time_s'].median())} | {fmt(p_med)} | {fmt(tq['pytorch', n])} | "
+                     f"{fmt(last_of(df, 'loss'), '.6f')} / {fmt(p_loss, '.6f')} |")
+    lines.append("")
+    if not ddp.empty:
+        pairs = ddp.assign(rep=ddp.groupby("mode").cumcount()).pivot(index="rep", columns="mode", values="step_ms")
+        pairs["ratio"] = pairs["overlap"] / pairs["flat"]
+        tq["overlap"] = pairs["ratio"].median()
+        lines += ["**Overlap.** The same LibTorch MLP on 2 ranks (local batch 32, 400 timed steps after 30), gradients "
+                  "averaged by `prepare_model` (buckets allreduced on the communication thread while backward runs) "
+                  "or by one blocking allreduce of all gradients, flattened, after backward (bench/torch/ddp_modes.cpp). "
+                  "Alternated three times; each figure is the slower rank's median step.", "",
+                  "| pair | overlap step (ms) | flat step (ms) | overlap / flat |", "|---:|---:|---:|---:|"]
+        for rep_, r in pairs.iterrows():
+            lines.append(f"| {rep_ + 1} | {fmt(r['overlap'])} | {fmt(r['flat'])} | {fmt(r['ratio'])} |")
+        lines.append("")
+    if not plain.empty and 1 in torch_runs:
+        tq["plain"] = torch_runs[1]["train_time_s"].median() / plain["train_time_s"].median()
+        lines += ["**Runtime overhead, 1 rank.** `torch_fashion_mlp`'s training loop time against the same loop in a "
+                  "plain LibTorch program with no trainrt (bench/torch/plain_loop.cpp: data in memory, same model, "
+                  "batch, optimizer and thread), medians over the epochs.", "",
+                  "| torch_fashion_mlp train (s) | plain LibTorch train (s) | trainrt / plain |", "|---:|---:|---:|",
+                  f"| {fmt(torch_runs[1]['train_time_s'].median())} | {fmt(plain['train_time_s'].median())} | {fmt(tq['plain'])} |", ""]
+    if not start.empty:
+        sm = start.groupby("workload").median(numeric_only=True)
+        lines += ["**Start-up and memory, 2 ranks.** Process start to the first training step (rank 0's own "
+                  "figure) and the larger of the two ranks' max RSS (`/usr/bin/time`), one epoch, medians of 3 "
+                  "alternated runs. `fashion_mlp` never loads LibTorch; `torch_fashion_mlp` loads libtrainrt_torch "
+                  "and LibTorch because the job names it.", "",
+                  "| workload | first step after start (s) | max RSS per rank (MB) |", "|---|---:|---:|"]
+        for w, r in sm.iterrows():
+            lines.append(f"| {w} | {fmt(r['first_step_s'])} | {fmt(r['max_rss_kb'] / 1024, '.0f')} |")
+        lines.append("")
+        if {"fashion_mlp", "torch_fashion_mlp"} <= set(sm.index):
+            a, b = sm.loc["fashion_mlp"], sm.loc["torch_fashion_mlp"]
+            tq["startup"] = (f"+{fmt(b['first_step_s'] - a['first_step_s'])} s to the first step, "
+                             f"+{fmt((b['max_rss_kb'] - a['max_rss_kb']) / 1024, '.0f')} MB per rank with LibTorch")
+    detail_t = {"pytorch": f"2 ranks: {fmt(tq.get(('pytorch', 2)))} (1 rank: {fmt(tq.get(('pytorch', 1)))})",
+                "overlap": f"median of 3 pairs: {fmt(tq.get('overlap'))}", "plain": fmt(tq.get("plain")),
+                "startup": tq.get("startup", "–")}
+t_pt = None if tq.get(("pytorch", 2)) is None else tq[("pytorch", 2)] <= 0.30
+t_ov = None if tq.get("overlap") is None else tq["overlap"] <= 0.95
+t_pl = None if tq.get("plain") is None else tq["plain"] <= 1.02
+
 # --- GPU ---
 import subprocess
 gpu_jsonl, gpu_note = out / "gpu_bench.jsonl", (out / "gpu_note.txt").read_text().strip()
@@ -454,7 +567,11 @@ lines += ["## Targets", "",
           f"| async checkpoint stall ≤ 5 % of the sync save time (later saves) | {detail5} | {verdict(t5)} |",
           f"| restart latency (process start → first resumed step, excluding the checkpoint read) ≤ 2 s on 2 and 4 ranks | {detail6} | {verdict(t6)} |",
           f"| report() < 1 % of a fashion_mlp step (2 ranks) | {detail7} | {verdict(t7)} |",
-          f"| GPU: trainrt epoch time ≤ 0.5 × PyTorch's on the same GPU (data resident; data loading included) | {detail8} | {verdict(t8)} |", "",
+          f"| GPU: trainrt epoch time ≤ 0.5 × PyTorch's on the same GPU (data resident; data loading included) | {detail8} | {verdict(t8)} |",
+          f"| LibTorch: torch_fashion_mlp epoch ≤ 0.30 × PyTorch DDP (gloo) on 2 ranks | {detail_t['pytorch']} | {verdict(t_pt)} |",
+          f"| LibTorch: prepare_model (overlap) step ≤ 0.95 × one flat allreduce after backward (2 ranks) | {detail_t['overlap']} | {verdict(t_ov)} |",
+          f"| LibTorch: 1 rank ≤ 1.02 × the same loop in plain LibTorch | {detail_t['plain']} | {verdict(t_pl)} |",
+          f"| LibTorch: start-up and RSS with vs without the component (reported, no target) | {detail_t['startup']} | – |", "",
           "The machine is shared and small: one measurement can be off by tens of percent when something else "
           "runs (the load average is recorded above and in each log). Run again before drawing conclusions from a MISS.", ""]
 

@@ -43,6 +43,8 @@ struct DistributedOptions {
 // loss.backward(), optimizer.step(). Buckets follow the reverse order of module->parameters()
 // (the order backward usually produces them). A parameter that got no gradient in a backward is
 // a WorkloadError naming it, unless find_unused_parameters. Every rank must run the same graph.
+// On one rank it does nothing (no hooks, no buckets: bucket_count() is 0), as Ray's prepare_model
+// does not wrap a single worker: its gradients already are the average.
 class DistributedModule {
 public:
     DistributedModule(std::shared_ptr<::torch::nn::Module> module, c10::intrusive_ptr<c10d::ProcessGroup> group,

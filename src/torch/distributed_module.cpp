@@ -171,6 +171,7 @@ DistributedModule::DistributedModule(std::shared_ptr<::torch::nn::Module> module
     impl_->module = std::move(module);
     impl_->group = std::move(group);
     impl_->options = options;
+    if (impl_->group->getSize() == 1) return;  // one rank: its gradients are the average (Ray does not wrap either)
     impl_->collect_parameters();
     impl_->broadcast_state();
     impl_->build_buckets();

@@ -8,6 +8,7 @@
 //    ReLU/maxpool 2, fc(1600->128)/ReLU, fc(128->10); Adam lr 1e-3.
 #include <torch/torch.h>
 
+#include <chrono>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -224,6 +225,11 @@ void finish(Session& session, Kind kind, Model& model) {
     if (session.context().world_rank == 0) std::cout << "weights_digest=" << digest << std::endl;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Per epoch it reports what fashion_mlp does (train, eval and epoch times included, this rank's).
 void run(Session& session, Kind kind) {
     set_compute_threads(session);
     const int batch = local_batch(session.config(), session.context().world_size);
@@ -236,12 +242,17 @@ void run(Session& session, Kind kind) {
     for (bool first = true; progress.epoch < epochs; first = false) {
         if (first || session.config().get_bool("data.shuffle"))
             train = session.dataset_shard("train", static_cast<std::uint64_t>(progress.epoch));
+        const auto started = std::chrono::steady_clock::now();
         if (!train_epoch(session, model, train, batch, progress)) return;
+        const double train_s = seconds_since(started);
         const double loss = mean_over_ranks(session, progress.batches > 0 ? progress.loss_sum / progress.batches : 0.0);
+        const auto evaluated = std::chrono::steady_clock::now();
         const auto [test_loss, accuracy] = evaluate(session, model, test);
+        const double eval_s = seconds_since(evaluated);
         progress = {progress.epoch + 1, 0, 0, progress.step, 0.0};
         Metrics metrics;
-        metrics.set("epoch", progress.epoch).set("loss", loss).set("test_loss", test_loss).set("test_accuracy", accuracy);
+        metrics.set("epoch", progress.epoch).set("loss", loss).set("test_loss", test_loss).set("test_accuracy", accuracy)
+            .set("train_time_s", train_s).set("eval_time_s", eval_s).set("epoch_time_s", train_s + eval_s);
         session.report(metrics, snapshot(model, progress).state());
         if (progress.epoch < epochs && session.should_stop()) return;
     }

@@ -1,0 +1,76 @@
+// Benchmark plugin (make bench, part "torch"): Ray's FashionMNIST MLP in LibTorch, trained for
+// train.steps steps after train.warmup steps, with its gradients averaged either by prepare_model
+// (train.mode = overlap: buckets whose allreduce starts while backward runs) or by one blocking
+// allreduce of all gradients, flattened, after backward (train.mode = flat). Rank 0 prints one
+// JSON line with the median step time. Same model, data, batch and threads in both modes.
+#include <torch/torch.h>
+#include <trainrt/plugin.hpp>
+#include <trainrt/torch.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+namespace {
+
+namespace tt = trainrt::torch;
+
+struct MlpImpl : torch::nn::Module {
+    MlpImpl()
+        : fc1(register_module("fc1", torch::nn::Linear(784, 512))),
+          fc2(register_module("fc2", torch::nn::Linear(512, 512))),
+          fc3(register_module("fc3", torch::nn::Linear(512, 10))) {}
+    torch::Tensor forward(const torch::Tensor& x) {
+        return torch::relu(fc3(torch::relu(fc2(torch::relu(fc1(x.flatten(1)))))));
+    }
+    torch::nn::Linear fc1, fc2, fc3;
+};
+TORCH_MODULE(Mlp);
+
+// One blocking allreduce (mean) of every gradient, flattened into one buffer, after backward.
+void flat_average(trainrt::Session& session, Mlp& model) {
+    std::vector<torch::Tensor> grads;
+    for (const torch::Tensor& p : model->parameters()) grads.push_back(p.grad().view({-1}));
+    torch::Tensor flat = torch::cat(grads);
+    session.communicator().allreduce(flat.data_ptr<float>(), static_cast<std::size_t>(flat.numel()),
+                                     trainrt::DType::f32, trainrt::ReduceOp::mean);
+    std::int64_t offset = 0;
+    for (const torch::Tensor& p : model->parameters()) {
+        p.grad().view({-1}).copy_(flat.narrow(0, offset, p.numel()));
+        offset += p.numel();
+    }
+}
+
+void train(trainrt::Session& session) {
+    const trainrt::JobConfig& config = session.config();
+    const bool overlap = config.get("train.mode") == "overlap";
+    tt::set_compute_threads(session);
+    torch::manual_seed(0);
+    Mlp model;
+    torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(1e-3));
+    std::unique_ptr<tt::DistributedModule> ddp;
+    if (overlap) ddp = std::make_unique<tt::DistributedModule>(tt::prepare_model(model.ptr(), session));
+    const trainrt::DatasetShard shard = session.dataset_shard("train", 0);
+    const tt::ShardLoader loader(shard, config.get_int("train.batch_size") / session.context().world_size);
+    const std::int64_t warmup = config.get_int("train.warmup"), steps = config.get_int("train.steps");
+    std::vector<double> times;
+    for (std::int64_t s = 0; s < warmup + steps; ++s) {
+        tt::Batch batch = loader.batch(s % loader.size());
+        const auto start = std::chrono::steady_clock::now();
+        optimizer.zero_grad();
+        torch::nn::functional::cross_entropy(model(batch.features), batch.labels).backward();
+        if (!overlap) flat_average(session, model);
+        optimizer.step();
+        if (s >= warmup) times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(times.begin(), times.end());
+    const double median = session.communicator().allreduce_value(times[times.size() / 2], trainrt::ReduceOp::max);
+    if (session.context().world_rank == 0)
+        std::printf("{\"bench\":\"torch_ddp\",\"mode\":\"%s\",\"ranks\":%d,\"steps\":%lld,\"step_ms\":%.4f}\n",
+                    overlap ? "overlap" : "flat", session.context().world_size, static_cast<long long>(steps), median * 1e3);
+}
+
+}  // namespace
+
+TRAINRT_WORKLOAD(torch_ddp_bench, train);
