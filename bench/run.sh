@@ -152,11 +152,13 @@ torch_fashion_run() {
 # "first step ... after process start" and the largest max RSS of the ranks.
 startup_run() {
   local workload=$1 name=startup_$1_$2
-  run "$name" "$OUT/$name.stdout" mpiexec -n 2 /usr/bin/time -f 'rss_kb=%M' "$TRAINRT" --config jobs/fashion_mlp.ini \
-    --run.workload="$workload" --train.epochs=1 --metrics.progress=off --run.storage_path="$storage" --run.name="$name"
+  # Each rank's max RSS into its own file (MPICH sets PMI_RANK): their stderr lines would interleave.
+  run "$name" "$OUT/$name.stdout" mpiexec -n 2 bash -c '/usr/bin/time -f %M -o "$0.rss.$PMI_RANK" "$@"' "$OUT/$name" \
+    "$TRAINRT" --config jobs/fashion_mlp.ini --run.workload="$workload" --train.epochs=1 --metrics.progress=off \
+    --run.storage_path="$storage" --run.name="$name"
   local first rss
   first=$(sed -n 's/^\[trainrt\] first step \([0-9.]*\) s after process start.*/\1/p' "$OUT/$name.stdout" "$OUT/$name.log" | head -1)
-  rss=$(sed -n 's/^rss_kb=\([0-9]*\)$/\1/p' "$OUT/$name.stdout" "$OUT/$name.log" | sort -n | tail -1)
+  rss=$(cat "$OUT/$name".rss.* 2>/dev/null | sort -n | tail -1)
   [[ -n $first && -n $rss ]] || die "$name: no first-step time or RSS in $OUT/$name.stdout / $OUT/$name.log"
   printf '{"bench":"startup","workload":"%s","first_step_s":%s,"max_rss_kb":%s}\n' "$workload" "$first" "$rss" >>"$OUT/torch_startup.jsonl"
 }
