@@ -88,6 +88,8 @@ public:
     int world_size() const;            // ranks that wrote it
 
     bool has_tensor(const std::string& name) const;
+    std::vector<std::string> tensor_names() const;     // sorted
+    std::vector<std::string> attribute_names() const;  // in the order they were saved
     TensorType tensor_type(const std::string& name) const;
     Shape global_shape(const std::string& name) const;  // CheckpointError when absent
 

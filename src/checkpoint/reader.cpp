@@ -74,6 +74,18 @@ bool Checkpoint::has_tensor(const std::string& name) const {
     return impl_->manifest.tensors.count(name) != 0;
 }
 
+std::vector<std::string> Checkpoint::tensor_names() const {
+    std::vector<std::string> names;
+    for (const auto& [name, tensor] : impl_->manifest.tensors) names.push_back(name);
+    return names;
+}
+
+std::vector<std::string> Checkpoint::attribute_names() const {
+    std::vector<std::string> names;
+    for (const auto& [name, value] : impl_->manifest.attributes) names.push_back(name);
+    return names;
+}
+
 TensorType Checkpoint::tensor_type(const std::string& name) const {
     return tensor_entry(*impl_, name).type;
 }

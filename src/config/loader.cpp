@@ -148,7 +148,8 @@ std::vector<OptionSpec> job_specs(const Values& values, const WorkloadKeys& work
                                   bool& free_train_keys) {
     std::vector<OptionSpec> specs = builtin_options();
     std::string workload = workload_of(values);
-    free_train_keys = workload.rfind("plugin:", 0) == 0 || workload.rfind("embedded:", 0) == 0;
+    free_train_keys = workload.rfind("plugin:", 0) == 0 || workload.rfind("embedded:", 0) == 0 ||
+                      workload.rfind("python:", 0) == 0;
     if (free_train_keys) return specs;
     auto found = workloads.find(workload);
     if (found == workloads.end()) {
@@ -157,7 +158,7 @@ std::vector<OptionSpec> job_specs(const Values& values, const WorkloadKeys& work
         std::string suggestion = closest_match(workload, names);
         throw ConfigError(fmt::format(
             "config: unknown workload '{}' for run.workload ({}){}; built-in workloads: {}; "
-            "or plugin:/path/lib.so",
+            "or plugin:/path/lib.so, or python:FILE.py:FUNC",
             workload, values.at("run.workload").source,
             suggestion.empty() ? "" : fmt::format(": did you mean '{}'?", suggestion),
             fmt::join(names, ", ")));

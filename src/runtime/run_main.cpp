@@ -47,9 +47,10 @@ int run_loaded(int argc, const config::Loaded& loaded, const config::WorkloadKey
 }  // namespace
 
 std::string version_line() {
-    return fmt::format("trainrt {} (plugin ABI {}; MPI: MPICH, PMIx, parallel HDF5; CUDA/NCCL: {}; LibTorch: {})",
+    return fmt::format("trainrt {} (plugin ABI {}; MPI: MPICH, PMIx, parallel HDF5; CUDA/NCCL: {}; LibTorch: {}; "
+                       "Python: {})",
                        TRAINRT_VERSION, plugin_abi_version, comm::gpu_build_info(),
-                       TRAINRT_HAS_TORCH ? "libtrainrt_torch" : "no");
+                       TRAINRT_HAS_TORCH ? "libtrainrt_torch" : "no", TRAINRT_HAS_PYTHON ? "libtrainrt_python" : "no");
 }
 
 int guarded(const std::function<int()>& body) noexcept {

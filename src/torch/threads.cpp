@@ -1,38 +1,15 @@
-// trainrt::torch::set_compute_threads (torch.hpp).
+// trainrt::torch::set_compute_threads (torch.hpp): trainrt's per-rank count (threads.hpp) for
+// OpenBLAS, which Debian's torch calls and which ignores torch's setting, and for torch itself.
 #include <ATen/Parallel.h>
-#include <cblas.h>
-#include <sched.h>
 
-#include <cstdlib>
-#include <string>
-
+#include "trainrt/threads.hpp"
 #include "trainrt/torch.hpp"
 
 namespace trainrt::torch {
-namespace {
-
-int positive_env(const char* name) {
-    const char* text = std::getenv(name);
-    if (text == nullptr) return 0;
-    char* end = nullptr;
-    const long value = std::strtol(text, &end, 10);
-    return end != text && *end == '\0' && value > 0 && value < 4096 ? static_cast<int>(value) : 0;
-}
-
-int cpus_allowed() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-}
-
-}  // namespace
 
 int set_compute_threads(const Session& session) {
-    int threads = positive_env("OMP_NUM_THREADS");  // the user's own choice wins
-    if (threads == 0) threads = positive_env("SLURM_CPUS_PER_TASK");
-    if (threads == 0) threads = std::max(1, cpus_allowed() / std::max(1, session.context().local_size));
+    const int threads = set_blas_threads(session.context());
     at::set_num_threads(threads);
-    openblas_set_num_threads(threads);
     return threads;
 }
 

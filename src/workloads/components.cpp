@@ -40,12 +40,18 @@ std::vector<OptionSpec> torch_fashion_keys() {
             {"train.save_weights", "", ValueKind::path, "torch_fashion_mlp: write the final weights here (rank 0)"}};
 }
 
+bool is_python_workload(const std::string& name) { return name.rfind("python:", 0) == 0; }
+
 const std::vector<ComponentWorkload>& component_workloads() {
+    static const std::string kTorchBuild = "TRAINRT_WITH_TORCH, libtorch-dev";
     static const std::vector<ComponentWorkload> all = {
         {"torch_fashion_mlp", "Ray Train's FashionMNIST recipe in LibTorch: MLP 784-512-512-10, SGD, DDP",
-         "LibTorch", versioned("libtrainrt_torch"), TRAINRT_HAS_TORCH == 1, torch_fashion_keys()},
+         "LibTorch", kTorchBuild, versioned("libtrainrt_torch"), TRAINRT_HAS_TORCH == 1, torch_fashion_keys()},
         {"torch_fashion_cnn", "a convolutional net on FashionMNIST in LibTorch: conv/pool/conv/pool/fc/fc, Adam, DDP",
-         "LibTorch", versioned("libtrainrt_torch"), TRAINRT_HAS_TORCH == 1, torch_fashion_keys()},
+         "LibTorch", kTorchBuild, versioned("libtrainrt_torch"), TRAINRT_HAS_TORCH == 1, torch_fashion_keys()},
+        {"python", "a Python training function: run.workload = python:FILE.py:FUNC or python:package.module:FUNC",
+         "Python", "TRAINRT_WITH_PYTHON, python3-dev and pybind11-dev", versioned("libtrainrt_python"),
+         TRAINRT_HAS_PYTHON == 1, {}},
     };
     return all;
 }
@@ -59,9 +65,9 @@ std::optional<ComponentWorkload> component_workload(const std::string& name) {
 std::string component_library_path(const ComponentWorkload& workload) {
     if (!workload.built)
         throw ConfigError(fmt::format("config: workload '{}' is in trainrt's {} component, which this trainrt "
-                                      "was built without (TRAINRT_WITH_TORCH, libtorch-dev); use a trainrt "
-                                      "built with it (`trainrt --version` says LibTorch)",
-                                      workload.name, workload.component));
+                                      "was built without ({}); use a trainrt built with it (`trainrt --version` "
+                                      "lists its components)",
+                                      workload.name, workload.component, workload.build_with));
     const std::string path = library_dir() + "/" + workload.library;
     if (!std::filesystem::exists(path))
         throw ConfigError(fmt::format("config: workload '{}' needs {} ({} component), which is not beside "

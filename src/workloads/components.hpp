@@ -15,6 +15,7 @@ struct ComponentWorkload {
     std::string name;         // run.workload
     std::string description;
     std::string component;    // "LibTorch"
+    std::string build_with;   // what builds the component: "TRAINRT_WITH_TORCH, libtorch-dev"
     std::string library;      // the component's file name, e.g. "libtrainrt_torch.so.0.1"
     bool built;               // this build has the component
     std::vector<OptionSpec> train_keys;
@@ -22,6 +23,9 @@ struct ComponentWorkload {
 
 const std::vector<ComponentWorkload>& component_workloads();
 std::optional<ComponentWorkload> component_workload(const std::string& name);
+
+// "python:FILE.py:FUNC" (and "python:package.module:FUNC") name the Python component's workload.
+bool is_python_workload(const std::string& name);
 
 // The absolute path of the component library next to libtrainrt; ConfigError (one line) when this
 // build lacks the component or its file is missing.

@@ -36,11 +36,13 @@ config::WorkloadKeys keys_by_workload() {
     config::WorkloadKeys keys;
     for (const auto& [name, workload] : builtin())
         if (!workload.any_train_key) keys[name] = workload.train_keys;
-    for (const ComponentWorkload& workload : component_workloads()) keys[workload.name] = workload.train_keys;
+    for (const ComponentWorkload& workload : component_workloads())
+        if (workload.name != "python") keys[workload.name] = workload.train_keys;  // python: any train key
     return keys;
 }
 
 const Workload& find(const std::string& name) {
+    if (is_python_workload(name)) return find("python");  // the function is the config's run.workload
     if (auto component = component_workload(name))
         return find("plugin:" + component_library_path(*component) + ":" + name);
     if (name.rfind("plugin:", 0) == 0) {
@@ -54,7 +56,7 @@ const Workload& find(const std::string& name) {
     auto found = builtin().find(name);
     if (found == builtin().end())
         throw ConfigError(fmt::format("config: unknown workload '{}'; built in: fashion_mlp, torch_fashion_mlp, "
-                                      "torch_fashion_cnn; or plugin:/path/libmine.so[:name]", name));
+                                      "torch_fashion_cnn; or plugin:/path/libmine.so[:name], or python:FILE.py:FUNC", name));
     return found->second;
 }
 

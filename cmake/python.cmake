@@ -1,0 +1,57 @@
+# The optional Python component (issue: Python training functions). TRAINRT_WITH_PYTHON = AUTO
+# builds it when Debian's python3-dev and pybind11-dev are found, ON requires them, OFF leaves it
+# out. Sets TRAINRT_HAS_PYTHON. Three parts, none loaded by a job that does not use Python:
+#   libtrainrt_python.so    the `python:FILE.py:FUNC` workload: embeds CPython, runs the function
+#   trainrt/_trainrt.*.so   the extension module: the session, checkpoints, trainrt.run()
+#   trainrt/*.py            the `trainrt` package users import (python/trainrt/)
+# In the build tree and the install alike the package lives in <libdir>/trainrt/python/trainrt,
+# so the embedding finds it beside its own library.
+set(TRAINRT_HAS_PYTHON 0)
+if(NOT TRAINRT_WITH_PYTHON STREQUAL "OFF")
+  # Debian's interpreter: its torch, numpy and the venvs users make from it.
+  if(NOT Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
+    set(Python3_EXECUTABLE /usr/bin/python3)
+  endif()
+  find_package(Python3 3.9 QUIET COMPONENTS Interpreter Development.Embed Development.Module)
+  find_package(pybind11 2.6 CONFIG QUIET)
+  if(Python3_FOUND AND pybind11_FOUND)
+    set(TRAINRT_HAS_PYTHON 1)
+  elseif(TRAINRT_WITH_PYTHON STREQUAL "ON")
+    message(FATAL_ERROR "TRAINRT_WITH_PYTHON=ON but Python 3 development files or pybind11 were not "
+                        "found: install python3-dev and pybind11-dev (make deps does)")
+  endif()
+endif()
+message(STATUS "trainrt: Python component ${TRAINRT_HAS_PYTHON} (TRAINRT_WITH_PYTHON=${TRAINRT_WITH_PYTHON})")
+
+set(TRAINRT_PYTHON_DIR ${CMAKE_INSTALL_LIBDIR}/trainrt/python)
+
+function(trainrt_add_python_component)
+  set(package_dir ${CMAKE_BINARY_DIR}/lib/trainrt/python/trainrt)
+  set(warnings -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers)
+  # The extension module: links libtrainrt (found by RUNPATH three directories up).
+  file(GLOB module_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/python/module/*.cpp)
+  pybind11_add_module(trainrt_python_module MODULE NO_EXTRAS ${module_sources})
+  set_target_properties(trainrt_python_module PROPERTIES OUTPUT_NAME _trainrt
+    LIBRARY_OUTPUT_DIRECTORY ${package_dir} INSTALL_RPATH "$ORIGIN/../../.." BUILD_RPATH "$ORIGIN/../../..")
+  target_compile_options(trainrt_python_module PRIVATE -O2 ${warnings})
+  target_link_libraries(trainrt_python_module PRIVATE trainrt_lib trainrt_deps)
+  # The embedding: the `python` workload.
+  file(GLOB embed_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/python/embed/*.cpp)
+  add_library(trainrt_python SHARED ${embed_sources})
+  set_target_properties(trainrt_python PROPERTIES OUTPUT_NAME trainrt_python
+    VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib INSTALL_RPATH "$ORIGIN")
+  target_compile_options(trainrt_python PRIVATE -O2 ${warnings})
+  target_link_libraries(trainrt_python PRIVATE trainrt_lib trainrt_deps pybind11::embed)
+  # The pure-Python package, copied beside the extension module.
+  file(GLOB py_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/python/trainrt/*.py)
+  set(copied)
+  foreach(source ${py_sources})
+    get_filename_component(name ${source} NAME)
+    add_custom_command(OUTPUT ${package_dir}/${name} DEPENDS ${source}
+      COMMAND ${CMAKE_COMMAND} -E copy_if_different ${source} ${package_dir}/${name})
+    list(APPEND copied ${package_dir}/${name})
+  endforeach()
+  add_custom_target(trainrt_python_package ALL DEPENDS ${copied})
+  add_dependencies(trainrt_python trainrt_python_module trainrt_python_package)
+endfunction()

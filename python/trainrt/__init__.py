@@ -1,0 +1,89 @@
+"""trainrt from Python: the session of a training function that trainrt runs.
+
+    import trainrt
+
+    def train_func(config):                 # config: the [train] section, typed
+        ctx = trainrt.get_context()         # world/local rank and size, node rank, run dir, device
+        start = 0
+        if (ckpt := trainrt.get_checkpoint()):
+            start = ckpt["epoch"]
+        for epoch in range(start, config["epochs"]):
+            ...
+            trainrt.report({"epoch": epoch + 1, "loss": loss},
+                           checkpoint=trainrt.Checkpoint({"w": weights, "epoch": epoch + 1}))
+            if trainrt.should_stop():       # Slurm time limit, preemption, a stop signal
+                return
+
+Run it with `srun trainrt --config job.ini` ([run] workload = python:train.py:train_func), or end
+the script with `raise SystemExit(trainrt.run(train_func))` and launch `python3 train.py` under
+srun/mpiexec. PyTorch helpers: trainrt.torch. README "Python training functions".
+"""
+import sys
+
+from . import _state
+from ._state import Context
+from .checkpoint import Checkpoint
+
+__all__ = ["allreduce", "Checkpoint", "Context", "Error", "get_checkpoint", "get_config", "get_context",
+           "get_dataset_shard", "report", "run", "should_stop"]
+
+
+def __getattr__(name):
+    if name == "config":  # trainrt.config: the [train] section of the running job
+        return _state.train_config()
+    if name == "Error":
+        from ._trainrt import Error
+        return Error
+    raise AttributeError(f"module 'trainrt' has no attribute '{name}'")
+
+
+def report(metrics, checkpoint=None):
+    """Collective (every rank, once per iteration): records `metrics` (numbers and strings) as one
+    result row and, with `checkpoint` (a trainrt.Checkpoint), commits it on every rank."""
+    _state.report(metrics, checkpoint)
+
+
+def get_checkpoint():
+    """The checkpoint to resume from (after a requeue, a stop or a failure), or None."""
+    committed = _state.session().checkpoint()
+    return Checkpoint._from_committed(committed) if committed is not None else None
+
+
+def get_context():
+    return _state.context()
+
+
+def get_config():
+    """The [train] section, typed: {"epochs": 3, "lr": 0.001, ...}."""
+    return _state.train_config()
+
+
+def get_dataset_shard(split="train", epoch=0):
+    """This rank's part of `split` of data.path for `epoch` (DistributedSampler's order; with
+    data.shuffle a new permutation per epoch): {"features": uint8 [n, ...], "labels": uint8 [n],
+    "indices": uint64 [n], "padded": trailing samples that repeat earlier ones, "global_count"}."""
+    return _state.session().dataset_shard(split, epoch)
+
+
+def allreduce(array, op="mean"):
+    """Collective, in place over trainrt's MPI communicator: a C-contiguous float32, float64 or int64
+    numpy array reduced across ranks (op: mean, sum, max, min). Returns the array. For code
+    without torch.distributed (numpy); with torch, use torch.distributed or prepare_model."""
+    _state.session().allreduce(array, op)
+    return array
+
+
+def should_stop():
+    """Collective, at a step boundary: True when the job should save (report with a checkpoint)
+    and return: a stop signal reached a rank, or the Slurm time limit is near."""
+    return _state.session().should_stop()
+
+
+def run(train_func, argv=None, name=None):
+    """Runs train_func under trainrt from a plain `python3 script.py` (launched by srun or
+    mpiexec): the command line is trainrt's (--config FILE, --section.key=value). Returns the
+    process exit code (README "Exit codes")."""
+    from . import _entry, _trainrt
+    _entry.activate_virtual_env()
+    return _trainrt.run(list(argv if argv is not None else sys.argv), train_func,
+                        name or getattr(train_func, "__name__", "python"))

@@ -1,0 +1,225 @@
+"""How trainrt runs a Python training function. One implementation for both ways in:
+the `python:` workload (libtrainrt_python calls load() in its preflight, then run_function()) and
+trainrt.run() from a plain python3 script (run_function() only).
+
+load() raises LoadError with one line (the run ends with exit 2 before anything is written).
+run_function() never raises: it returns (exit code, one line) — 0 when the function returned —
+after printing a failure's traceback on stderr.
+"""
+import datetime
+import importlib
+import importlib.util
+import inspect
+import os
+import socket
+import sys
+import traceback
+
+from . import _state
+
+SUMMARY_FRAMES = 3
+
+
+class LoadError(Exception):
+    """The workload cannot start: one line for the user (exit 2)."""
+
+
+def activate_virtual_env():
+    """Puts an active virtual environment's site-packages first (VIRTUAL_ENV at launch), when it
+    was made from this Python; LoadError when it was made from another one."""
+    venv = os.environ.get("VIRTUAL_ENV")
+    if not venv or getattr(sys, "_trainrt_venv", None) == venv:
+        return
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    site_dir = os.path.join(venv, "lib", version, "site-packages")
+    if not os.path.isdir(site_dir):
+        raise LoadError(f"python: VIRTUAL_ENV={venv} has no lib/{version}/site-packages: it was not made from "
+                        f"this Python ({sys.version.split()[0]}); make it with `{sys.base_prefix}/bin/python3 -m "
+                        f"venv --system-site-packages {venv}`")
+    import site
+    before = list(sys.path)
+    site.addsitedir(site_dir)
+    added = [p for p in sys.path if p not in before]
+    sys.path[:] = [p for p in sys.path if p not in added]
+    position = 1 if sys.path and sys.path[0].endswith(os.path.join("trainrt", "python")) else 0
+    sys.path[position:position] = added
+    sys._trainrt_venv = venv
+
+
+def _innermost(tb, path):
+    """The deepest frame of `tb` in file `path` ("FILE:LINE"), else the deepest frame."""
+    frames = traceback.extract_tb(tb)
+    mine = [f for f in frames if os.path.abspath(f.filename) == os.path.abspath(path)] or frames
+    return f"{mine[-1].filename}:{mine[-1].lineno}" if mine else path
+
+
+def _load_file(path):
+    if not os.path.isfile(path):
+        raise LoadError(f"python: {path}: no such file (run.workload = python:FILE.py:FUNC; relative paths "
+                        f"start at {os.getcwd()})")
+    path = os.path.abspath(path)
+    sys.path.insert(0, os.path.dirname(path))  # as python3 FILE does: its siblings import
+    sys.argv = [path]
+    name = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as error:
+        raise LoadError(f"python: {error.filename}:{error.lineno}: syntax error: {error.msg}") from None
+    except BaseException as error:
+        raise LoadError(f"python: loading {path} failed at {_innermost(error.__traceback__, path)}: "
+                        f"{type(error).__name__}: {error}") from None
+    return module
+
+
+def _import_module(name):
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name and name.startswith(error.name):
+            raise LoadError(f"python: no module named '{name}' (run.workload = python:package.module:FUNC or "
+                            f"python:FILE.py:FUNC; sys.path: {os.pathsep.join(sys.path[:4])}...)") from None
+        raise LoadError(f"python: importing {name} failed: {type(error).__name__}: {error}") from None
+    except SyntaxError as error:
+        raise LoadError(f"python: {error.filename}:{error.lineno}: syntax error: {error.msg}") from None
+    except BaseException as error:
+        raise LoadError(f"python: importing {name} failed: {type(error).__name__}: {error}") from None
+
+
+def _find_function(module, where, name):
+    function = getattr(module, name, None)
+    if callable(function):
+        return function
+    found = sorted(n for n, v in vars(module).items()
+                   if inspect.isfunction(v) and getattr(v, "__module__", None) == module.__name__)
+    raise LoadError(f"python: {where} has no function '{name}'; its functions: {', '.join(found) or 'none'}")
+
+
+def torch_backend(config):
+    """The torch.distributed backend to set up, or None. scaling.backend gloo/nccl ask for one;
+    auto sets one up when the function's code imported torch (gloo on CPU, nccl with GPUs)."""
+    backend = config.get("scaling.backend", "auto")
+    if backend in ("gloo", "nccl"):
+        return backend
+    if backend == "auto" and "torch" in sys.modules:
+        return "nccl" if config.get("scaling.use_gpu") == "true" else "gloo"
+    return None
+
+
+def load(workload, config, rank):
+    """The function named by run.workload = python:FILE.py:FUNC | python:package.module:FUNC."""
+    spec = workload[len("python:"):] if workload.startswith("python:") else workload
+    target, sep, name = spec.rpartition(":")
+    if not sep or not target or not name:
+        raise LoadError(f"python: run.workload = {workload}: name the function: python:FILE.py:FUNC or "
+                        f"python:package.module:FUNC")
+    activate_virtual_env()
+    is_file = target.endswith(".py") or os.sep in target
+    module = _load_file(target) if is_file else _import_module(target)
+    function = _find_function(module, target, name)
+    backend = torch_backend(config)
+    if backend is not None:
+        try:
+            import torch.distributed  # noqa: F401
+        except BaseException as error:
+            raise LoadError(f"python: scaling.backend = {backend} needs torch, which does not import: "
+                            f"{type(error).__name__}: {error}") from None
+    return function
+
+
+# --- running ---
+
+def _address(context):
+    """Rank 0's address for the rendezvous: loopback on one node, else its host's address."""
+    if context["num_nodes"] == 1:
+        return "127.0.0.1"
+    try:
+        for family, _, _, _, address in socket.getaddrinfo(context["hostname"], None, socket.AF_INET):
+            if not address[0].startswith("127."):
+                return address[0]
+    except OSError:
+        pass
+    return context["hostname"]
+
+
+def _setup_torch(handle, backend, timeout_s):
+    """torch.distributed's default process group over trainrt's world (Ray's TorchTrainer): rank 0
+    opens the store on a free port of its own choosing, its address goes to every rank over MPI."""
+    import torch.distributed as dist
+    context = handle.context()
+    rank, world = context["world_rank"], context["world_size"]
+    timeout = datetime.timedelta(seconds=timeout_s)
+    store = None
+    payload = b""
+    if rank == 0:
+        host = _address(context)
+        store = dist.TCPStore(host, 0, world, True, timeout=timeout)
+        payload = f"{host}:{store.port}".encode()
+    host, port = handle.broadcast_bytes(payload, 0).decode().rsplit(":", 1)
+    if store is None:
+        store = dist.TCPStore(host, int(port), world, False, timeout=timeout)
+    os.environ.update({"RANK": str(rank), "WORLD_SIZE": str(world), "LOCAL_RANK": str(context["local_rank"]),
+                       "LOCAL_WORLD_SIZE": str(context["local_world_size"]), "MASTER_ADDR": host,
+                       "MASTER_PORT": port})
+    dist.init_process_group(backend, store=store, rank=rank, world_size=world, timeout=timeout)
+
+
+def _set_threads(handle):
+    threads = handle.set_compute_threads()  # OpenBLAS's, which torch's setting does not reach
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(threads)
+
+
+def _call(function, config):
+    try:
+        parameters = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        parameters = {"config": None}
+    return function(config) if len(parameters) >= 1 else function()
+
+
+def _summary(error):
+    """One line: the exception and where it was raised (the last frames, innermost first)."""
+    frames = traceback.extract_tb(error.__traceback__)[-SUMMARY_FRAMES:]
+    where = " <- ".join(f"{os.path.basename(f.filename)}:{f.lineno} in {f.name}" for f in reversed(frames))
+    text = str(error).strip().splitlines()
+    message = f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
+    return f"{message} (at {where})" if where else message
+
+
+def _verdict(error, rank):
+    if isinstance(error, SystemExit) and error.code in (None, 0):
+        return 0, ""
+    print(f"trainrt: rank {rank}: the Python training function raised:", file=sys.stderr)
+    traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
+    code = getattr(error, "exit_code", None)
+    if not isinstance(code, int) or code <= 0:
+        code = 7
+    return code, f"python: {_summary(error)}"
+
+
+def run_function(handle, function):
+    _state.begin(handle)
+    rank = -1
+    torch_ready = False
+    try:
+        config = handle.config()
+        rank = handle.context()["world_rank"]
+        _set_threads(handle)
+        backend = torch_backend(config)
+        if backend is not None:
+            _setup_torch(handle, backend, float(config.get("failure.collective_timeout", "600")))
+            torch_ready = True
+        _call(function, _state.train_config())
+        if torch_ready:
+            import torch.distributed as dist
+            dist.destroy_process_group()
+        return 0, ""
+    except BaseException as error:  # noqa: B036 - KeyboardInterrupt and SystemExit end the run too
+        return _verdict(error, rank)
+    finally:
+        _state.end()
+        sys.stdout.flush()
+        sys.stderr.flush()

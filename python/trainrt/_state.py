@@ -1,0 +1,119 @@
+"""The session of the running training function, and what trainrt's public functions do with it.
+
+trainrt/_entry.py begins and ends the session around the user's function; every public function
+(trainrt.report, get_checkpoint, ...) refuses to run outside it with one clear line.
+"""
+import numbers
+
+_handle = None
+
+
+class Context:
+    """Who this worker is (Ray's train.get_context()): attributes and Ray-style getters."""
+
+    def __init__(self, values, device):
+        self.world_rank = values["world_rank"]
+        self.world_size = values["world_size"]
+        self.local_rank = values["local_rank"]
+        self.local_world_size = values["local_world_size"]
+        self.node_rank = values["node_rank"]
+        self.num_nodes = values["num_nodes"]
+        self.hostname = values["hostname"]
+        self.job_id = values["job_id"]
+        self.restart_count = values["restart_count"]
+        self.launcher = values["launcher"]
+        self.run_dir = values["run_dir"]
+        self.device = device
+
+    def get_world_rank(self):
+        return self.world_rank
+
+    def get_world_size(self):
+        return self.world_size
+
+    def get_local_rank(self):
+        return self.local_rank
+
+    def get_local_world_size(self):
+        return self.local_world_size
+
+    def get_node_rank(self):
+        return self.node_rank
+
+    def __repr__(self):
+        return (f"Context(world_rank={self.world_rank}, world_size={self.world_size}, "
+                f"local_rank={self.local_rank}, node_rank={self.node_rank}, device={self.device!r})")
+
+
+def begin(handle):
+    global _handle
+    _handle = handle
+
+
+def end():
+    global _handle
+    if _handle is not None:
+        _handle.end()
+    _handle = None
+
+
+def session():
+    if _handle is None:
+        raise RuntimeError("trainrt: no training function is running: call this from inside the function "
+                           "trainrt runs (run.workload = python:FILE.py:FUNC, or trainrt.run(func))")
+    return _handle
+
+
+def typed(text):
+    """A config value as what it looks like: bool, int, float, else the string."""
+    if text in ("true", "false"):
+        return text == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def full_config():
+    return session().config()
+
+
+def train_config():
+    """The [train] section, typed, without the 'train.' prefix (Ray's train_loop_config)."""
+    return {key[len("train."):]: typed(value) for key, value in full_config().items()
+            if key.startswith("train.")}
+
+
+def device():
+    context = session().context()
+    if full_config().get("scaling.use_gpu") == "true":
+        return f"cuda:{context['local_rank']}"
+    return "cpu"
+
+
+def context():
+    return Context(session().context(), device())
+
+
+def metric_value(name, value):
+    if isinstance(value, (bool, int, float, str)):
+        return value
+    if hasattr(value, "item"):  # numpy and torch scalars, one-element tensors
+        value = value.item()
+        if isinstance(value, (bool, int, float)):
+            return value
+    if isinstance(value, numbers.Real):
+        return float(value)
+    raise TypeError(f"trainrt.report(): metric '{name}' is a {type(value).__name__}; give a number or a string")
+
+
+def report(metrics, checkpoint=None):
+    values = {str(name): metric_value(name, value) for name, value in metrics.items()}
+    handle = session()
+    if checkpoint is None:
+        handle.report(values)
+        return
+    tensors, attributes = checkpoint._parts(handle.context())
+    handle.report(values, tensors, attributes)

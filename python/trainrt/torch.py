@@ -1,0 +1,189 @@
+"""PyTorch helpers (Ray Train's ray.train.torch): DDP and data set up for the user, and
+checkpoints of state_dicts with no pickle.
+
+    model = trainrt.torch.prepare_model(MyNet())        # DDP over the default process group
+    loader = trainrt.torch.prepare_data_loader(loader)  # DistributedSampler; set_epoch for you
+    ckpt = trainrt.torch.state_dict_checkpoint(model=model, optimizer=opt, loader=loader, epoch=e)
+    values = trainrt.torch.load_state(ckpt, model=model, optimizer=opt, loader=loader)  # {"epoch": e}
+
+A state_dict checkpoint holds every tensor of each object's state_dict as an HDF5 dataset named
+"<object>.<state_dict key>" (e.g. "model.fc1.weight", "optimizer.state.0.momentum_buffer"), the
+rest of each state_dict as JSON attributes, plain values as attributes, and this rank's torch,
+numpy and Python RNG states, so a resume continues bitwise where the saved run was.
+"""
+import random
+
+import numpy as np
+import torch
+import torch.distributed as dist
+from torch.utils.data import DataLoader, DistributedSampler, RandomSampler
+
+from . import _state
+from .checkpoint import Checkpoint, leaves_to
+
+RNG_TORCH = "_rng.torch"
+RNG_NUMPY = "_rng.numpy"
+RNG_PYTHON = "_rng.python"
+LOADER_PREFIX = "_loader."
+
+
+def get_device():
+    return torch.device(_state.device())
+
+
+def prepare_model(model, move_to_device=True, **ddp_kwargs):
+    """The model on this rank's device and, with more than one rank, wrapped in
+    DistributedDataParallel over the default process group (one rank is not wrapped, as Ray)."""
+    device = get_device()
+    if move_to_device:
+        model = model.to(device)
+    if not dist.is_initialized() or dist.get_world_size() == 1:
+        return model
+    if device.type == "cuda":
+        ddp_kwargs.setdefault("device_ids", [device.index])
+    return torch.nn.parallel.DistributedDataParallel(model, **ddp_kwargs)
+
+
+class _ResumableSampler(DistributedSampler):
+    """DistributedSampler that can start an epoch past its first `skip` samples (a resume in the
+    middle of an epoch)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.skip = 0
+
+    def __iter__(self):
+        indices = list(super().__iter__())
+        skip, self.skip = self.skip, 0
+        return iter(indices[skip:])
+
+    def __len__(self):
+        return self.num_samples - self.skip
+
+
+class TrainrtDataLoader:
+    """A DataLoader over this rank's DistributedSampler shard that calls set_epoch for the user
+    (each pass over it is the next epoch) and knows its position, for checkpoints."""
+
+    def __init__(self, loader, sampler):
+        self.loader = loader
+        self.sampler = sampler
+        self.epoch = 0
+        self.batches = 0  # batches of the current epoch already yielded
+
+    def __len__(self):
+        return len(self.loader)
+
+    def __iter__(self):
+        self.sampler.set_epoch(self.epoch)
+        if self.batches:
+            self.sampler.skip = self.batches * self.loader.batch_size
+        for batch in self.loader:
+            self.batches += 1
+            yield batch
+        self.epoch += 1
+        self.batches = 0
+
+    def state_dict(self):
+        return {"epoch": self.epoch, "batches": self.batches}
+
+    def load_state_dict(self, state):
+        self.epoch, self.batches = int(state["epoch"]), int(state["batches"])
+
+
+def prepare_data_loader(loader, seed=None):
+    """`loader` rebuilt over a DistributedSampler (shuffled when it shuffled, with run.seed),
+    keeping its batch size, collate_fn, workers and drop_last. Iterate it once per epoch."""
+    if not isinstance(loader, DataLoader):
+        raise TypeError("trainrt.torch.prepare_data_loader: give a torch.utils.data.DataLoader")
+    context = _state.context()
+    shuffle = isinstance(loader.sampler, RandomSampler)
+    if seed is None:
+        seed = int(_state.full_config().get("run.seed", "0"))
+    sampler = _ResumableSampler(loader.dataset, num_replicas=context.world_size, rank=context.world_rank,
+                                shuffle=shuffle, seed=seed, drop_last=False)
+    rebuilt = DataLoader(loader.dataset, batch_size=loader.batch_size, sampler=sampler,
+                         num_workers=loader.num_workers, collate_fn=loader.collate_fn,
+                         pin_memory=loader.pin_memory, drop_last=loader.drop_last,
+                         timeout=loader.timeout, worker_init_fn=loader.worker_init_fn)
+    return TrainrtDataLoader(rebuilt, sampler)
+
+
+def _unwrapped(model):
+    return model.module if isinstance(model, torch.nn.parallel.DistributedDataParallel) else model
+
+
+def _tensor_to_array(leaf):
+    if isinstance(leaf, torch.Tensor):
+        tensor = leaf.detach().cpu()
+        if tensor.dtype == torch.bfloat16:
+            raise TypeError("trainrt.torch: bfloat16 tensors are not stored yet; convert to float32 first")
+        return tensor.contiguous().numpy()
+    return None
+
+
+def _save_rng(checkpoint):
+    checkpoint.per_rank(RNG_TORCH, torch.get_rng_state().numpy())
+    kind, keys, position, has_gauss, gauss = np.random.get_state()
+    checkpoint.per_rank(RNG_NUMPY, np.concatenate([keys.astype(np.int64), [position, has_gauss]]))
+    checkpoint.per_rank(RNG_NUMPY + ".gauss", np.array([gauss], dtype=np.float64))
+    version, state, _ = random.getstate()
+    checkpoint.per_rank(RNG_PYTHON, np.array(state, dtype=np.int64))
+
+
+def _load_rng(checkpoint, rank):
+    torch_state = checkpoint.rank_value(RNG_TORCH, rank)
+    if torch_state is None:
+        return False  # saved by fewer ranks: this rank starts its own streams
+    torch.set_rng_state(torch.from_numpy(np.ascontiguousarray(torch_state, dtype=np.uint8)))
+    numpy_state = checkpoint.rank_value(RNG_NUMPY, rank)
+    gauss = checkpoint.rank_value(RNG_NUMPY + ".gauss", rank)
+    np.random.set_state(("MT19937", numpy_state[:-2].astype(np.uint32), int(numpy_state[-2]),
+                         int(numpy_state[-1]), float(gauss[0])))
+    python_state = checkpoint.rank_value(RNG_PYTHON, rank)
+    random.setstate((3, tuple(int(x) for x in python_state), None))
+    return True
+
+
+def state_dict_checkpoint(**objects_and_values):
+    """A trainrt.Checkpoint of modules (DDP unwrapped), optimizers, LR schedulers, prepared data
+    loaders and anything with state_dict(), tensors and arrays, and plain values (epoch=3), plus
+    this rank's RNG states."""
+    checkpoint = Checkpoint()
+    for name, value in objects_and_values.items():
+        if isinstance(value, (bool, int, float, str)):
+            checkpoint[name] = value
+        elif isinstance(value, TrainrtDataLoader):
+            for key, number in value.state_dict().items():
+                checkpoint[f"{LOADER_PREFIX}{name}.{key}"] = number
+        elif hasattr(value, "state_dict"):
+            checkpoint.structure(name, _unwrapped(value).state_dict(), _tensor_to_array)
+        elif isinstance(value, (torch.Tensor, np.ndarray)):
+            checkpoint.structure(name, value, _tensor_to_array)
+        else:
+            checkpoint.structure(name, value, _tensor_to_array)
+    _save_rng(checkpoint)
+    return checkpoint
+
+
+def _to_torch(leaf):
+    return torch.from_numpy(np.array(leaf.array)) if leaf.kind == "torch" else np.array(leaf.array)
+
+
+def load_state(checkpoint, **objects):
+    """Puts a state_dict checkpoint back: each named object's state (model, optimizer, loader, ...)
+    and this rank's RNG states. Returns the checkpoint's plain values ({"epoch": 3, ...}) and
+    the saved values of names given as None."""
+    for name, target in objects.items():
+        if isinstance(target, TrainrtDataLoader):
+            prefix = f"{LOADER_PREFIX}{name}."
+            target.load_state_dict({k[len(prefix):]: v for k, v in checkpoint.attributes.items()
+                                    if k.startswith(prefix)})
+        elif target is not None and hasattr(target, "load_state_dict"):
+            _unwrapped(target).load_state_dict(leaves_to(checkpoint._read_structure(name), _to_torch))
+    _load_rng(checkpoint, _state.context().world_rank)
+    values = {k: v for k, v in checkpoint.attributes.items() if not k.startswith(LOADER_PREFIX)}
+    for name, target in objects.items():
+        if target is None:
+            values[name] = leaves_to(checkpoint._read_structure(name), _to_torch)
+    return values

@@ -1,0 +1,17 @@
+#pragma once
+// The embedded CPython of a `python:` workload: started once per process, on the main thread,
+// which keeps the GIL (trainrt's own threads never need it). Never finalized: torch's and
+// numpy's threads may outlive a finalize, and the process exits right after the run.
+#include <string>
+
+namespace trainrt::python {
+
+// Starts the interpreter when not yet started: Python's own SIGINT handler (Ctrl-C raises
+// KeyboardInterrupt as in a plain Python program; trainrt's stop signals stay trainrt's),
+// libpython made global for extension modules, trainrt's package first on sys.path.
+void ensure_interpreter();
+
+// <directory of libtrainrt_python>/trainrt/python: where the trainrt package lives.
+std::string package_dir();
+
+}  // namespace trainrt::python
