@@ -24,6 +24,13 @@ if(TRAINRT_HAS_TORCH)
   install(TARGETS trainrt_torch EXPORT trainrtTorchTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(EXPORT trainrtTorchTargets NAMESPACE trainrt:: DESTINATION ${TRAINRT_CMAKE_DIR})
 endif()
+# The Python component: the embedding library beside libtrainrt, the trainrt package (with its
+# extension module) under <libdir>/trainrt/python (the module files put it on PYTHONPATH).
+if(TRAINRT_HAS_PYTHON)
+  install(TARGETS trainrt_python LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(TARGETS trainrt_python_module LIBRARY DESTINATION ${TRAINRT_PYTHON_DIR}/trainrt)
+  install(DIRECTORY python/trainrt/ DESTINATION ${TRAINRT_PYTHON_DIR}/trainrt FILES_MATCHING PATTERN "*.py")
+endif()
 configure_package_config_file(cmake/trainrtConfig.cmake.in
   ${CMAKE_BINARY_DIR}/generated/trainrtConfig.cmake INSTALL_DESTINATION ${TRAINRT_CMAKE_DIR})
 # 0.x: a minor release may change the plugin ABI, so only the same major.minor is compatible.

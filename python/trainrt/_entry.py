@@ -155,7 +155,7 @@ def _setup_torch(handle, backend, timeout_s):
     payload = b""
     if rank == 0:
         host = _address(context)
-        store = dist.TCPStore(host, 0, world, True, timeout=timeout)
+        store = dist.TCPStore(host, 0, world, True, timeout=timeout, wait_for_workers=False)
         payload = f"{host}:{store.port}".encode()
     host, port = handle.broadcast_bytes(payload, 0).decode().rsplit(":", 1)
     if store is None:
