@@ -52,3 +52,7 @@ def train_func(config):
             return
     if trainrt.get_context().world_rank == 0:
         print(f"weights_digest={trainrt.digest([w, b])}", flush=True)
+
+
+if __name__ == "__main__":  # also runs as a plain script: mpiexec -n 2 python3 numpy_softmax.py --config ...
+    raise SystemExit(trainrt.run(train_func))

@@ -37,6 +37,9 @@ def activate_virtual_env():
                         f"this Python ({sys.version.split()[0]}); make it with `{sys.base_prefix}/bin/python3 -m "
                         f"venv --system-site-packages {venv}`")
     import site
+    if not _includes_system_packages(venv):  # as its own python3 would: no system site-packages
+        system = set(site.getsitepackages([sys.base_prefix])) | {site.getusersitepackages()}
+        sys.path[:] = [p for p in sys.path if p not in system and not p.endswith("dist-packages")]
     before = list(sys.path)
     site.addsitedir(site_dir)
     added = [p for p in sys.path if p not in before]
@@ -44,6 +47,18 @@ def activate_virtual_env():
     position = 1 if sys.path and sys.path[0].endswith(os.path.join("trainrt", "python")) else 0
     sys.path[position:position] = added
     sys._trainrt_venv = venv
+
+
+def _includes_system_packages(venv):
+    try:
+        with open(os.path.join(venv, "pyvenv.cfg")) as cfg:
+            for line in cfg:
+                key, _, value = line.partition("=")
+                if key.strip() == "include-system-site-packages":
+                    return value.strip().lower() == "true"
+    except OSError:
+        pass
+    return False
 
 
 def _innermost(tb, path):
@@ -182,7 +197,9 @@ def _call(function, config):
 
 def _summary(error):
     """One line: the exception and where it was raised (the last frames, innermost first)."""
-    frames = traceback.extract_tb(error.__traceback__)[-SUMMARY_FRAMES:]
+    here = os.path.dirname(os.path.abspath(__file__))
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if os.path.dirname(os.path.abspath(f.filename)) != here][-SUMMARY_FRAMES:]
     where = " <- ".join(f"{os.path.basename(f.filename)}:{f.lineno} in {f.name}" for f in reversed(frames))
     text = str(error).strip().splitlines()
     message = f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
