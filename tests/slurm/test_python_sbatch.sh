@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# A Python training function on Slurm (examples/python/fashion_mnist.py, Ray's FashionMNIST recipe
+# in PyTorch): `srun -n 4 --mpi=pmi2` gives the weights digest of `mpiexec -n 4`; the example's
+# sbatch file (4 tasks, srun --mpi=pmix; 2 epochs) requeued twice with `scontrol requeue` stops in the middle
+# of the epoch each time, resumes, and ends with the same digest; result rows once each.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+slurm_setup
+cd "$TRAINRT_SRC"
+args=(--config examples/python/fashion_mnist.ini --train.epochs=2 --train.batch_size=256 --train.check_every=20
+      --metrics.progress=off --failure.collective_timeout=120 --run.storage_path="$TEST_TMP/runs")
+run_ok 300 "$TEST_TMP/mpiexec.out" mpiexec -n 4 "$TRAINRT" "${args[@]}" --run.name=mpiexec
+BASE=$(digest_in "$TEST_TMP/mpiexec.out")
+[[ "$BASE" =~ ^[0-9a-f]{16}$ ]] || fail "no weights digest from mpiexec -n 4"
+run_ok 300 "$TEST_TMP/pmi2.out" srun -n 4 --mpi=pmi2 "$TRAINRT" "${args[@]}" --run.name=pmi2
+[[ "$(digest_in "$TEST_TMP/pmi2.out")" == "$BASE" ]] || fail "srun --mpi=pmi2 digest $(digest_in "$TEST_TMP/pmi2.out") != mpiexec $BASE"
+log "mpiexec -n 4 and srun -n 4 --mpi=pmi2: $BASE"
+
+example=$TEST_TMP/example
+cp -r examples/python "$example"
+OUT=$TEST_TMP/sbatch.out
+RUN=$TEST_TMP/runs/sbatch
+export TRAINRT PATH="$TRAINRT_SRC/slurm:$PATH"
+export TRAINRT_ARGS="--train.epochs=2 --train.batch_size=256 --train.check_every=20 --metrics.progress=off --failure.collective_timeout=120 --run.storage_path=$TEST_TMP/runs --run.name=sbatch"
+(cd "$example" && submit --output="$OUT" fashion_mnist.sbatch && echo "$JOB" >"$TEST_TMP/job")
+JOB=$(cat "$TEST_TMP/job")
+TEST_JOBS+=("$JOB")
+# first_steps: runs so far that reached their first step (Slurm appends to $OUT: never rewrite it)
+first_steps() { grep -c "first step .* after process start" "$OUT" || true; }
+for restart in 0 1; do
+  wait_start "$RUN" "$restart"
+  deadline=$((SECONDS + 180))
+  until (( $(first_steps) > restart )); do
+    ((SECONDS < deadline)) || fail "run $restart of job $JOB did not reach its first step in 180 s"
+    sleep 0.2
+  done
+  sleep 1
+  timeout 20 scontrol requeue "$JOB" || fail "scontrol requeue $JOB failed"
+  log "requeued job $JOB during restart $restart"
+done
+wait_job "$JOB" 400
+expect_job_ok "$JOB"
+[[ "$(count_events "$RUN" '.event == "stop"')" == 2 && "$(count_events "$RUN" '.event == "restore"')" == 2 ]] \
+  || fail "expected two stops and two restores: $(jq -c '{event, step}' "$RUN/events.jsonl" | tr '\n' ' ')"
+rows_once "$RUN"
+got=$(digest_in "$OUT")
+[[ "$got" == "$BASE" ]] || fail "digest after two requeues $got != uninterrupted $BASE"
+log "Python job $JOB: requeued twice mid-epoch, $(rows "$RUN") rows once each, digest $got as uninterrupted"
