@@ -78,7 +78,8 @@ def train_func(config):
 
     def save(epoch, loss_sum, steps):
         return state_dict_checkpoint(model=model, optimizer=optimizer, train_loader=train_loader,
-                                     test_loader=test_loader, epoch=epoch, loss_sum=loss_sum, steps=steps)
+                                     test_loader=test_loader, epoch=epoch, steps=steps,
+                                     per_rank={"loss_sum": loss_sum})  # each rank's own losses
 
     check_every = config.get("check_every", 200)  # steps between stop checks inside an epoch
     world = trainrt.get_context().world_size

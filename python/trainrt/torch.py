@@ -25,6 +25,7 @@ RNG_TORCH = "_rng.torch"
 RNG_NUMPY = "_rng.numpy"
 RNG_PYTHON = "_rng.python"
 LOADER_PREFIX = "_loader."
+PER_RANK_PREFIX = "_per_rank."
 
 
 def get_device():
@@ -33,7 +34,9 @@ def get_device():
 
 def prepare_model(model, move_to_device=True, **ddp_kwargs):
     """The model on this rank's device and, with more than one rank, wrapped in
-    DistributedDataParallel over the default process group (one rank is not wrapped, as Ray)."""
+    DistributedDataParallel over the default process group (one rank is not wrapped, as Ray).
+    On 3 or more ranks gradients are averaged parameter by parameter (see _reduce_by_parameter),
+    so a resumed run reduces exactly as the uninterrupted one."""
     device = get_device()
     if move_to_device:
         model = model.to(device)
@@ -41,7 +44,27 @@ def prepare_model(model, move_to_device=True, **ddp_kwargs):
         return model
     if device.type == "cuda":
         ddp_kwargs.setdefault("device_ids", [device.index])
-    return torch.nn.parallel.DistributedDataParallel(model, **ddp_kwargs)
+    ddp = torch.nn.parallel.DistributedDataParallel(model, **ddp_kwargs)
+    if dist.get_world_size() > 2:
+        ddp.register_comm_hook(None, _reduce_by_parameter)
+    return ddp
+
+
+def _reduce_by_parameter(state, bucket):
+    """DDP's averaging, one allreduce per parameter's slice of the bucket. PyTorch rebuilds DDP's
+    buckets after the first iteration, so the first step after a resume has another bucket layout
+    than the same step of an uninterrupted run; gloo's summation order depends on an element's
+    position in the reduced buffer, and on 3 or more ranks (a + b + c is not associative in float)
+    the two runs would drift apart. Per parameter, an element's position never changes."""
+    buffer = bucket.buffer()
+    world = dist.get_world_size()
+    buffer.div_(world)
+    futures, offset = [], 0
+    for grad in bucket.gradients():
+        piece = buffer[offset:offset + grad.numel()]
+        futures.append(dist.all_reduce(piece, async_op=True).get_future())
+        offset += grad.numel()
+    return torch.futures.collect_all(futures).then(lambda _: buffer)
 
 
 class _ResumableSampler(DistributedSampler):
@@ -77,8 +100,15 @@ class TrainrtDataLoader:
     def __iter__(self):
         self.sampler.set_epoch(self.epoch)
         if self.batches:
+            # Resuming mid-epoch: the uninterrupted run drew the DataLoader's base seed from the torch
+            # RNG at the epoch's start, not here; keep the restored stream where it was.
             self.sampler.skip = self.batches * self.loader.batch_size
-        for batch in self.loader:
+            rng = torch.get_rng_state()
+            batches = iter(self.loader)
+            torch.set_rng_state(rng)
+        else:
+            batches = iter(self.loader)
+        for batch in batches:
             self.batches += 1
             yield batch
         self.epoch += 1
@@ -145,11 +175,15 @@ def _load_rng(checkpoint, rank):
     return True
 
 
-def state_dict_checkpoint(**objects_and_values):
+def state_dict_checkpoint(per_rank=None, **objects_and_values):
     """A trainrt.Checkpoint of modules (DDP unwrapped), optimizers, LR schedulers, prepared data
     loaders and anything with state_dict(), tensors and arrays, and plain values (epoch=3), plus
-    this rank's RNG states."""
+    this rank's RNG states. Objects and values are the same on every rank (rank 0's are saved);
+    per_rank={"name": number or array} holds those that differ (a rank's running loss sum)."""
     checkpoint = Checkpoint()
+    for name, value in (per_rank or {}).items():
+        checkpoint.per_rank(PER_RANK_PREFIX + name, np.atleast_1d(np.asarray(value)))
+        checkpoint[PER_RANK_PREFIX + name + ".scalar"] = int(np.ndim(value) == 0)
     for name, value in objects_and_values.items():
         if isinstance(value, (bool, int, float, str)):
             checkpoint[name] = value
@@ -172,8 +206,8 @@ def _to_torch(leaf):
 
 def load_state(checkpoint, **objects):
     """Puts a state_dict checkpoint back: each named object's state (model, optimizer, loader, ...)
-    and this rank's RNG states. Returns the checkpoint's plain values ({"epoch": 3, ...}) and
-    the saved values of names given as None."""
+    and this rank's RNG states. Returns the checkpoint's plain values ({"epoch": 3, ...}), this
+    rank's per_rank values, and the saved values of names given as None."""
     for name, target in objects.items():
         if isinstance(target, TrainrtDataLoader):
             prefix = f"{LOADER_PREFIX}{name}."
@@ -181,8 +215,14 @@ def load_state(checkpoint, **objects):
                                     if k.startswith(prefix)})
         elif target is not None and hasattr(target, "load_state_dict"):
             _unwrapped(target).load_state_dict(leaves_to(checkpoint._read_structure(name), _to_torch))
-    _load_rng(checkpoint, _state.context().world_rank)
-    values = {k: v for k, v in checkpoint.attributes.items() if not k.startswith(LOADER_PREFIX)}
+    rank = _state.context().world_rank
+    _load_rng(checkpoint, rank)
+    values = {k: v for k, v in checkpoint.attributes.items()
+              if not k.startswith(LOADER_PREFIX) and not k.startswith(PER_RANK_PREFIX)}
+    for key, scalar in checkpoint.attributes.items():  # this rank's per_rank values (None: no such rank)
+        if key.startswith(PER_RANK_PREFIX) and key.endswith(".scalar"):
+            value = checkpoint.rank_value(key[:-len(".scalar")], rank)
+            values[key[len(PER_RANK_PREFIX):-len(".scalar")]] = value[0].item() if scalar and value is not None else value
     for name, target in objects.items():
         if target is None:
             values[name] = leaves_to(checkpoint._read_structure(name), _to_torch)
