@@ -162,12 +162,29 @@ def shard(x, y, rank, ranks):
 def worker(rank, ranks, epochs, init_path, port, out_path, first_steps):
     import torch
     import torch.distributed as dist
-    from torch.nn.parallel import DistributedDataParallel as DDP
 
     torch.set_num_threads(1)
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(port)
     dist.init_process_group("gloo", rank=rank, world_size=ranks)
+    records, step_losses = train_epochs(rank, ranks, epochs, init_path, first_steps)
+    steps = torch.tensor(step_losses, dtype=torch.float64)
+    if len(step_losses):
+        dist.all_reduce(steps)
+    if rank == 0:
+        with open(out_path, "w") as f:
+            json.dump({"epochs": records, "first_batch_losses": (steps / ranks).tolist(),
+                       "openblas": uses_openblas()}, f)
+    dist.destroy_process_group()
+
+
+def train_epochs(rank, ranks, epochs, init_path, first_steps=0, on_epoch=None):
+    """The recipe's body, once the default process group exists (set up by worker() here, or by
+    trainrt for bench/python/recipe_in_trainrt.py: the same code timed both ways). Returns
+    (per-epoch records, the first batch losses); on_epoch(record) after each epoch, untimed."""
+    import torch
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
 
     train_x, train_y, test_x, test_y = load_fashion_mnist()
     if len(train_y) % ranks or len(test_y) % ranks or GLOBAL_BATCH % ranks:
@@ -221,15 +238,9 @@ def worker(rank, ranks, epochs, init_path, port, out_path, first_steps):
             "test_accuracy": totals.item() / (len(test_y) * ranks),
             "train_time_s": t1 - t0, "eval_time_s": t2 - t1, "epoch_time_s": t2 - t0,
         })
-
-    steps = torch.tensor(step_losses, dtype=torch.float64)
-    if len(step_losses):
-        dist.all_reduce(steps)
-    if rank == 0:
-        with open(out_path, "w") as f:
-            json.dump({"epochs": records, "first_batch_losses": (steps / ranks).tolist(),
-                       "openblas": uses_openblas()}, f)
-    dist.destroy_process_group()
+        if on_epoch is not None:
+            on_epoch(records[-1])
+    return records, step_losses
 
 
 def free_port():

@@ -7,7 +7,7 @@
 # Environment:
 #   BUILD=build          build directory (the Makefile's); configured here if it is not yet
 #   BENCH_EPOCHS=3       epochs per training run (trainrt and PyTorch alike)
-#   BENCH_SKIP=          any of: trainrt pytorch torch allreduce checkpoint restart report (comma or space separated); skipped parts
+#   BENCH_SKIP=          any of: trainrt pytorch torch python allreduce checkpoint restart report (comma or space separated); skipped parts
 #                        show as "not run" in BENCHMARKS.md
 #   BENCH_OUT=           where raw results and logs go (default $BUILD/bench-results/<timestamp>)
 #   BENCH_TIMEOUT=1800   seconds allowed to each benchmark command
@@ -42,7 +42,7 @@ skipped() { [[ "$SKIP" == *" $1 "* ]]; }
 
 [[ "$EPOCHS" =~ ^[1-9][0-9]*$ ]] || die "BENCH_EPOCHS must be a positive integer (got '$EPOCHS')"
 for part in $SKIP; do
-  case $part in trainrt|pytorch|torch|allreduce|checkpoint|restart|report) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, torch, allreduce, checkpoint, restart, report)";; esac
+  case $part in trainrt|pytorch|torch|python|allreduce|checkpoint|restart|report) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, torch, python, allreduce, checkpoint, restart, report)";; esac
 done
 
 # --- preflight: every tool before anything long starts ---
@@ -76,6 +76,13 @@ if ! skipped torch && grep -q '^TRAINRT_WITH_TORCH:.*=\(AUTO\|ON\)$' "$BUILD/CMa
    grep -q '^Torch_DIR:PATH=/' "$BUILD/CMakeCache.txt"; then
   TORCH_BUILT=1
   targets+=(trainrt_torch torch_ddp_bench torch_plain_loop)
+fi
+# The Python part needs the component (libtrainrt_python and the trainrt package).
+PYTHON_BUILT=0
+if ! skipped python && grep -q '^TRAINRT_WITH_PYTHON:.*=\(AUTO\|ON\)$' "$BUILD/CMakeCache.txt" &&
+   grep -q '^pybind11_DIR:PATH=/' "$BUILD/CMakeCache.txt"; then
+  PYTHON_BUILT=1
+  targets+=(trainrt_python)
 fi
 if (( ${#targets[@]} )); then
   say "building ${targets[*]} in $BUILD"
@@ -148,6 +155,17 @@ torch_fashion_run() {
   cp "$storage/bench_$name/result.jsonl" "$OUT/$name.jsonl"
   expect_lines "$OUT/$name.jsonl" "$EPOCHS" "torch_fashion_mlp on $n ranks"
 }
+# --- Python (part "python") ---
+# bench/pytorch_ddp.py's recipe body as a trainrt Python function (bench/python/recipe_in_trainrt.py),
+# torch.distributed over gloo set up by trainrt, same OpenBLAS and threads as the plain script.
+python_recipe_run() {
+  local n=$1 name=python_n$1
+  run "$name" "$OUT/$name.stdout" env LD_LIBRARY_PATH="$OPENBLAS_OPENMP${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    mpiexec -n "$n" "$TRAINRT" --run.workload=python:bench/python/recipe_in_trainrt.py:train --scaling.backend=gloo \
+    --train.epochs="$EPOCHS" --train.init="$INIT" --metrics.progress=off --run.storage_path="$storage" --run.name="bench_$name"
+  cp "$storage/bench_$name/result.jsonl" "$OUT/$name.jsonl"
+  expect_lines "$OUT/$name.jsonl" "$EPOCHS" "the recipe as a trainrt Python function on $n ranks"
+}
 # startup_run WORKLOAD I: one epoch on 2 ranks under /usr/bin/time; one JSON line with rank 0's
 # "first step ... after process start" and the largest max RSS of the ranks.
 startup_run() {
@@ -195,6 +213,7 @@ for n in "${RANKS[@]}"; do
       "$PY" bench/pytorch_ddp.py --ranks "$n" --epochs "$EPOCHS" --init "$INIT"
     expect_lines "$OUT/pytorch_n$n.jsonl" "$EPOCHS" "PyTorch on $n ranks"
   fi
+  if (( PYTHON_BUILT )); then python_recipe_run "$n"; fi
   if (( TORCH_BUILT )); then
     torch_fashion_run "$n"
     if (( n == 1 )); then run torch_plain "$OUT/torch_plain.jsonl" "$BUILD/bench/torch_plain_loop" "$DATA" "$EPOCHS"; fi
@@ -560,6 +579,27 @@ else:
     misses = [human(int(b)) for b in big.loc[big["busbw_ratio"] < 0.95, "bytes"]]
     detail3 = f"lowest {fmt(worst['busbw_ratio'])} at {human(int(worst['bytes']))}" + \
               (f"; below 0.95 at {', '.join(misses)}" if misses else "")
+# --- Python: the recipe as a trainrt Python function vs the plain script ---
+py_rows, py_ratio = [], {}
+for n in RANKS:
+    df = jsonl(out / f"python_n{n}.jsonl")
+    if df.empty or "epoch_time_s" not in df or ("pytorch", n) not in med:
+        continue
+    ours = df["epoch_time_s"].median()
+    py_ratio[n] = ours / med["pytorch", n]
+    py_rows.append(f"| {n} | {fmt(ours)} | {fmt(med['pytorch', n])} | {fmt(py_ratio[n])} | "
+                   f"{fmt(df.sort_values('epoch').iloc[-1]['loss'], '.6f')} |")
+if py_rows:
+    lines += ["## Python: the recipe as a trainrt training function vs plain PyTorch DDP", "",
+              "`bench/python/recipe_in_trainrt.py` runs `bench/pytorch_ddp.py`'s epoch body (`train_epochs`) as a "
+              "`python:` workload: trainrt embeds CPython, sets up torch.distributed over gloo from its own world "
+              "and reports each epoch (outside the timed part). Same OpenBLAS, 1 thread per rank. Medians over "
+              "the epochs of one run each, the two runs alternated per rank count.", "",
+              "| ranks | trainrt Python epoch (s) | plain PyTorch DDP epoch (s) | ratio | last loss (trainrt) |",
+              "|---:|---:|---:|---:|---:|"] + py_rows + [""]
+t_py = (py_ratio[2] <= 1.02) if 2 in py_ratio else None
+detail_py = f"{fmt(py_ratio[2])}× on 2 ranks" if 2 in py_ratio else "not run"
+
 lines += ["## Targets", "",
           "| target | measured | result |", "|---|---|---|",
           f"| trainrt epoch time ≤ 0.5 × PyTorch's on the same ranks (1 and 2) | {detail1} | {verdict(t1)} |",
@@ -573,7 +613,8 @@ lines += ["## Targets", "",
           f"| LibTorch: torch_fashion_mlp epoch ≤ 0.30 × PyTorch DDP (gloo) on 2 ranks | {detail_t['pytorch']} | {verdict(t_pt)} |",
           f"| LibTorch: prepare_model (overlap) step ≤ 0.95 × one flat allreduce after backward (2 ranks) | {detail_t['overlap']} | {verdict(t_ov)} |",
           f"| LibTorch: 1 rank ≤ 1.02 × the same loop in plain LibTorch | {detail_t['plain']} | {verdict(t_pl)} |",
-          f"| LibTorch: start-up and RSS with vs without the component (reported, no target) | {detail_t['startup']} | – |", "",
+          f"| LibTorch: start-up and RSS with vs without the component (reported, no target) | {detail_t['startup']} | – |",
+          f"| Python (gloo): epoch time ≤ 1.02 × plain PyTorch DDP (gloo), same script body and threads | {detail_py} | {verdict(t_py)} |", "",
           "The machine is shared and small: one measurement can be off by tens of percent when something else "
           "runs (the load average is recorded above and in each log). Run again before drawing conclusions from a MISS.", ""]
 
