@@ -54,4 +54,26 @@ function(trainrt_add_python_component)
   endforeach()
   add_custom_target(trainrt_python_package ALL DEPENDS ${copied})
   add_dependencies(trainrt_python trainrt_python_module trainrt_python_package)
+  if(TRAINRT_HAS_TORCH)
+    trainrt_add_python_torch_module(${package_dir} "${warnings}")
+  endif()
+endfunction()
+
+# trainrt/_trainrt_torch.*.so (with the LibTorch component too): libtrainrt_torch's process group
+# handed to torch.distributed (scaling.backend = trainrt). Links PyTorch's libtorch_python.
+function(trainrt_add_python_torch_module package_dir warnings)
+  find_library(TRAINRT_TORCH_PYTHON_LIBRARY NAMES torch_python libtorch_python.so.1.13
+               HINTS ${Python3_SITEARCH}/torch/lib /usr/lib/python3/dist-packages/torch/lib)
+  if(NOT TRAINRT_TORCH_PYTHON_LIBRARY)
+    message(WARNING "trainrt: libtorch_python not found (python3-torch): no scaling.backend = trainrt")
+    return()
+  endif()
+  pybind11_add_module(trainrt_python_torch_module MODULE NO_EXTRAS
+                      ${PROJECT_SOURCE_DIR}/src/python/torch_module/module.cpp)
+  set_target_properties(trainrt_python_torch_module PROPERTIES OUTPUT_NAME _trainrt_torch
+    LIBRARY_OUTPUT_DIRECTORY ${package_dir} INSTALL_RPATH "$ORIGIN/../../.." BUILD_RPATH "$ORIGIN/../../..")
+  target_compile_options(trainrt_python_torch_module PRIVATE -O2 ${warnings})
+  target_link_libraries(trainrt_python_torch_module PRIVATE trainrt_torch ${TRAINRT_TORCH_PYTHON_LIBRARY})
+  add_dependencies(trainrt_python trainrt_python_torch_module)
+  set(TRAINRT_HAS_PYTHON_TORCH 1 PARENT_SCOPE)
 endfunction()

@@ -73,9 +73,9 @@ std::vector<OptionSpec> builtin_options() {
     bucket.min = 0.001;
     bucket.max = 1024;
     OptionSpec backend{"scaling.backend", "auto", ValueKind::choice,
-                       "collective backend: auto (MPI on CPU, NCCL on GPU), mpi, nccl; gloo: a Python "
-                       "function's torch.distributed over gloo (trainrt's own collectives stay MPI)"};
-    backend.choices = {"auto", "mpi", "nccl", "gloo"};
+                       "collective backend: auto (MPI on CPU, NCCL on GPU), mpi, nccl; for a Python "
+                       "function's torch.distributed also gloo, and trainrt (trainrt's MPI process group)"};
+    backend.choices = {"auto", "mpi", "nccl", "gloo", "trainrt"};
     std::vector<OptionSpec> options = {
         {"run.name", "trainrt", ValueKind::name, "run name: the run directory is storage_path/name"},
         {"run.storage_path", "runs", ValueKind::path,

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Ray Train's FashionMNIST recipe as a Python training function (examples/python/fashion_mnist.py:
-# plain PyTorch, DDP and DistributedSampler set up by trainrt.torch, torch.distributed over gloo
-# set up from trainrt's world) under mpiexec on 1 and 2 ranks, from PyTorch's initial weights
-# (tests/data/torch_init_seed0.h5): per-epoch train loss within 1e-5 relative of plain PyTorch DDP
-# (tests/data/torch_reference.json) and the same test accuracy; the same final weights digest
-# when run twice; the environment torch.distributed libraries read is set.
+# plain PyTorch, DDP and DistributedSampler set up by trainrt.torch, torch.distributed set up from
+# trainrt's world: by default over trainrt's MPI process group, scaling.backend = trainrt) under
+# mpiexec on 1 and 2 ranks, from PyTorch's initial weights (tests/data/torch_init_seed0.h5):
+# per-epoch train loss within 1e-5 relative of plain PyTorch DDP (tests/data/torch_reference.json)
+# and the same test accuracy; with scaling.backend = gloo the same losses (1e-9) and digest;
+# the environment torch.distributed libraries read is set.
 source "$(dirname "$0")/../lib/common.sh"
 ARGS=(--config examples/python/fashion_mnist.ini --train.epochs=2 --train.init_weights=tests/data/torch_init_seed0.h5
       --metrics.progress=off --failure.collective_timeout=120 --run.storage_path="$WORK")
@@ -28,16 +29,22 @@ for n in ("1", "2"):
 sys.exit(1 if bad else 0)
 PY
 digest() { sed -n 's/^weights_digest=\([0-9a-f]\{16\}\)$/\1/p' "$1" | tail -1; }
-timeout -k 10 300 mpiexec -n 2 "$TRAINRT" "${ARGS[@]}" --run.name=again >"$WORK/again.out" 2>&1 || fail "second run"
-a=$(digest "$WORK/n2.out"); b=$(digest "$WORK/again.out")
-[ -n "$a" ] && [ "$a" = "$b" ] && pass "2 ranks twice: the same weights digest $a" || fail "digests '$a' vs '$b'"
+timeout -k 10 300 mpiexec -n 2 "$TRAINRT" "${ARGS[@]}" --scaling.backend=gloo --run.name=gloo >"$WORK/gloo.out" 2>&1 || fail "gloo run"
+a=$(digest "$WORK/n2.out"); b=$(digest "$WORK/gloo.out")
+/usr/bin/python3 - "$WORK" <<'PY' && pass "backends trainrt (default) and gloo: losses within 1e-9" || fail "trainrt and gloo backends differ"
+import json, sys
+rows = {b: [json.loads(l) for l in open(f"{sys.argv[1]}/{d}/result.jsonl")] for b, d in (("trainrt", "n2"), ("gloo", "gloo"))}
+for x, y in zip(rows["trainrt"], rows["gloo"]):
+    assert abs(x["loss"] - y["loss"]) <= 1e-9 * abs(y["loss"]), (x["loss"], y["loss"])
+PY
+[ -n "$a" ] && [ "$a" = "$b" ] && pass "2 ranks, backends trainrt and gloo: the same weights digest $a" || fail "digests '$a' (trainrt) vs '$b' (gloo)"
 
 # What torch.distributed and its users see inside the function.
 cat >"$WORK/env_check.py" <<'PY'
 import os, torch, torch.distributed as dist, trainrt
 def check(config):
     ctx = trainrt.get_context()
-    assert dist.is_initialized() and dist.get_backend() == "gloo", dist.get_backend()
+    assert dist.is_initialized() and dist.get_backend() == "trainrt", dist.get_backend()  # auto on CPU
     assert dist.get_rank() == ctx.world_rank and dist.get_world_size() == ctx.world_size == 2
     for key, value in (("RANK", ctx.world_rank), ("WORLD_SIZE", 2), ("LOCAL_RANK", ctx.local_rank),
                        ("LOCAL_WORLD_SIZE", ctx.local_world_size)):

@@ -87,7 +87,7 @@ TEST_CASE("a misspelled section is an unknown key with a suggestion", "[config]"
 TEST_CASE("bad values say what is accepted", "[config]") {
     CHECK_THAT(error_of({"--train.epochs=0"}), Catch::Contains("expected an integer >= 1"));
     CHECK_THAT(error_of({"--train.epochs=two"}), Catch::Contains("bad value 'two' for train.epochs"));
-    CHECK_THAT(error_of({"--scaling.backend=ucx"}), Catch::Contains("one of auto, mpi, nccl, gloo"));
+    CHECK_THAT(error_of({"--scaling.backend=ucx"}), Catch::Contains("one of auto, mpi, nccl, gloo, trainrt"));
     CHECK_THAT(error_of({"--data.shuffle=maybe"}), Catch::Contains("true or false"));
     CHECK_THAT(error_of({"--train.lr=-1"}), Catch::Contains("train.lr"));
 }
