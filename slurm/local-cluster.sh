@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
-# A real one-node Slurm cluster on localhost for trainrt's tests: munged, slurmctld and slurmd,
-# no systemd needed (run as root).
+# A real Slurm cluster on this one machine for trainrt's tests: munged, slurmctld, a slurmd for
+# node "localhost" and one per extra node in a network namespace; no systemd needed (run as root).
 #
-#   slurm/local-cluster.sh start    (re)start a fresh cluster; returns once the node is idle
-#   slurm/local-cluster.sh stop     cancel every job, stop the daemons this script started
+#   slurm/local-cluster.sh start    (re)start a fresh cluster; returns once every node is idle
+#   slurm/local-cluster.sh stop     cancel every job, stop the daemons this script started, remove
+#                                   the namespaces and the bridge
 #   slurm/local-cluster.sh restart  same as start
-#   slurm/local-cluster.sh status   exit 0 when up (prints daemons and node state), 1 when not
+#   slurm/local-cluster.sh status   exit 0 when up (prints daemons and node states), 1 when not
+#   slurm/local-cluster.sh exec I CMD...   run CMD as node I (its namespace and hostname), e.g. an
+#                                   srun across nodes; nodes reach only addresses on the bridge
 #
 # Then: source "${TRAINRT_SLURM_DIR:-/tmp/trainrt-slurm}/env.sh"   (exports SLURM_CONF)
 #
 # Node: NodeName=localhost NodeAddr=127.0.0.1 CPUs=8 (more than the machine has, through
-# SlurmdParameters=config_overrides), partition "debug". Everything lives in $TRAINRT_SLURM_DIR
+# SlurmdParameters=config_overrides), partition "debug" (the default). Multi-node: nodes node1..node3
+# (TRAINRT_SLURM_NODES, 0 for none), CPUs=4 each, partition "multi", each slurmd in its own network
+# namespace (slurm/node-namespaces.sh) with address $TRAINRT_SLURM_SUBNET.I on a bridge holding
+# $TRAINRT_SLURM_SUBNET.254, where the controller is reached. Everything lives in $TRAINRT_SLURM_DIR
 # (default /tmp/trainrt-slurm: etc/, log/, run/, spool/, state/), wiped on every start because the
 # controller would otherwise restore old node and job state.
 #
 # Environment: TRAINRT_SLURM_DIR, TRAINRT_SLURM_CTLD_PORT (6817), TRAINRT_SLURM_SLURMD_PORT (6818),
-# TRAINRT_SLURM_CPUS (8), TRAINRT_SLURM_MEMORY (MiB, 2048), TRAINRT_SLURM_START_TIMEOUT (s, 30).
+# TRAINRT_SLURM_CPUS (8), TRAINRT_SLURM_MEMORY (MiB, 2048), TRAINRT_SLURM_START_TIMEOUT (s, 30),
+# TRAINRT_SLURM_NODES (3), TRAINRT_SLURM_NODE_CPUS (4), TRAINRT_SLURM_SUBNET (10.77.0),
+# TRAINRT_SLURM_NET_PREFIX (trt: names of namespaces, veths, bridge), TRAINRT_SLURMD_TIMEOUT (s, 30).
 #
 # Facts this relies on (shared/notes/slurm-mpi-facts.md): PID 1 here does not reap orphans, so a
 # stopped daemon can linger as a zombie; liveness is read from /proc/PID/stat, never `kill -0`.
@@ -28,6 +36,12 @@ SLURMD_PORT=${TRAINRT_SLURM_SLURMD_PORT:-6818}
 CPUS=${TRAINRT_SLURM_CPUS:-8}
 REAL_MEMORY=${TRAINRT_SLURM_MEMORY:-2048}
 START_TIMEOUT=${TRAINRT_SLURM_START_TIMEOUT:-30}
+NODES=${TRAINRT_SLURM_NODES:-3}
+NODE_CPUS=${TRAINRT_SLURM_NODE_CPUS:-4}
+NET_SUBNET=${TRAINRT_SLURM_SUBNET:-10.77.0}
+NET_PREFIX=${TRAINRT_SLURM_NET_PREFIX:-trt}
+NET_BRIDGE=$NET_PREFIX-br0
+SLURMD_TIMEOUT=${TRAINRT_SLURMD_TIMEOUT:-30}
 TEMPLATE=$here/local-cluster.conf.in
 CONF=$STATE/etc/slurm.conf
 MARKER=$STATE/.trainrt-slurm
@@ -38,6 +52,9 @@ MUNGE_LOG=/var/log/munge/munged.log
 
 say() { echo "local-cluster: $*"; }
 die() { echo "local-cluster: error: $*" >&2; exit 1; }
+[[ "$NODES" =~ ^[0-9]$ ]] || die "TRAINRT_SLURM_NODES must be 0..9, not '$NODES'"
+# shellcheck source=node-namespaces.sh
+source "$here/node-namespaces.sh"
 
 # --- processes -------------------------------------------------------------------------------
 
@@ -92,12 +109,18 @@ read_pid() {
   if [[ -r "$1" ]]; then head -n1 "$1" | tr -dc '0-9'; fi
 }
 
+# Every PID in the given files (one per file; missing files are skipped).
+read_pids() {
+  local f
+  for f in "$@"; do [[ ! -r "$f" ]] || read_pid "$f"; echo; done | grep -v '^$' || true
+}
+
 # PIDs of live NAME processes that belong to this cluster: those in its PID files plus any whose
 # command line names this cluster's slurm.conf (in case a PID file was lost).
 cluster_pids() {
   local name=$1 pid cmdline
   local -A seen=()
-  for pid in $(read_pid "$STATE/run/$name.pid") $(read_pid "$STATE/run/$name.launch.pid"); do
+  for pid in $(read_pids "$STATE/run/$name".*pid); do
     if is_running "$pid" "$name" && [[ -z "${seen[$pid]:-}" ]]; then seen[$pid]=1; echo "$pid"; fi
   done
   for pid in /proc/[0-9]*; do
@@ -127,7 +150,7 @@ wait_gone() {
 stop_daemon() {
   local name=$1 grace=$2 pids pid
   mapfile -t pids < <(cluster_pids "$name")
-  if ((${#pids[@]} == 0)); then rm -f "$STATE/run/$name.pid" "$STATE/run/$name.launch.pid"; return 0; fi
+  if ((${#pids[@]} == 0)); then rm -f "$STATE/run/$name".*pid; return 0; fi
   say "stopping $name (pid ${pids[*]})"
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   if ! wait_gone "$name" "$grace" "${pids[@]}"; then
@@ -137,7 +160,7 @@ stop_daemon() {
     done
     wait_gone "$name" 5 "${pids[@]}" || die "$name (pid ${pids[*]}) survives SIGKILL"
   fi
-  rm -f "$STATE/run/$name.pid" "$STATE/run/$name.launch.pid"
+  rm -f "$STATE/run/$name".*pid
 }
 
 # Job step daemons of this cluster: slurmstepd processes whose spool directory is ours. Used only
@@ -248,6 +271,7 @@ stop_slurm() {
     kill -KILL "${stray[@]}" "${tree[@]}" 2>/dev/null || true
     wait_gone slurmstepd 5 "${stray[@]}" || true
   fi
+  netns_down
 }
 
 # Every live descendant of the given PIDs (children first found through /proc/PID/stat's ppid).
@@ -277,11 +301,36 @@ descendants() {
   done
 }
 
+# The node and partition lines of the namespaced nodes (none when NODES is 0).
+multi_node_lines() {
+  ((NODES > 0)) || return 0
+  local range="[1-$NODES]"
+  ((NODES > 1)) || range=1
+  echo "NodeName=node$range NodeHostname=node$range NodeAddr=$NET_SUBNET.$range CPUs=$NODE_CPUS RealMemory=$REAL_MEMORY State=UNKNOWN"
+  echo "PartitionName=multi Nodes=node$range MaxTime=INFINITE State=UP OverSubscribe=NO"
+}
+
 write_conf() {
   [[ -r "$TEMPLATE" ]] || die "missing template $TEMPLATE"
+  local ctld_addr=127.0.0.1 lines
+  ((NODES == 0)) || ctld_addr=$NET_SUBNET.254
+  lines=$(multi_node_lines | sed -z 's/\n/\\n/g')
   sed -e "s|@STATE@|$STATE|g" -e "s|@CTLD_PORT@|$CTLD_PORT|g" -e "s|@SLURMD_PORT@|$SLURMD_PORT|g" \
-      -e "s|@CPUS@|$CPUS|g" -e "s|@REAL_MEMORY@|$REAL_MEMORY|g" "$TEMPLATE" >"$CONF"
+      -e "s|@CPUS@|$CPUS|g" -e "s|@REAL_MEMORY@|$REAL_MEMORY|g" -e "s|@NODES@|$NODES|g" \
+      -e "s|@CTLD_ADDR@|$ctld_addr|g" -e "s|@SLURMD_TIMEOUT@|$SLURMD_TIMEOUT|g" \
+      -e "s|@MULTI_NODES@|$lines|" "$TEMPLATE" >"$CONF"
   if grep -n '@[A-Z_]*@' "$CONF" >&2; then die "unfilled placeholder in $CONF"; fi
+  # slurmd inside `ip netns exec` sees a fresh /sys without cgroup mounts; v1 makes it start
+  # (no cgroup is used: proctrack/linuxproc, task/none).
+  ((NODES == 0)) || echo "CgroupPlugin=cgroup/v1" >"$STATE/etc/cgroup.conf"
+  local node
+  for node in $(node_names); do mkdir -p "$STATE/tmp/$node" "$STATE/spool/$node"; done
+}
+
+node_names() {
+  local i
+  echo localhost
+  for ((i = 1; i <= NODES; i++)); do echo "node$i"; done
 }
 
 # Removes and recreates $STATE, refusing to wipe a directory that this script did not make.
@@ -293,18 +342,27 @@ wipe_state() {
   local munged_pid
   munged_pid=$(read_pid "$STATE/run/munged.launch.pid")
   rm -rf "$STATE"
-  mkdir -p "$STATE"/{etc,log,run,spool,state}
+  mkdir -p "$STATE"/{etc,log,run,spool,state,tmp}
   chmod 0755 "$STATE"
   : >"$MARKER"
   [[ -z "$munged_pid" ]] || echo "$munged_pid" >"$STATE/run/munged.launch.pid"
 }
 
-node_state() { SLURM_CONF=$CONF timeout 10 sinfo -h -n localhost -o %T 2>/dev/null | head -n1; }
+node_state() { SLURM_CONF=$CONF timeout 10 sinfo -h -N -n "$1" -o %T 2>/dev/null | head -n1; }
+
+# Nodes not idle yet, as "name:state" words (nothing when every node is idle).
+nodes_not_idle() {
+  local node state
+  for node in $(node_names); do
+    state=$(node_state "$node" || true)
+    [[ "$state" == idle ]] || echo "$node:${state:-no answer}"
+  done
+}
 
 show_logs() {
   local f
-  for f in "$STATE/log/slurmctld.log" "$STATE/log/slurmctld.out" "$STATE/log/slurmd.log" \
-           "$STATE/log/slurmd.out" "$STATE/log/munged.out"; do
+  for f in "$STATE/log/slurmctld.log" "$STATE/log/slurmctld.out" "$STATE/log"/slurmd.*log \
+           "$STATE/log"/slurmd*.out "$STATE/log/munged.out"; do
     [[ -s "$f" ]] || continue
     echo "----- tail of $f" >&2
     tail -n 25 "$f" >&2
@@ -313,11 +371,54 @@ show_logs() {
 
 require_tools() {
   local t missing=()
-  for t in slurmctld slurmd sinfo squeue scontrol scancel munge unmunge munged mungekey setsid setpriv; do
+  for t in slurmctld slurmd sinfo squeue scontrol scancel munge unmunge munged mungekey setsid setpriv ip unshare; do
     command -v "$t" >/dev/null 2>&1 || missing+=("$t")
   done
   ((${#missing[@]} == 0)) || die "missing programs: ${missing[*]} (install the packages: bash tools/deps.sh)"
   [[ $(id -u) -eq 0 ]] || die "must run as root (starts munged as 'munge' and the Slurm daemons as root)"
+}
+
+# Starts slurmctld, localhost's slurmd and one slurmd per namespaced node (PIDs in run/*.launch.pid).
+launch_daemons() {
+  say "starting slurmctld and $((NODES + 1)) slurmd (state in $STATE)"
+  setsid slurmctld -D -f "$CONF" </dev/null >>"$STATE/log/slurmctld.out" 2>&1 &
+  echo $! >"$STATE/run/slurmctld.launch.pid"
+  setsid slurmd -D -N localhost -f "$CONF" </dev/null >>"$STATE/log/slurmd.out" 2>&1 &
+  echo $! >"$STATE/run/slurmd.launch.pid"
+  local i
+  for ((i = 1; i <= NODES; i++)); do
+    (node_exec "$i" setsid slurmd -D -N "node$i" -f "$CONF") </dev/null >>"$STATE/log/slurmd.node$i.out" 2>&1 &
+    echo $! >"$STATE/run/slurmd.node$i.launch.pid"
+  done
+}
+
+# True while every daemon this start launched is alive.
+daemons_alive() {
+  local f
+  for f in "$STATE/run"/*.launch.pid; do
+    [[ $f == */munged.launch.pid ]] && continue
+    proc_alive "$(read_pid "$f")" || { say "${f##*/} names a process that exited"; return 1; }
+  done
+}
+
+# Waits until every node is idle; stops everything and fails on a dead daemon or the timeout.
+wait_idle() {
+  local deadline=$((SECONDS + START_TIMEOUT)) pending
+  while :; do
+    pending=$(nodes_not_idle | paste -sd " " -)
+    [[ -n "$pending" ]] || return 0
+    if ! daemons_alive; then
+      show_logs
+      stop_slurm
+      die "a Slurm daemon exited during start-up (logs above, in $STATE/log)"
+    fi
+    if ((SECONDS >= deadline)); then
+      show_logs
+      stop_slurm
+      die "nodes not idle after ${START_TIMEOUT}s: $pending (logs above)"
+    fi
+    sleep 0.1
+  done
 }
 
 cmd_start() {
@@ -329,39 +430,17 @@ cmd_start() {
   write_conf
   export SLURM_CONF=$CONF
   start_munge
-
-  say "starting slurmctld and slurmd (state in $STATE)"
-  setsid slurmctld -D -f "$CONF" </dev/null >>"$STATE/log/slurmctld.out" 2>&1 &
-  echo $! >"$STATE/run/slurmctld.launch.pid"
-  setsid slurmd -D -N localhost -f "$CONF" </dev/null >>"$STATE/log/slurmd.out" 2>&1 &
-  echo $! >"$STATE/run/slurmd.launch.pid"
-
-  local deadline=$((SECONDS + START_TIMEOUT)) state="" name
-  while :; do
-    state=$(node_state || true)
-    [[ "$state" != idle ]] || break
-    for name in slurmctld slurmd; do
-      if ! proc_alive "$(read_pid "$STATE/run/$name.launch.pid")" \
-         && [[ -z "$(cluster_pids "$name")" ]]; then
-        show_logs
-        stop_slurm
-        die "$name exited during start-up (logs above, in $STATE/log)"
-      fi
-    done
-    if ((SECONDS >= deadline)); then
-      show_logs
-      stop_slurm
-      die "node localhost not idle after ${START_TIMEOUT}s (last state: '${state:-no answer}'; logs above)"
-    fi
-    sleep 0.1
-  done
-
-  cat >"$STATE/env.sh" <<EOF
+  ((NODES == 0)) || netns_up
+  launch_daemons
+  wait_idle
+  cat >"$STATE/env.sh" <<ENV
 # Written by slurm/local-cluster.sh start. Source it to use the local cluster.
 export SLURM_CONF=$CONF
 export TRAINRT_SLURM_DIR=$STATE
-EOF
-  say "up: node localhost idle, CPUs=$CPUS, in $(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}') s"
+export TRAINRT_SLURM_NODES=$NODES
+ENV
+  say "up: localhost (CPUs=$CPUS, partition debug) and $NODES nodes (CPUs=$NODE_CPUS, partition multi) idle" \
+      "in $(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}') s"
   say "use it with: source $STATE/env.sh"
 }
 
@@ -384,10 +463,13 @@ cmd_status() {
     fi
     if [[ -n "$pids" ]]; then echo "$name: running ($pids)"; else echo "$name: not running"; up=0; fi
   done
-  state=""
-  [[ ! -r "$CONF" ]] || state=$(node_state || true)
-  echo "node localhost: ${state:-unknown}"
-  case "$state" in idle|mixed|allocated|completing) ;; *) up=0 ;; esac
+  local node
+  for node in $(node_names); do
+    state=""
+    [[ ! -r "$CONF" ]] || state=$(node_state "$node" || true)
+    echo "node $node: ${state:-unknown}"
+    case "$state" in idle|mixed|allocated|completing) ;; *) up=0 ;; esac
+  done
   if ((up)); then
     echo "cluster: up (source $STATE/env.sh)"
     return 0
@@ -400,5 +482,9 @@ case "${1:-}" in
   start|restart) cmd_start ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
-  *) echo "usage: $0 start|stop|restart|status" >&2; exit 2 ;;
+  exec)
+    [[ "${2:-}" =~ ^[1-9]$ ]] && ((${2} <= NODES)) && (($# > 2)) || die "usage: $0 exec NODE(1..$NODES) CMD..."
+    export SLURM_CONF=$CONF
+    node_exec "$2" "${@:3}" ;;
+  *) echo "usage: $0 start|stop|restart|status|exec NODE CMD..." >&2; exit 2 ;;
 esac

@@ -2,6 +2,7 @@
 # How Python training functions fail, and the numpy-only path:
 #  - an exception on one rank: the job ends with exit 7, the traceback on stderr, the exception and
 #    its innermost frames in the `failure` event;
+#  - Ctrl-C: KeyboardInterrupt inside the function (its finally blocks run), the job ends non-zero;
 #  - a missing file, a syntax error (FILE:LINE), a missing function (naming those found), an import
 #    that fails, torch missing for scaling.backend = gloo, a bad run.workload: one line, exit 2,
 #    on both ranks, before the run directory exists;
@@ -36,6 +37,35 @@ grep -q "Traceback (most recent call last)" "$WORK/boom.err" && grep -q "ZeroDiv
 failure=$(jq -r 'select(.event == "failure") | .message' "$WORK/runs/boom/events.jsonl" 2>/dev/null || true)
 [[ "$failure" == *"ZeroDivisionError: division by zero (at boom.py:4 in divide <- boom.py:9 in train)"* ]] \
   && pass "failure event: $failure" || fail "failure event message: '$failure'"
+
+# Ctrl-C (SIGINT to the ranks, as a terminal sends it): KeyboardInterrupt inside the function, its
+# finally blocks run, the job ends non-zero with the traceback; no stop checkpoint is taken for it.
+cat >"$WORK/ctrlc.py" <<'PY'
+import os, time, trainrt
+
+def train(config):
+    rank = trainrt.get_context().world_rank
+    out = config["out"]
+    try:
+        with open(f"{out}/pid.{rank}", "w") as f:
+            f.write(str(os.getpid()))
+        while True:
+            time.sleep(0.05)
+    finally:
+        open(f"{out}/finally.{rank}", "w").close()
+PY
+mkdir -p "$WORK/ctrlc"
+timeout -k 5 120 mpiexec -n 2 "$TRAINRT" --run.workload=python:"$WORK/ctrlc.py":train --train.out="$WORK/ctrlc" \
+  "${RUN[@]}" --run.name=ctrlc >"$WORK/ctrlc.out" 2>"$WORK/ctrlc.err" &
+launcher=$!
+for _ in $(seq 600); do [[ -s $WORK/ctrlc/pid.0 && -s $WORK/ctrlc/pid.1 ]] && break; sleep 0.1; done
+[[ -s $WORK/ctrlc/pid.0 && -s $WORK/ctrlc/pid.1 ]] || fail "the Ctrl-C function did not start on both ranks"
+kill -INT "$(cat "$WORK/ctrlc/pid.0")" "$(cat "$WORK/ctrlc/pid.1")"
+code=0; wait "$launcher" || code=$?
+[[ $code -ne 0 && $code -ne 124 ]] && pass "Ctrl-C ends the job (exit $code)" || { cat "$WORK/ctrlc.err"; fail "Ctrl-C: exit $code"; }
+[[ -e $WORK/ctrlc/finally.0 && -e $WORK/ctrlc/finally.1 ]] && pass "KeyboardInterrupt ran the function's finally blocks on both ranks" \
+  || fail "no finally block ran after Ctrl-C"
+grep -q "KeyboardInterrupt" "$WORK/ctrlc.err" && pass "KeyboardInterrupt in the traceback" || { cat "$WORK/ctrlc.err"; fail "no KeyboardInterrupt on stderr"; }
 
 # refused CASE EXPECTED WORKLOAD [ENV...]: exit 2, one line containing EXPECTED, no run directory.
 refused() {
