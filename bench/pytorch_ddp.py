@@ -9,6 +9,7 @@
 #
 # Prints one JSON line per epoch:
 #   {"ranks":N,"epoch":e,"loss":..,"test_accuracy":..,"train_time_s":..,"eval_time_s":..,"epoch_time_s":..}
+#   (epoch 1 also "first_step_unix": rank 0's clock when its first training step ended, for start-up)
 #
 # The recipe (the contract trainrt's C++ implements):
 #   Flatten -> Linear(784,512) -> ReLU -> Linear(512,512) -> ReLU -> Linear(512,10) -> ReLU,
@@ -216,6 +217,8 @@ def train_epochs(rank, ranks, epochs, init_path, first_steps=0, on_epoch=None):
             optimizer.step()
             value = loss.item()
             loss_sum += value
+            if epoch == 1 and b == 0:
+                first_step_unix = time.time()
             if epoch == 1 and b < first_steps:
                 step_losses.append(value)
         t1 = time.perf_counter()
@@ -238,6 +241,8 @@ def train_epochs(rank, ranks, epochs, init_path, first_steps=0, on_epoch=None):
             "test_accuracy": totals.item() / (len(test_y) * ranks),
             "train_time_s": t1 - t0, "eval_time_s": t2 - t1, "epoch_time_s": t2 - t0,
         })
+        if epoch == 1:
+            records[-1]["first_step_unix"] = first_step_unix  # start-up: launch -> first step done
         if on_epoch is not None:
             on_epoch(records[-1])
     return records, step_losses

@@ -128,6 +128,7 @@ run() {
   local log=$OUT/$name.log rc=0
   say "running $name: $*"
   printf '%s\n' "uptime before: $(uptime)" >"$log"
+  date +%s.%N >"$OUT/$name.start"   # launch time, for start-up figures (first_step_unix - start)
   timeout "$TIMEOUT" "$@" >"$outfile" 2>>"$log" || rc=$?
   printf '%s\n' "uptime after: $(uptime)" >>"$log"
   if (( rc != 0 )); then
@@ -225,6 +226,13 @@ for n in "${RANKS[@]}"; do
   fi
 done
 if (( TORCH_BUILT )); then torch_overlap_and_startup; fi
+if (( PYTHON_BUILT )); then
+  # report() with and without a state_dict checkpoint of the recipe's model and optimizer, 2 ranks.
+  run python_report "$OUT/python_report.jsonl" mpiexec -n 2 "$TRAINRT" \
+    --run.workload=python:bench/python/recipe_in_trainrt.py:report_cost --train.reports=30 \
+    --metrics.progress=off --run.storage_path="$storage" --run.name=bench_python_report
+  grep -q '"bench": "python_report"' "$OUT/python_report.jsonl" || die "report_cost printed no python_report line"
+fi
 
 if ! skipped allreduce; then
   run allreduce "$OUT/allreduce.jsonl" mpiexec -n 2 "$ALLREDUCE"
@@ -609,6 +617,31 @@ if py_rows:
               "over the epochs of one run each, the runs alternated per rank count.", "",
               "| ranks | plain PyTorch DDP, gloo (s) | trainrt, gloo (s) | ratio | trainrt, backend trainrt (s) | ratio | last loss |",
               "|---:|---:|---:|---:|---:|---:|---:|"] + py_rows + [""]
+def startup_s(name):
+    """Launch (the .start file run() wrote) to the end of the first training step (epoch 1's
+    first_step_unix), or None."""
+    df, start = jsonl(out / f"{name}.jsonl"), out / f"{name}.start"
+    if df.empty or "first_step_unix" not in df or not start.exists():
+        return None
+    return float(df["first_step_unix"].dropna().iloc[0]) - float(start.read_text())
+start_rows = []
+for n in RANKS:
+    cells = [startup_s(f"{kind}_n{n}") for kind in ("pytorch", "python", "python_trainrt")]
+    if any(c is not None for c in cells):
+        start_rows.append(f"| {n} | " + " | ".join(fmt(c) if c is not None else "–" for c in cells) + " |")
+if start_rows:
+    lines += ["Start-up: seconds from the launch command (`python3 bench/pytorch_ddp.py`, `mpiexec trainrt`) to "
+              "the end of rank 0's first training step; the data are decoded in between (the same code in all three).", "",
+              "| ranks | plain PyTorch DDP (s) | trainrt, gloo (s) | trainrt, backend trainrt (s) |",
+              "|---:|---:|---:|---:|"] + start_rows + [""]
+report_cost = jsonl(out / "python_report.jsonl")
+if not report_cost.empty and "report_checkpoint_ms" in report_cost:
+    r = report_cost.iloc[0]
+    lines += [f"`report()` from Python on {int(r['ranks'])} ranks (`report_cost` in the same file, median of 30 calls): "
+              f"{fmt(r['report_ms'], '.3f')} ms without a checkpoint, {fmt(r['report_checkpoint_ms'], '.1f')} ms with "
+              f"`state_dict_checkpoint(model=..., optimizer=..., epoch=...)` of the recipe's model and SGD momentum "
+              f"({fmt(r['model_mib'], '.2f')} MiB of parameters, the same again of momentum), written and synced "
+              "inside the call (`checkpoint.async = false`, the default).", ""]
 t_py = (py_ratio[2] <= 1.02) if 2 in py_ratio else None
 detail_py = f"{fmt(py_ratio[2])}× on 2 ranks" if 2 in py_ratio else "not run"
 t_pym = (py_trainrt_ratio[2] <= 0.40) if 2 in py_trainrt_ratio else None
