@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A real Slurm cluster on this one machine for trainrt's tests: munged, slurmctld, a slurmd for
-# node "localhost" and one per extra node in a network namespace; no systemd needed (run as root).
+# node "head" (this machine) and one per extra node in a network namespace; no systemd needed (run as root).
 #
 #   slurm/local-cluster.sh start    (re)start a fresh cluster; returns once every node is idle
 #   slurm/local-cluster.sh stop     cancel every job, stop the daemons this script started, remove
@@ -12,7 +12,7 @@
 #
 # Then: source "${TRAINRT_SLURM_DIR:-/tmp/trainrt-slurm}/env.sh"   (exports SLURM_CONF)
 #
-# Node: NodeName=localhost NodeAddr=127.0.0.1 CPUs=8 (more than the machine has, through
+# Node: NodeName=head NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=8 (more than the machine has, through
 # SlurmdParameters=config_overrides), partition "debug" (the default). Multi-node: nodes node1..node3
 # (TRAINRT_SLURM_NODES, 0 for none), CPUs=4 each, partition "multi", each slurmd in its own network
 # namespace (slurm/node-namespaces.sh) with address $TRAINRT_SLURM_SUBNET.I on a bridge holding
@@ -304,10 +304,12 @@ descendants() {
 # The node and partition lines of the namespaced nodes (none when NODES is 0).
 multi_node_lines() {
   ((NODES > 0)) || return 0
-  local range="[1-$NODES]"
-  ((NODES > 1)) || range=1
-  echo "NodeName=node$range NodeHostname=node$range NodeAddr=$NET_SUBNET.$range CPUs=$NODE_CPUS RealMemory=$REAL_MEMORY State=UNKNOWN"
-  echo "PartitionName=multi Nodes=node$range MaxTime=INFINITE State=UP OverSubscribe=NO"
+  local i names=()
+  for ((i = 1; i <= NODES; i++)); do
+    echo "NodeName=node$i NodeHostname=node$i NodeAddr=$NET_SUBNET.$i CPUs=$NODE_CPUS RealMemory=$REAL_MEMORY State=UNKNOWN"
+    names+=("node$i")
+  done
+  echo "PartitionName=multi Nodes=$(IFS=,; echo "${names[*]}") MaxTime=INFINITE State=UP OverSubscribe=NO"
 }
 
 write_conf() {
@@ -329,7 +331,7 @@ write_conf() {
 
 node_names() {
   local i
-  echo localhost
+  echo head
   for ((i = 1; i <= NODES; i++)); do echo "node$i"; done
 }
 
@@ -378,12 +380,12 @@ require_tools() {
   [[ $(id -u) -eq 0 ]] || die "must run as root (starts munged as 'munge' and the Slurm daemons as root)"
 }
 
-# Starts slurmctld, localhost's slurmd and one slurmd per namespaced node (PIDs in run/*.launch.pid).
+# Starts slurmctld, head's slurmd and one slurmd per namespaced node (PIDs in run/*.launch.pid).
 launch_daemons() {
   say "starting slurmctld and $((NODES + 1)) slurmd (state in $STATE)"
   setsid slurmctld -D -f "$CONF" </dev/null >>"$STATE/log/slurmctld.out" 2>&1 &
   echo $! >"$STATE/run/slurmctld.launch.pid"
-  setsid slurmd -D -N localhost -f "$CONF" </dev/null >>"$STATE/log/slurmd.out" 2>&1 &
+  setsid slurmd -D -N head -f "$CONF" </dev/null >>"$STATE/log/slurmd.out" 2>&1 &
   echo $! >"$STATE/run/slurmd.launch.pid"
   local i
   for ((i = 1; i <= NODES; i++)); do
@@ -405,9 +407,10 @@ daemons_alive() {
 wait_idle() {
   local deadline=$((SECONDS + START_TIMEOUT)) pending
   while :; do
-    pending=$(nodes_not_idle | paste -sd " " -)
-    [[ -n "$pending" ]] || return 0
-    if ! daemons_alive; then
+    if daemons_alive; then
+      pending=$(nodes_not_idle | paste -sd " " -)
+      [[ -n "$pending" ]] || return 0
+    else
       show_logs
       stop_slurm
       die "a Slurm daemon exited during start-up (logs above, in $STATE/log)"
@@ -439,7 +442,7 @@ export SLURM_CONF=$CONF
 export TRAINRT_SLURM_DIR=$STATE
 export TRAINRT_SLURM_NODES=$NODES
 ENV
-  say "up: localhost (CPUs=$CPUS, partition debug) and $NODES nodes (CPUs=$NODE_CPUS, partition multi) idle" \
+  say "up: head (CPUs=$CPUS, partition debug) and $NODES nodes (CPUs=$NODE_CPUS, partition multi) idle" \
       "in $(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}') s"
   say "use it with: source $STATE/env.sh"
 }

@@ -2,7 +2,9 @@
 
 #include <pmix.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 #include <memory>
 
 #include <fmt/format.h>
@@ -96,6 +98,59 @@ std::optional<std::string> PmixClient::get_string(int rank, const std::string& k
         throw LaunchError(fmt::format("launch: PMIx value {} of rank {} is not a string", key,
                                       rank));
     return std::string(value->data.string ? value->data.string : "");
+}
+
+namespace {
+
+struct FreeChars {
+    void operator()(char* text) const noexcept { std::free(text); }
+};
+
+std::vector<std::string> split_commas(const char* list) {
+    std::vector<std::string> items;
+    std::string item;
+    for (const char* c = list; ; ++c) {
+        if (*c == ',' || *c == '\0') {
+            if (!item.empty()) items.push_back(std::move(item));
+            item.clear();
+            if (*c == '\0') break;
+        } else {
+            item.push_back(*c);
+        }
+    }
+    return items;
+}
+
+// The ranks of `nspace` that PMIx places on node `name`.
+std::vector<pmix_rank_t> ranks_on(const std::string& name, const std::string& nspace) {
+    pmix_proc_t* procs = nullptr;
+    std::size_t count = 0;
+    check_pmix(PMIx_Resolve_peers(name.c_str(), nspace.c_str(), &procs, &count),
+               fmt::format("PMIx_Resolve_peers({})", name));
+    std::vector<pmix_rank_t> ranks;
+    for (std::size_t i = 0; i < count; ++i) ranks.push_back(procs[i].rank);
+    if (procs) PMIX_PROC_FREE(procs, count);
+    return ranks;
+}
+
+}  // namespace
+
+std::vector<int> PmixClient::node_of_rank(int world_size) const {
+    char* raw = nullptr;
+    check_pmix(PMIx_Resolve_nodes(nspace_.c_str(), &raw), "PMIx_Resolve_nodes");
+    std::unique_ptr<char, FreeChars> nodes(raw);
+    std::vector<int> node(static_cast<std::size_t>(world_size), -1);
+    int index = 0;
+    for (const auto& name : split_commas(nodes ? nodes.get() : "")) {
+        for (pmix_rank_t rank : ranks_on(name, nspace_))
+            if (rank < static_cast<pmix_rank_t>(world_size)) node[rank] = index;
+        ++index;
+    }
+    for (int rank = 0; rank < world_size; ++rank)
+        if (node[static_cast<std::size_t>(rank)] < 0)
+            throw LaunchError(fmt::format("launch: PMIx's node map ({}) places rank {} of {} on no node",
+                                          nodes ? nodes.get() : "empty", rank, world_size));
+    return node;
 }
 
 void PmixClient::put_global(const std::string& key, const std::string& value) {

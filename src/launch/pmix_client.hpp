@@ -30,8 +30,10 @@ public:
 
     // An integer attribute of the whole job (PMIx_Get on the wildcard rank), e.g. PMIX_JOB_SIZE.
     std::int64_t job_number(const char* key) const;
-    // An integer attribute of one rank, e.g. PMIX_NODEID.
-    std::int64_t proc_number(int rank, const char* key) const override;
+    // An integer attribute of one rank, e.g. PMIX_NODEID (this node's ranks only, across nodes).
+    std::int64_t proc_number(int rank, const char* key) const;
+    // From the job's node list (PMIx_Resolve_nodes) and each node's ranks (PMIx_Resolve_peers).
+    std::vector<int> node_of_rank(int world_size) const override;
     // A string `rank` put under `key`; std::nullopt when PMIx does not find it.
     std::optional<std::string> get_string(int rank, const std::string& key) const override;
 

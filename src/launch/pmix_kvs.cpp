@@ -1,6 +1,5 @@
 #include "launch/pmix_kvs.hpp"
 
-#include <pmix.h>
 
 #include <sstream>
 
@@ -87,11 +86,7 @@ void PmixKvs::read_new_indexes() {
 
 std::optional<std::string> PmixKvs::process_mapping() {
     if (!mapping_) {
-        std::vector<int> node_of_rank(static_cast<std::size_t>(world_size_));
-        for (int rank = 0; rank < world_size_; ++rank)
-            node_of_rank[static_cast<std::size_t>(rank)] =
-                static_cast<int>(pmix_.proc_number(rank, PMIX_NODEID));
-        mapping_ = pmi1::format_process_mapping(node_of_rank);
+        mapping_ = pmi1::format_process_mapping(pmix_.node_of_rank(world_size_));
     }
     return mapping_;
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace trainrt::launch {
 
@@ -11,8 +12,10 @@ class PmixStore {
 public:
     virtual ~PmixStore() = default;
     virtual int rank() const = 0;
-    // An integer attribute of one rank, e.g. PMIX_NODEID. Throws LaunchError.
-    virtual std::int64_t proc_number(int rank, const char* key) const = 0;
+    // The node of each of the job's `world_size` ranks (any node numbering), from what PMIx holds
+    // for the whole job: other nodes' ranks' own attributes are not served across nodes by
+    // Slurm's PMIx server. Throws LaunchError.
+    virtual std::vector<int> node_of_rank(int world_size) const = 0;
     // A string `rank` put under `key` before the last fence; std::nullopt when there is none.
     virtual std::optional<std::string> get_string(int rank, const std::string& key) const = 0;
     virtual void put_global(const std::string& key, const std::string& value) = 0;

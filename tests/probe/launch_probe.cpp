@@ -27,13 +27,21 @@ std::string host_name() {
 }
 
 // MPI's view, checked call by call (the probe has no communicator wrapper of its own).
+// mpi_local_rank/size: MPI's own node-local communicator, built from the node map the launcher
+// gave MPICH (PMI_process_mapping).
 nlohmann::ordered_json mpi_view() {
-    int rank = -1, size = -1, sum = -1;
+    int rank = -1, size = -1, sum = -1, local_rank = -1, local_size = -1;
+    MPI_Comm local = MPI_COMM_NULL;
     if (MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS ||
         MPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS ||
-        MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+        MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local) !=
+            MPI_SUCCESS ||
+        MPI_Comm_rank(local, &local_rank) != MPI_SUCCESS ||
+        MPI_Comm_size(local, &local_size) != MPI_SUCCESS || MPI_Comm_free(&local) != MPI_SUCCESS)
         throw trainrt::CommError("launch_probe: an MPI call failed");
-    return {{"mpi_rank", rank}, {"mpi_size", size}, {"allreduce_sum", sum}};
+    return {{"mpi_rank", rank},         {"mpi_size", size},           {"allreduce_sum", sum},
+            {"mpi_local_rank", local_rank}, {"mpi_local_size", local_size}};
 }
 
 nlohmann::ordered_json launcher_view(const trainrt::launch::LaunchInfo& info) {

@@ -74,10 +74,10 @@ slurm_setup() {
   [[ -r "${SLURM_CONF:-}" ]] || fail "SLURM_CONF='${SLURM_CONF:-}' from $env_sh is not readable"
   timeout 20 scontrol ping 2>&1 | grep -q 'is UP' || fail "slurmctld does not answer (scontrol ping: $(timeout 20 scontrol ping 2>&1 | tr '\n' ' '))"
   local state
-  state=$(timeout 20 sinfo -h -n localhost -o %T 2>&1 | head -n1)
+  state=$(timeout 20 sinfo -h -n head -o %T 2>&1 | head -n1)
   case "$state" in
     idle|mixed|allocated|completing) ;;
-    *) fail "node localhost is '$state', not usable" ;;
+    *) fail "node head is '$state', not usable" ;;
   esac
   TEST_TMP=$WORK  # slurmd's tasks write there too
   chmod 0755 "$TEST_TMP"

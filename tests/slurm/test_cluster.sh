@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The local cluster is up and is what the other tests assume: one node "localhost" declaring
-# CPUs=8, 4-task steps, batch jobs, and a requeue that comes back within seconds.
+# The local cluster is up and is what the other tests assume: one node "head" declaring
+# CPUs=8, 4-task steps, batch jobs, and a requeue that comes back within seconds; and the
+# namespaced nodes node1..node3 (partition multi) running a batch step across them.
 set -euo pipefail
 # shellcheck source=tests/slurm/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -11,13 +12,13 @@ run_ok 30 "$TEST_TMP/status.txt" bash "$TRAINRT_SRC/slurm/local-cluster.sh" stat
 grep -q '^cluster: up' "$TEST_TMP/status.txt" || fail "local-cluster.sh status: $(cat "$TEST_TMP/status.txt")"
 
 # --- the node as declared --------------------------------------------------------------------
-node=$(scontrol show node -o localhost)
+node=$(scontrol show node -o head)
 cpus=$(tr ' ' '\n' <<<"$node" | sed -n 's/^CPUTot=//p')
 addr=$(tr ' ' '\n' <<<"$node" | sed -n 's/^NodeAddr=//p')
-[[ "$cpus" == 8 ]] || fail "node localhost declares CPUTot=$cpus, expected 8: $node"
-[[ "$addr" == 127.0.0.1 ]] || fail "node localhost has NodeAddr=$addr, expected 127.0.0.1"
+[[ "$cpus" == 8 ]] || fail "node head declares CPUTot=$cpus, expected 8: $node"
+[[ "$addr" == 127.0.0.1 ]] || fail "node head has NodeAddr=$addr, expected 127.0.0.1"
 [[ "$(sinfo -h -o %D -p debug)" == 1 ]] || fail "partition debug does not have exactly one node"
-log "node localhost: CPUTot=$cpus NodeAddr=$addr"
+log "node head: CPUTot=$cpus NodeAddr=$addr"
 
 # --- a 4-task step -----------------------------------------------------------------------------
 run_ok 60 "$TEST_TMP/hostname.txt" srun -n 4 --time=1 hostname
@@ -62,3 +63,22 @@ expect_job_ok "$JOB"
 [[ "$(job_field "$JOB" Restarts)" == 1 ]] || fail "job $JOB Restarts=$(job_field "$JOB" Restarts), expected 1"
 grep -q '^run restart_count=0' "$out" || fail "--open-mode=append lost the first run's output"
 grep -q '^finished' "$out" || fail "the requeued run did not finish"
+
+# --- the namespaced nodes (partition multi): hostnames, node ids, a batch step across them ---------
+[[ "$(sinfo -h -p multi -o %D)" == "${TRAINRT_SLURM_NODES:-0}" && ${TRAINRT_SLURM_NODES:-0} -ge 3 ]] \
+  || fail "partition multi has $(sinfo -h -p multi -o %D) nodes; TRAINRT_SLURM_NODES=${TRAINRT_SLURM_NODES:-unset}, 3 expected"
+cat >"$TEST_TMP/multi.sbatch" <<'SB'
+#!/bin/bash
+#SBATCH -p multi -N 3 --ntasks-per-node=1 --time=2
+echo "batch host $(hostname)"
+srun bash -c 'echo "task $SLURM_PROCID $SLURM_NODEID $(hostname)"'
+SB
+out=$TEST_TMP/multi-%j.out
+submit --output="$out" "$TEST_TMP/multi.sbatch"
+out=${out//%j/$JOB}
+wait_job "$JOB" 60
+expect_job_ok "$JOB"
+grep -qx 'batch host node1' "$out" || fail "the multi-node batch script did not run on node1: $(cat "$out")"
+[[ "$(grep '^task ' "$out" | sort)" == $'task 0 0 node1\ntask 1 1 node2\ntask 2 2 node3' ]] \
+  || fail "tasks across the namespaced nodes: $(grep '^task ' "$out" | tr '\n' ';')"
+log "partition multi: 3 nodes, a batch step ran on node1..node3 with node ids 0..2"

@@ -30,9 +30,10 @@ class FakeRank final : public PmixStore {
 public:
     FakeRank(FakeJob& job, int rank) : job_(job), rank_(rank) {}
     int rank() const override { return rank_; }
-    std::int64_t proc_number(int rank, const char* key) const override {
-        if (std::string(key) != PMIX_NODEID) throw trainrt::LaunchError("unexpected key");
-        return job_.node_of_rank.at(static_cast<std::size_t>(rank));
+    std::vector<int> node_of_rank(int world_size) const override {
+        if (static_cast<std::size_t>(world_size) != job_.node_of_rank.size())
+            throw trainrt::LaunchError("unexpected world size");
+        return job_.node_of_rank;
     }
     std::optional<std::string> get_string(int rank, const std::string& key) const override {
         job_.gets.emplace_back(rank, key);
