@@ -9,6 +9,10 @@
 #   slurm/local-cluster.sh status   exit 0 when up (prints daemons and node states), 1 when not
 #   slurm/local-cluster.sh exec I CMD...   run CMD as node I (its namespace and hostname), e.g. an
 #                                   srun across nodes; nodes reach only addresses on the bridge
+#   slurm/local-cluster.sh node-kill I     node I dies: SIGKILL to every process in its namespace
+#                                   (slurmd, slurmstepd, tasks), as a power loss would
+#   slurm/local-cluster.sh node-start I    node I comes back: a fresh slurmd, waits until it is idle
+#                                   (ReturnToService=2 returns a DOWN node when it registers)
 #
 # Then: source "${TRAINRT_SLURM_DIR:-/tmp/trainrt-slurm}/env.sh"   (exports SLURM_CONF)
 #
@@ -481,13 +485,45 @@ cmd_status() {
   return 1
 }
 
+# Node number argument of node-kill/node-start/exec, checked.
+node_arg() {
+  [[ "${1:-}" =~ ^[1-9]$ ]] && (($1 <= NODES)) || die "no such node '${1:-}' (nodes 1..$NODES)"
+}
+
+cmd_node_kill() {
+  node_arg "$1"
+  local pids
+  pids=$(ip netns pids "$(netns_name "$1")" 2>/dev/null | paste -sd " " -)
+  say "node$1 dies: SIGKILL to ${pids:-no processes}"
+  # shellcheck disable=SC2086
+  [[ -z "$pids" ]] || kill -KILL $pids 2>/dev/null || true
+}
+
+cmd_node_start() {
+  node_arg "$1"
+  export SLURM_CONF=$CONF
+  (node_exec "$1" setsid slurmd -D -N "node$1" -f "$CONF") </dev/null >>"$STATE/log/slurmd.node$1.out" 2>&1 &
+  echo $! >"$STATE/run/slurmd.node$1.launch.pid"
+  # A job that ran on the node when it died is cleaned up once it registers: mixed for a while.
+  local deadline=$((SECONDS + 2 * START_TIMEOUT)) state=""
+  while ((SECONDS < deadline)); do
+    state=$(node_state "node$1" || true)
+    [[ "$state" != idle ]] || { say "node$1 is back (idle)"; return 0; }
+    sleep 0.2
+  done
+  die "node$1 not idle $((2 * START_TIMEOUT))s after its slurmd started (state '${state:-no answer}')"
+}
+
 case "${1:-}" in
   start|restart) cmd_start ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
   exec)
-    [[ "${2:-}" =~ ^[1-9]$ ]] && ((${2} <= NODES)) && (($# > 2)) || die "usage: $0 exec NODE(1..$NODES) CMD..."
+    node_arg "${2:-}"
+    (($# > 2)) || die "usage: $0 exec NODE CMD..."
     export SLURM_CONF=$CONF
     node_exec "$2" "${@:3}" ;;
-  *) echo "usage: $0 start|stop|restart|status|exec NODE CMD..." >&2; exit 2 ;;
+  node-kill) cmd_node_kill "${2:-}" ;;
+  node-start) cmd_node_start "${2:-}" ;;
+  *) echo "usage: $0 start|stop|restart|status|exec NODE CMD...|node-kill NODE|node-start NODE" >&2; exit 2 ;;
 esac

@@ -138,12 +138,27 @@ int end_stopped(const Context& context, const config::LifecycleSettings& setting
     return outcome.exit_code;
 }
 
-StepDecision after_step(const std::string& run_dir, const Context& context,
+namespace {
+
+// What after-step records describes the step that ended: when it started, its start record's
+// world size (the wrapper's environment holds the allocation's task count, or none after a
+// relaunch on fewer nodes unset it).
+Context step_context(const runlog::History& history, bool started, Context context) {
+    if (!started || history.attempts.empty()) return context;
+    const runlog::Event& start = history.event(history.attempts.back().start);
+    if (start.world_size) context.world_size = *start.world_size;
+    return context;
+}
+
+}  // namespace
+
+StepDecision after_step(const std::string& run_dir, const Context& wrapper,
                         const config::LifecycleSettings& settings, int exit_code,
                         std::time_t step_started, const std::vector<std::string>& excluded_nodes,
                         bool ending) {
     runlog::History history = history_of(run_dir);
     const bool started = started_since(history, step_started);
+    const Context context = step_context(history, started, wrapper);
     if (exit_code == exit_codes::stopped) return {StepVerdict::done, "step stopped on request; checkpoint committed", exit_codes::stopped};
     if (exit_code == exit_codes::requeue_needed) return {StepVerdict::requeue, "step stopped; the job needs a requeue", exit_code};
     if (exit_code == 0 && started && !history.open) return {StepVerdict::done, "training finished", 0};

@@ -14,9 +14,9 @@ public:
     void set_data(Split split, const DatasetShard& shard) override {
         (split == Split::train ? train_ : test_) = &shard;
     }
-    void train_step(std::size_t first, int count, float lr) override {
+    void train_step(std::size_t first, int count, float mean_over, float lr) override {
         scale_pixels(*train_, first, count, images_);
-        loss_sum_ += model_.train_step(images_.data(), train_->labels.data() + first, count, reducer_, lr);
+        loss_sum_ += model_.train_step(images_.data(), train_->labels.data() + first, count, mean_over, reducer_, lr);
     }
     void set_loss_sum(double sum) override { loss_sum_ = sum; }
     double loss_sum() override { return loss_sum_; }

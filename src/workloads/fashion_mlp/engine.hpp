@@ -26,9 +26,10 @@ public:
     // The rank's shard of a split for the calls that follow; it must outlive them (the CPU engine
     // reads it in place, the CUDA engine copies it to the device when its data are resident).
     virtual void set_data(Split split, const DatasetShard& shard) = 0;
-    // One SGD step on train samples [first, first + count); adds this rank's batch-mean loss to
-    // the running loss sum.
-    virtual void train_step(std::size_t first, int count, float lr) = 0;
+    // One SGD step on train samples [first, first + count), the loss's sum over them divided by
+    // `mean_over` (trainrt::BatchPart: count when the ranks' batches are equal); adds that loss
+    // to the running loss sum.
+    virtual void train_step(std::size_t first, int count, float mean_over, float lr) = 0;
     virtual void set_loss_sum(double sum) = 0;
     // The running loss sum; waits for the steps enqueued so far.
     virtual double loss_sum() = 0;

@@ -24,24 +24,30 @@ double seconds_since(Clock::time_point start) {
 
 struct Settings {
     std::int64_t epochs;
-    int local_batch;
+    std::size_t global_batch;  // split over the ranks by trainrt::batch_part
     float lr;
     bool shuffle;
     std::uint64_t seed;
 };
 
-int local_batch(const JobConfig& config, int ranks) {
+// Any batch of at least one sample per rank; on the GPU engine (equal local batches only) a
+// multiple of the ranks.
+std::size_t global_batch(const JobConfig& config, int ranks) {
     std::int64_t batch = config.get_int("train.batch_size");
-    if (batch % ranks != 0)
+    if (batch < ranks)
         throw ConfigError(fmt::format(
-            "config: train.batch_size={} ({}) is not divisible by the {} ranks; the global batch "
-            "is split evenly, so use a multiple of {} or launch a divisor of {} ranks",
-            batch, config.source("train.batch_size"), ranks, ranks, batch));
-    return static_cast<int>(batch / ranks);
+            "config: train.batch_size={} ({}) is smaller than the {} ranks; give every rank at least "
+            "one sample per step: a batch of {} or more, or fewer ranks", batch, config.source("train.batch_size"),
+            ranks, ranks));
+    if (config.get_bool("scaling.use_gpu") && batch % ranks != 0)
+        throw ConfigError(fmt::format(
+            "config: train.batch_size={} ({}) is not divisible by the {} ranks; on GPUs fashion_mlp "
+            "splits the batch evenly, so use a multiple of {}", batch, config.source("train.batch_size"), ranks, ranks));
+    return static_cast<std::size_t>(batch);
 }
 
 void preflight(const JobConfig& config, const Context& context) {
-    local_batch(config, context.world_size);
+    global_batch(config, context.world_size);
     data::check_split(config.get("data.path"), "train");
     data::check_split(config.get("data.path"), "test");
     std::string init_file = config.get_or("train.init_weights", "");
@@ -53,7 +59,7 @@ void preflight(const JobConfig& config, const Context& context) {
 
 Settings read_settings(Session& session) {
     const JobConfig& config = session.config();
-    return {config.get_int("train.epochs"), local_batch(config, session.context().world_size),
+    return {config.get_int("train.epochs"), global_batch(config, session.context().world_size),
             static_cast<float>(config.get_double("train.lr")), config.get_bool("data.shuffle"),
             static_cast<std::uint64_t>(config.get_int("run.seed"))};
 }
@@ -173,12 +179,13 @@ void report_progress(Session& session, Engine& engine, const Mlp& model, Progres
 bool train_epoch(Session& session, const Mlp& model, Engine& engine, const DatasetShard& shard,
                  const Settings& settings, Progress& progress) {
     const std::int64_t every = session.config().get_int("checkpoint.every_steps");
-    const auto batches = static_cast<std::int64_t>((shard.count + settings.local_batch - 1) / settings.local_batch);
+    const auto batches = static_cast<std::int64_t>(global_batches(shard.global_count, settings.global_batch));
+    const Context& context = session.context();
     engine.set_loss_sum(progress.loss_sum);
     for (std::int64_t b = progress.next_batch; b < batches; ++b) {
-        const std::size_t first = static_cast<std::size_t>(b) * settings.local_batch;
-        int count = static_cast<int>(std::min<std::size_t>(settings.local_batch, shard.count - first));
-        engine.train_step(first, count, settings.lr);
+        const BatchPart part = batch_part(static_cast<std::size_t>(b), shard.global_count, settings.global_batch,
+                                          context.world_size, context.world_rank);
+        engine.train_step(part.first, static_cast<int>(part.count), static_cast<float>(part.mean_over), settings.lr);
         ++progress.batches;
         ++progress.step;
         progress.next_batch = b + 1;
@@ -245,7 +252,8 @@ std::vector<OptionSpec> train_keys() {
     OptionSpec epochs{"train.epochs", "20", ValueKind::integer, "passes over the training set"};
     epochs.min = 1;
     OptionSpec batch{"train.batch_size", "64", ValueKind::integer,
-                     "global batch, split evenly over the ranks"};
+                     "global batch, split over the ranks (local batches differ by at most one sample; "
+                     "gradients weighted by sample count)"};
     batch.min = 1;
     OptionSpec lr{"train.lr", "0.001", ValueKind::real, "SGD learning rate"};
     lr.min = 1e-12;

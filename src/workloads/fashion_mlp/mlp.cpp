@@ -85,8 +85,9 @@ void Mlp::forward(const float* images, int batch) {
     }
 }
 
-float Mlp::train_step(const float* images, const std::uint8_t* labels, int batch,
+float Mlp::train_step(const float* images, const std::uint8_t* labels, int batch, float mean_over,
                       GradientReducer& reducer, float lr) {
+    if (batch == 0) return empty_step(reducer, lr);
     forward(images, batch);
     const float* logits = activations_[kLayers - 1].data();
     delta_.resize(std::size_t(batch) * kClasses);
@@ -95,7 +96,7 @@ float Mlp::train_step(const float* images, const std::uint8_t* labels, int batch
         float* grad = delta_.data() + std::size_t(i) * kClasses;
         loss_sum += cross_entropy_row(logits + std::size_t(i) * kClasses, labels[i], grad);
         for (int j = 0; j < kClasses; ++j)  // mean over the batch, then the final ReLU's mask
-            grad[j] = logits[i * kClasses + j] > 0.0f ? grad[j] / static_cast<float>(batch) : 0.0f;
+            grad[j] = logits[i * kClasses + j] > 0.0f ? grad[j] / mean_over : 0.0f;
     }
     for (int l = kLayers - 1; l >= 0; --l) {
         const Layer& layer = layers_[l];
@@ -120,6 +121,22 @@ float Mlp::train_step(const float* images, const std::uint8_t* labels, int batch
             delta_next_[k] = below[k] > 0.0f ? delta_next_[k] : 0.0f;
         std::swap(delta_, delta_next_);
     }
+    finish_step(reducer, lr);
+    return static_cast<float>(loss_sum / mean_over);
+}
+
+float Mlp::empty_step(GradientReducer& reducer, float lr) {
+    for (int l = kLayers - 1; l >= 0; --l)
+        for (std::size_t index : {weight_index(l), bias_index(l)}) {
+            std::span<float> grad = reducer.gradient(index);
+            std::fill(grad.begin(), grad.end(), 0.0f);
+            reducer.mark_ready(index);
+        }
+    finish_step(reducer, lr);
+    return 0.0f;
+}
+
+void Mlp::finish_step(GradientReducer& reducer, float lr) {
     reducer.finish();
     for (int l = 0; l < kLayers; ++l) {
         auto update = [lr](std::vector<float>& values, std::span<const float> grads) {
@@ -128,7 +145,6 @@ float Mlp::train_step(const float* images, const std::uint8_t* labels, int batch
         update(layers_[l].weight, reducer.gradient(weight_index(l)));
         update(layers_[l].bias, reducer.gradient(bias_index(l)));
     }
-    return static_cast<float>(loss_sum / batch);
 }
 
 void Mlp::evaluate(const float* images, const std::uint8_t* labels, int batch, double& loss_sum,

@@ -39,10 +39,12 @@ public:
     std::vector<ParamRef> params_in_ready_order();
     std::vector<std::size_t> param_sizes_in_ready_order();
 
-    // One training step on a batch (pixels already scaled, labels 0..9). Gradients are written
-    // into the reducer's buckets, averaged across ranks, then SGD updates the weights.
-    // Returns this rank's batch-mean loss.
-    float train_step(const float* images, const std::uint8_t* labels, int batch,
+    // One training step on a batch (pixels already scaled, labels 0..9). Gradients of the loss
+    // summed over the batch, divided by `mean_over` (trainrt::BatchPart: the batch size when the
+    // ranks' batches are equal), are written into the reducer's buckets, averaged across ranks,
+    // then SGD updates the weights. An empty batch contributes zero gradients. Returns this rank's
+    // summed loss divided by `mean_over`.
+    float train_step(const float* images, const std::uint8_t* labels, int batch, float mean_over,
                      GradientReducer& reducer, float lr);
 
     // Forward only: adds this batch's summed loss and correct predictions to the totals.
@@ -54,6 +56,8 @@ public:
 
 private:
     void forward(const float* images, int batch);
+    float empty_step(GradientReducer& reducer, float lr);     // zero gradients, still reduced
+    void finish_step(GradientReducer& reducer, float lr);     // wait for the averages, SGD update
     std::array<Layer, kLayers> layers_;
     std::array<std::vector<float>, kLayers> activations_;  // post-ReLU outputs per layer
     std::vector<float> delta_, delta_next_;                 // scratch for backward

@@ -144,7 +144,12 @@ public:
         copy_to_device(target.labels.get(), shard.labels.data(), shard.labels.size());
     }
 
-    void train_step(std::size_t first, int count, float lr) override {
+    // Equal local batches only (fashion_mlp's preflight refuses a batch the ranks do not divide
+    // with scaling.use_gpu): the captured step divides by its batch size.
+    void train_step(std::size_t first, int count, float mean_over, float lr) override {
+        if (mean_over != static_cast<float>(count))
+            throw WorkloadError("fashion_mlp on CUDA: unequal local batches (" + std::to_string(count) +
+                                " samples for a mean over " + std::to_string(mean_over) + ") are not supported");
         reserve(count);
         const std::size_t slot = claim_slot();
         stage(train_, first, count, slot);

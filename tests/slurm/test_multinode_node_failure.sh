@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# A node dies under a 3-node job (sbatch --no-kill, 2 tasks per node, through slurm/trainrt-srun):
+# every process of node2 gets SIGKILL (slurmd, slurmstepd, its ranks). Once Slurm reports the node
+# not responding, the wrapper relaunches on the 2 nodes left with an explicit geometry (-N 2,
+# 2 tasks per node, node2 excluded, --overlap past the dead step slurmctld keeps) and trainrt
+# resumes from the latest checkpoint on 4 ranks: the job completes, every result row once, a
+# relaunch event names node2, the last start has world size 4, failure and relaunch records carry
+# the failed step's world size (6).
+# Logs the time from the kill to training again. node2 is brought back at the end.
+set -euo pipefail
+# shellcheck source=tests/slurm/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+slurm_setup
+[[ ${TRAINRT_SLURM_NODES:-0} -ge 3 ]] ||
+  fail "the local cluster has ${TRAINRT_SLURM_NODES:-0} namespaced nodes; this test needs 3 (TRAINRT_SLURM_NODES)"
+CLUSTER=$TRAINRT_SRC/slurm/local-cluster.sh
+
+restore_node2() {
+  [[ "$(sinfo -h -N -n node2 -o %T 2>/dev/null)" == idle ]] || bash "$CLUSTER" node-start 2 >/dev/null 2>&1 || true
+}
+trap 'rc=$?; restore_node2; _on_exit $rc' EXIT
+
+# A checkpoint (and a result row) every 50 steps of batch 240.
+args="--train.epochs=6 --train.batch_size=240 --checkpoint.every_steps=50"
+submit_fashion nodefail jobs/fashion_mlp.sbatch "$args" -p multi -N 3 --ntasks=6 --ntasks-per-node=2 --no-kill
+wait_start "$RUN" 0
+wait_rows "$RUN" 4
+[[ "$(jq -r 'select(.event == "start") | .world_size' "$RUN/events.jsonl")" == 6 ]] || fail "the first start is not on 6 ranks"
+t_kill=$(date +%s.%N)
+bash "$CLUSTER" node-kill 2
+log "killed node2 at row $(rows "$RUN")"
+
+deadline=$((SECONDS + 180))
+until jq -s -e 'map(select(.event == "start")) | length >= 2' "$RUN/events.jsonl" >/dev/null 2>&1; do
+  ((SECONDS < deadline)) || fail "no relaunch within 180 s of the kill: $(tail -5 "$RUN/events.jsonl")"
+  sleep 0.2
+done
+t_again=$(date +%s.%N)
+wait_job "$JOB" 300
+expect_job_ok "$JOB"
+
+relaunch=$(jq -c 'select(.event == "relaunch")' "$RUN/events.jsonl")
+[[ "$(jq -s -c '[.[].excluded_nodes] | last' <<<"$relaunch")" == '["node2"]' ]] \
+  || fail "relaunch events do not exclude node2: $relaunch"
+[[ "$(jq -s -r '[.[] | select(.event == "start")] | last | .world_size' "$RUN/events.jsonl")" == 4 ]] \
+  || fail "the relaunch did not start on 4 ranks: $(jq -c 'select(.event == "start")' "$RUN/events.jsonl")"
+[[ "$(jq -s -r '[.[] | select(.event == "start")] | last | .hosts | join(",")' "$RUN/events.jsonl")" == node1,node3 ]] \
+  || fail "the relaunch did not run on node1,node3"
+jq -s -e '[.[] | select(.event == "failure" or .event == "relaunch") | .world_size] | length > 0 and all(. == 6)' \
+  "$RUN/events.jsonl" >/dev/null || fail "failure/relaunch events do not carry the failed step's world size 6: \
+$(jq -c 'select(.event == "failure" or .event == "relaunch")' "$RUN/events.jsonl")"
+[[ "$(count_events "$RUN" '.event == "restore"')" -ge 1 ]] || fail "the relaunch did not restore a checkpoint"
+[[ "$(count_events "$RUN" '.event == "finish"')" == 1 ]] || fail "expected 1 finish event"
+rows_once "$RUN"
+[[ "$(jq -s -r 'last | .epoch' "$RUN/result.jsonl")" == 6 ]] || fail "the last row is not epoch 6"
+log "node2 killed: training again on node1,node3 after $(awk -v a="$t_kill" -v b="$t_again" 'BEGIN{printf "%.1f", b-a}') s" \
+    "(SlurmdTimeout $(scontrol show config | sed -n 's/^SlurmdTimeout *= *//p')); $(rows "$RUN") rows once each"
