@@ -39,7 +39,8 @@ relaunch records only annotate the stop or failure before them):
             record (SIGKILL, node failure) looks running until the next start records it
 Times: total_time_s sums, over the attempts (a start record up to the next start), the time from
 the start to the attempt's last own record (checkpoint, stop, finish, a rank's failure) or last
-row (result.jsonl or result.superseded.jsonl), whichever is later. useful_time_s sums
+row (result.jsonl or result.superseded.jsonl), whichever is later; an attempt relaunched in the
+same allocation (same job and restart) counts up to the relaunch: the time lost to the failure. useful_time_s sums
 _time_this_iter_s over result.jsonl (rows of work lost to a crash moved to
 result.superseded.jsonl at the resume, so they do not count).
 Best checkpoints: by run.json's checkpoint.score_attribute and score_order (max|min), best

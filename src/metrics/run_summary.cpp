@@ -85,11 +85,25 @@ struct Attempt {
     double end = 0;
 };
 
-// The attempts whose start time is known.
+// True when start records `a` and `b` are of one Slurm allocation: same job, same restart.
+bool same_allocation(const runlog::Event& a, const runlog::Event& b) {
+    return !a.job_id.empty() && a.job_id == b.job_id && a.restart_count == b.restart_count;
+}
+
+// The attempts whose start time is known. An attempt followed by a relaunch in the same
+// allocation lasts until that relaunch: the allocation was held all along, and the time from the
+// attempt's last record to the relaunch (a dead rank or node being noticed) was lost, not idle.
 std::vector<Attempt> timed_attempts(const runlog::History& history) {
     std::vector<Attempt> attempts;
-    for (const runlog::Attempt& attempt : history.attempts)
-        if (attempt.begin) attempts.push_back({*attempt.begin, attempt.end.value_or(*attempt.begin)});
+    const auto& all = history.attempts;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        if (!all[i].begin) continue;
+        Attempt attempt{*all[i].begin, all[i].end.value_or(*all[i].begin)};
+        if (i + 1 < all.size() && all[i + 1].begin &&
+            same_allocation(history.event(all[i].start), history.event(all[i + 1].start)))
+            attempt.end = std::max(attempt.end, *all[i + 1].begin);
+        attempts.push_back(attempt);
+    }
     return attempts;
 }
 

@@ -5,7 +5,8 @@
 # 2 tasks per node, node2 excluded, --overlap past the dead step slurmctld keeps) and trainrt
 # resumes from the latest checkpoint on 4 ranks: the job completes, every result row once, a
 # relaunch event names node2, the last start has world size 4, failure and relaunch records carry
-# the failed step's world size (6).
+# the failed step's world size (6), and `trainrt results` counts at least the time from the kill
+# to the relaunch as lost (total_time_s - useful_time_s).
 # Logs the time from the kill to training again. node2 is brought back at the end.
 set -euo pipefail
 # shellcheck source=tests/slurm/lib.sh
@@ -52,6 +53,12 @@ $(jq -c 'select(.event == "failure" or .event == "relaunch")' "$RUN/events.jsonl
 [[ "$(count_events "$RUN" '.event == "restore"')" -ge 1 ]] || fail "the relaunch did not restore a checkpoint"
 [[ "$(count_events "$RUN" '.event == "finish"')" == 1 ]] || fail "expected 1 finish event"
 rows_once "$RUN"
+# trainrt results counts the time from the failed attempt's last record to the relaunch as lost.
+lost=$("$TRAINRT" results "$RUN" --json | jq '.total_time_s - .useful_time_s') || fail "trainrt results --json $RUN failed"
+relaunched=$(date -d "$(jq -s -r '[.[] | select(.event == "start") | .time] | .[1]' "$RUN/events.jsonl")" +%s.%N)
+gap=$(awk -v a="$t_kill" -v b="$relaunched" 'BEGIN{printf "%.1f", b-a}')
+awk -v l="$lost" -v g="$gap" 'BEGIN{exit !(l >= g)}' ||
+  fail "trainrt results: total - useful = ${lost} s, less than the ${gap} s from the kill to the relaunch"
 [[ "$(jq -s -r 'last | .epoch' "$RUN/result.jsonl")" == 6 ]] || fail "the last row is not epoch 6"
 log "node2 killed: training again on node1,node3 after $(awk -v a="$t_kill" -v b="$t_again" 'BEGIN{printf "%.1f", b-a}') s" \
     "(SlurmdTimeout $(scontrol show config | sed -n 's/^SlurmdTimeout *= *//p')); $(rows "$RUN") rows once each"

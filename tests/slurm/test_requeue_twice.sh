@@ -3,13 +3,16 @@
 # ranks agree to stop at one step, commit a checkpoint and exit; Slurm starts the job again
 # (restart 1, then 2), trainrt resumes, and the job completes with weights bitwise identical to
 # an uninterrupted run of the same training. Result rows: every iteration exactly once.
+# TRAINRT_REQUEUE_SBATCH: extra sbatch options (test_multinode_requeue.sh: 2 nodes), and
+# TRAINRT_REQUEUE_HOSTS: the hosts every start must report (comma separated).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 slurm_setup
+read -r -a sbatch_extra <<<"${TRAINRT_REQUEUE_SBATCH:-}"
 
 reference_digest "$LIFECYCLE_ARGS"
 
-submit_fashion requeue jobs/fashion_mlp.sbatch "$LIFECYCLE_ARGS"
+submit_fashion requeue jobs/fashion_mlp.sbatch "$LIFECYCLE_ARGS" "${sbatch_extra[@]}"
 for restart in 0 1; do
   wait_start "$RUN" "$restart"
   before=$(rows "$RUN")
@@ -32,6 +35,10 @@ expect_job_ok "$JOB"
 [[ "$(count_events "$RUN" '.event == "finish"')" == 1 ]] || fail "expected 1 finish event"
 jq -e -s '[.[] | select(.event == "stop") | .checkpoint] == [.[] | select(.event == "restore") | .checkpoint | split("/") | last]' \
   "$RUN/events.jsonl" >/dev/null || fail "the restores did not use the stop checkpoints"
+if [[ -n "${TRAINRT_REQUEUE_HOSTS:-}" ]]; then
+  hosts=$(jq -r 'select(.event == "start") | .hosts | join(",")' "$RUN/events.jsonl" | sort -u | paste -sd ' ' -)
+  [[ "$hosts" == "$TRAINRT_REQUEUE_HOSTS" ]] || fail "start events' hosts '$hosts', expected $TRAINRT_REQUEUE_HOSTS"
+fi
 rows_once "$RUN"
 [[ ! -e "$RUN/result.superseded.jsonl" ]] || fail "rows were superseded after clean stops"
 [[ "$(grep -c 'restart [0-2] on' "$OUT")" == 3 ]] || fail "the output file does not hold all 3 runs (--open-mode=append)"
