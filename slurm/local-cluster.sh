@@ -11,6 +11,7 @@
 #                                   srun across nodes; nodes reach only addresses on the bridge
 #   slurm/local-cluster.sh node-kill I     node I dies: SIGKILL to every process in its namespace
 #                                   (slurmd, slurmstepd, tasks), as a power loss would
+#   slurm/local-cluster.sh node-freeze I   node I hangs: SIGSTOP to every process in its namespace
 #   slurm/local-cluster.sh node-start I    node I comes back: a fresh slurmd, waits until it is idle
 #                                   (ReturnToService=2 returns a DOWN node when it registers)
 #
@@ -27,7 +28,7 @@
 # Environment: TRAINRT_SLURM_DIR, TRAINRT_SLURM_CTLD_PORT (6817), TRAINRT_SLURM_SLURMD_PORT (6818),
 # TRAINRT_SLURM_CPUS (8), TRAINRT_SLURM_MEMORY (MiB, 2048), TRAINRT_SLURM_START_TIMEOUT (s, 30),
 # TRAINRT_SLURM_NODES (3), TRAINRT_SLURM_NODE_CPUS (4), TRAINRT_SLURM_SUBNET (10.77.0),
-# TRAINRT_SLURM_NET_PREFIX (trt: names of namespaces, veths, bridge), TRAINRT_SLURMD_TIMEOUT (s, 30).
+# TRAINRT_SLURM_NET_PREFIX (trt: names of namespaces, veths, bridge), TRAINRT_SLURMD_TIMEOUT (s, 300: the default of real clusters; trainrt must notice a dead node first).
 #
 # Facts this relies on (shared/notes/slurm-mpi-facts.md): PID 1 here does not reap orphans, so a
 # stopped daemon can linger as a zombie; liveness is read from /proc/PID/stat, never `kill -0`.
@@ -45,7 +46,7 @@ NODE_CPUS=${TRAINRT_SLURM_NODE_CPUS:-4}
 NET_SUBNET=${TRAINRT_SLURM_SUBNET:-10.77.0}
 NET_PREFIX=${TRAINRT_SLURM_NET_PREFIX:-trt}
 NET_BRIDGE=$NET_PREFIX-br0
-SLURMD_TIMEOUT=${TRAINRT_SLURMD_TIMEOUT:-30}
+SLURMD_TIMEOUT=${TRAINRT_SLURMD_TIMEOUT:-300}
 TEMPLATE=$here/local-cluster.conf.in
 CONF=$STATE/etc/slurm.conf
 MARKER=$STATE/.trainrt-slurm
@@ -499,6 +500,18 @@ cmd_node_kill() {
   [[ -z "$pids" ]] || kill -KILL $pids 2>/dev/null || true
 }
 
+# A hung node (a kernel stall, a wedged driver): every process of node I stopped (SIGSTOP), its
+# sockets open, its link up. Nothing reacts until Slurm's SlurmdTimeout; node-kill then
+# node-start brings it back.
+cmd_node_freeze() {
+  node_arg "$1"
+  local pids
+  pids=$(ip netns pids "$(netns_name "$1")" 2>/dev/null | paste -sd " " -)
+  say "node$1 hangs: SIGSTOP to ${pids:-no processes}"
+  # shellcheck disable=SC2086
+  [[ -z "$pids" ]] || kill -STOP $pids 2>/dev/null || true
+}
+
 cmd_node_start() {
   node_arg "$1"
   export SLURM_CONF=$CONF
@@ -525,5 +538,6 @@ case "${1:-}" in
     node_exec "$2" "${@:3}" ;;
   node-kill) cmd_node_kill "${2:-}" ;;
   node-start) cmd_node_start "${2:-}" ;;
-  *) echo "usage: $0 start|stop|restart|status|exec NODE CMD...|node-kill NODE|node-start NODE" >&2; exit 2 ;;
+  node-freeze) cmd_node_freeze "${2:-}" ;;
+  *) echo "usage: $0 start|stop|restart|status|exec NODE CMD...|node-kill NODE|node-freeze NODE|node-start NODE" >&2; exit 2 ;;
 esac

@@ -85,9 +85,11 @@ LifecycleSettings lifecycle_settings(const JobConfig& config) {
     parse_signals(config, settings);
     settings.time_margin_s = parse_margin(config);
     settings.max_failures = static_cast<int>(config.get_int("failure.max_failures"));
+    settings.max_launch_failures = static_cast<int>(config.get_int("failure.max_launch_failures"));
     settings.requeue = config.get("failure.requeue") == "auto";
     settings.fail_on_nonfinite = config.get("failure.on_nonfinite") == "fail";
     settings.collective_timeout_s = config.get_double("failure.collective_timeout");
+    settings.peer_timeout_s = config.get_double("failure.peer_timeout");
     return settings;
 }
 
@@ -96,6 +98,11 @@ std::vector<OptionSpec> lifecycle_options() {
                             "relaunch or requeue after this many failures (crashed rank, dead "
                             "node, hung collective), counted across requeues; -1: no limit"};
     max_failures.min = -1;
+    OptionSpec launches{"failure.max_launch_failures", "5", ValueKind::integer,
+                        "step launches that fail before trainrt starts (srun cannot create the step, "
+                        "a node cannot start it), in a row: retried after 2, 4, 8 ... 60 s, not counted "
+                        "in max_failures; then give up"};
+    launches.min = 0;
     OptionSpec requeue{"failure.requeue", "auto", ValueKind::choice,
                        "auto: after a stop for the time limit or a preemption, rank 0 requeues "
                        "the job (scontrol requeue); never: just checkpoint and exit"};
@@ -104,6 +111,11 @@ std::vector<OptionSpec> lifecycle_options() {
                        "seconds a collective may block before the watchdog ends the step as "
                        "failed (0: no watchdog)"};
     timeout.min = 0;
+    OptionSpec peer{"failure.peer_timeout", "60", ValueKind::real,
+                    "seconds a node may go without a heartbeat (heartbeats/<host> in the run directory) "
+                    "while the others wait for it in a collective before they end the step and the "
+                    "relaunch excludes it, before Slurm notices (SlurmdTimeout); 0: no heartbeats"};
+    peer.min = 0;
     OptionSpec nonfinite{"failure.on_nonfinite", "fail", ValueKind::choice,
                          "fail: a report() with a NaN or infinite metric ends the run (exit 7) without "
                          "committing its checkpoint, so the latest checkpoint is the last finite one; "
@@ -115,7 +127,7 @@ std::vector<OptionSpec> lifecycle_options() {
             {"stop.time_margin", "auto", ValueKind::string,
              "stop this many seconds before the Slurm time limit; auto: from the measured step "
              "and checkpoint times"},
-            max_failures, requeue, timeout, nonfinite};
+            max_failures, launches, requeue, timeout, peer, nonfinite};
 }
 
 }  // namespace trainrt::config

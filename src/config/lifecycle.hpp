@@ -15,8 +15,10 @@ struct LifecycleSettings {
     std::vector<std::string> stop_signal_names;  // as configured, without the SIG prefix
     std::optional<double> time_margin_s;      // nullopt: auto (from measured step/checkpoint time)
     int max_failures = 3;                     // -1: unlimited
+    int max_launch_failures = 5;              // launches failed before trainrt started, in a row
     bool requeue = true;                      // [failure] requeue = auto
     double collective_timeout_s = 600;        // 0: no watchdog
+    double peer_timeout_s = 60;               // 0: no heartbeats, no peer check
     bool fail_on_nonfinite = true;            // [failure] on_nonfinite = fail
 };
 

@@ -17,6 +17,7 @@ struct Folder {
             h.last_end = "ended without a record (node failure, SIGKILL or time limit)";
         }
         h.open = true;
+        h.launch_failures = 0;
         h.last_attempt_job = event.job_id;
         h.last_attempt_restart = event.restart_count;
         h.attempts.push_back({index, std::nullopt, event.time, event.time});
@@ -24,11 +25,13 @@ struct Folder {
     }
     void on(std::size_t index, const FailureEvent& failure) {
         // Several ranks may record the same failed attempt: only the first record counts.
-        const bool counts = h.open || failure.phase == "launch";
-        if (counts && !failure.final) ++h.failures;
+        const bool launch = failure.phase == "launch" && !h.open;
+        const bool counts = h.open || launch;
+        if (launch && !failure.final) ++h.launch_failures;
+        if (h.open && !failure.final) ++h.failures;
         if (counts || failure.final) h.last_end = "failure: " + failure.message;
         h.open = false;
-        if (failure.final) h.failures = 0;  // a new series begins
+        if (failure.final) h.failures = h.launch_failures = 0;  // a new series begins
         h.last_lifecycle = index;
     }
     void on(std::size_t index, const StopEvent& stop) {
@@ -37,7 +40,7 @@ struct Folder {
         h.last_lifecycle = index;
     }
     void on(std::size_t index, const FinishEvent&) {
-        h.failures = 0;
+        h.failures = h.launch_failures = 0;
         h.open = false;
         h.last_attempt_job.clear();
         h.last_attempt_restart = 0;

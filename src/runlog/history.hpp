@@ -27,6 +27,10 @@ struct History {
     // several records of one failed attempt count once, and an attempt that was still open when
     // the next one started counts as failed (it ended without a record).
     int failures = 0;
+    // Step launches that failed before trainrt started (srun could not create the step, a node
+    // could not start the program), since the last start: retried with back-off on their own
+    // budget ([failure] max_launch_failures), not counted in `failures`.
+    int launch_failures = 0;
     bool open = false;             // the latest attempt started and has no end record
     std::string last_end;          // "stop (time_limit)", "failure: <message>", "finish", "" when none
     std::string last_attempt_job;  // job id of the latest start (cleared by a finish)

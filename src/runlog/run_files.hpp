@@ -11,6 +11,7 @@ inline constexpr const char* kSupersededResults = "result.superseded.jsonl";  //
 inline constexpr const char* kProgressCsv = "progress.csv";
 inline constexpr const char* kMetricsH5 = "metrics.h5";
 inline constexpr const char* kCheckpointsDir = "checkpoints";
+inline constexpr const char* kHeartbeatsDir = "heartbeats";           // one file per node (heartbeats.hpp)
 
 // `run_dir`/`name`.
 inline std::string path_in(const std::string& run_dir, const char* name) { return run_dir + "/" + name; }

@@ -8,6 +8,7 @@
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "config/lifecycle.hpp"
 #include "config/loader.hpp"
@@ -93,7 +94,11 @@ int after_step_main(int argc, const char* const argv[], const std::string& embed
         after_step(run_dir, wrapper_context(run_dir), config::lifecycle_settings(loaded.config),
                             args.exit_code, args.started, args.excluded, args.ending);
     storage::write_stderr_line("trainrt after-step: " + decision.message);
-    std::cout << verdict_name(decision.verdict) << ' ' << decision.exit_code << std::endl;
+    // For relaunch, two more fields: the nodes to exclude, comma-separated ("-" for none), and
+    // the seconds to wait before the launch.
+    std::cout << verdict_name(decision.verdict) << ' ' << decision.exit_code << ' '
+              << (decision.exclude.empty() ? std::string("-") : fmt::format("{}", fmt::join(decision.exclude, ",")))
+              << ' ' << decision.delay_s << std::endl;
     return 0;
 }
 

@@ -1,5 +1,8 @@
 #include "runtime/lifecycle.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <optional>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -8,6 +11,7 @@
 #include "launch/slurm_commands.hpp"
 #include "runtime/stop_signals.hpp"
 #include "runlog/events.hpp"
+#include "runlog/heartbeats.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 
@@ -150,7 +154,76 @@ Context step_context(const runlog::History& history, bool started, Context conte
     return context;
 }
 
+// The failed step's nodes whose last heartbeat is older than the newest one by more than half the
+// peer timeout: the survivors beat until they ended the step, a dead node stopped a peer timeout
+// before that. Half leaves room for the beat interval on both sides.
+std::vector<std::string> silent_step_hosts(const runlog::History& history, const std::string& run_dir,
+                                           const config::LifecycleSettings& settings) {
+    if (settings.peer_timeout_s <= 0 || history.attempts.empty()) return {};
+    const runlog::Event& event = history.event(history.attempts.back().start);
+    const auto* start = event.as<runlog::StartEvent>();
+    if (start == nullptr || !event.time) return {};
+    std::optional<double> newest;
+    for (const std::string& host : start->hosts)
+        if (auto beat = runlog::read_heartbeat(run_dir, host); beat && *beat >= *event.time)
+            newest = std::max(newest.value_or(*beat), *beat);
+    if (!newest) return {};
+    const double limit = std::max(settings.peer_timeout_s / 2, 2 * runlog::heartbeat_interval(settings.peer_timeout_s));
+    std::vector<std::string> silent;
+    for (const auto& host : runlog::silent_hosts(run_dir, start->hosts, *event.time, *newest, limit))
+        silent.push_back(host.host);
+    return silent;
+}
+
+std::vector<std::string> merged(std::vector<std::string> nodes, const std::vector<std::string>& more) {
+    for (const std::string& node : more)
+        if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(node);
+    return nodes;
+}
+
 }  // namespace
+
+namespace {
+
+// The verdicts that need no failure record: the step finished, stopped, or cannot be helped.
+std::optional<StepDecision> ended_step(int exit_code, bool started, const runlog::History& history) {
+    if (exit_code == exit_codes::stopped) return StepDecision{StepVerdict::done, "step stopped on request; checkpoint committed", exit_codes::stopped};
+    if (exit_code == exit_codes::requeue_needed) return StepDecision{StepVerdict::requeue, "step stopped; the job needs a requeue", exit_code};
+    if (exit_code == 0 && started && !history.open) return StepDecision{StepVerdict::done, "training finished", 0};
+    if (exit_code == exit_codes::config || exit_code == exit_codes::data || exit_code == exit_codes::failure_limit)
+        return StepDecision{StepVerdict::give_up, fmt::format("step failed with exit code {} (bad input or failure "
+                                                              "limit): relaunching cannot help", exit_code), exit_code};
+    return std::nullopt;
+}
+
+// The failure record of a step that ended without one of its own; returns the new history.
+runlog::History record_failed_step(const std::string& run_dir, const Context& context, int exit_code, bool started) {
+    const std::string message = fmt::format(
+        "step ended with exit code {} {}", exit_code,
+        started ? "without a record: a rank was killed (SIGKILL, OOM, node failure)" : "before trainrt started");
+    runlog::append(run_dir, context,
+                   runlog::FailureEvent{std::nullopt, message, started ? "unrecorded_end" : "launch", exit_code,
+                                        started ? "run" : "launch", false, std::nullopt});
+    return history_of(run_dir);
+}
+
+std::string record_launch_give_up(const std::string& run_dir, const Context& context, const runlog::History& history,
+                                  const config::LifecycleSettings& settings) {
+    const std::string message = fmt::format(
+        "giving up: {} step launches in a row failed before trainrt started, more than [failure] "
+        "max_launch_failures = {}; last: {}. Check the job's output for srun's error", history.launch_failures,
+        settings.max_launch_failures, history.last_end);
+    runlog::append(run_dir, context,
+                   runlog::FailureEvent{std::nullopt, message, "max_launch_failures", std::nullopt, "launch", true,
+                                        history.launch_failures});
+    return message;
+}
+
+}  // namespace
+
+double launch_backoff_s(int launch_failures) {
+    return std::min(60.0, std::ldexp(1.0, std::clamp(launch_failures, 1, 6)));
+}
 
 StepDecision after_step(const std::string& run_dir, const Context& wrapper,
                         const config::LifecycleSettings& settings, int exit_code,
@@ -159,21 +232,10 @@ StepDecision after_step(const std::string& run_dir, const Context& wrapper,
     runlog::History history = history_of(run_dir);
     const bool started = started_since(history, step_started);
     const Context context = step_context(history, started, wrapper);
-    if (exit_code == exit_codes::stopped) return {StepVerdict::done, "step stopped on request; checkpoint committed", exit_codes::stopped};
-    if (exit_code == exit_codes::requeue_needed) return {StepVerdict::requeue, "step stopped; the job needs a requeue", exit_code};
-    if (exit_code == 0 && started && !history.open) return {StepVerdict::done, "training finished", 0};
-    if (exit_code == exit_codes::config || exit_code == exit_codes::data || exit_code == exit_codes::failure_limit)
-        return {StepVerdict::give_up, fmt::format("step failed with exit code {} (bad input or failure "
-                                                  "limit): relaunching cannot help", exit_code), exit_code};
-    if (!started || history.open) {
-        const std::string message = fmt::format(
-            "step ended with exit code {} {}", exit_code,
-            started ? "without a record: a rank was killed (SIGKILL, OOM, node failure)" : "before trainrt started");
-        runlog::append(run_dir, context,
-                       runlog::FailureEvent{std::nullopt, message, started ? "unrecorded_end" : "launch", exit_code,
-                                            started ? "run" : "launch", false, std::nullopt});
-        history = history_of(run_dir);
-    }
+    if (auto ended = ended_step(exit_code, started, history)) return *ended;
+    if (!started || history.open) history = record_failed_step(run_dir, context, exit_code, started);
+    if (!started && history.launch_failures > settings.max_launch_failures)
+        return {StepVerdict::give_up, record_launch_give_up(run_dir, context, history, settings), exit_codes::failure_limit};
     if (budget_exhausted(history, settings))
         return {StepVerdict::give_up, record_give_up(run_dir, context, history, settings),
                 exit_codes::failure_limit};
@@ -181,14 +243,19 @@ StepDecision after_step(const std::string& run_dir, const Context& wrapper,
         return {StepVerdict::done, fmt::format("the job is ending (requeue or cancel): not relaunching "
                                                "after failure {} ({})", history.failures, history.last_end),
                 exit_code};
+    const std::vector<std::string> exclude =
+        merged(excluded_nodes, started ? silent_step_hosts(history, run_dir, settings) : std::vector<std::string>{});
     runlog::append(run_dir, context,
-                   runlog::RelaunchEvent{history.failures, settings.max_failures, exit_code, excluded_nodes,
-                                         history.last_end});
+                   runlog::RelaunchEvent{history.failures, settings.max_failures, exit_code, exclude, history.last_end});
+    const std::string counted =
+        started ? fmt::format("failure {} of at most {}", history.failures, settings.max_failures)
+                : fmt::format("launch failure {} of at most {} in a row", history.launch_failures,
+                              settings.max_launch_failures);
+    const double delay = started ? 1.0 : launch_backoff_s(history.launch_failures);
     return {StepVerdict::relaunch,
-            fmt::format("relaunching after failure {} of at most {} ({}){}", history.failures,
-                        settings.max_failures, history.last_end,
-                        excluded_nodes.empty() ? "" : fmt::format(", excluding {}", fmt::join(excluded_nodes, ","))),
-            exit_code};
+            fmt::format("relaunching in {:g} s after {} ({}){}", delay, counted, history.last_end,
+                        exclude.empty() ? "" : fmt::format(", excluding {}", fmt::join(exclude, ","))),
+            exit_code, exclude, delay};
 }
 
 }  // namespace trainrt::runtime

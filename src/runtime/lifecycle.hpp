@@ -34,13 +34,21 @@ struct StopSummary {
 int end_stopped(const Context& context, const config::LifecycleSettings& settings,
                 const StopSummary& stop);
 
-// What the relaunch wrapper does after a step ended with `exit_code`.
+// What the relaunch wrapper does after a step ended with `exit_code`. `excluded_nodes`: those
+// Slurm reports down; the relaunch also leaves out the nodes of the step whose heartbeat went
+// silent (peer_timeout) before the step ended, which Slurm may still call alive.
 enum class StepVerdict { done, relaunch, requeue, give_up };
 struct StepDecision {
     StepVerdict verdict = StepVerdict::done;
     std::string message;   // one line for the job's output
     int exit_code = 0;     // the wrapper's exit code when it stops
+    std::vector<std::string> exclude;  // relaunch: the nodes to leave out (Slurm's and silent ones)
+    double delay_s = 1;                // relaunch: seconds to wait first (back-off after launch failures)
 };
+
+// Seconds before relaunching after `launch_failures` launches in a row failed: 2, 4, 8 ... 60.
+double launch_backoff_s(int launch_failures);
+
 StepDecision after_step(const std::string& run_dir, const Context& context,
                         const config::LifecycleSettings& settings, int exit_code,
                         std::time_t step_started, const std::vector<std::string>& excluded_nodes,

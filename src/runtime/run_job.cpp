@@ -127,7 +127,8 @@ int end_run_stopped(SessionImpl& session, const Context& context,
 
 int train(SessionImpl& session, const workloads::Workload& workload, const Context& context,
           const config::LifecycleSettings& lifecycle) {
-    Watchdog watchdog(lifecycle.collective_timeout_s, context, [&session] { return session.where(); });
+    Watchdog watchdog({lifecycle.collective_timeout_s, lifecycle.peer_timeout_s}, context,
+                      [&session] { return session.where(); });
     workload.run(session);
     session.end_progress();
     session.finish_checkpoints();

@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# A node dies under a 3-node job (sbatch --no-kill, 2 tasks per node, through slurm/trainrt-srun):
-# every process of node2 gets SIGKILL (slurmd, slurmstepd, its ranks). Once Slurm reports the node
-# not responding, the wrapper relaunches on the 2 nodes left with an explicit geometry (-N 2,
-# 2 tasks per node, node2 excluded, --overlap past the dead step slurmctld keeps) and trainrt
-# resumes from the latest checkpoint on 4 ranks: the job completes, every result row once, a
-# relaunch event names node2, the last start has world size 4, failure and relaunch records carry
-# the failed step's world size (6), and `trainrt results` counts at least the time from the kill
-# to the relaunch as lost (total_time_s - useful_time_s).
-# Logs the time from the kill to training again. node2 is brought back at the end.
+# A node fails under a 3-node job (sbatch --no-kill, 2 tasks per node, through slurm/trainrt-srun),
+# on a cluster with SlurmdTimeout=300 (real clusters' default: Slurm notices after 5 minutes):
+#   TRAINRT_NODE_FAULT=kill (default): every process of node2 gets SIGKILL (slurmd, slurmstepd,
+#     its ranks), as a power loss;
+#   TRAINRT_NODE_FAULT=freeze: every process of node2 is stopped (SIGSTOP), sockets open, as a
+#     hung kernel or driver.
+# trainrt's own heartbeats ([failure] peer_timeout = 30 here) notice it: the survivors end the step
+# ("peer_timeout" failure naming node2), after-step excludes node2 while Slurm still calls it
+# alive, the wrapper relaunches on the 2 nodes left with an explicit geometry (-N 2, 2 tasks per
+# node, node2 excluded, --overlap past the dead step slurmctld keeps) and trainrt resumes from the
+# latest checkpoint on 4 ranks: the job completes, every result row once, the last start has
+# world size 4 on node1,node3, failure and relaunch records carry the failed step's world size
+# (6), and `trainrt results` counts at least the time from the fault to the relaunch as lost
+# (total_time_s - useful_time_s). The time from the fault to training again is logged and must be
+# well under SlurmdTimeout. node2 is brought back (killed and restarted) once the relaunch runs,
+# so that Slurm can end the job.
 set -euo pipefail
 # shellcheck source=tests/slurm/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -15,28 +22,40 @@ slurm_setup
 [[ ${TRAINRT_SLURM_NODES:-0} -ge 3 ]] ||
   fail "the local cluster has ${TRAINRT_SLURM_NODES:-0} namespaced nodes; this test needs 3 (TRAINRT_SLURM_NODES)"
 CLUSTER=$TRAINRT_SRC/slurm/local-cluster.sh
+FAULT=${TRAINRT_NODE_FAULT:-kill}
+[[ $FAULT == kill || $FAULT == freeze ]] || fail "TRAINRT_NODE_FAULT must be kill or freeze, not '$FAULT'"
+slurmd_timeout=$(scontrol show config | sed -n 's/^SlurmdTimeout *= *\([0-9]*\).*/\1/p')
+((slurmd_timeout >= 120)) || fail "SlurmdTimeout is ${slurmd_timeout:-?} s: this test needs Slurm slow to notice (>= 120 s)"
 
 restore_node2() {
-  [[ "$(sinfo -h -N -n node2 -o %T 2>/dev/null)" == idle ]] || bash "$CLUSTER" node-start 2 >/dev/null 2>&1 || true
+  [[ "$(sinfo -h -N -n node2 -o %T 2>/dev/null)" == idle ]] && return 0
+  bash "$CLUSTER" node-kill 2 >/dev/null 2>&1 || true
+  bash "$CLUSTER" node-start 2 >/dev/null 2>&1 || true
 }
 trap 'rc=$?; restore_node2; _on_exit $rc' EXIT
 
 # A checkpoint (and a result row) every 50 steps of batch 240.
-args="--train.epochs=6 --train.batch_size=240 --checkpoint.every_steps=50"
-submit_fashion nodefail jobs/fashion_mlp.sbatch "$args" -p multi -N 3 --ntasks=6 --ntasks-per-node=2 --no-kill
+args="--train.epochs=6 --train.batch_size=240 --checkpoint.every_steps=50 --failure.peer_timeout=30"
+submit_fashion "node$FAULT" jobs/fashion_mlp.sbatch "$args" -p multi -N 3 --ntasks=6 --ntasks-per-node=2 --no-kill
 wait_start "$RUN" 0
 wait_rows "$RUN" 4
 [[ "$(jq -r 'select(.event == "start") | .world_size' "$RUN/events.jsonl")" == 6 ]] || fail "the first start is not on 6 ranks"
 t_kill=$(date +%s.%N)
-bash "$CLUSTER" node-kill 2
-log "killed node2 at row $(rows "$RUN")"
+bash "$CLUSTER" "node-$FAULT" 2
+log "node2: $FAULT at row $(rows "$RUN")"
 
 deadline=$((SECONDS + 180))
 until jq -s -e 'map(select(.event == "start")) | length >= 2' "$RUN/events.jsonl" >/dev/null 2>&1; do
-  ((SECONDS < deadline)) || fail "no relaunch within 180 s of the kill: $(tail -5 "$RUN/events.jsonl")"
+  ((SECONDS < deadline)) || fail "no relaunch within 180 s of the $FAULT: $(tail -5 "$RUN/events.jsonl")"
   sleep 0.2
 done
 t_again=$(date +%s.%N)
+node2_state=$(sinfo -h -N -n node2 -o %T)
+log "relaunched; Slurm calls node2 '$node2_state'"
+[[ $node2_state != down* ]] || fail "Slurm marked node2 down before trainrt relaunched (SlurmdTimeout $slurmd_timeout s)"
+jq -e -s --arg n node2 'any(.[]; .event == "failure" and .reason == "peer_timeout" and (.message | contains($n)))' \
+  "$RUN/events.jsonl" >/dev/null || fail "no peer_timeout failure naming node2: $(jq -c 'select(.event == "failure")' "$RUN/events.jsonl")"
+restore_node2
 wait_job "$JOB" 300
 expect_job_ok "$JOB"
 
@@ -60,5 +79,8 @@ gap=$(awk -v a="$t_kill" -v b="$relaunched" 'BEGIN{printf "%.1f", b-a}')
 awk -v l="$lost" -v g="$gap" 'BEGIN{exit !(l >= g)}' ||
   fail "trainrt results: total - useful = ${lost} s, less than the ${gap} s from the kill to the relaunch"
 [[ "$(jq -s -r 'last | .epoch' "$RUN/result.jsonl")" == 6 ]] || fail "the last row is not epoch 6"
-log "node2 killed: training again on node1,node3 after $(awk -v a="$t_kill" -v b="$t_again" 'BEGIN{printf "%.1f", b-a}') s" \
-    "(SlurmdTimeout $(scontrol show config | sed -n 's/^SlurmdTimeout *= *//p')); $(rows "$RUN") rows once each"
+again=$(awk -v a="$t_kill" -v b="$t_again" 'BEGIN{printf "%.1f", b-a}')
+awk -v a="$again" -v t="$slurmd_timeout" 'BEGIN{exit !(a < t / 2)}' ||
+  fail "training again only $again s after the $FAULT: not well before SlurmdTimeout ($slurmd_timeout s)"
+log "node2 $FAULT: training again on node1,node3 after $again s (SlurmdTimeout $slurmd_timeout s," \
+    "peer_timeout 30 s); $(rows "$RUN") rows once each"

@@ -135,10 +135,11 @@ TEST_CASE("history: the unrecorded-end failure written for an open attempt count
 }
 
 TEST_CASE("history: a failure outside an attempt counts only in the launch phase", "[lifecycle]") {
-    SECTION("launch phase counts") {
+    SECTION("launch phase counts on its own budget") {
         runlog::History history = fold_of(
             {json{{"event", "failure"}, {"phase", "launch"}, {"message", "srun: error"}}});
-        CHECK(history.failures == 1);
+        CHECK(history.failures == 0);
+        CHECK(history.launch_failures == 1);
         CHECK_FALSE(history.open);
         CHECK(history.last_end == "failure: srun: error");
     }
@@ -146,8 +147,16 @@ TEST_CASE("history: a failure outside an attempt counts only in the launch phase
         runlog::History history = fold_of(
             {json{{"event", "failure"}, {"phase", "launch"}, {"message", "first"}},
              json{{"event", "failure"}, {"phase", "launch"}, {"message", "second"}}});
-        CHECK(history.failures == 2);
+        CHECK(history.launch_failures == 2);
+        CHECK(history.failures == 0);
         CHECK(history.last_end == "failure: second");
+    }
+    SECTION("a start ends a series of launch failures; a crash after it counts as a failure") {
+        runlog::History history = fold_of(
+            {json{{"event", "failure"}, {"phase", "launch"}, {"message", "first"}}, start("10", 0),
+             failure("crash")});
+        CHECK(history.launch_failures == 0);
+        CHECK(history.failures == 1);
     }
     SECTION("a stray run-phase failure with no open attempt does not count") {
         runlog::History history = fold_of(
