@@ -86,6 +86,7 @@ LifecycleSettings lifecycle_settings(const JobConfig& config) {
     settings.time_margin_s = parse_margin(config);
     settings.max_failures = static_cast<int>(config.get_int("failure.max_failures"));
     settings.max_launch_failures = static_cast<int>(config.get_int("failure.max_launch_failures"));
+    settings.min_nodes = static_cast<int>(config.get_int("failure.min_nodes"));
     settings.requeue = config.get("failure.requeue") == "auto";
     settings.fail_on_nonfinite = config.get("failure.on_nonfinite") == "fail";
     settings.collective_timeout_s = config.get_double("failure.collective_timeout");
@@ -103,6 +104,10 @@ std::vector<OptionSpec> lifecycle_options() {
                         "a node cannot start it), in a row: retried after 2, 4, 8 ... 60 s, not counted "
                         "in max_failures; then give up"};
     launches.min = 0;
+    OptionSpec min_nodes{"failure.min_nodes", "1", ValueKind::integer,
+                         "after a node failure, relaunch on the nodes left only if at least this many "
+                         "are; fewer: requeue the job for a whole allocation (needs --requeue)"};
+    min_nodes.min = 1;
     OptionSpec requeue{"failure.requeue", "auto", ValueKind::choice,
                        "auto: after a stop for the time limit or a preemption, rank 0 requeues "
                        "the job (scontrol requeue); never: just checkpoint and exit"};
@@ -127,7 +132,7 @@ std::vector<OptionSpec> lifecycle_options() {
             {"stop.time_margin", "auto", ValueKind::string,
              "stop this many seconds before the Slurm time limit; auto: from the measured step "
              "and checkpoint times"},
-            max_failures, launches, requeue, timeout, peer, nonfinite};
+            max_failures, launches, min_nodes, requeue, timeout, peer, nonfinite};
 }
 
 }  // namespace trainrt::config

@@ -15,6 +15,7 @@ struct LifecycleSettings {
     std::vector<std::string> stop_signal_names;  // as configured, without the SIG prefix
     std::optional<double> time_margin_s;      // nullopt: auto (from measured step/checkpoint time)
     int max_failures = 3;                     // -1: unlimited
+    int min_nodes = 1;                        // fewer nodes left after a failure: requeue, not relaunch
     int max_launch_failures = 5;              // launches failed before trainrt started, in a row
     bool requeue = true;                      // [failure] requeue = auto
     double collective_timeout_s = 600;        // 0: no watchdog

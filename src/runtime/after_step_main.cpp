@@ -26,12 +26,13 @@ struct AfterStepArgs {
     int exit_code = -1;
     std::time_t started = 0;
     bool ending = false;
+    int allocation_nodes = 0;
     std::vector<std::string> excluded;
     std::vector<const char*> run_argv;  // argv for the job's run command
 };
 
 constexpr const char* kUsage =
-    "usage: trainrt after-step --exit-code N --started EPOCH [--excluded NODE,...] [--ending] -- RUN-ARGS";
+    "usage: trainrt after-step --exit-code N --started EPOCH [--excluded NODE,...] [--nodes N] [--ending] -- RUN-ARGS";
 
 // The wrapper's own options come before "--"; the job's run arguments after it.
 AfterStepArgs parse(int argc, const char* const argv[]) {
@@ -44,7 +45,8 @@ AfterStepArgs parse(int argc, const char* const argv[]) {
     options.add_options()("exit-code", po::value<int>(&args.exit_code)->required(), "the step's exit code")(
         "started", po::value<std::int64_t>()->required(), "the step's start, seconds since the epoch")(
         "excluded", po::value<std::string>(&excluded), "nodes excluded from the next launch, comma-separated")(
-        "ending", po::bool_switch(&args.ending), "the job is ending: do not relaunch");
+        "ending", po::bool_switch(&args.ending), "the job is ending: do not relaunch")(
+        "nodes", po::value<int>(&args.allocation_nodes), "the job's node count ([failure] min_nodes)");
     try {
         po::variables_map values;
         po::store(po::command_line_parser(dashes, argv).options(options).run(), values);  // argv[0]: "after-step"
@@ -92,7 +94,8 @@ int after_step_main(int argc, const char* const argv[], const std::string& embed
     const std::string run_dir = runlog::run_dir_path(loaded.config);
     StepDecision decision =
         after_step(run_dir, wrapper_context(run_dir), config::lifecycle_settings(loaded.config),
-                            args.exit_code, args.started, args.excluded, args.ending);
+                            args.exit_code, args.started, args.excluded, args.ending,
+                   args.allocation_nodes);
     storage::write_stderr_line("trainrt after-step: " + decision.message);
     // For relaunch, two more fields: the nodes to exclude, comma-separated ("-" for none), and
     // the seconds to wait before the launch.

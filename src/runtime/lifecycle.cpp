@@ -228,7 +228,7 @@ double launch_backoff_s(int launch_failures) {
 StepDecision after_step(const std::string& run_dir, const Context& wrapper,
                         const config::LifecycleSettings& settings, int exit_code,
                         std::time_t step_started, const std::vector<std::string>& excluded_nodes,
-                        bool ending) {
+                        bool ending, int allocation_nodes) {
     runlog::History history = history_of(run_dir);
     const bool started = started_since(history, step_started);
     const Context context = step_context(history, started, wrapper);
@@ -245,6 +245,13 @@ StepDecision after_step(const std::string& run_dir, const Context& wrapper,
                 exit_code};
     const std::vector<std::string> exclude =
         merged(excluded_nodes, started ? silent_step_hosts(history, run_dir, settings) : std::vector<std::string>{});
+    const int left = allocation_nodes - static_cast<int>(exclude.size());
+    if (allocation_nodes > 0 && !exclude.empty() && left < settings.min_nodes)
+        return {StepVerdict::requeue,
+                fmt::format("{} of the job's {} nodes left (excluded {}), fewer than [failure] min_nodes = {}: "
+                            "requeueing the job for a whole allocation", left, allocation_nodes,
+                            fmt::join(exclude, ","), settings.min_nodes),
+                exit_code, exclude};
     runlog::append(run_dir, context,
                    runlog::RelaunchEvent{history.failures, settings.max_failures, exit_code, exclude, history.last_end});
     const std::string counted =

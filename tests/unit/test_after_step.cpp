@@ -137,3 +137,23 @@ TEST_CASE("after-step: a start ends the launch failures' series", "[heartbeats]"
     CHECK(crash.delay_s == Approx(1));
     CHECK(crash.message.find("failure 1 of at most 3") != std::string::npos);
 }
+
+TEST_CASE("after-step: fewer nodes left than min_nodes requeues instead of relaunching", "[heartbeats]") {
+    TempRunDir dir;
+    Context context;
+    const double start = runlog::now_seconds();
+    runlog::append(dir.str(), context,
+                   runlog::StartEvent{{"node1", "node2", "node3"}, "pmix", "fashion_mlp", "first start", "", 0, 3});
+    config::LifecycleSettings settings;
+    settings.min_nodes = 3;
+    const auto started = static_cast<std::time_t>(start) - 5;
+    runtime::StepDecision decision = runtime::after_step(dir.str(), context, settings, 137, started, {"node2"}, false, 3);
+    CHECK(decision.verdict == runtime::StepVerdict::requeue);
+    CHECK(decision.message.find("2 of the job's 3 nodes left") != std::string::npos);
+    settings.min_nodes = 2;  // 2 left is enough
+    CHECK(runtime::after_step(dir.str(), context, settings, 137, started, {"node2"}, false, 3).verdict ==
+          runtime::StepVerdict::relaunch);
+    settings.min_nodes = 5;  // more than the job has: a crash with no node lost still relaunches
+    CHECK(runtime::after_step(dir.str(), context, settings, 137, started, {}, false, 3).verdict ==
+          runtime::StepVerdict::relaunch);
+}
