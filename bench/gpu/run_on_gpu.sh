@@ -97,7 +97,7 @@ stage_probe() {
 
 stage_test() {
   say "ctest -L gpu"
-  (cd "$BUILD" && ctest -L gpu --output-on-failure --timeout 600)
+  (cd "$BUILD" && ctest -L gpu --output-on-failure --timeout 600 ${CTEST_VERBOSE:+-V})
 }
 
 stage_bench() { bash bench/gpu/bench_gpu.sh "$BUILD" "$UNPACKED/data" "$OUT/gpu_bench.jsonl" "$EPOCHS"; }

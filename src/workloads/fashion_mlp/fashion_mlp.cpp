@@ -30,8 +30,7 @@ struct Settings {
     std::uint64_t seed;
 };
 
-// Any batch of at least one sample per rank; on the GPU engine (equal local batches only) a
-// multiple of the ranks.
+// Any batch of at least one sample per rank, on the CPU and the GPU engine alike.
 std::size_t global_batch(const JobConfig& config, int ranks) {
     std::int64_t batch = config.get_int("train.batch_size");
     if (batch < ranks)
@@ -39,10 +38,6 @@ std::size_t global_batch(const JobConfig& config, int ranks) {
             "config: train.batch_size={} ({}) is smaller than the {} ranks; give every rank at least "
             "one sample per step: a batch of {} or more, or fewer ranks", batch, config.source("train.batch_size"),
             ranks, ranks));
-    if (config.get_bool("scaling.use_gpu") && batch % ranks != 0)
-        throw ConfigError(fmt::format(
-            "config: train.batch_size={} ({}) is not divisible by the {} ranks; on GPUs fashion_mlp "
-            "splits the batch evenly, so use a multiple of {}", batch, config.source("train.batch_size"), ranks, ranks));
     return static_cast<std::size_t>(batch);
 }
 

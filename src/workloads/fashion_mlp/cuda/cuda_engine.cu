@@ -3,8 +3,8 @@
 // kernels.cu, all on the NCCL communicator's stream, so each layer's gradient allreduce is
 // ordered after the kernels that produce it and before the SGD update that consumes it.
 //
-// A training step (forward, loss, backward with the allreduces, SGD) is captured once per batch
-// size as a CUDA graph and replayed: one launch per step instead of ~20. Only the batch's staging
+// A training step (forward, loss, backward with the allreduces, SGD) is captured once per step
+// shape (sample count, mean_over, learning rate) as a CUDA graph and replayed: one launch per step instead of ~20. Only the batch's staging
 // (a kernel over the resident shard, or a copy from pinned host memory) is launched separately.
 // The host runs ahead of the GPU by at most kInFlight steps; every wait polls NCCL's async error
 // (comm::wait_collective_event), so a dead peer still ends in a CommError, never a hang.
@@ -16,6 +16,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "comm/cuda/cuda_check.hpp"
@@ -38,6 +39,28 @@ void cublas_check(cublasStatus_t code, const char* call) {
         throw WorkloadError(std::string("cublas: ") + call + " failed: " + cublasGetStatusString(code));
 }
 #define CUBLAS_DO(call) cublas_check((call), #call)
+
+std::uint32_t bits_of(float value) {
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    return bits;
+}
+float float_of(std::uint32_t bits) {
+    float value = 0.0f;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+// What a captured step bakes in: its sample count and the floats its kernels take (as bits, so
+// equal keys mean bitwise-equal arguments).
+struct StepShape {
+    int count = 0;
+    std::uint32_t mean_over_bits = 0;
+    std::uint32_t lr_bits = 0;
+    bool operator<(const StepShape& other) const {
+        return std::tie(count, mean_over_bits, lr_bits) < std::tie(other.count, other.mean_over_bits, other.lr_bits);
+    }
+};
 
 // Typed views over comm's move-only owners (destructors never throw).
 template <class T>
@@ -144,16 +167,12 @@ public:
         copy_to_device(target.labels.get(), shard.labels.data(), shard.labels.size());
     }
 
-    // Equal local batches only (fashion_mlp's preflight refuses a batch the ranks do not divide
-    // with scaling.use_gpu): the captured step divides by its batch size.
+    // Any part of a global batch, an empty one too (its step still joins every allreduce).
     void train_step(std::size_t first, int count, float mean_over, float lr) override {
-        if (mean_over != static_cast<float>(count))
-            throw WorkloadError("fashion_mlp on CUDA: unequal local batches (" + std::to_string(count) +
-                                " samples for a mean over " + std::to_string(mean_over) + ") are not supported");
         reserve(count);
         const std::size_t slot = claim_slot();
         stage(train_, first, count, slot);
-        run_step(count, lr);
+        run_step(StepShape{count, bits_of(mean_over), bits_of(lr)});
         release_slot(slot);
     }
 
@@ -175,7 +194,7 @@ public:
             stage(test_, first, count, slot);
             forward(count);
             kernels::softmax_cross_entropy(buffers_.activations[kLayers - 1].get(), buffers_.labels.get(), count,
-                                           nullptr, eval_loss_.get(), eval_correct_.get(), stream_);
+                                           1.0f, nullptr, eval_loss_.get(), eval_correct_.get(), stream_);
             release_slot(slot);
         }
         double eval_loss = 0.0;
@@ -263,25 +282,23 @@ private:
         copy_to_device(buffers_.labels.get(), labels, std::size_t(count));
     }
 
-    // The first step of a batch size runs as plain launches (NCCL and cuBLAS set themselves up
+    // The first step of a shape runs as plain launches (NCCL and cuBLAS set themselves up
     // lazily, which a capture must not see); the second is captured; all later ones replay it.
-    void run_step(int count, float lr) {
-        std::uint32_t lr_bits = 0;
-        std::memcpy(&lr_bits, &lr, sizeof lr_bits);
-        const auto key = std::make_pair(count, lr_bits);
-        auto found = graphs_.find(key);
+    // An uneven split has a few shapes per epoch (two part sizes, the last block's).
+    void run_step(const StepShape& shape) {
+        auto found = graphs_.find(shape);
         if (found == graphs_.end()) {
-            if (warmed_.insert(key).second) return enqueue_step(count, lr);
-            found = graphs_.emplace(key, capture_step(count, lr)).first;
+            if (warmed_.insert(shape).second) return enqueue_step(shape);
+            found = graphs_.emplace(shape, capture_step(shape)).first;
         }
         TRAINRT_CUDA_CHECK(cudaGraphLaunch(found->second.get(), stream_));
     }
 
-    comm::GraphExec capture_step(int count, float lr) {
+    comm::GraphExec capture_step(const StepShape& shape) {
         cudaGraph_t graph = nullptr;
         TRAINRT_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
         try {
-            enqueue_step(count, lr);
+            enqueue_step(shape);
         } catch (...) {
             cudaStreamEndCapture(stream_, &graph);  // leaves the stream usable
             if (graph != nullptr) cudaGraphDestroy(graph);
@@ -295,12 +312,25 @@ private:
         return comm::GraphExec(exec);
     }
 
-    void enqueue_step(int count, float lr) {
-        forward(count);
-        kernels::softmax_cross_entropy(buffers_.activations[kLayers - 1].get(), buffers_.labels.get(), count,
-                                       buffers_.delta.get(), loss_sum_.get(), nullptr, stream_);
-        backward(count);
+    void enqueue_step(const StepShape& shape) {
+        const float mean_over = float_of(shape.mean_over_bits), lr = float_of(shape.lr_bits);
+        forward(shape.count);
+        kernels::softmax_cross_entropy(buffers_.activations[kLayers - 1].get(), buffers_.labels.get(), shape.count,
+                                       mean_over, buffers_.delta.get(), loss_sum_.get(), nullptr, stream_);
+        if (shape.count == 0)
+            empty_backward();
+        else
+            backward(shape.count);
         kernels::sgd(params_.get(), grads_.get(), lr, params_.size(), stream_);
+    }
+
+    // A rank with no samples in this global batch contributes zero gradients to each layer's
+    // allreduce, in the same order as backward().
+    void empty_backward() {
+        for (int l = kLayers - 1; l >= 0; --l) {
+            TRAINRT_CUDA_CHECK(cudaMemsetAsync(grad_weight(l), 0, layer_params(l) * sizeof(float), stream_));
+            comm::enqueue_device_allreduce(comm_, grad_weight(l), layer_params(l), DType::f32, ReduceOp::mean);
+        }
     }
 
     // Row-major out[batch, outputs] = relu(in * W^T + bias): in cuBLAS's column-major terms
@@ -351,8 +381,8 @@ private:
     DeviceArray<unsigned long long> eval_correct_;
     DeviceSplit train_, test_;
     BatchBuffers buffers_;
-    std::map<std::pair<int, std::uint32_t>, comm::GraphExec> graphs_;  // by (batch, lr bits)
-    std::set<std::pair<int, std::uint32_t>> warmed_;                    // ran once without a graph
+    std::map<StepShape, comm::GraphExec> graphs_;
+    std::set<StepShape> warmed_;  // ran once without a graph
     std::array<comm::CudaEvent, kInFlight> window_;
     std::array<bool, kInFlight> in_flight_{};
     std::size_t next_slot_ = 0;

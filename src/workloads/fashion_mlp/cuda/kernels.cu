@@ -1,6 +1,7 @@
 // fashion_mlp's small kernels (kernels.cuh): the same arithmetic as mlp.cpp, in float32.
 #include "workloads/fashion_mlp/cuda/kernels.cuh"
 
+#include <algorithm>
 #include <string>
 
 #include "trainrt/error.hpp"
@@ -13,7 +14,9 @@ constexpr int kThreads = 256;
 constexpr int kLossThreads = 256;  // softmax_cross_entropy: one block, a power of two
 
 unsigned blocks(std::size_t n) {
-    const std::size_t wanted = (n + kThreads - 1) / kThreads;
+    // At least one block: a rank's part of a global batch may be empty (the kernels' loops then
+    // do nothing), and a launch of zero blocks is an error.
+    const std::size_t wanted = std::max<std::size_t>(1, (n + kThreads - 1) / kThreads);
     return static_cast<unsigned>(wanted < 65535 * 8 ? wanted : 65535 * 8);  // grid-stride beyond
 }
 
@@ -42,8 +45,9 @@ __global__ void bias_relu_kernel(float* out, const float* bias, int batch, int o
         out[k] = fmaxf(out[k] + bias[k % outputs], 0.0f);
 }
 
-// One row: its loss; with `grad`, d(mean loss)/d(logits) masked by the final ReLU (as mlp.cpp).
-__device__ float row_cross_entropy(const float* row, int label, int batch, float* grad_row) {
+// One row: its loss; with `grad`, d(loss sum / mean_over)/d(logits) masked by the final ReLU (as
+// mlp.cpp).
+__device__ float row_cross_entropy(const float* row, int label, float mean_over, float* grad_row) {
     float top = row[0];
     for (int j = 1; j < kClasses; ++j) top = fmaxf(top, row[j]);
     float sum = 0.0f;
@@ -51,7 +55,7 @@ __device__ float row_cross_entropy(const float* row, int label, int batch, float
     if (grad_row != nullptr)
         for (int j = 0; j < kClasses; ++j) {
             float g = expf(row[j] - top) / sum - (j == label ? 1.0f : 0.0f);
-            grad_row[j] = row[j] > 0.0f ? g / static_cast<float>(batch) : 0.0f;
+            grad_row[j] = row[j] > 0.0f ? g / mean_over : 0.0f;
         }
     return top + logf(sum) - row[label];
 }
@@ -63,14 +67,15 @@ __device__ int row_argmax(const float* row) {
 }
 
 __global__ void softmax_cross_entropy_kernel(const float* logits, const std::uint8_t* labels, int batch,
-                                             float* grad, double* loss_sum, unsigned long long* correct) {
+                                             float mean_over, float* grad, double* loss_sum,
+                                             unsigned long long* correct) {
     __shared__ double losses[kLossThreads];
     __shared__ unsigned long long hits[kLossThreads];
     double loss = 0.0;
     unsigned long long hit = 0;
     for (int i = threadIdx.x; i < batch; i += kLossThreads) {
         const float* row = logits + std::size_t(i) * kClasses;
-        loss += row_cross_entropy(row, labels[i], batch, grad != nullptr ? grad + std::size_t(i) * kClasses : nullptr);
+        loss += row_cross_entropy(row, labels[i], mean_over, grad != nullptr ? grad + std::size_t(i) * kClasses : nullptr);
         hit += row_argmax(row) == labels[i] ? 1 : 0;
     }
     losses[threadIdx.x] = loss;
@@ -85,7 +90,7 @@ __global__ void softmax_cross_entropy_kernel(const float* logits, const std::uin
     }
     if (threadIdx.x != 0) return;
     if (grad != nullptr) {
-        *loss_sum += static_cast<double>(static_cast<float>(losses[0] / batch));
+        *loss_sum += static_cast<double>(static_cast<float>(losses[0] / mean_over));
     } else {
         *loss_sum += losses[0];
         *correct += hits[0];
@@ -124,9 +129,10 @@ void bias_relu(float* out, const float* bias, int batch, int outputs, cudaStream
     launched("bias_relu");
 }
 
-void softmax_cross_entropy(const float* logits, const std::uint8_t* labels, int batch, float* grad,
-                           double* loss_sum, unsigned long long* correct, cudaStream_t stream) {
-    softmax_cross_entropy_kernel<<<1, kLossThreads, 0, stream>>>(logits, labels, batch, grad, loss_sum, correct);
+void softmax_cross_entropy(const float* logits, const std::uint8_t* labels, int batch, float mean_over,
+                           float* grad, double* loss_sum, unsigned long long* correct, cudaStream_t stream) {
+    softmax_cross_entropy_kernel<<<1, kLossThreads, 0, stream>>>(logits, labels, batch, mean_over, grad, loss_sum,
+                                                                 correct);
     launched("softmax_cross_entropy");
 }
 

@@ -18,11 +18,13 @@ void scale_batch(const std::uint8_t* pixels, const std::uint8_t* labels, std::si
 void bias_relu(float* out, const float* bias, int batch, int outputs, cudaStream_t stream);
 
 // Softmax cross-entropy of logits [batch, 10] in one block, rows summed in a fixed order (the same
-// bits every run). Training (grad != nullptr): grad = d(batch-mean loss)/d(logits), masked by the
-// final ReLU, and *loss_sum += float(batch-mean loss). Evaluation (grad == nullptr):
+// bits every run). Training (grad != nullptr): grad = d(loss sum / mean_over)/d(logits), masked by
+// the final ReLU, and *loss_sum += float(loss sum / mean_over) (trainrt::BatchPart's mean_over:
+// the batch when the ranks' parts are equal). Evaluation (grad == nullptr; mean_over unused):
 // *loss_sum += the rows' summed loss and *correct += rows whose first maximum is the label.
-void softmax_cross_entropy(const float* logits, const std::uint8_t* labels, int batch, float* grad,
-                           double* loss_sum, unsigned long long* correct, cudaStream_t stream);
+// `batch` may be 0.
+void softmax_cross_entropy(const float* logits, const std::uint8_t* labels, int batch, float mean_over,
+                           float* grad, double* loss_sum, unsigned long long* correct, cudaStream_t stream);
 
 // sums[j] = sum over rows of delta[i, j] (the bias gradient).
 void column_sum(const float* delta, int batch, int outputs, float* sums, cudaStream_t stream);
