@@ -6,7 +6,7 @@ TRAINRT := $(BUILD)/trainrt
 DATA := data/fashion-mnist.h5
 PREFIX ?= /usr/local
 
-.PHONY: all deps build data demo test test-unit test-mpi test-metrics test-slurm test-install install bench clean
+.PHONY: all deps build data demo test test-unit test-mpi test-metrics test-slurm test-install install bench bench-nodes clean
 
 all: build
 
@@ -51,6 +51,11 @@ install: build
 
 bench: data
 	bash bench/run.sh
+
+# Node failure -> training again on the local 3-node cluster (root; ~3 min a fault, 3 of each kind);
+# stores its results where `make bench` shows them from (bench/multinode/results/latest.jsonl).
+bench-nodes: data
+	bash bench/multinode/node_failure_bench.sh bench/multinode/results/latest.jsonl $(or $(REPEAT),3)
 
 clean:
 	rm -rf $(BUILD)

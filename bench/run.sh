@@ -7,7 +7,9 @@
 # Environment:
 #   BUILD=build          build directory (the Makefile's); configured here if it is not yet
 #   BENCH_EPOCHS=3       epochs per training run (trainrt and PyTorch alike)
-#   BENCH_SKIP=          any of: trainrt pytorch torch python allreduce checkpoint restart report (comma or space separated); skipped parts
+#   BENCH_NODES=0        1: also the node-failure benchmark (root, the local 3-node cluster, ~3 min a fault;
+#                        BENCH_NODE_REPEAT=3 faults of each kind); else its stored results are shown
+#   BENCH_SKIP=          any of: trainrt pytorch torch python allreduce checkpoint restart report nodes (comma or space separated); skipped parts
 #                        show as "not run" in BENCHMARKS.md
 #   BENCH_OUT=           where raw results and logs go (default $BUILD/bench-results/<timestamp>)
 #   BENCH_TIMEOUT=1800   seconds allowed to each benchmark command
@@ -42,7 +44,7 @@ skipped() { [[ "$SKIP" == *" $1 "* ]]; }
 
 [[ "$EPOCHS" =~ ^[1-9][0-9]*$ ]] || die "BENCH_EPOCHS must be a positive integer (got '$EPOCHS')"
 for part in $SKIP; do
-  case $part in trainrt|pytorch|torch|python|allreduce|checkpoint|restart|report) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, torch, python, allreduce, checkpoint, restart, report)";; esac
+  case $part in trainrt|pytorch|torch|python|allreduce|checkpoint|restart|report|nodes) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, torch, python, allreduce, checkpoint, restart, report, nodes)";; esac
 done
 
 # --- preflight: every tool before anything long starts ---
@@ -278,6 +280,20 @@ else
   gpu_note=""
 fi
 printf '%s\n' "$gpu_note" >"$OUT/gpu_note.txt"
+
+# Node failure (part "nodes", run only with BENCH_NODES=1: root, the local 3-node cluster, about
+# 3 minutes per fault): otherwise the section shows the stored results (bench/multinode/results/).
+NODES_STORED=bench/multinode/results/latest.jsonl
+if [[ ${BENCH_NODES:-0} == 1 ]] && ! skipped nodes; then
+  run nodes "$OUT/nodes.stdout" bash bench/multinode/node_failure_bench.sh "$OUT/node_failure.jsonl" "${BENCH_NODE_REPEAT:-3}"
+  nodes_note="Measured in this run."
+elif [[ -r $NODES_STORED ]]; then
+  cp "$NODES_STORED" "$OUT/node_failure.jsonl"
+  nodes_note="Not measured by this run (BENCH_NODES=1 runs it): the stored results of \`bash bench/multinode/node_failure_bench.sh\` on this kind of machine ($NODES_STORED, $(git log -1 --format='commit %h, %cs' -- "$NODES_STORED" 2>/dev/null || echo uncommitted))."
+else
+  nodes_note=""
+fi
+printf '%s\n' "$nodes_note" >"$OUT/nodes_note.txt"
 
 # --- where and with what it ran ---
 version_of() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo "not installed"; }
@@ -577,6 +593,15 @@ if gpu_jsonl.exists():
 else:
     lines += ["## GPU", "", "not run: no GPU here and no stored GPU results.", ""]
     detail8, t8 = "–", None
+
+# --- node failure ---
+nodes_jsonl = out / "node_failure.jsonl"
+if nodes_jsonl.exists():
+    lines += subprocess.run([sys.executable, "bench/multinode/report.py", str(nodes_jsonl),
+                             (out / "nodes_note.txt").read_text().strip()],
+                            check=True, capture_output=True, text=True).stdout.strip().splitlines() + [""]
+else:
+    lines += ["## Node failure", "", "not run: BENCH_NODES=1 runs it (root, the local cluster); no stored results.", ""]
 
 # --- targets ---
 t1 = None if len(ratio) < len(RANKS) else all(v <= 0.5 for v in ratio.values())

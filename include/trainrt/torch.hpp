@@ -97,6 +97,28 @@ private:
     bool drop_last_;
 };
 
+// A rank's shard batched by global batch, for a global batch the ranks need not divide: part k
+// holds this rank's samples of global batch k (trainrt::batch_part; local parts differ by at most
+// one sample, and may be empty when a block has fewer samples than there are ranks). Divide the
+// part's summed loss by `mean_over` (loss = sum / mean_over): DDP's average over the ranks is then
+// the global batch's mean, the same mathematics as one big batch. Part k covers the same samples
+// for every world size: save the next k in a checkpoint and resume from it on any number of ranks.
+struct BatchPartTensors {
+    Batch batch;
+    double mean_over = 0.0;
+};
+class GlobalBatchLoader {
+public:
+    GlobalBatchLoader(const DatasetShard& shard, std::int64_t global_batch, int rank, int ranks);
+    std::int64_t size() const;                      // global batches per epoch
+    BatchPartTensors part(std::int64_t k) const;    // 0 <= k < size()
+
+private:
+    const DatasetShard& shard_;
+    std::size_t global_batch_;
+    int rank_, ranks_;
+};
+
 // LibTorch's data API over trainrt's split contract (data.hpp): a sampler for any
 // `torch::data` dataset of `dataset_size` samples, for torch::data::make_data_loader. Rank r of
 // n takes positions r, r + n, ... of the epoch's order, padded to equal counts; with `shuffle`

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "data/global_batch.hpp"
 #include "data/shard.hpp"
 #include "trainrt/error.hpp"
 #include "trainrt/plugin.hpp"
@@ -65,17 +66,8 @@ struct Model {
     std::unique_ptr<::torch::optim::Optimizer> optimizer;
 };
 
-int local_batch(const JobConfig& config, int ranks) {
-    const std::int64_t batch = config.get_int("train.batch_size");
-    if (batch % ranks != 0)
-        throw ConfigError(fmt::format("config: train.batch_size={} ({}) is not divisible by the {} ranks; the global "
-                                      "batch is split evenly, so use a multiple of {}",
-                                      batch, config.source("train.batch_size"), ranks, ranks));
-    return static_cast<int>(batch / ranks);
-}
-
 void preflight(const JobConfig& config, const Context& context) {
-    local_batch(config, context.world_size);
+    data::configured_global_batch(config, context.world_size);
     data::check_split(config.get("data.path"), "train");
     data::check_split(config.get("data.path"), "test");
     const std::string init = config.get_or("train.init_weights", "");
@@ -154,15 +146,19 @@ double mean_over_ranks(Session& session, double value) {
 }
 
 // Runs the rest of the epoch; false when a stop was agreed (its checkpoint reported).
-bool train_epoch(Session& session, Model& model, const DatasetShard& shard, int batch, Progress& progress) {
+// Batch b is this rank's part of global batch b, so a checkpoint's next_batch means the same
+// samples on any number of ranks.
+bool train_epoch(Session& session, Model& model, const DatasetShard& shard, std::int64_t batch, Progress& progress) {
     const std::int64_t every = session.config().get_int("checkpoint.every_steps");
-    const ShardLoader loader(shard, batch);
+    const GlobalBatchLoader loader(shard, batch, session.context().world_rank, session.context().world_size);
     const std::int64_t batches = loader.size();
+    const auto summed = ::torch::nn::functional::CrossEntropyFuncOptions().reduction(::torch::kSum);
     model.module->train();
     for (std::int64_t b = progress.next_batch; b < batches; ++b) {
-        auto [images, labels] = loader.batch(b);
+        auto [part, mean_over] = loader.part(b);
         model.optimizer->zero_grad();
-        at::Tensor loss = ::torch::nn::functional::cross_entropy(model.forward(images), labels);
+        at::Tensor loss = ::torch::nn::functional::cross_entropy(model.forward(part.features), part.labels, summed)
+                              .div(mean_over);
         loss.backward();
         model.optimizer->step();
         progress.loss_sum += loss.item<double>();
@@ -232,7 +228,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // Per epoch it reports what fashion_mlp does (train, eval and epoch times included, this rank's).
 void run(Session& session, Kind kind) {
     set_compute_threads(session);
-    const int batch = local_batch(session.config(), session.context().world_size);
+    const auto batch = static_cast<std::int64_t>(data::configured_global_batch(session.config(), session.context().world_size));
     const std::int64_t epochs = session.config().get_int("train.epochs");
     Model model = make_model(kind, session.config());
     Progress progress = restore(session, model);

@@ -89,4 +89,4 @@ again=$(awk -v a="$t_kill" -v b="$t_again" 'BEGIN{printf "%.1f", b-a}')
 awk -v a="$again" -v t="$slurmd_timeout" 'BEGIN{exit !(a < t / 2)}' ||
   fail "training again only $again s after the $FAULT: not well before SlurmdTimeout ($slurmd_timeout s)"
 log "node2 $FAULT: training again on node1,node3 after $again s (SlurmdTimeout $slurmd_timeout s," \
-    "peer_timeout 30 s); $(rows "$RUN") rows once each"
+    "peer_timeout 30 s); $(rows "$RUN") rows once each (fault at $t_kill)"

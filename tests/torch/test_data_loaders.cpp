@@ -124,3 +124,33 @@ TEST_CASE("ShardLoader: a shard's samples as float images in [0, 1] and int64 la
     CHECK_THROWS_AS(loader.batch(3), WorkloadError);
     CHECK_THROWS_AS(trainrt::torch::ShardLoader(shard, 0), WorkloadError);
 }
+
+TEST_CASE("GlobalBatchLoader: rank r of 3's parts of each global batch, empty ones too, with mean_over") {
+    // 7 samples, global batch 3 over 3 ranks: blocks [0,3) [3,6) [6,7). Rank r's strided shard holds
+    // positions r, r + 3, r + 6 (padded to 3 each); the last block has one sample, on rank 0 only.
+    for (int r = 0; r < 3; ++r) {
+        DatasetShard shard;
+        shard.global_count = 7, shard.count = 3, shard.sample_shape = {1}, shard.padded = r == 0 ? 0 : 1;
+        for (std::size_t k = 0; k < 3; ++k) {
+            const auto position = static_cast<std::uint8_t>(std::min<std::size_t>(r + 3 * k, 6));
+            shard.features.push_back(position);
+            shard.labels.push_back(position);
+        }
+        const trainrt::torch::GlobalBatchLoader loader(shard, 3, r, 3);
+        REQUIRE(loader.size() == 3);
+        for (std::int64_t k = 0; k < 2; ++k) {
+            const auto part = loader.part(k);
+            REQUIRE(part.batch.labels.numel() == 1);
+            CHECK(part.batch.labels[0].item<std::int64_t>() == 3 * k + r);
+            CHECK(part.mean_over == Approx(1.0));
+        }
+        const auto last = loader.part(2);
+        CHECK(last.batch.labels.numel() == (r == 0 ? 1 : 0));
+        CHECK(last.batch.features.size(0) == last.batch.labels.numel());
+        CHECK(last.mean_over == Approx(1.0 / 3));
+        CHECK_THROWS_AS(loader.part(3), WorkloadError);
+    }
+    DatasetShard tiny;
+    tiny.global_count = tiny.count = 2, tiny.sample_shape = {1}, tiny.features = {0, 1}, tiny.labels = {0, 1};
+    CHECK_THROWS_AS(trainrt::torch::GlobalBatchLoader(tiny, 2, 0, 3), WorkloadError);  // fewer samples than ranks
+}

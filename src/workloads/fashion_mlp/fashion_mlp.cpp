@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "data/global_batch.hpp"
 #include "data/shard.hpp"
 #include "trainrt/error.hpp"
 #include "workloads/fashion_mlp/engine.hpp"
@@ -30,19 +31,8 @@ struct Settings {
     std::uint64_t seed;
 };
 
-// Any batch of at least one sample per rank, on the CPU and the GPU engine alike.
-std::size_t global_batch(const JobConfig& config, int ranks) {
-    std::int64_t batch = config.get_int("train.batch_size");
-    if (batch < ranks)
-        throw ConfigError(fmt::format(
-            "config: train.batch_size={} ({}) is smaller than the {} ranks; give every rank at least "
-            "one sample per step: a batch of {} or more, or fewer ranks", batch, config.source("train.batch_size"),
-            ranks, ranks));
-    return static_cast<std::size_t>(batch);
-}
-
 void preflight(const JobConfig& config, const Context& context) {
-    global_batch(config, context.world_size);
+    data::configured_global_batch(config, context.world_size);
     data::check_split(config.get("data.path"), "train");
     data::check_split(config.get("data.path"), "test");
     std::string init_file = config.get_or("train.init_weights", "");
@@ -54,7 +44,7 @@ void preflight(const JobConfig& config, const Context& context) {
 
 Settings read_settings(Session& session) {
     const JobConfig& config = session.config();
-    return {config.get_int("train.epochs"), global_batch(config, session.context().world_size),
+    return {config.get_int("train.epochs"), data::configured_global_batch(config, session.context().world_size),
             static_cast<float>(config.get_double("train.lr")), config.get_bool("data.shuffle"),
             static_cast<std::uint64_t>(config.get_int("run.seed"))};
 }

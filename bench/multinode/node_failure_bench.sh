@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Kill -> training again: a node of a 3-node job fails, how long until trainrt trains again on the
+# nodes left, against Slurm's own reaction time (SlurmdTimeout) on the same cluster, and how many
+# steps each failure costs. Each repetition is one run of tests/slurm/test_multinode_node_failure.sh
+# (3 nodes x 2 tasks, sbatch --no-kill through slurm/trainrt-srun, a checkpoint every 50 steps,
+# [failure] peer_timeout = 30 s) with every process of node2 frozen (SIGSTOP: a hung node, which
+# only trainrt's heartbeats detect) or killed (SIGKILL: a power loss, which MPI notices at once).
+#
+#   bash bench/multinode/node_failure_bench.sh OUT.jsonl [REPEAT]     # root; the local cluster
+#
+# Starts the local cluster (slurm/local-cluster.sh) when it is not up, and stops it again then.
+# One JSON line per repetition:
+#   {"bench":"node_failure","fault":"freeze","again_s":42.4,"slurmd_timeout_s":300,
+#    "peer_timeout_s":30,"steps_lost":31.2,"every_steps":50,"slurm_state":"mixed*"}
+# steps_lost: the steps the failed attempt had made past the checkpoint the relaunch restored,
+# estimated from the step rate between the last two result rows before the fault.
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$repo"
+OUT=${1:?usage: node_failure_bench.sh OUT.jsonl [REPEAT]}
+REPEAT=${2:-3}
+BUILD=${BUILD:-build}
+PY=/usr/bin/python3
+say() { printf 'node_failure_bench: %s\n' "$*" >&2; }
+
+[[ $(id -u) == 0 ]] || { say "needs root (the cluster's network namespaces)"; exit 2; }
+started_cluster=0
+if ! [[ -r /tmp/trainrt-slurm/env.sh ]] || ! (source /tmp/trainrt-slurm/env.sh && timeout 10 scontrol ping 2>/dev/null | grep -q 'is UP'); then
+  say "starting the local cluster"
+  bash slurm/local-cluster.sh start >&2
+  started_cluster=1
+fi
+trap '((started_cluster)) && bash slurm/local-cluster.sh stop >&2 || true' EXIT
+
+export TRAINRT=$repo/$BUILD/trainrt TRAINRT_BUILD=$repo/$BUILD TRAINRT_SRC=$repo TRAINRT_TEST_KEEP=1
+: >"$OUT"
+for fault in freeze kill; do
+  for ((i = 1; i <= REPEAT; i++)); do
+    log=$(mktemp)
+    say "$fault $i of $REPEAT"
+    if ! TRAINRT_NODE_FAULT=$fault bash tests/slurm/test_multinode_node_failure.sh >"$log" 2>&1; then
+      tail -20 "$log" >&2
+      say "$fault $i failed (log above)"
+      rm -f "$log"
+      continue
+    fi
+    tmp=$(sed -n 's/^\[[^]]*\] kept //p' "$log" | tail -1)
+    $PY - "$log" "$tmp/runs/node$fault" "$fault" >>"$OUT" <<'PY'
+import json, os, re, sys
+log, run, fault = sys.argv[1], sys.argv[2], sys.argv[3]
+text = open(log).read()
+m = re.search(r"training again on node1,node3 after ([0-9.]+) s \(SlurmdTimeout ([0-9]+) s, peer_timeout ([0-9]+) s\)", text)
+fault_at = float(re.search(r"fault at ([0-9.]+)", text).group(1))
+state = re.search(r"Slurm calls node2 '([^']*)'", text).group(1)
+rows = [json.loads(l) for l in open(f"{run}/result.jsonl")]
+if os.path.exists(f"{run}/result.superseded.jsonl"):
+    rows += [json.loads(l) for l in open(f"{run}/result.superseded.jsonl")]
+for r in rows:  # an epoch's last row has no step: the test's 60000 samples in batches of 240
+    r.setdefault("step", r["epoch"] * 250)
+before = sorted((r for r in rows if r["_timestamp"] < fault_at), key=lambda r: r["_timestamp"])
+events = [json.loads(l) for l in open(f"{run}/events.jsonl")]
+restored = [e["iteration"] for e in events if e.get("event") == "restore"][-1]
+restored_step = next(r["step"] for r in rows if r["_training_iteration"] == restored)
+a, b = before[-2], before[-1]
+rate = (b["step"] - a["step"]) / (b["_timestamp"] - a["_timestamp"])
+at_fault = b["step"] + rate * (fault_at - b["_timestamp"])
+print(json.dumps({"bench": "node_failure", "fault": fault, "again_s": float(m.group(1)),
+                  "slurmd_timeout_s": int(m.group(2)), "peer_timeout_s": int(m.group(3)),
+                  "steps_lost": round(at_fault - restored_step, 1), "every_steps": 50, "slurm_state": state}))
+PY
+    tail -1 "$OUT" >&2
+    rm -rf "$tmp" "$log"
+  done
+done

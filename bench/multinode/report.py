@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""Renders bench/multinode/node_failure_bench.sh's JSON lines as BENCHMARKS.md's node-failure section.
+
+    report.py RESULTS.jsonl NOTE      NOTE: where and when it ran
+"""
+import json
+import statistics
+import sys
+
+
+def main(path, note):
+    rows = [json.loads(line) for line in open(path) if line.startswith("{")]
+    out = ["## Node failure: fault -> training again on the nodes left (3 nodes x 2 tasks)", ""]
+    if note:
+        out += [note, ""]
+    out += ["Each repetition: `tests/slurm/test_multinode_node_failure.sh` on the local 3-node cluster in "
+            "network namespaces (`SlurmdTimeout=300`, real clusters' default), an sbatch job with `--no-kill` "
+            "through `slurm/trainrt-srun`, a checkpoint every 50 steps, `[failure] peer_timeout = 30`. "
+            "`freeze`: every process of node2 stopped (a hung node: only trainrt's heartbeats notice); "
+            "`kill`: every process of node2 killed (MPI notices at once). *Training again*: from the fault "
+            "to the relaunched attempt's start on node1,node3 (4 ranks, from the last checkpoint). "
+            "*Steps lost*: the failed attempt's steps past that checkpoint (from the step rate before the "
+            "fault). *Slurm*: its own reaction time is `SlurmdTimeout`; the node's state at the relaunch "
+            "shows whether Slurm had noticed.", "",
+            "| fault | runs | training again, median (s) | min–max (s) | vs SlurmdTimeout | steps lost, median | Slurm's node state at the relaunch |",
+            "|---|---|---|---|---|---|---|"]
+    for fault in ("freeze", "kill"):
+        mine = [r for r in rows if r["fault"] == fault]
+        if not mine:
+            out.append(f"| {fault} | 0 | not run | | | | |")
+            continue
+        again = [r["again_s"] for r in mine]
+        median = statistics.median(again)
+        timeout = mine[0]["slurmd_timeout_s"]
+        states = ", ".join(sorted({r["slurm_state"] for r in mine}))
+        out.append(f"| {fault} | {len(mine)} | {median:.1f} | {min(again):.1f}–{max(again):.1f} | "
+                   f"{median / timeout:.2f}× of {timeout} s | {statistics.median(r['steps_lost'] for r in mine):.0f} "
+                   f"of at most {mine[0]['every_steps']} | {states} |")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "")
