@@ -41,6 +41,7 @@ for fault in freeze kill; do
     if ! TRAINRT_NODE_FAULT=$fault bash tests/slurm/test_multinode_node_failure.sh >"$log" 2>&1; then
       tail -20 "$log" >&2
       say "$fault $i failed (log above)"
+      printf '{"bench":"node_failure","fault":"%s","failed":true}\n' "$fault" >>"$OUT"
       rm -f "$log"
       continue
     fi
