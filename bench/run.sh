@@ -9,7 +9,7 @@
 #   BENCH_EPOCHS=3       epochs per training run (trainrt and PyTorch alike)
 #   BENCH_NODES=0        1: also the node-failure benchmark (root, the local 3-node cluster, ~3 min a fault;
 #                        BENCH_NODE_REPEAT=3 faults of each kind); else its stored results are shown
-#   BENCH_SKIP=          any of: trainrt pytorch torch python allreduce checkpoint restart report nodes (comma or space separated); skipped parts
+#   BENCH_SKIP=          any of: trainrt pytorch torch python allreduce checkpoint restart report nodes data (comma or space separated); skipped parts
 #                        show as "not run" in BENCHMARKS.md
 #   BENCH_OUT=           where raw results and logs go (default $BUILD/bench-results/<timestamp>)
 #   BENCH_TIMEOUT=1800   seconds allowed to each benchmark command
@@ -44,7 +44,7 @@ skipped() { [[ "$SKIP" == *" $1 "* ]]; }
 
 [[ "$EPOCHS" =~ ^[1-9][0-9]*$ ]] || die "BENCH_EPOCHS must be a positive integer (got '$EPOCHS')"
 for part in $SKIP; do
-  case $part in trainrt|pytorch|torch|python|allreduce|checkpoint|restart|report|nodes) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, torch, python, allreduce, checkpoint, restart, report, nodes)";; esac
+  case $part in trainrt|pytorch|torch|python|allreduce|checkpoint|restart|report|nodes|data) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, torch, python, allreduce, checkpoint, restart, report, nodes, data)";; esac
 done
 
 # --- preflight: every tool before anything long starts ---
@@ -72,6 +72,7 @@ targets=()
 skipped report || targets+=(test_plugin_reporter)
 skipped allreduce || targets+=(allreduce_bench)
 skipped checkpoint || targets+=(checkpoint_bench)
+skipped data || targets+=(trainrt stream_read_bench)
 # The LibTorch part needs the component (bench/torch/); a build without it says so in the report.
 TORCH_BUILT=0
 if ! skipped torch && grep -q '^TRAINRT_WITH_TORCH:.*=\(AUTO\|ON\)$' "$BUILD/CMakeCache.txt" &&
@@ -264,6 +265,11 @@ if ! skipped report; then
   run report_n2 "$OUT/report_n2.jsonl" bash bench/report_bench.sh "$TRAINRT" "$BUILD" 2 3 "$storage"
   [[ $(grep -c '"what":"report"' "$OUT/report_n2.jsonl") == 3 ]] ||
     die "report_bench printed no 3 report lines ($OUT/report_n2.jsonl)"
+fi
+
+# Data (part "data"): the streaming reader against a plain read and PyTorch's DataLoader + h5py.
+if ! skipped data; then
+  run data "$OUT/data.stdout" bash bench/data/data_bench.sh "$TRAINRT" "$BUILD" "$OUT/data_bench.jsonl" "$storage/data"
 fi
 
 # GPU: measured here where a GPU is visible and this build has CUDA; otherwise the section shows the
@@ -672,6 +678,14 @@ detail_py = f"{fmt(py_ratio[2])}× on 2 ranks" if 2 in py_ratio else "not run"
 t_pym = (py_trainrt_ratio[2] <= 0.40) if 2 in py_trainrt_ratio else None
 detail_pym = f"{fmt(py_trainrt_ratio[2])}× on 2 ranks" if 2 in py_trainrt_ratio else "not run"
 
+import subprocess
+data_part = json.loads(subprocess.run([sys.executable, "bench/data/report.py", str(out / "data_bench.jsonl")],
+                                      check=True, capture_output=True, text=True).stdout)
+lines += [data_part["section"], ""]
+data_targets = [f"| {t} | {m} | {verdict(ok) if ok is not None else '–'} |" for t, m, ok in data_part["targets"]]
+if "data" in skipped:
+    data_targets = ["| Data: the streaming reader's targets | not run | not run |"]
+
 lines += ["## Targets", "",
           "| target | measured | result |", "|---|---|---|",
           f"| trainrt epoch time ≤ 0.5 × PyTorch's on the same ranks (1 and 2) | {detail1} | {verdict(t1)} |",
@@ -687,7 +701,7 @@ lines += ["## Targets", "",
           f"| LibTorch: 1 rank ≤ 1.02 × the same loop in plain LibTorch | {detail_t['plain']} | {verdict(t_pl)} |",
           f"| LibTorch: start-up and RSS with vs without the component (reported, no target) | {detail_t['startup']} | – |",
           f"| Python (gloo): epoch time ≤ 1.02 × plain PyTorch DDP (gloo), same script body and threads | {detail_py} | {verdict(t_py)} |",
-          f"| Python (backend trainrt): epoch time ≤ 0.40 × plain PyTorch DDP (gloo) on 2 ranks | {detail_pym} | {verdict(t_pym)} |", "",
+          f"| Python (backend trainrt): epoch time ≤ 0.40 × plain PyTorch DDP (gloo) on 2 ranks | {detail_pym} | {verdict(t_pym)} |"] + data_targets + ["",
           "The machine is shared and small: one measurement can be off by tens of percent when something else "
           "runs (the load average is recorded above and in each log). Run again before drawing conclusions from a MISS.", ""]
 

@@ -67,12 +67,12 @@ double engine_step_us(Communicator& comm, const DatasetShard& shard, bool reside
     options.resident_data = resident;
     auto engine = make_cuda_engine(model, comm, options);
     engine->set_data(Split::train, shard);
-    for (int step = 0; step < 20; ++step) engine->train_step(std::size_t(step) * kBatch, kBatch, kBatch, 1e-3f);
+    for (int step = 0; step < 20; ++step) engine->train_step(StepBatch{std::size_t(step) * kBatch, kBatch, float(kBatch)}, 1e-3f);
     engine->loss_sum();
     std::vector<double> epochs;
     for (int e = 0; e < kEpochs; ++e) {
         auto start = std::chrono::steady_clock::now();
-        for (int step = 0; step < kSteps; ++step) engine->train_step(std::size_t(step) * kBatch, kBatch, kBatch, 1e-3f);
+        for (int step = 0; step < kSteps; ++step) engine->train_step(StepBatch{std::size_t(step) * kBatch, kBatch, float(kBatch)}, 1e-3f);
         engine->loss_sum();
         epochs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }

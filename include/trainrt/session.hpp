@@ -41,8 +41,13 @@ public:
     // The checkpoint to resume from (Ray's get_checkpoint()); nullptr when starting fresh.
     virtual const Checkpoint* checkpoint() const = 0;
 
-    // This rank's part of `split` for `epoch` (see data.hpp for the contract).
+    // This rank's whole part of `split` for `epoch` (data.hpp; FashionMNIST-shaped columns).
     virtual DatasetShard dataset_shard(const std::string& split, std::uint64_t epoch) = 0;
+
+    // `split` of data.path as this rank streams it (Ray's get_dataset_shard + iter_batches):
+    // dataset(split).iter_batches(options, epoch) reads batches in the background (data.hpp).
+    // DataError (exit 6) naming the file when it is missing, malformed or has no such split.
+    virtual Dataset dataset(const std::string& split) = 0;
 };
 
 }  // namespace trainrt

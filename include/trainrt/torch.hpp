@@ -75,6 +75,13 @@ DistributedModule prepare_model(std::shared_ptr<::torch::nn::Module> module, Ses
 // core and ranks sharing a node fight over them (steps of 1 ms or 8 ms, at random).
 int set_compute_threads(const Session& session);
 
+// A streamed batch's column (session.dataset(split).iter_batches, data.hpp) as a tensor of its own
+// type and shape: u8 -> kByte, i8 -> kChar, i16 -> kShort, i32 -> kInt, i64 -> kLong, f16 -> kHalf,
+// f32 -> kFloat, f64 -> kDouble. A copy: the batch is recycled by the iterator's next call. The
+// streaming reader is how LibTorch code reads any imported dataset; heavy preprocessing belongs in
+// BatchOptions::transform, which runs on the reader's thread.
+at::Tensor to_tensor(const BatchColumn& column);
+
 // A rank's shard (session.dataset_shard(split, epoch)) as batches of tensors, in the shard's order:
 // PyTorch's DistributedSampler — every rank gets the same number of samples (the shard marks
 // padding), and with data.shuffle the shard is a new permutation each epoch, drawn from

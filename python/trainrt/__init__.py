@@ -23,9 +23,10 @@ import sys
 from . import _state
 from ._state import Context
 from .checkpoint import Checkpoint
+from .data import get_dataset
 
 __all__ = ["allreduce", "Checkpoint", "Context", "digest", "Error", "get_checkpoint", "get_config", "get_context",
-           "get_dataset_shard", "report", "run", "should_stop"]
+           "get_dataset", "get_dataset_shard", "report", "run", "should_stop"]
 
 
 def __getattr__(name):

@@ -76,6 +76,18 @@ std::vector<OptionSpec> builtin_options() {
                        "collective backend: auto (MPI on CPU, NCCL on GPU), mpi, nccl; for a Python "
                        "function's torch.distributed also gloo, and trainrt (trainrt's MPI process group)"};
     backend.choices = {"auto", "mpi", "nccl", "gloo", "trainrt"};
+    OptionSpec shuffle{"data.shuffle", "none", ValueKind::choice,
+                       "training order each epoch, drawn from run.seed and the epoch: none (file order), "
+                       "global (a true permutation), blocks (chunk-sized blocks permuted, shuffled inside "
+                       "data.shuffle_buffer samples); true = global, false = none"};
+    shuffle.choices = {"none", "global", "blocks", "true", "false"};
+    OptionSpec prefetch{"data.prefetch_batches", "2", ValueKind::integer,
+                        "batches a background reader keeps ready per rank (0: read on the training thread)"};
+    prefetch.min = 0;
+    prefetch.max = 1024;
+    OptionSpec shuffle_buffer{"data.shuffle_buffer", "0", ValueKind::integer,
+                              "shuffle = blocks: samples shuffled together (0: 16 chunks' worth)"};
+    shuffle_buffer.min = 0;
     std::vector<OptionSpec> options = {
         {"run.name", "trainrt", ValueKind::name, "run name: the run directory is storage_path/name"},
         {"run.storage_path", "runs", ValueKind::path,
@@ -87,8 +99,12 @@ std::vector<OptionSpec> builtin_options() {
         bucket,
         {"data.path", "data/fashion-mnist.h5", ValueKind::path,
          "HDF5 dataset (trainrt data import fashion-mnist writes it)"},
-        {"data.shuffle", "false", ValueKind::boolean,
-         "reshuffle the training samples every epoch from run.seed"},
+        shuffle,
+        prefetch,
+        shuffle_buffer,
+        {"data.features", "", ValueKind::string,
+         "the feature column (empty: the dataset file's feature_column)"},
+        {"data.label", "", ValueKind::string, "the label column (empty: the dataset file's label_column)"},
     };
     std::vector<OptionSpec> checkpoint = checkpoint_options();
     options.insert(options.end(), checkpoint.begin(), checkpoint.end());

@@ -1,21 +1,15 @@
 #pragma once
-// Reads one rank's part of a split (contract in include/trainrt/data.hpp) with HDF5 hyperslabs:
-// a rank reads only its own rows, never the whole file.
+// A rank's whole part of a split at once (DatasetShard, contract in trainrt/data.hpp): the
+// FashionMNIST-shaped `images` and `labels` uint8 columns, read with the same RowReader and epoch
+// order as the streams. For data kept resident (the GPU engine, the LibTorch ShardLoader).
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "data/epoch_order.hpp"
 #include "trainrt/data.hpp"
 
 namespace trainrt::data {
-
-// The epoch's sample order: 0..count-1, or a permutation from (seed, epoch) when shuffling.
-std::vector<std::uint64_t> epoch_order(std::uint64_t count, bool shuffle, std::uint64_t seed,
-                                       std::uint64_t epoch);
-
-// The positions rank `rank` of `ranks` takes from `order`, padded to equal counts.
-std::vector<std::uint64_t> rank_indices(const std::vector<std::uint64_t>& order, int rank,
-                                        int ranks, std::size_t& padded);
 
 struct ShardRequest {
     std::string path;
@@ -29,7 +23,8 @@ struct ShardRequest {
 
 DatasetShard read_shard(const ShardRequest& request);
 
-// Opens `split` of the dataset at `path` and checks its layout; DataError when it is unusable.
+// Checks that `split` of the dataset at `path` has uint8 `images` and `labels` columns; a
+// DataError naming the file otherwise.
 void check_split(const std::string& path, const std::string& split);
 
 }  // namespace trainrt::data

@@ -44,6 +44,10 @@ void init_library() {
         if (done) return;
         H5open();
         H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+        // HDF5 keeps every block it frees on free lists of its own, without limit by default: a
+        // reader going through a large chunked dataset would hold hundreds of MB it no longer
+        // uses. Bounded here (bytes: all lists of a kind, then each list).
+        H5set_free_list_limits(16 << 20, 1 << 20, 16 << 20, 1 << 20, 32 << 20, 4 << 20);
         done = true;
     });
 }
@@ -141,6 +145,49 @@ void write_attribute(hid_t object, const std::string& name, std::int64_t value) 
                                               H5P_DEFAULT, H5P_DEFAULT),
                                    name));
     TRAINRT_H5(H5Awrite(attribute.get(), H5T_NATIVE_INT64, &value), name);
+}
+
+void write_attribute(hid_t object, const std::string& name, const std::vector<double>& values) {
+    const hsize_t count = values.size();
+    Dataspace space(TRAINRT_H5(H5Screate_simple(1, &count, nullptr), name));
+    Attribute attribute(TRAINRT_H5(H5Acreate2(object, name.c_str(), H5T_IEEE_F64LE, space.get(),
+                                              H5P_DEFAULT, H5P_DEFAULT),
+                                   name));
+    TRAINRT_H5(H5Awrite(attribute.get(), H5T_NATIVE_DOUBLE, values.data()), name);
+}
+
+std::vector<double> read_double_array_attribute(hid_t object, const std::string& name) {
+    Attribute attribute(TRAINRT_H5(H5Aopen(object, name.c_str(), H5P_DEFAULT), name));
+    Dataspace space(TRAINRT_H5(H5Aget_space(attribute.get()), name));
+    const auto count = TRAINRT_H5(H5Sget_simple_extent_npoints(space.get()), name);
+    std::vector<double> values(static_cast<std::size_t>(count));
+    TRAINRT_H5(H5Aread(attribute.get(), H5T_NATIVE_DOUBLE, values.data()), name);
+    return values;
+}
+
+bool has_attribute(hid_t object, const std::string& name) {
+    return TRAINRT_H5(H5Aexists(object, name.c_str()), name) > 0;
+}
+
+namespace {
+
+herr_t collect_member(hid_t group, const char* name, const H5L_info_t*, void* out) {
+    H5O_info_t info;
+    Member member{name};
+    if (H5Oget_info_by_name2(group, name, &info, H5O_INFO_BASIC, H5P_DEFAULT) >= 0) {
+        member.is_group = info.type == H5O_TYPE_GROUP;
+        member.is_dataset = info.type == H5O_TYPE_DATASET;
+    }
+    static_cast<std::vector<Member>*>(out)->push_back(std::move(member));
+    return 0;
+}
+
+}  // namespace
+
+std::vector<Member> list_members(hid_t group) {
+    std::vector<Member> members;
+    TRAINRT_H5(H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_member, &members), "members");
+    return members;
 }
 
 namespace {

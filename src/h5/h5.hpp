@@ -106,7 +106,18 @@ void write_dataset(hid_t parent, const std::string& name, hid_t mem_type,
 
 void write_attribute(hid_t object, const std::string& name, const std::string& value);
 void write_attribute(hid_t object, const std::string& name, std::int64_t value);
+void write_attribute(hid_t object, const std::string& name, const std::vector<double>& values);
 std::string read_string_attribute(hid_t object, const std::string& name);
 std::int64_t read_int_attribute(hid_t object, const std::string& name);
+std::vector<double> read_double_array_attribute(hid_t object, const std::string& name);
+bool has_attribute(hid_t object, const std::string& name);
+
+// The members of a group, in name order, and whether each is a group (else a dataset or other).
+struct Member {
+    std::string name;
+    bool is_group = false;
+    bool is_dataset = false;
+};
+std::vector<Member> list_members(hid_t group);
 
 }  // namespace trainrt::h5

@@ -15,6 +15,7 @@
 #include "checkpoint/fault.hpp"
 #include "comm/agreement.hpp"
 #include "data/shard.hpp"
+#include "data/stream.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 #include "runlog/events.hpp"
@@ -192,10 +193,15 @@ DatasetShard SessionImpl::dataset_shard(const std::string& split, std::uint64_t 
     request.split = split;
     request.rank = context_.world_rank;
     request.ranks = context_.world_size;
-    request.shuffle = split == "train" && config_.get_bool("data.shuffle");
+    request.shuffle = split == "train" && data::parse_shuffle(config_.get("data.shuffle")) != Shuffle::none;
     request.seed = static_cast<std::uint64_t>(config_.get_int("run.seed"));
     request.epoch = epoch;
     return data::read_shard(request);
+}
+
+Dataset SessionImpl::dataset(const std::string& split) {
+    return data::open_dataset(config_.get("data.path"), split, context_.world_rank, context_.world_size,
+                              static_cast<std::uint64_t>(config_.get_int("run.seed")));
 }
 
 }  // namespace trainrt::runtime

@@ -22,6 +22,7 @@ public:
     bool should_stop() override;
     const Checkpoint* checkpoint() const override { return restored_ ? &*restored_ : nullptr; }
     DatasetShard dataset_shard(const std::string& split, std::uint64_t epoch) override;
+    Dataset dataset(const std::string& split) override;
     const metrics::ResultLog& results() const { return results_; }
     void end_progress() { results_.end_progress(); }
 

@@ -15,6 +15,7 @@
 
 #include "data/global_batch.hpp"
 #include "data/shard.hpp"
+#include "data/stream.hpp"
 #include "trainrt/error.hpp"
 #include "trainrt/plugin.hpp"
 #include "trainrt/torch.hpp"
@@ -236,7 +237,7 @@ void run(Session& session, Kind kind) {
     const DatasetShard test = session.dataset_shard("test", 0);
     DatasetShard train;
     for (bool first = true; progress.epoch < epochs; first = false) {
-        if (first || session.config().get_bool("data.shuffle"))
+        if (first || data::parse_shuffle(session.config().get("data.shuffle")) != Shuffle::none)
             train = session.dataset_shard("train", static_cast<std::uint64_t>(progress.epoch));
         const auto started = std::chrono::steady_clock::now();
         if (!train_epoch(session, model, train, batch, progress)) return;

@@ -4,6 +4,7 @@
 
 #include <condition_variable>
 #include <deque>
+#include <vector>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -54,6 +55,11 @@ private:
 
 // Runs collectives in submission order on one thread (every rank submits them in the same order,
 // so they match across ranks).
+// Runs the process group's collectives in submission order. A finished task (with the tensors it
+// captured) is not destroyed on this thread but handed back and destroyed by the next submit() or
+// by the destructor, on the caller's thread: a tensor that belongs to a Python object needs the
+// GIL to die, and a caller holding the GIL while it joins this thread would otherwise deadlock
+// (seen: the process group destroyed from Python while the last allreduce's tensors were freed here).
 class CommThread {
 public:
     CommThread() : thread_([this] { serve(); }) {}
@@ -64,11 +70,14 @@ public:
         }
         ready_.notify_one();
         thread_.join();
+        finished_.clear();
     }
     void submit(std::function<void()> task) {
+        std::vector<std::function<void()>> done;
         {
             std::lock_guard<std::mutex> lock(mutex_);
             tasks_.push_back(std::move(task));
+            done.swap(finished_);
         }
         ready_.notify_one();
     }
@@ -85,11 +94,14 @@ private:
                 tasks_.pop_front();
             }
             task();
+            std::lock_guard<std::mutex> lock(mutex_);
+            finished_.push_back(std::move(task));
         }
     }
     std::mutex mutex_;
     std::condition_variable ready_;
     std::deque<std::function<void()>> tasks_;
+    std::vector<std::function<void()>> finished_;  // run, to be destroyed on a caller's thread
     bool stopping_ = false;
     std::thread thread_;
 };

@@ -80,12 +80,17 @@ void check(Communicator& comm) {
     on_gpu.init_uniform(0);
     auto cpu = make_cpu_engine(on_cpu, comm, std::size_t(1) << 20);
     auto gpu = make_cuda_engine(on_gpu, comm, CudaOptions{});
-    cpu->set_data(Split::train, shard);
     gpu->set_data(Split::train, shard);
+    std::vector<float> pixels;
     for (int round = 0; round < 3; ++round) {  // plain, captured, replayed
         for (const Part& part : parts) {
-            cpu->train_step(part.first + round * 7, part.count, part.mean_over, 0.05f);
-            gpu->train_step(part.first + round * 7, part.count, part.mean_over, 0.05f);
+            const std::size_t first = part.first + round * 7;
+            StepBatch batch{first, part.count, part.mean_over};
+            gpu->train_step(batch, 0.05f);
+            scale_pixels(shard, first, part.count, pixels);  // the CPU engine takes the batch's data
+            batch.pixels = pixels.data();
+            batch.labels = shard.labels.data() + first;
+            cpu->train_step(batch, 0.05f);
         }
         cpu->sync_to_host();
         gpu->sync_to_host();
@@ -98,7 +103,7 @@ void check(Communicator& comm) {
                                     " vs CPU " + std::to_string(loss_cpu));
     }
     const Mlp before = on_gpu;
-    for (int round = 0; round < 3; ++round) gpu->train_step(0, 0, 1.0f / 3, 0.05f);  // a block of 1 over 3 ranks
+    for (int round = 0; round < 3; ++round) gpu->train_step(StepBatch{0, 0, 1.0f / 3}, 0.05f);  // a block of 1 over 3 ranks
     gpu->sync_to_host();
     expect(same_weights(on_gpu, before), "empty parts (plain, captured, replayed) leave the weights unchanged");
     expect(std::isfinite(gpu->loss_sum()), "loss sum finite after empty parts");

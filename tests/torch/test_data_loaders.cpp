@@ -10,6 +10,14 @@
 #include <cstdint>
 #include <vector>
 
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "data/dataset_writer.hpp"
+#include "data/stream.hpp"
 #include "trainrt/error.hpp"
 #include "trainrt/torch.hpp"
 
@@ -153,4 +161,37 @@ TEST_CASE("GlobalBatchLoader: rank r of 3's parts of each global batch, empty on
     DatasetShard tiny;
     tiny.global_count = tiny.count = 2, tiny.sample_shape = {1}, tiny.features = {0, 1}, tiny.labels = {0, 1};
     CHECK_THROWS_AS(trainrt::torch::GlobalBatchLoader(tiny, 2, 0, 3), WorkloadError);  // fewer samples than ranks
+}
+
+TEST_CASE("to_tensor: a streamed batch's columns as tensors of their own type and shape") {
+    const std::string path = fmt::format("/tmp/trainrt_to_tensor_{}_{}.h5", ::getpid(), rank());
+    {
+        trainrt::data::DatasetWriter writer(path, 0);
+        writer.describe("t", "test", "x", "y");
+        std::vector<float> x(10 * 6);
+        for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) * 0.5f;
+        std::vector<std::int16_t> y{-5, -4, -3, -2, -1, 0, 1, 2, 3, 4};
+        std::vector<trainrt::float16> h;
+        for (int i = 0; i < 10; ++i) h.push_back(trainrt::float16::from_float(i * 0.25f));
+        writer.add_column("train", {"x", trainrt::ColumnType::f32, {2, 3}, 10}).append(x.data(), 10);
+        writer.add_column("train", {"y", trainrt::ColumnType::i16, {}, 10}).append(y.data(), 10);
+        writer.add_column("train", {"h", trainrt::ColumnType::f16, {}, 10}).append(h.data(), 10);
+        writer.commit();
+    }
+    trainrt::BatchOptions options;
+    options.batch_size = 4;
+    trainrt::BatchIterator batches = trainrt::data::open_dataset(path, "train", 0, 1, 0).iter_batches(options, 0);
+    const trainrt::Batch* batch = batches.next();
+    REQUIRE(batch != nullptr);
+    at::Tensor x = trainrt::torch::to_tensor(batch->column("x"));
+    at::Tensor y = trainrt::torch::to_tensor(batch->column("y"));
+    at::Tensor h = trainrt::torch::to_tensor(batch->column("h"));
+    CHECK(x.sizes() == at::IntArrayRef({4, 2, 3}));
+    CHECK(x.scalar_type() == at::kFloat);
+    CHECK(x[1][1][2].item<float>() == 5.5f);  // element 11 of the file
+    CHECK(y.scalar_type() == at::kShort);
+    CHECK(y[3].item<std::int16_t>() == -2);
+    CHECK(h.scalar_type() == at::kHalf);
+    CHECK(h[2].item<float>() == 0.5f);
+    std::filesystem::remove(path);
 }

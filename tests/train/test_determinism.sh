@@ -13,9 +13,9 @@ a=$(run a 7); b=$(run b 7); c=$(run c 8)
 [ "$a" != "$c" ] && pass "other seed, other digest: $c" || fail "seeds 7 and 8 gave the same digest"
 # Timings differ between runs (also their cross-rank summaries); everything else must not.
 strip() {
-  jq -c 'del(._timestamp, ._time_this_iter_s, ._time_total_s, .train_time_s, .eval_time_s, .epoch_time_s, .samples_per_s)
+  jq -c 'del(._timestamp, ._time_this_iter_s, ._time_total_s, .train_time_s, .eval_time_s, .epoch_time_s, .samples_per_s, .data_wait_s)
          | del(._ranks._time_this_iter_s, ._ranks._time_compute_s, ._ranks.train_time_s, ._ranks.eval_time_s,
-               ._ranks.epoch_time_s, ._ranks.samples_per_s)' "$1"
+               ._ranks.epoch_time_s, ._ranks.samples_per_s, ._ranks.data_wait_s)' "$1"
 }
 [ "$(strip "$WORK/a/result.jsonl")" = "$(strip "$WORK/b/result.jsonl")" ] \
   && jq -e '._ranks.loss.max_rank >= 0 and ._ranks.test_accuracy.min <= ._ranks.test_accuracy.max' "$WORK/a/result.jsonl" >/dev/null \

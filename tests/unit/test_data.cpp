@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "data/idx.hpp"
-#include "data/import.hpp"
-#include "data/schema.hpp"
+#include "data/import/idx.hpp"
+#include "data/import/importers.hpp"
+#include "data/dataset_file.hpp"
 #include "data/shard.hpp"
 #include "h5/h5.hpp"
 #include "trainrt/error.hpp"
@@ -113,6 +113,8 @@ TEST_CASE("IDX reader rejects bad magic, truncation and trailing bytes", "[data]
 
 TEST_CASE("import refuses a directory without the IDX files and writes nothing", "[data]") {
     std::string out = temp_path("out.h5");
-    CHECK_THROWS_AS(data::import_fashion_mnist("/nonexistent", out), DataError);
+    data::ImportOptions options;
+    options.out = out;
+    CHECK_THROWS_AS(data::import_idx("fashion-mnist", "/nonexistent", options), DataError);
     CHECK_FALSE(std::filesystem::exists(out));
 }

@@ -16,6 +16,7 @@ struct SessionHandle {
 void bind_errors(pybind11::module_& module);
 void bind_session(pybind11::module_& module);
 void bind_checkpoint(pybind11::module_& module);
+void bind_dataset(pybind11::module_& module);
 void bind_run(pybind11::module_& module);
 
 // Runs `function` under `session` through trainrt/_entry.py's run_function; raises the trainrt

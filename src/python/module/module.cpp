@@ -6,5 +6,6 @@ PYBIND11_MODULE(_trainrt, module) {
     trainrt::python::bind_errors(module);
     trainrt::python::bind_session(module);
     trainrt::python::bind_checkpoint(module);
+    trainrt::python::bind_dataset(module);
     trainrt::python::bind_run(module);
 }

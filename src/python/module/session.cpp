@@ -160,6 +160,7 @@ void bind_session(py::module_& module) {
             return restored != nullptr ? py::cast(*restored) : py::none();
         })
         .def("dataset_shard", &dataset_shard, py::arg("split"), py::arg("epoch"))
+        .def("dataset", [](const SessionHandle& h, const std::string& split) { return live(h).dataset(split); })
         .def("allreduce", &allreduce, py::arg("array"), py::arg("op") = "mean")
         .def("broadcast_bytes", &broadcast_bytes, py::arg("value"), py::arg("root") = 0)
         .def("set_compute_threads", [](const SessionHandle& h) { return set_blas_threads(live(h).context()); })

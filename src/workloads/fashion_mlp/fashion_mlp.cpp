@@ -9,6 +9,7 @@
 
 #include "data/global_batch.hpp"
 #include "data/shard.hpp"
+#include "data/stream.hpp"
 #include "trainrt/error.hpp"
 #include "workloads/fashion_mlp/engine.hpp"
 #include "workloads/fashion_mlp/mlp.hpp"
@@ -27,14 +28,22 @@ struct Settings {
     std::int64_t epochs;
     std::size_t global_batch;  // split over the ranks by trainrt::batch_part
     float lr;
-    bool shuffle;
     std::uint64_t seed;
 };
+
+constexpr int kEvalBatch = 1000;  // global evaluation batch
+constexpr const char* kImages = "images";
+constexpr const char* kLabels = "labels";
+constexpr const char* kPixels = "pixels";
 
 void preflight(const JobConfig& config, const Context& context) {
     data::configured_global_batch(config, context.world_size);
     data::check_split(config.get("data.path"), "train");
     data::check_split(config.get("data.path"), "test");
+    if (config.get_bool("scaling.use_gpu") && data::parse_shuffle(config.get("data.shuffle")) == Shuffle::blocks)
+        throw ConfigError(fmt::format("config: data.shuffle = blocks ({}) streams from disk, and fashion_mlp on GPUs "
+                                      "keeps its data on the device: use none or global",
+                                      config.source("data.shuffle")));
     std::string init_file = config.get_or("train.init_weights", "");
     if (!init_file.empty()) {
         Mlp probe;
@@ -45,8 +54,7 @@ void preflight(const JobConfig& config, const Context& context) {
 Settings read_settings(Session& session) {
     const JobConfig& config = session.config();
     return {config.get_int("train.epochs"), data::configured_global_batch(config, session.context().world_size),
-            static_cast<float>(config.get_double("train.lr")), config.get_bool("data.shuffle"),
-            static_cast<std::uint64_t>(config.get_int("run.seed"))};
+            static_cast<float>(config.get_double("train.lr")), static_cast<std::uint64_t>(config.get_int("run.seed"))};
 }
 
 // Ranks start from identical weights: rank 0's, as DDP broadcasts them.
@@ -67,12 +75,48 @@ struct Evaluation {
     double accuracy;
 };
 
-Evaluation evaluate(Session& session, Engine& engine, const DatasetShard& shard) {
-    constexpr int kEvalBatch = 1000;
-    const std::size_t real = shard.count - shard.padded;  // padded samples are not counted
-    double totals[3] = {0.0, 0.0, static_cast<double>(real)};  // loss sum, correct, samples
+// uint8 images -> float32 pixels / 255 (torchvision's ToTensor), on the reader's thread.
+void scale_batch(Batch& batch) {
+    const auto inputs = static_cast<std::size_t>(kInputs);
+    float* pixels = batch.set<float>(kPixels, {batch.count, inputs}).data();
+    scale_pixels(batch.column(kImages).view<std::uint8_t>().data(), batch.count * inputs, pixels);
+}
+
+BatchOptions for_engine(BatchOptions options, const Engine& engine) {
+    if (engine.reads_shards()) {
+        options.columns = std::vector<std::string>{};
+    } else {
+        options.columns = std::vector<std::string>{kImages, kLabels};
+        options.transform = scale_batch;
+    }
+    return options;
+}
+
+// What the engine reads: positions only when it keeps whole shards, else images and labels,
+// scaled by the reader.
+BatchOptions stream_options(const Session& session, const Engine& engine, const std::string& split, std::size_t batch) {
+    BatchOptions options = data::configured_batch_options(session.config(), split, batch);
+    return for_engine(options, engine);
+}
+
+StepBatch step_batch(const Batch& batch, const Engine& engine) {
+    StepBatch step{batch.first, static_cast<int>(batch.count), static_cast<float>(batch.mean_over)};
+    if (!engine.reads_shards()) {
+        step.pixels = batch.view<float>(kPixels).data();
+        step.labels = batch.view<std::uint8_t>(kLabels).data();
+    }
+    return step;
+}
+
+Evaluation evaluate(Session& session, Engine& engine) {
+    const BatchOptions options = stream_options(session, engine, "test", kEvalBatch);
+    double totals[3] = {0.0, 0.0, 0.0};  // loss sum, correct, samples
     std::int64_t correct = 0;
-    engine.evaluate(real, kEvalBatch, totals[0], correct);
+    BatchIterator batches = session.dataset("test").iter_batches(options, 0);
+    while (const Batch* batch = batches.next()) {
+        engine.evaluate(step_batch(*batch, engine), totals[0], correct);
+        totals[2] += static_cast<double>(batch->count);
+    }
     totals[1] = static_cast<double>(correct);
     session.communicator().allreduce(totals, 3, DType::f64, ReduceOp::sum);
     return {totals[0] / totals[2], totals[1] / totals[2]};
@@ -81,13 +125,19 @@ Evaluation evaluate(Session& session, Engine& engine, const DatasetShard& shard)
 // Where training stands: what a checkpoint must hold to continue bitwise-exactly.
 struct Progress {
     std::int64_t epoch = 0;       // the epoch in progress (0-based)
-    std::int64_t next_batch = 0;  // its next local batch
+    std::int64_t next_batch = 0;  // its next global batch
     double loss_sum = 0.0;        // this rank's sum of batch losses so far in the epoch
     std::int64_t batches = 0;     // batches summed into loss_sum
     std::int64_t step = 0;        // training steps done in the whole run
+    double data_wait_s = 0.0;     // this epoch's time waiting for the reader (not checkpointed)
 };
 
-CheckpointState make_state(const Mlp& model, const Progress& progress, const Context& context) {
+// The training stream's options: its position in a checkpoint is only valid under them.
+struct Streams {
+    BatchOptions train;
+};
+
+CheckpointState make_state(const Mlp& model, const Progress& progress, const Context& context, const Streams& streams) {
     CheckpointState state;
     for (int l = 0; l < kLayers; ++l) {
         const Layer& layer = model.layers()[l];
@@ -100,8 +150,8 @@ CheckpointState make_state(const Mlp& model, const Progress& progress, const Con
     const auto rank = static_cast<std::uint64_t>(context.world_rank);
     state.sharded<double>("loss_sum", std::span<const double>(&progress.loss_sum, 1), {ranks},
                           {rank}, {1});
-    state.attribute("epoch", progress.epoch).attribute("next_batch", progress.next_batch)
-        .attribute("batches", progress.batches).attribute("step", progress.step);
+    save_position(state, "train", {progress.epoch, progress.next_batch}, streams.train);
+    state.attribute("batches", progress.batches).attribute("step", progress.step);
     return state;
 }
 
@@ -113,7 +163,14 @@ void check_shape(const Checkpoint& checkpoint, const std::string& name, const Sh
             "another model", checkpoint.path(), name, fmt::join(stored, ", "), fmt::join(expected, ", ")));
 }
 
-Progress restore(const Checkpoint& checkpoint, Mlp& model, const Context& context) {
+// The stream position, from the data.train.* attributes (or, in checkpoints of trainrt before
+// the streaming reader, fashion_mlp's own epoch and next_batch).
+DataPosition restore_position(const Checkpoint& checkpoint, const Streams& streams) {
+    if (auto position = load_position(checkpoint, "train", streams.train)) return *position;
+    return {checkpoint.attribute_int("epoch"), checkpoint.attribute_int("next_batch")};
+}
+
+Progress restore(const Checkpoint& checkpoint, Mlp& model, const Context& context, const Streams& streams) {
     for (int l = 0; l < kLayers; ++l) {
         Layer& layer = model.layers()[l];
         const std::uint64_t outputs = layer.outputs, inputs = layer.inputs;
@@ -124,8 +181,9 @@ Progress restore(const Checkpoint& checkpoint, Mlp& model, const Context& contex
             checkpoint.read(name, TensorType::f32, Shape(shape.size(), 0), shape, values->data());
         }
     }
-    Progress progress{checkpoint.attribute_int("epoch"), checkpoint.attribute_int("next_batch"), 0.0,
-                      checkpoint.attribute_int("batches"), checkpoint.attribute_int("step")};
+    const DataPosition position = restore_position(checkpoint, streams);
+    Progress progress{position.epoch, position.next_batch, 0.0, checkpoint.attribute_int("batches"),
+                      checkpoint.attribute_int("step")};
     std::vector<double> sums = checkpoint.read_all<double>("loss_sum");
     if (checkpoint.world_size() == context.world_size)
         progress.loss_sum = sums.at(static_cast<std::size_t>(context.world_rank));
@@ -146,84 +204,103 @@ Metrics running_metrics(Session& session, const Progress& progress) {
     return metrics;
 }
 
+// The state to checkpoint, with the engine's weights brought to the host model first.
+CheckpointState snapshot(Engine& engine, const Mlp& model, const Progress& progress, const Context& context,
+                         const Streams& streams) {
+    engine.sync_to_host();
+    return make_state(model, progress, context, streams);
+}
+
+// Reports with a checkpoint: the engine's running loss sum and weights brought to the host first.
+void report_progress(Session& session, Engine& engine, const Mlp& model, Progress& progress, const Streams& streams) {
+    progress.loss_sum = engine.loss_sum();
+    session.report(running_metrics(session, progress), snapshot(engine, model, progress, session.context(), streams));
+}
+
 // Runs the rest of the current epoch's batches; checkpoints every `every_steps` steps and when a
 // stop is agreed (then returns false: the run ends here and resumes from that checkpoint).
-// The state to checkpoint, with the engine's weights brought to the host model first.
-CheckpointState snapshot(Engine& engine, const Mlp& model, const Progress& progress, const Context& context) {
-    engine.sync_to_host();
-    return make_state(model, progress, context);
-}
-
-// The state to report with a checkpoint: the engine's running loss sum and weights brought to
-// the host first.
-void report_progress(Session& session, Engine& engine, const Mlp& model, Progress& progress) {
-    progress.loss_sum = engine.loss_sum();
-    session.report(running_metrics(session, progress), snapshot(engine, model, progress, session.context()));
-}
-
-bool train_epoch(Session& session, const Mlp& model, Engine& engine, const DatasetShard& shard,
-                 const Settings& settings, Progress& progress) {
+bool train_epoch(Session& session, const Mlp& model, Engine& engine, const Settings& settings, const Streams& streams,
+                 Progress& progress) {
     const std::int64_t every = session.config().get_int("checkpoint.every_steps");
-    const auto batches = static_cast<std::int64_t>(global_batches(shard.global_count, settings.global_batch));
-    const Context& context = session.context();
+    BatchIterator batches = session.dataset("train").iter_batches(streams.train, {progress.epoch, progress.next_batch});
+    const auto last = static_cast<std::int64_t>(batches.batches());
     engine.set_loss_sum(progress.loss_sum);
-    for (std::int64_t b = progress.next_batch; b < batches; ++b) {
-        const BatchPart part = batch_part(static_cast<std::size_t>(b), shard.global_count, settings.global_batch,
-                                          context.world_size, context.world_rank);
-        engine.train_step(part.first, static_cast<int>(part.count), static_cast<float>(part.mean_over), settings.lr);
+    while (const Batch* batch = batches.next()) {
+        engine.train_step(step_batch(*batch, engine), settings.lr);
         ++progress.batches;
         ++progress.step;
-        progress.next_batch = b + 1;
-        const bool periodic = every > 0 && progress.step % every == 0 && b + 1 < batches;
-        if (periodic) report_progress(session, engine, model, progress);
+        progress.next_batch = static_cast<std::int64_t>(batch->index) + 1;
+        const bool periodic = every > 0 && progress.step % every == 0 && progress.next_batch < last;
+        if (periodic) report_progress(session, engine, model, progress, streams);
         if (session.should_stop()) {
-            if (!periodic) report_progress(session, engine, model, progress);
+            if (!periodic) report_progress(session, engine, model, progress, streams);
             return false;
         }
     }
     progress.loss_sum = engine.loss_sum();
+    progress.data_wait_s = batches.wait_seconds();
     return true;
 }
 
-Progress start(Session& session, Mlp& model, const Settings& settings) {
+Progress start(Session& session, Mlp& model, const Settings& settings, const Streams& streams) {
     if (const Checkpoint* checkpoint = session.checkpoint())
-        return restore(*checkpoint, model, session.context());
+        return restore(*checkpoint, model, session.context(), streams);
     initialise(session, model, settings.seed);
     return {};
+}
+
+std::unique_ptr<Engine> make_engine(Session& session, Mlp& model) {
+    const JobConfig& config = session.config();
+    auto bucket_bytes = static_cast<std::size_t>(config.get_double("scaling.bucket_mb") * 1048576.0);
+    CudaOptions cuda;
+    cuda.resident_data = config.get_bool("train.gpu_resident_data");
+    return config.get_bool("scaling.use_gpu") ? make_cuda_engine(model, session.communicator(), cuda)
+                                              : make_cpu_engine(model, session.communicator(), bucket_bytes);
+}
+
+// An engine that reads whole shards gets the epoch's train shard (a new one when shuffled).
+void load_train_shard(Session& session, Engine& engine, const Streams& streams, std::int64_t epoch, bool first,
+                      DatasetShard& shard) {
+    if (!engine.reads_shards() || (!first && streams.train.shuffle == Shuffle::none)) return;
+    shard = session.dataset_shard("train", static_cast<std::uint64_t>(epoch));
+    engine.set_data(Split::train, shard);
+}
+
+Metrics epoch_metrics(Session& session, const Progress& progress, const Evaluation& evaluation, double train_time,
+                      double eval_time) {
+    const double loss = mean_over_ranks(session, progress);
+    const double wait = session.communicator().allreduce_value(progress.data_wait_s, ReduceOp::max);
+    const double samples = static_cast<double>(session.dataset("train").size());
+    Metrics metrics;
+    metrics.set("epoch", progress.epoch + 1).set("loss", loss).set("test_loss", evaluation.loss)
+        .set("test_accuracy", evaluation.accuracy).set("train_time_s", train_time)
+        .set("eval_time_s", eval_time).set("epoch_time_s", train_time + eval_time)
+        .set("samples_per_s", samples / train_time).set("data_wait_s", wait);
+    return metrics;
 }
 
 void run(Session& session) {
     const Settings settings = read_settings(session);
     Mlp model;
-    Progress progress = start(session, model, settings);
-    auto bucket_bytes = static_cast<std::size_t>(session.config().get_double("scaling.bucket_mb") * 1048576.0);
-    CudaOptions cuda;
-    cuda.resident_data = session.config().get_bool("train.gpu_resident_data");
-    std::unique_ptr<Engine> engine = session.config().get_bool("scaling.use_gpu")
-                                         ? make_cuda_engine(model, session.communicator(), cuda)
-                                         : make_cpu_engine(model, session.communicator(), bucket_bytes);
-    const DatasetShard test = session.dataset_shard("test", 0);
-    engine->set_data(Split::test, test);
-    DatasetShard train;
+    Streams streams{data::configured_batch_options(session.config(), "train", settings.global_batch)};
+    Progress progress = start(session, model, settings, streams);
+    std::unique_ptr<Engine> engine = make_engine(session, model);  // from the started model
+    streams.train = for_engine(streams.train, *engine);
+    DatasetShard test, train;
+    if (engine->reads_shards()) {
+        test = session.dataset_shard("test", 0);
+        engine->set_data(Split::test, test);
+    }
     for (bool first = true; progress.epoch < settings.epochs; first = false) {
-        if (first || settings.shuffle) {
-            train = session.dataset_shard("train", static_cast<std::uint64_t>(progress.epoch));
-            engine->set_data(Split::train, train);
-        }
+        load_train_shard(session, *engine, streams, progress.epoch, first, train);
         auto started = Clock::now();
-        if (!train_epoch(session, model, *engine, train, settings, progress)) return;
-        double loss = mean_over_ranks(session, progress);
+        if (!train_epoch(session, model, *engine, settings, streams, progress)) return;
         double train_time = seconds_since(started);
         auto eval_start = Clock::now();
-        Evaluation evaluation = evaluate(session, *engine, test);
-        double eval_time = seconds_since(eval_start);
-        Metrics metrics;
-        metrics.set("epoch", progress.epoch + 1).set("loss", loss).set("test_loss", evaluation.loss)
-            .set("test_accuracy", evaluation.accuracy).set("train_time_s", train_time)
-            .set("eval_time_s", eval_time).set("epoch_time_s", train_time + eval_time)
-            .set("samples_per_s", static_cast<double>(train.global_count) / train_time);
-        progress = {progress.epoch + 1, 0, 0.0, 0, progress.step};
-        session.report(metrics, snapshot(*engine, model, progress, session.context()));
+        Evaluation evaluation = evaluate(session, *engine);
+        Metrics metrics = epoch_metrics(session, progress, evaluation, train_time, seconds_since(eval_start));
+        progress = {progress.epoch + 1, 0, 0.0, 0, progress.step, 0.0};
+        session.report(metrics, snapshot(*engine, model, progress, session.context(), streams));
         if (progress.epoch < settings.epochs && session.should_stop()) return;
     }
     engine->sync_to_host();

@@ -159,11 +159,13 @@ void Mlp::evaluate(const float* images, const std::uint8_t* labels, int batch, d
     }
 }
 
+void scale_pixels(const std::uint8_t* pixels, std::size_t values, float* out) {
+    for (std::size_t k = 0; k < values; ++k) out[k] = static_cast<float>(pixels[k]) / 255.0f;
+}
+
 void scale_pixels(const DatasetShard& shard, std::size_t first, int count, float* out) {
     const std::size_t sample = shard.sample_size();
-    const std::size_t values = static_cast<std::size_t>(count) * sample;
-    const std::uint8_t* pixels = shard.features.data() + first * sample;
-    for (std::size_t k = 0; k < values; ++k) out[k] = static_cast<float>(pixels[k]) / 255.0f;
+    scale_pixels(shard.features.data() + first * sample, static_cast<std::size_t>(count) * sample, out);
 }
 
 void scale_pixels(const DatasetShard& shard, std::size_t first, int count, std::vector<float>& out) {

@@ -65,6 +65,7 @@ private:
 
 // Samples [first, first + count) of `shard` as float32 pixels/255 (torchvision's ToTensor) into
 // `out` (resized to count * sample size).
+void scale_pixels(const std::uint8_t* pixels, std::size_t values, float* out);  // / 255, as ToTensor
 void scale_pixels(const DatasetShard& shard, std::size_t first, int count, std::vector<float>& out);
 void scale_pixels(const DatasetShard& shard, std::size_t first, int count, float* out);  // count * sample size
 

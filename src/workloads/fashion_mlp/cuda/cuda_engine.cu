@@ -156,6 +156,8 @@ public:
     }
     ~CudaEngine() override { cudaStreamSynchronize(stream_); }  // nothing of ours may run on after
 
+    bool reads_shards() const override { return true; }
+
     void set_data(Split split, const DatasetShard& shard) override {
         DeviceSplit& target = split == Split::train ? train_ : test_;
         target.host = &shard;
@@ -168,11 +170,11 @@ public:
     }
 
     // Any part of a global batch, an empty one too (its step still joins every allreduce).
-    void train_step(std::size_t first, int count, float mean_over, float lr) override {
-        reserve(count);
+    void train_step(const StepBatch& batch, float lr) override {
+        reserve(batch.count);
         const std::size_t slot = claim_slot();
-        stage(train_, first, count, slot);
-        run_step(StepShape{count, bits_of(mean_over), bits_of(lr)});
+        stage(train_, batch.first, batch.count, slot);
+        run_step(StepShape{batch.count, bits_of(batch.mean_over), bits_of(lr)});
         release_slot(slot);
     }
 
@@ -184,19 +186,18 @@ public:
         return sum;
     }
 
-    void evaluate(std::size_t real, int batch, double& loss_sum, std::int64_t& correct) override {
-        reserve(batch);
+    // One evaluation batch: rank positions [first, first + count) of the test shard.
+    void evaluate(const StepBatch& batch, double& loss_sum, std::int64_t& correct) override {
+        if (batch.count == 0) return;
+        reserve(batch.count);
         TRAINRT_CUDA_CHECK(cudaMemsetAsync(eval_loss_.get(), 0, sizeof(double), stream_));
         TRAINRT_CUDA_CHECK(cudaMemsetAsync(eval_correct_.get(), 0, sizeof(unsigned long long), stream_));
-        for (std::size_t first = 0; first < real; first += std::size_t(batch)) {
-            const int count = static_cast<int>(std::min<std::size_t>(std::size_t(batch), real - first));
-            const std::size_t slot = claim_slot();
-            stage(test_, first, count, slot);
-            forward(count);
-            kernels::softmax_cross_entropy(buffers_.activations[kLayers - 1].get(), buffers_.labels.get(), count,
-                                           1.0f, nullptr, eval_loss_.get(), eval_correct_.get(), stream_);
-            release_slot(slot);
-        }
+        const std::size_t slot = claim_slot();
+        stage(test_, batch.first, batch.count, slot);
+        forward(batch.count);
+        kernels::softmax_cross_entropy(buffers_.activations[kLayers - 1].get(), buffers_.labels.get(), batch.count,
+                                       1.0f, nullptr, eval_loss_.get(), eval_correct_.get(), stream_);
+        release_slot(slot);
         double eval_loss = 0.0;
         unsigned long long hits = 0;
         copy_to_host(&eval_loss, eval_loss_.get(), sizeof eval_loss);

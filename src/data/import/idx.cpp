@@ -1,4 +1,4 @@
-#include "data/idx.hpp"
+#include "data/import/idx.hpp"
 
 #include <zlib.h>
 

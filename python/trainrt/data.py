@@ -1,0 +1,116 @@
+"""Datasets from Python: trainrt's streaming reader (README "Data") behind Ray Data's names.
+
+    ds = trainrt.get_dataset("train")                  # data.path's split, this rank's view
+    it = ds.iter_batches(batch_size=32, epoch=epoch)   # dicts of numpy arrays, read in the background
+    for batch in it:                                   # {"features": float32 [n, F], "label": int64 [n]}
+        ...
+    state = it.state_dict()                            # save it in the checkpoint: exact resume
+
+batch_size is per worker, as in Ray: the global batch is batch_size x world size, split so that
+every rank gets batch_size samples (the last batch may be smaller, and differ by one between
+ranks). The order is the same for every world size; shuffle is none, global or blocks (default:
+data.shuffle for "train", none otherwise). A rank holds only its prefetch window, not the dataset.
+"""
+from . import _state
+
+_UNSET = object()
+
+
+def _config(key, fallback):
+    return _state.session().config().get(key, fallback)
+
+
+class BatchIterator:
+    """One epoch of this rank's batches. `position` / `state_dict()`: where it stands (the next
+    global batch), for a checkpoint; `wait_seconds`: time spent waiting for the reader."""
+
+    def __init__(self, native, options, torch):
+        self._native, self._options, self._torch = native, options, torch
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        batch = next(self._native)
+        if self._torch:
+            import torch
+            return {name: torch.from_numpy(array) for name, array in batch.items()}
+        return batch
+
+    def __len__(self):
+        return len(self._native)
+
+    @property
+    def position(self):
+        return self._native.position
+
+    @property
+    def wait_seconds(self):
+        return self._native.wait_seconds
+
+    def state_dict(self):
+        """{"epoch", "next_batch", "batch_size", "shuffle"}: numbers and strings a trainrt.Checkpoint
+        stores as attributes."""
+        return dict(self._native.position, batch_size=self._options["batch_size"], shuffle=self._options["shuffle"])
+
+
+class Dataset:
+    """A split of data.path as this rank streams it (trainrt.get_dataset)."""
+
+    def __init__(self, native):
+        self._native = native
+
+    @property
+    def size(self):
+        return self._native.size
+
+    @property
+    def columns(self):
+        """[{"name", "dtype", "shape", "mean", "std", "num_classes"}] in file order."""
+        return self._native.columns
+
+    @property
+    def feature_column(self):
+        return self._native.feature_column
+
+    @property
+    def label_column(self):
+        return self._native.label_column
+
+    def _options(self, batch_size, shuffle, columns, prefetch_batches, drop_last, shuffle_buffer):
+        ranks = _state.context().world_size
+        if shuffle is _UNSET:
+            shuffle = _config("data.shuffle", "none") if self._native.split == "train" else "none"
+        shuffle = {"true": "global", "false": "none", True: "global", False: "none", None: "none"}.get(shuffle, shuffle)
+        if prefetch_batches is _UNSET:
+            prefetch_batches = int(_config("data.prefetch_batches", "2"))
+        if shuffle_buffer is _UNSET:
+            shuffle_buffer = int(_config("data.shuffle_buffer", "0"))
+        return {"batch_size": int(batch_size) * ranks, "drop_last": bool(drop_last), "pad": False,
+                "prefetch_batches": int(prefetch_batches), "shuffle": str(shuffle),
+                "shuffle_buffer": int(shuffle_buffer), "columns": None if columns is None else list(columns)}
+
+    def iter_batches(self, batch_size=64, *, epoch=0, shuffle=_UNSET, columns=None, prefetch_batches=_UNSET,
+                     drop_last=False, shuffle_buffer=_UNSET, resume=None, _torch=False):
+        """The batches of `epoch` as dicts of numpy arrays (columns: all, or those named). resume:
+        a state_dict() saved mid-epoch (its epoch and next batch; the batch size and shuffle must
+        be the same, else trainrt.Error)."""
+        options = self._options(batch_size, shuffle, columns, prefetch_batches, drop_last, shuffle_buffer)
+        next_batch = 0
+        if resume is not None:
+            if resume["batch_size"] != options["batch_size"] or resume["shuffle"] != options["shuffle"]:
+                from ._trainrt import Error
+                raise Error(f"iter_batches: the saved position was taken with a global batch of {resume['batch_size']} "
+                            f"and shuffle {resume['shuffle']}, this call asks for {options['batch_size']} and "
+                            f"{options['shuffle']}: its batches would be other samples")
+            epoch, next_batch = int(resume["epoch"]), int(resume["next_batch"])
+        return BatchIterator(self._native.iter_batches(options, int(epoch), next_batch), options, _torch)
+
+    def iter_torch_batches(self, batch_size=64, **kwargs):
+        """iter_batches with torch tensors instead of numpy arrays (Ray's iter_torch_batches)."""
+        return self.iter_batches(batch_size, _torch=True, **kwargs)
+
+
+def get_dataset(split="train"):
+    """`split` of data.path as this rank streams it (DataError naming the file when unusable)."""
+    return Dataset(_state.session().dataset(split))

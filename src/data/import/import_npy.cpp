@@ -1,0 +1,188 @@
+// `trainrt data import npy`: headers of every array first (types, shapes, names, lengths checked
+// before anything is written), then each array streamed in blocks of rows into its split(s).
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "data/dataset_writer.hpp"
+#include "data/import/importers.hpp"
+#include "data/import/npy.hpp"
+#include "trainrt/error.hpp"
+
+namespace trainrt::data {
+namespace {
+
+constexpr std::size_t kBlockBytes = 4u << 20;
+
+// One input array: a .npy file, or a member of an .npz.
+struct NpyInput {
+    std::string name;                   // the column it becomes
+    std::string file;
+    std::optional<std::size_t> member;  // in the .npz
+    std::size_t input = 0;              // which command-line input it came from
+    NpyArray array;
+};
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::unique_ptr<ByteSource> open_input(const NpyInput& input, std::unique_ptr<NpzArchive>& archive) {
+    if (!input.member) return open_npy_file(input.file);
+    archive = std::make_unique<NpzArchive>(input.file);
+    return archive->open(*input.member);
+}
+
+void add_inputs(const std::string& argument, std::size_t index, std::vector<NpyInput>& inputs) {
+    const std::size_t equals = argument.find('=');
+    const bool named = equals != std::string::npos && !std::filesystem::exists(argument);
+    const std::string file = named ? argument.substr(equals + 1) : argument;
+    if (ends_with(file, ".npz")) {
+        if (named) throw DataError(fmt::format("data import: {}: name the arrays inside an .npz by their keys", argument));
+        NpzArchive archive(file);
+        for (std::size_t m = 0; m < archive.members().size(); ++m) {
+            auto source = archive.open(m);
+            inputs.push_back({archive.members()[m], file, m, index, read_npy_header(*source)});
+        }
+        return;
+    }
+    auto source = open_npy_file(file);
+    const std::string name = named ? argument.substr(0, equals) : std::filesystem::path(file).stem().string();
+    inputs.push_back({name, file, std::nullopt, index, read_npy_header(*source)});
+}
+
+std::string where(const NpyInput& input) {
+    return input.member ? fmt::format("{}[{}]", input.file, input.name) : input.file;
+}
+
+// Names unique within a split, valid, and one length per split.
+void check_inputs(const std::vector<NpyInput>& inputs, const SplitPlan& plan) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const std::size_t split_i = plan.by_file() ? plan.file_split[inputs[i].input] : 0;
+        if (!valid_name(inputs[i].name))
+            throw DataError(fmt::format("data import: {}: '{}' is not a column name (letters, digits, _ - .); name "
+                                        "it with NAME={}", where(inputs[i]), inputs[i].name, inputs[i].file));
+        for (std::size_t j = 0; j < i; ++j) {
+            const std::size_t split_j = plan.by_file() ? plan.file_split[inputs[j].input] : 0;
+            if (split_i != split_j) continue;
+            if (inputs[j].name == inputs[i].name)
+                throw DataError(fmt::format("data import: column name '{}' appears twice ({} and {}); rename one with "
+                                            "NAME=FILE.npy", inputs[i].name, where(inputs[j]), where(inputs[i])));
+            if (inputs[j].array.shape[0] != inputs[i].array.shape[0])
+                throw DataError(fmt::format("data import: {} has {} rows, {} has {}: the columns of a split need the "
+                                            "same first dimension", where(inputs[j]), inputs[j].array.shape[0],
+                                            where(inputs[i]), inputs[i].array.shape[0]));
+        }
+        if (inputs[i].array.shape[0] == 0)
+            throw DataError(fmt::format("data import: {} has no rows (its first dimension is 0)", where(inputs[i])));
+    }
+}
+
+// Rows per input (for split_counts): in file mode each input's arrays have its length.
+std::vector<std::uint64_t> input_rows(const std::vector<NpyInput>& inputs, std::size_t input_count) {
+    std::vector<std::uint64_t> rows(input_count, 0);
+    for (const NpyInput& input : inputs) rows[input.input] = input.array.shape[0];
+    return rows;
+}
+
+std::vector<std::string> names_in(const std::vector<NpyInput>& inputs, const SplitPlan& plan, std::size_t split) {
+    std::vector<std::string> names;
+    for (const NpyInput& input : inputs)
+        if ((plan.by_file() ? plan.file_split[input.input] : 0) == split) names.push_back(input.name);
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// Streams one array into the writers of its split(s).
+void copy_array(const NpyInput& input, const std::vector<ColumnWriter*>& writers, const RowAssigner* assigner,
+                std::size_t split) {
+    std::unique_ptr<NpzArchive> archive;
+    std::unique_ptr<ByteSource> source = open_input(input, archive);
+    read_npy_header(*source);
+    const NpyArray& array = input.array;
+    const std::size_t elements = array.sample_elements();
+    const std::size_t in_row = elements * array.item_bytes, out_row = elements * column_type_size(array.type);
+    const std::size_t block = std::max<std::size_t>(1, kBlockBytes / std::max<std::size_t>(1, in_row));
+    std::vector<std::byte> raw(block * in_row), converted(block * out_row);
+    for (std::uint64_t row = 0; row < array.shape[0];) {
+        const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(block, array.shape[0] - row));
+        source->read(raw.data(), count * in_row, "data");
+        convert_elements(array, raw.data(), count * elements, converted.data());
+        if (!assigner) {
+            writers[split]->append(converted.data(), count);
+        } else {
+            for (std::size_t r = 0; r < count; ++r)
+                writers[assigner->split_of(row + r)]->append(converted.data() + r * out_row, 1);
+        }
+        row += count;
+    }
+}
+
+std::string feature_column(const NpyOptions& options, const std::vector<std::string>& names) {
+    if (!options.features.empty()) {
+        if (std::find(names.begin(), names.end(), options.features) == names.end())
+            throw DataError(fmt::format("data import: --features {} is not one of the arrays ({})", options.features,
+                                        fmt::join(names, ", ")));
+        return options.features;
+    }
+    if (names.size() == 2 && !options.common.label.empty())
+        return names[0] == options.common.label ? names[1] : names[0];
+    return "";
+}
+
+}  // namespace
+
+ImportReport import_npy(const std::vector<std::string>& files, const NpyOptions& options) {
+    if (files.empty()) throw DataError("data import npy: no input files");
+    const SplitPlan plan = parse_split(options.common.split, files);
+    std::vector<NpyInput> inputs;
+    for (std::size_t i = 0; i < files.size(); ++i) add_inputs(files[i], i, inputs);
+    check_inputs(inputs, plan);
+    const std::vector<std::string> names = names_in(inputs, plan, 0);
+    for (std::size_t s = 1; s < plan.names.size() && plan.by_file(); ++s)
+        if (names_in(inputs, plan, s) != names)
+            throw DataError(fmt::format("data import: split '{}' has arrays {}, split '{}' has {}: every split needs "
+                                        "the same columns", plan.names[0], fmt::join(names, ", "), plan.names[s],
+                                        fmt::join(names_in(inputs, plan, s), ", ")));
+    if (!options.common.label.empty() && std::find(names.begin(), names.end(), options.common.label) == names.end())
+        throw DataError(fmt::format("data import: --label {} is not one of the arrays ({})", options.common.label,
+                                    fmt::join(names, ", ")));
+    const std::string features = feature_column(options, names);
+    const std::vector<std::uint64_t> counts =
+        split_counts(plan, plan.by_file() ? input_rows(inputs, files.size()) : std::vector<std::uint64_t>{inputs[0].array.shape[0]},
+                     options.common.seed);
+
+    DatasetWriter writer(options.common.out, options.common.compression);
+    writer.describe(options.common.name.empty() ? default_name(options.common.out) : options.common.name,
+                    fmt::format("npy: {}", fmt::join(files, ", ")), features, options.common.label);
+    std::optional<RowAssigner> assigner;
+    if (!plan.by_file()) assigner.emplace(plan, inputs[0].array.shape[0], options.common.seed);
+    for (const NpyInput& input : inputs) {
+        std::vector<ColumnWriter*> writers(plan.names.size(), nullptr);
+        const std::size_t home = plan.by_file() ? plan.file_split[input.input] : 0;
+        std::vector<std::size_t> sample(input.array.shape.begin() + 1, input.array.shape.end());
+        for (std::size_t s = 0; s < plan.names.size(); ++s)
+            if (!plan.by_file() || s == home)
+                writers[s] = &writer.add_column(plan.names[s], {input.name, input.array.type, sample, counts[s], where(input)});
+        copy_array(input, writers, assigner ? &*assigner : nullptr, home);
+    }
+    writer.commit();
+
+    ImportReport report;
+    std::vector<std::string> described;
+    for (const NpyInput& input : inputs)
+        if (!plan.by_file() || plan.file_split[input.input] == 0)
+            described.push_back(input.array.shape.size() == 1
+                                    ? fmt::format("{} ({})", input.name, column_type_name(input.array.type))
+                                    : fmt::format("{} ({} {})", input.name, column_type_name(input.array.type),
+                                                  fmt::join(std::vector<std::size_t>(input.array.shape.begin() + 1,
+                                                                                     input.array.shape.end()), "x")));
+    report.what = fmt::format("columns {}", fmt::join(described, ", "));
+    for (std::size_t s = 0; s < plan.names.size(); ++s) report.splits.emplace_back(plan.names[s], counts[s]);
+    return report;
+}
+
+}  // namespace trainrt::data

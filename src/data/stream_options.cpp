@@ -1,0 +1,56 @@
+// [data] keys -> BatchOptions, and a stream's position in a checkpoint.
+#include <fmt/format.h>
+
+#include "data/stream.hpp"
+#include "trainrt/error.hpp"
+
+namespace trainrt {
+namespace data {
+
+Shuffle parse_shuffle(const std::string& value) {
+    if (value == "none" || value == "false") return Shuffle::none;
+    if (value == "global" || value == "true") return Shuffle::global;
+    if (value == "blocks") return Shuffle::blocks;
+    throw ConfigError(fmt::format("config: bad value '{}' for data.shuffle: expected none, global or blocks", value));
+}
+
+BatchOptions configured_batch_options(const JobConfig& config, const std::string& split, std::size_t batch_size) {
+    BatchOptions options;
+    options.batch_size = batch_size;
+    options.prefetch_batches = static_cast<std::size_t>(config.get_int("data.prefetch_batches"));
+    options.shuffle = split == "train" ? parse_shuffle(config.get("data.shuffle")) : Shuffle::none;
+    options.shuffle_buffer = static_cast<std::size_t>(config.get_int("data.shuffle_buffer"));
+    return options;
+}
+
+}  // namespace data
+
+namespace {
+
+std::string key(const std::string& split, const char* name) { return fmt::format("data.{}.{}", split, name); }
+
+}  // namespace
+
+void save_position(CheckpointState& state, const std::string& split, const DataPosition& position,
+                   const BatchOptions& options) {
+    state.attribute(key(split, "epoch"), position.epoch)
+        .attribute(key(split, "next_batch"), position.next_batch)
+        .attribute(key(split, "batch_size"), static_cast<std::int64_t>(options.batch_size))
+        .attribute(key(split, "shuffle"), std::string(shuffle_name(options.shuffle)));
+}
+
+std::optional<DataPosition> load_position(const Checkpoint& checkpoint, const std::string& split,
+                                          const BatchOptions& options) {
+    if (!checkpoint.has_attribute(key(split, "next_batch"))) return std::nullopt;
+    const std::int64_t batch = checkpoint.attribute_int(key(split, "batch_size"));
+    const auto& shuffle = std::get<std::string>(checkpoint.attribute(key(split, "shuffle")));
+    if (batch != static_cast<std::int64_t>(options.batch_size) || shuffle != shuffle_name(options.shuffle))
+        throw CheckpointError(fmt::format(
+            "checkpoint {}: the '{}' stream was saved with batch_size {} and shuffle {}, this run reads it with "
+            "batch_size {} and shuffle {}: its batches would be other samples; resume with the same batch size and "
+            "shuffle, or start a new run (another run.name)", checkpoint.path(), split, batch, shuffle,
+            options.batch_size, shuffle_name(options.shuffle)));
+    return DataPosition{checkpoint.attribute_int(key(split, "epoch")), checkpoint.attribute_int(key(split, "next_batch"))};
+}
+
+}  // namespace trainrt
