@@ -19,8 +19,7 @@ for attempt in 1 2 3; do
   runner=$!
   victim=
   for _ in $(seq 1 1200); do   # up to 60 s for the run to reach the moment
-    rows=$(cat "$WORK/$name/result.jsonl" 2>/dev/null | wc -l)
-    if [ "$rows" -ge "$rows_before" ]; then
+    if [ "$(rows "$WORK/$name")" -ge "$rows_before" ]; then
       victim=$( { pgrep -f -- "--run.name=$name" || true; } | while read -r pid; do
                  if [ "$(cat /proc/"$pid"/comm 2>/dev/null)" = trainrt ]; then echo "$pid"; fi; done | tail -1)
       [ -n "$victim" ] && break
