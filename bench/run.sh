@@ -81,10 +81,11 @@ if ! skipped torch && grep -q '^TRAINRT_WITH_TORCH:.*=\(AUTO\|ON\)$' "$BUILD/CMa
   targets+=(trainrt_torch torch_ddp_bench torch_plain_loop)
 fi
 # The Python part needs the component (libtrainrt_python and the trainrt package).
+# The data part uses it too (trainrt's Python loader beside PyTorch's DataLoader), when configured.
 PYTHON_BUILT=0
-if ! skipped python && grep -q '^TRAINRT_WITH_PYTHON:.*=\(AUTO\|ON\)$' "$BUILD/CMakeCache.txt" &&
+if { ! skipped python || ! skipped data; } && grep -q '^TRAINRT_WITH_PYTHON:.*=\(AUTO\|ON\)$' "$BUILD/CMakeCache.txt" &&
    grep -q '^pybind11_DIR:PATH=/' "$BUILD/CMakeCache.txt"; then
-  PYTHON_BUILT=1
+  skipped python || PYTHON_BUILT=1
   targets+=(trainrt_python)
 fi
 if (( ${#targets[@]} )); then
@@ -99,7 +100,7 @@ skipped allreduce || [[ -x $ALLREDUCE ]] || die "$ALLREDUCE was not built"
 CKPT_BENCH=$BUILD/bench/checkpoint_bench
 skipped checkpoint || [[ -x $CKPT_BENCH ]] || die "$CKPT_BENCH was not built"
 
-if { ! skipped trainrt || ! skipped restart || ! skipped report || ! skipped torch; } && [[ ! -f $DATA ]]; then
+if { ! skipped trainrt || ! skipped restart || ! skipped report || ! skipped torch || ! skipped data; } && [[ ! -f $DATA ]]; then
   say "importing FashionMNIST into $DATA"
   mkdir -p "$(dirname "$DATA")"
   "$TRAINRT" data import fashion-mnist --out "$DATA" >&2 || die "'$TRAINRT data import fashion-mnist' failed"
@@ -267,7 +268,8 @@ if ! skipped report; then
     die "report_bench printed no 3 report lines ($OUT/report_n2.jsonl)"
 fi
 
-# Data (part "data"): the streaming reader against a plain read and PyTorch's DataLoader + h5py.
+# Data (part "data"): the streaming reader, cold, against a plain read; peak RSS per rank; fashion_mlp's data
+# wait; trainrt from C++ and from Python against PyTorch's DataLoader + h5py (bench/data/data_bench.sh).
 if ! skipped data; then
   run data "$OUT/data.stdout" bash bench/data/data_bench.sh "$TRAINRT" "$BUILD" "$OUT/data_bench.jsonl" "$storage/data"
 fi

@@ -1,7 +1,12 @@
 """BENCHMARKS.md's data section from data_bench.sh's JSON lines: prints a JSON object with the
-markdown `section` and the `targets` rows (target, measured, True/False/None)."""
+markdown `section` and the `targets` rows (target, measured, True/False/None).
+
+    /usr/bin/python3 bench/data/report.py DATA_BENCH.jsonl
+"""
 import json, statistics, sys
 from pathlib import Path
+
+SHUFFLES = ("none", "blocks", "global")
 
 
 def rows(path):
@@ -10,65 +15,209 @@ def rows(path):
 
 
 def median(values):
+    values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
+
+
+def num(x, spec=".0f"):
+    return "–" if x is None else format(x, spec)
+
+
+def times(x, spec=".2f"):
+    return "–" if x is None else f"{x:{spec}}×"
+
+
+def big_times(x):
+    return "–" if x is None else (f"{x:.0f}×" if x >= 10 else f"{x:.1f}×")
+
+
+def cold_section(data, lines, targets):
+    plain = {(r["pair"], r["against"]): r for r in data if r["part"] == "cold_plain"}
+    streams = [r for r in data if r["part"] == "cold_stream"]
+    if not streams or not plain:
+        lines += ["Streaming read vs plain read: not run.", ""]
+        targets += [["Data: streaming read, cold, shuffle none ≥ 0.90 × a plain sequential read", "not run", None],
+                    ["Data: streaming read, cold, shuffle blocks ≥ 0.80 × a plain sequential read", "not run", None]]
+        return
+    methods = sorted({r.get("cold", "fadvise") for r in data if r["part"] in ("cold_plain", "cold_stream", "rss_ranks")})
+    how = {"drop_caches": "the whole page cache dropped (`sync; echo 3 > /proc/sys/vm/drop_caches`)",
+           "fadvise": "only the file's pages dropped (`fdatasync` + `posix_fadvise(DONTNEED)`: "
+                      "/proc/sys/vm/drop_caches was not writable)"}
+    cold = " / ".join(how.get(m, m) for m in methods)
+    if len(methods) > 1:
+        cold += " (which one per run: the `cold` field of the raw lines)"
+    sample = next(r for r in streams if r["shuffle"] == "none") if any(r["shuffle"] == "none" for r in streams) else streams[0]
+    row_bytes = sample["bytes"] / sample["samples"]
+    file_mib = sample.get("file_bytes", sample["bytes"]) / 2**20
+    pairs = sorted({r["pair"] for r in streams})
+    lines += ["## Data: the streaming reader", "",
+              f"One rank streams a {file_mib:.0f} MiB split (f32 [{sample['samples']}, 1024] + i64 labels, "
+              f"uncompressed, written by `trainrt data import npy`) in batches of 256 rows "
+              f"({256 * row_bytes / 2**20:.1f} MiB) with `prefetch_batches = 2`, every byte touched, against one thread "
+              "`read()`ing the same file sequentially in 1 MiB pieces, every byte touched as well. Before every run "
+              f"(plain or stream): {cold}. Each pair is one plain read and one stream of the same shuffle; odd pairs "
+              "read plain first, even pairs stream first. Ratio: stream / plain throughput within the pair; the median "
+              "is over the pairs. Peak RSS growth: the process's VmHWM minus its RSS before the stream opened. The "
+              "disk is virtual: its host may still cache the file whatever the guest drops, which this run cannot "
+              "see (both sides of a pair are exposed to it alike).", "",
+              "| shuffle | pairs | stream MB/s (median) | plain MB/s (median) | stream / plain (median) | "
+              "plain first (median) | stream first (median) | peak RSS growth (MB, max) |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    ratios, per_pair = {}, {}
+    for shuffle in SHUFFLES:
+        runs = [r for r in streams if r["shuffle"] == shuffle]
+        matched = [(r, plain[r["pair"], shuffle]) for r in runs if (r["pair"], shuffle) in plain]
+        per_pair[shuffle] = {r["pair"]: (r, p, r["mb_per_s"] / p["mb_per_s"]) for r, p in matched}
+        ratios[shuffle] = median([x for _, _, x in per_pair[shuffle].values()])
+        by_first = {first: median([x for r, _, x in per_pair[shuffle].values() if r.get("first") == first])
+                    for first in ("plain", "stream")}
+        growth = max((r["peak_rss_mb"] - r["rss_start_mb"] for r in runs), default=None)
+        lines.append(f"| {shuffle} | {len(matched)} | {num(median([r['mb_per_s'] for r, _ in matched]))} | "
+                     f"{num(median([p['mb_per_s'] for _, p in matched]))} | {times(ratios[shuffle])} | "
+                     f"{times(by_first['plain'])} | {times(by_first['stream'])} | {num(growth)} |")
+    lines += ["", "Every pair (MB/s, stream / plain):", "",
+              "| pair | first | " + " | ".join(f"{s}: plain | {s}: stream | {s}: ratio" for s in SHUFFLES) + " |",
+              "|---:|---|" + "---:|---:|---:|" * len(SHUFFLES)]
+    for pair in pairs:
+        cells, first = [], "–"
+        for shuffle in SHUFFLES:
+            if pair in per_pair[shuffle]:
+                r, p, x = per_pair[shuffle][pair]
+                first = r.get("first", first)
+                cells += [num(p["mb_per_s"]), num(r["mb_per_s"]), f"{x:.2f}"]
+            else:
+                cells += ["–", "–", "–"]
+        lines.append(f"| {pair} | {first} | " + " | ".join(cells) + " |")
+    lines.append("")
+
+    def ratio_target(shuffle, bound):
+        x = ratios[shuffle]
+        detail = ", ".join(f"{v[2]:.2f}" for _, v in sorted(per_pair[shuffle].items()))
+        return f"{times(x)} (median of {len(per_pair[shuffle])} pairs: {detail})", (None if x is None or bound is None else x >= bound)
+    for shuffle, bound, text in (("none", 0.90, "≥ 0.90 ×"), ("blocks", 0.80, "≥ 0.80 ×"), ("global", None, "(reported)")):
+        measured, ok = ratio_target(shuffle, bound)
+        what = f"{text} a plain sequential read" if bound is not None else "vs a plain sequential read (reported)"
+        targets.append([f"Data: streaming read, cold, shuffle {shuffle} {what}", measured, ok])
+
+
+def rss_section(data, lines, targets):
+    runs = [r for r in data if r["part"] == "rss_ranks"]
+    if not runs:
+        lines += ["Peak RSS per rank: not run.", ""]
+        targets.append(["Data: peak RSS per rank, dataset ≥ 4 × the prefetch window (reported)", "not run", None])
+        return
+    ranks = runs[0]["ranks"]
+    row_bytes = sum(r["bytes"] for r in runs) / sum(r["samples"] for r in runs)
+    per_rank_batch = -(-runs[0]["batch"] // ranks)
+    window = runs[0]["prefetch"] * per_rank_batch * row_bytes
+    split_bytes = max(sum(r["bytes"] for r in runs if r["shuffle"] == s) for s in {r["shuffle"] for r in runs})
+    part_bytes = min(r["bytes"] for r in runs)
+    lines += [f"Peak RSS per rank: {ranks} ranks stream the same split at the same time (two `stream_read_bench` "
+              f"processes, `--ranks {ranks} --rank R`), cold as above, global batch {runs[0]['batch']} "
+              f"({per_rank_batch} rows per rank), `prefetch_batches = {runs[0]['prefetch']}`: a rank's prefetch window "
+              f"is {runs[0]['prefetch']} × {per_rank_batch} × {row_bytes:.0f} B = {window / 2**20:.2f} MiB; the split "
+              f"({split_bytes / 2**20:.0f} MiB) is {split_bytes / window:.0f}× that window, each rank's part "
+              f"({part_bytes / 2**20:.0f} MiB) {part_bytes / window:.0f}×. VmHWM is the process's peak resident set "
+              "(the libraries trainrt links included: the RSS before the stream opened is beside it).", "",
+              "| shuffle | rank | RSS before opening (MB) | peak RSS, VmHWM (MB) | growth (MB) | MB read by the rank | MB/s |",
+              "|---|---:|---:|---:|---:|---:|---:|"]
+    for r in sorted(runs, key=lambda r: (SHUFFLES.index(r["shuffle"]) if r["shuffle"] in SHUFFLES else 9, r["rank"])):
+        lines.append(f"| {r['shuffle']} | {r['rank']} | {r['rss_start_mb']:.1f} | {r['peak_rss_mb']:.1f} | "
+                     f"{r['peak_rss_mb'] - r['rss_start_mb']:.1f} | {r['bytes'] / 1e6:.0f} | {r['mb_per_s']:.0f} |")
+    lines.append("")
+    peak = max(r["peak_rss_mb"] for r in runs)
+    growth = max(r["peak_rss_mb"] - r["rss_start_mb"] for r in runs)
+    targets.append([f"Data: peak RSS per rank, {ranks} ranks, split {split_bytes / window:.0f}× the prefetch window (reported)",
+                    f"{peak:.0f} MB VmHWM at most, +{growth:.0f} MB over the RSS before opening", None])
+
+
+def wait_section(data, lines, targets):
+    wait = [r for r in data if r["part"] == "fashion_wait"]
+    if not wait:
+        lines += ["fashion_mlp's data wait: not run.", ""]
+        targets.append(["Data: fashion_mlp data wait ≤ 2 % of train time (prefetch 2, 2 ranks)", "not run", None])
+        return
+    fractions = [r["data_wait_s"] / r["train_time_s"] for r in wait]
+    lines += ["fashion_mlp, 2 ranks, batch 64 (938 steps an epoch), `prefetch_batches = 2`: the time the training "
+              "thread was blocked waiting for a batch (the largest of the ranks), per epoch:", "",
+              "| epoch | train time (s) | data wait (s) | wait / train time |", "|---:|---:|---:|---:|"]
+    lines += [f"| {r['epoch']} | {r['train_time_s']:.3f} | {r['data_wait_s']:.6f} | {f * 100:.3f} % |"
+              for r, f in zip(wait, fractions)]
+    lines.append("")
+    targets.append(["Data: fashion_mlp data wait ≤ 2 % of train time (prefetch 2, 2 ranks)",
+                    f"{max(fractions) * 100:.3f} % (worst epoch)", max(fractions) <= 0.02])
+
+
+LOADERS = [("loader_trainrt_python", None, "trainrt from Python: `get_dataset().iter_batches()`"),
+           ("loader_trainrt", None, "trainrt from C++: `stream_read_bench`"),
+           ("loader_pytorch", 0, "PyTorch `DataLoader` + h5py, num_workers=0"),
+           ("loader_pytorch", 1, "PyTorch `DataLoader` + h5py, num_workers=1")]
+
+
+def loader_section(data, lines, targets):
+    def runs_of(part, workers, shuffle):
+        return [r for r in data if r["part"] == part and r["shuffle"] == shuffle
+                and (workers is None or r.get("workers") == workers)]
+    every = [r for r in data if r["part"].startswith("loader_")]
+    if not every:
+        lines += ["Samples/s against PyTorch's DataLoader: not run.", ""]
+        targets.append(["Data: samples/s ≥ 2 × PyTorch DataLoader + h5py", "not run", None])
+        return
+    counts = sorted({r["samples"] for r in every})
+    runs_each = max(len(runs_of(p, w, s)) for p, w, _ in LOADERS for s in ("none", "global"))
+    lines += [f"Samples/s over FashionMNIST's {every[0].get('split', 'train')} split ({', '.join(map(str, counts))} "
+              "samples, the HDF5 file of `trainrt data import`, page cache warm), batch 64, one process, one epoch "
+              "timed from the iterator's creation (C++: from opening the file) to its last batch: trainrt's stream from Python (what a Python user "
+              "of trainrt gets: `trainrt.get_dataset(\"train\").iter_batches(batch_size=64, shuffle=...)` inside a "
+              "`python:` workload, `bench/data/trainrt_python_loader.py`; dicts of numpy arrays) and from C++ "
+              "(`stream_read_bench`, every byte touched), against a PyTorch `DataLoader` over a map-style `Dataset` "
+              "reading each sample through h5py (what a PyTorch user writes today, `bench/data/pytorch_loader.py`). "
+              f"Median of {runs_each} runs each; the loaders run in turn, in reverse order every other run.", "",
+              "| shuffle | loader | samples/s (median) | runs (samples/s) | vs PyTorch num_workers=0 | vs PyTorch num_workers=1 |",
+              "|---|---|---:|---|---:|---:|"]
+    ratio = {}
+    for shuffle in ("none", "global"):
+        theirs = {w: median([r["samples_per_s"] for r in runs_of("loader_pytorch", w, shuffle)]) for w in (0, 1)}
+        for part, workers, label in LOADERS:
+            runs = runs_of(part, workers, shuffle)
+            if not runs:
+                lines.append(f"| {shuffle} | {label} | not run | | | |")
+                continue
+            ours = median([r["samples_per_s"] for r in runs])
+            cells = ["–", "–"]
+            if part != "loader_pytorch":
+                for w in (0, 1):
+                    if theirs[w]:
+                        ratio[part, shuffle, w] = ours / theirs[w]
+                cells = [big_times(ratio.get((part, shuffle, w))) for w in (0, 1)]
+            lines.append(f"| {shuffle} | {label} | {ours:.0f} | {', '.join(format(r['samples_per_s'], '.0f') for r in runs)} | "
+                         + " | ".join(cells) + " |")
+    if len(counts) > 1:
+        lines += ["", f"Warning: the loaders did not all see the same number of samples ({counts})."]
+    lines.append("")
+    for part, label in (("loader_trainrt_python", "trainrt from Python (iter_batches)"),
+                        ("loader_trainrt", "trainrt from C++ (stream)")):
+        mine = {k: v for k, v in ratio.items() if k[0] == part}
+        smallest = min(mine.values()) if mine else None
+        where = min(mine, key=mine.get) if mine else None
+        measured = "not run" if smallest is None else \
+            f"{big_times(smallest)} (smallest: shuffle {where[1]}, num_workers {where[2]})"
+        targets.append([f"Data: samples/s ≥ 2 × PyTorch DataLoader + h5py, {label}, FashionMNIST train split "
+                        "(shuffle none/global, num_workers 0/1)", measured, None if smallest is None else smallest >= 2])
 
 
 def main():
     data = rows(sys.argv[1])
     if not data:
-        print(json.dumps({"section": "## Data\n\nNot run.\n", "targets": []}))
+        print(json.dumps({"section": "## Data: the streaming reader\n\nNot run.\n", "targets": []}))
         return
-    plain = {r["pair"]: r["mb_per_s"] for r in data if r["part"] == "cold_plain"}
-    lines = ["## Data: the streaming reader", "",
-             "One rank streams a 512 MiB split (f32 [131072, 1024] + i64 labels, uncompressed, chunks of 1 MiB) "
-             "in 1 MiB batches with `prefetch_batches = 2`, every byte touched, against a plain sequential "
-             "`read()` of the same file; both cold (the file's pages dropped with `posix_fadvise(DONTNEED)` "
-             "before each run). Ratios pair by pair (stream / plain throughput), median over the pairs. "
-             "Peak RSS growth: the process's VmHWM minus its RSS before the stream opened. On this machine "
-             "the disk is virtual and its host may cache the file whatever the guest drops, so cold figures move a "
-             "lot between runs (each pair's ratio is listed); the plain read is one thread reading 1 MiB at a "
-             "time, while the stream's reader thread overlaps reading with the consumer.", "",
-             "| shuffle | stream MB/s (median) | plain MB/s (median) | ratio (median) | ratios per pair | peak RSS growth (MB) |",
-             "|---|---:|---:|---:|---|---:|"]
-    ratios = {}
-    for shuffle in ("none", "blocks", "global"):
-        runs = [r for r in data if r["part"] == "cold_stream" and r["shuffle"] == shuffle]
-        pair_ratios = [r["mb_per_s"] / plain[r["pair"]] for r in runs if r["pair"] in plain]
-        ratios[shuffle] = median(pair_ratios)
-        growth = max(r["peak_rss_mb"] - r["rss_start_mb"] for r in runs)
-        lines.append(f"| {shuffle} | {median([r['mb_per_s'] for r in runs]):.0f} | {median(list(plain.values())):.0f} | "
-                     f"{ratios[shuffle]:.2f}× | {', '.join(f'{x:.2f}' for x in pair_ratios)} | {growth:.0f} |")
-    wait = [r for r in data if r["part"] == "fashion_wait"]
-    fractions = [r["data_wait_s"] / r["train_time_s"] for r in wait]
-    lines += ["", "fashion_mlp, 2 ranks, batch 64 (938 steps an epoch), `prefetch_batches = 2`: the time the training "
-              "thread was blocked waiting for a batch (the largest of the ranks), per epoch:", "",
-              "| epoch | train time (s) | data wait (s) | wait / train time |", "|---:|---:|---:|---:|"]
-    lines += [f"| {r['epoch']} | {r['train_time_s']:.3f} | {r['data_wait_s']:.6f} | {f * 100:.3f} % |"
-              for r, f in zip(wait, fractions)]
-    lines += ["", "Samples/s over FashionMNIST's test split (10000 samples, HDF5 file of `trainrt data import`), batch 64, "
-              "one process: trainrt's stream against a PyTorch `DataLoader` over a map-style `Dataset` reading each "
-              "sample through h5py (what a PyTorch user writes today), median of 3 alternated runs:", "",
-              "| shuffle | trainrt (samples/s) | PyTorch num_workers=0 | ratio | PyTorch num_workers=1 | ratio |",
-              "|---|---:|---:|---:|---:|---:|"]
-    loader_ratio = {}
-    for shuffle in ("none", "global"):
-        ours = median([r["samples_per_s"] for r in data if r["part"] == "loader_trainrt" and r["shuffle"] == shuffle])
-        cells = []
-        for workers in (0, 1):
-            theirs = median([r["samples_per_s"] for r in data if r["part"] == "loader_pytorch"
-                             and r["shuffle"] == shuffle and r["workers"] == workers])
-            loader_ratio[(shuffle, workers)] = ours / theirs
-            cells += [f"{theirs:.0f}", f"{ours / theirs:.0f}×"]
-        lines.append(f"| {shuffle} | {ours:.0f} | " + " | ".join(cells) + " |")
-    lines.append("")
-    targets = [
-        ["Data: streaming read, cold, shuffle none ≥ 0.90 × a plain sequential read", f"{ratios['none']:.2f}×", ratios["none"] >= 0.90],
-        ["Data: streaming read, cold, shuffle blocks ≥ 0.80 × a plain sequential read", f"{ratios['blocks']:.2f}×", ratios["blocks"] >= 0.80],
-        ["Data: streaming read, cold, shuffle global (reported)", f"{ratios['global']:.2f}×", None],
-        ["Data: fashion_mlp data wait ≤ 2 % of train time (prefetch 2, 2 ranks)", f"{max(fractions) * 100:.3f} % (worst epoch)", max(fractions) <= 0.02],
-        ["Data: samples/s ≥ 2 × PyTorch DataLoader + h5py (shuffle none/global, num_workers 0/1)",
-         f"{min(loader_ratio.values()):.0f}× (smallest)", min(loader_ratio.values()) >= 2],
-    ]
+    lines, targets = [], []
+    cold_section(data, lines, targets)
+    if not lines or lines[0] != "## Data: the streaming reader":
+        lines[:0] = ["## Data: the streaming reader", ""]
+    rss_section(data, lines, targets)
+    wait_section(data, lines, targets)
+    loader_section(data, lines, targets)
     print(json.dumps({"section": "\n".join(lines), "targets": targets}))
 
 

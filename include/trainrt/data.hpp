@@ -135,7 +135,10 @@ public:
     std::vector<std::string> column_names() const;
     const BatchColumn& column(const std::string& name) const;  // DataError naming those it has
     BatchColumn& column(const std::string& name);
-    template <class T> std::span<const T> view(const std::string& name) const { return column(name).view<T>(); }
+    // Typed view of a column; DataError naming the column and both types when T is not its type.
+    template <class T> std::span<const T> view(const std::string& name) const {
+        return typed(name, column_type_of<T>()).template view<T>();
+    }
     // Adds or replaces a column (for transforms) and returns it, sized for `shape`.
     BatchColumn& set(const std::string& name, ColumnType type, std::vector<std::size_t> shape);
     template <class T> std::span<T> set(const std::string& name, std::vector<std::size_t> shape) {
@@ -144,11 +147,13 @@ public:
     void erase(const std::string& name);
 
 private:
+    const BatchColumn& typed(const std::string& name, ColumnType wanted) const;
     std::vector<std::pair<std::string, BatchColumn>> columns_;
 };
 
 // Runs on the reader's thread, on every batch before the training thread sees it (Ray's advice:
-// heavy preprocessing belongs in the pipeline). It may change, add or erase columns. It must not
+// heavy preprocessing belongs in the pipeline); with prefetch_batches = 0 there is no reader
+// thread and it runs inside next(). It may change, add or erase columns. It must not
 // call into the Session or communicate; an exception it throws is rethrown by next().
 using BatchTransform = std::function<void(Batch&)>;
 
@@ -201,13 +206,18 @@ public:
     const std::string& path() const;
     const std::string& split() const;
     std::size_t size() const;                          // N, samples in the split
-    const std::vector<ColumnInfo>& columns() const;    // in file order
+    const std::vector<ColumnInfo>& columns() const;    // in name order (HDF5 lists them so)
     const ColumnInfo& column(const std::string& name) const;  // DataError naming the columns
     // The file's default feature and label columns ("" when it names none).
     const std::string& feature_column() const;
     const std::string& label_column() const;
 
     std::size_t batches(const BatchOptions& options) const;  // global batches per epoch
+    // What fixes the samples of global batch k under `options`: the batch size, N, the shuffle
+    // and, when shuffled, the seed, and for blocks the block and window sizes (which follow the
+    // file's chunking, the columns read and shuffle_buffer). A saved position is only valid under
+    // the same key, on any number of ranks.
+    std::string order_key(const BatchOptions& options) const;
     // The batches of `from.epoch`, starting at global batch `from.next_batch`.
     BatchIterator iter_batches(const BatchOptions& options, DataPosition from) const;
     BatchIterator iter_batches(const BatchOptions& options, std::int64_t epoch) const {
@@ -218,13 +228,13 @@ private:
     std::shared_ptr<const Impl> impl_;
 };
 
-// A stream's position in a checkpoint: attributes data.<split>.epoch, .next_batch, .batch_size
-// and .shuffle. load_position returns nullopt when the checkpoint holds none for `split`, and
-// throws CheckpointError when it was saved with another batch size or shuffle (its batches
-// would be other samples).
-void save_position(CheckpointState& state, const std::string& split, const DataPosition& position,
+// A stream's position in a checkpoint: attributes data.<split>.epoch, .next_batch, .batch_size,
+// .shuffle and .order (Dataset::order_key). load_position returns nullopt when the checkpoint
+// holds none for the dataset's split, and throws CheckpointError when it was saved under another
+// order key (its batches would be other samples).
+void save_position(CheckpointState& state, const Dataset& dataset, const DataPosition& position,
                    const BatchOptions& options);
-std::optional<DataPosition> load_position(const Checkpoint& checkpoint, const std::string& split,
+std::optional<DataPosition> load_position(const Checkpoint& checkpoint, const Dataset& dataset,
                                           const BatchOptions& options);
 
 // ---- a whole part at once (FashionMNIST-shaped: two uint8 columns) ----

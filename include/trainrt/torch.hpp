@@ -170,6 +170,8 @@ public:
     StateDict& optimizer(::torch::optim::Optimizer& optimizer, const std::string& prefix = "optimizer.");
     StateDict& rng(const std::string& name = "rng.cpu");
     StateDict& attribute(const std::string& name, AttributeValue value);
+    // A stream's position (trainrt::save_position): restore it with trainrt::load_position.
+    StateDict& stream_position(const Dataset& dataset, const DataPosition& position, const BatchOptions& options);
     const CheckpointState& state() const { return state_; }
 
 private:

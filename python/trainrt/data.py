@@ -24,8 +24,8 @@ class BatchIterator:
     """One epoch of this rank's batches. `position` / `state_dict()`: where it stands (the next
     global batch), for a checkpoint; `wait_seconds`: time spent waiting for the reader."""
 
-    def __init__(self, native, options, torch):
-        self._native, self._options, self._torch = native, options, torch
+    def __init__(self, native, options, order, torch):
+        self._native, self._options, self._order, self._torch = native, options, order, torch
 
     def __iter__(self):
         return self
@@ -49,9 +49,10 @@ class BatchIterator:
         return self._native.wait_seconds
 
     def state_dict(self):
-        """{"epoch", "next_batch", "batch_size", "shuffle"}: numbers and strings a trainrt.Checkpoint
-        stores as attributes."""
-        return dict(self._native.position, batch_size=self._options["batch_size"], shuffle=self._options["shuffle"])
+        """{"epoch", "next_batch", "batch_size", "shuffle", "order"}: numbers and strings a
+        trainrt.Checkpoint stores as attributes ("order": what fixes the samples of each batch)."""
+        return dict(self._native.position, batch_size=self._options["batch_size"], shuffle=self._options["shuffle"],
+                    order=self._order)
 
 
 class Dataset:
@@ -66,7 +67,7 @@ class Dataset:
 
     @property
     def columns(self):
-        """[{"name", "dtype", "shape", "mean", "std", "num_classes"}] in file order."""
+        """[{"name", "dtype", "shape", "mean", "std", "num_classes"}] in name order."""
         return self._native.columns
 
     @property
@@ -93,18 +94,20 @@ class Dataset:
     def iter_batches(self, batch_size=64, *, epoch=0, shuffle=_UNSET, columns=None, prefetch_batches=_UNSET,
                      drop_last=False, shuffle_buffer=_UNSET, resume=None, _torch=False):
         """The batches of `epoch` as dicts of numpy arrays (columns: all, or those named). resume:
-        a state_dict() saved mid-epoch (its epoch and next batch; the batch size and shuffle must
-        be the same, else trainrt.Error)."""
+        a state_dict() saved mid-epoch (its epoch and next batch; the order it was saved in, i.e.
+        batch size, shuffle, shuffle_buffer, columns, seed and file, must be the same, else
+        trainrt.Error)."""
         options = self._options(batch_size, shuffle, columns, prefetch_batches, drop_last, shuffle_buffer)
+        order = self._native.order_key(options)
         next_batch = 0
         if resume is not None:
-            if resume["batch_size"] != options["batch_size"] or resume["shuffle"] != options["shuffle"]:
+            if resume.get("order") != order:
                 from ._trainrt import Error
-                raise Error(f"iter_batches: the saved position was taken with a global batch of {resume['batch_size']} "
-                            f"and shuffle {resume['shuffle']}, this call asks for {options['batch_size']} and "
-                            f"{options['shuffle']}: its batches would be other samples")
+                raise Error(f"iter_batches: the saved position was taken in the order '{resume.get('order')}', this "
+                            f"call reads in the order '{order}': its batches would be other samples; resume with the "
+                            f"same batch size, shuffle, shuffle_buffer, columns, seed and data file")
             epoch, next_batch = int(resume["epoch"]), int(resume["next_batch"])
-        return BatchIterator(self._native.iter_batches(options, int(epoch), next_batch), options, _torch)
+        return BatchIterator(self._native.iter_batches(options, int(epoch), next_batch), options, order, _torch)
 
     def iter_torch_batches(self, batch_size=64, **kwargs):
         """iter_batches with torch tensors instead of numpy arrays (Ray's iter_torch_batches)."""

@@ -27,6 +27,15 @@ void BatchColumn::reset(ColumnType type, std::vector<std::size_t> shape) {
     bytes_.resize(element_count(shape_) * column_type_size(type));
 }
 
+const BatchColumn& Batch::typed(const std::string& name, ColumnType wanted) const {
+    const BatchColumn& found = column(name);
+    if (found.type() != wanted)
+        throw DataError(fmt::format("data: batch column '{}' is {}, viewed as {}; view it as its own type (or "
+                                    "copy_to() to convert)", name, column_type_name(found.type()),
+                                    column_type_name(wanted)));
+    return found;
+}
+
 void BatchColumn::check_type(ColumnType wanted) const {
     if (wanted != type_)
         throw DataError(fmt::format("data: a batch column of type {} viewed as {}; view it as its own type",

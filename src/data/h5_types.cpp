@@ -62,6 +62,21 @@ std::optional<ColumnType> integer_column(std::size_t size, bool is_signed, std::
     return std::nullopt;
 }
 
+// h5py's bool (numpy's, as .npy bools are stored): an enum over a 1-byte integer whose members are
+// FALSE = 0 and TRUE = 1. Stored as u8 like an .npy bool, so a bool column has one type whichever
+// importer wrote it; other enums keep their base type.
+bool is_bool_enum(hid_t type) {
+    if (TRAINRT_H5(H5Tget_nmembers(type), "enum members") != 2) return false;
+    if (h5::locked([type] { return H5Tget_size(type); }) != 1) return false;
+    const char* const names[] = {"FALSE", "TRUE"};
+    for (unsigned member = 0; member < 2; ++member) {
+        unsigned char value = 0;
+        TRAINRT_H5(H5Tget_member_value(type, member, &value), "enum member");
+        if (value > 1 || h5::enum_member_name(type, member) != names[value]) return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 h5::Datatype memory_type(ColumnType type) {
@@ -88,7 +103,8 @@ std::optional<ColumnType> column_type_for(hid_t type, std::string& why) {
         why = fmt::format("{}-byte floats are not stored (f16, f32, f64 are)", size);
         return std::nullopt;
     }
-    if (kind == H5T_ENUM) {  // h5py's bool: an enum over int8
+    if (kind == H5T_ENUM) {
+        if (is_bool_enum(type)) return ColumnType::u8;
         h5::Datatype base(TRAINRT_H5(H5Tget_super(type), "enum base"));
         return column_type_for(base.get(), why);
     }

@@ -346,6 +346,18 @@ std::size_t Dataset::batches(const BatchOptions& options) const {
     return data::make_geometry(impl_->split->rows, options, impl_->ranks, impl_->rank).batches;
 }
 
+std::string Dataset::order_key(const BatchOptions& options) const {
+    const std::uint64_t rows = impl_->split->rows;
+    switch (options.shuffle) {
+        case Shuffle::none: return fmt::format("none rows={} batch={}", rows, options.batch_size);
+        case Shuffle::global: return fmt::format("global rows={} batch={} seed={}", rows, options.batch_size, impl_->seed);
+        case Shuffle::blocks: break;
+    }
+    const std::uint64_t blocks = data::block_rows(data::selected_columns(*impl_->info, *impl_->split, options));
+    return fmt::format("blocks rows={} batch={} seed={} block_rows={} window={}", rows, options.batch_size,
+                       impl_->seed, blocks, data::shuffle_window(options, blocks));
+}
+
 BatchIterator Dataset::iter_batches(const BatchOptions& options, DataPosition from) const {
     return BatchIterator(std::make_unique<BatchIterator::Impl>(*impl_, options, from));
 }

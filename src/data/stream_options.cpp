@@ -29,27 +29,37 @@ namespace {
 
 std::string key(const std::string& split, const char* name) { return fmt::format("data.{}.{}", split, name); }
 
+std::string string_attribute(const Checkpoint& checkpoint, const std::string& name) {
+    const auto* value = std::get_if<std::string>(&checkpoint.attribute(name));
+    if (value == nullptr)
+        throw CheckpointError(fmt::format("checkpoint {}: attribute '{}' is not a string; the checkpoint was not "
+                                          "written by save_position", checkpoint.path(), name));
+    return *value;
+}
+
 }  // namespace
 
-void save_position(CheckpointState& state, const std::string& split, const DataPosition& position,
+void save_position(CheckpointState& state, const Dataset& dataset, const DataPosition& position,
                    const BatchOptions& options) {
+    const std::string& split = dataset.split();
     state.attribute(key(split, "epoch"), position.epoch)
         .attribute(key(split, "next_batch"), position.next_batch)
         .attribute(key(split, "batch_size"), static_cast<std::int64_t>(options.batch_size))
-        .attribute(key(split, "shuffle"), std::string(shuffle_name(options.shuffle)));
+        .attribute(key(split, "shuffle"), std::string(shuffle_name(options.shuffle)))
+        .attribute(key(split, "order"), dataset.order_key(options));
 }
 
-std::optional<DataPosition> load_position(const Checkpoint& checkpoint, const std::string& split,
+std::optional<DataPosition> load_position(const Checkpoint& checkpoint, const Dataset& dataset,
                                           const BatchOptions& options) {
+    const std::string& split = dataset.split();
     if (!checkpoint.has_attribute(key(split, "next_batch"))) return std::nullopt;
-    const std::int64_t batch = checkpoint.attribute_int(key(split, "batch_size"));
-    const auto& shuffle = std::get<std::string>(checkpoint.attribute(key(split, "shuffle")));
-    if (batch != static_cast<std::int64_t>(options.batch_size) || shuffle != shuffle_name(options.shuffle))
+    const std::string saved = string_attribute(checkpoint, key(split, "order"));
+    const std::string wanted = dataset.order_key(options);
+    if (saved != wanted)
         throw CheckpointError(fmt::format(
-            "checkpoint {}: the '{}' stream was saved with batch_size {} and shuffle {}, this run reads it with "
-            "batch_size {} and shuffle {}: its batches would be other samples; resume with the same batch size and "
-            "shuffle, or start a new run (another run.name)", checkpoint.path(), split, batch, shuffle,
-            options.batch_size, shuffle_name(options.shuffle)));
+            "checkpoint {}: the '{}' stream was saved in the order '{}', this run reads it in the order '{}': its "
+            "batches would be other samples; resume with the same batch size, shuffle, shuffle_buffer, columns, "
+            "seed and data file, or start a new run (another run.name)", checkpoint.path(), split, saved, wanted));
     return DataPosition{checkpoint.attribute_int(key(split, "epoch")), checkpoint.attribute_int(key(split, "next_batch"))};
 }
 

@@ -1,6 +1,7 @@
 #include "h5/h5.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
@@ -192,12 +193,34 @@ std::vector<Member> list_members(hid_t group) {
 
 namespace {
 
-// The string's size, or 0 when `type` is not a fixed-length string.
-std::size_t fixed_string_size(hid_t type) {
-    return locked([type]() -> std::size_t {
-        if (H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) > 0) return 0;
-        return H5Tget_size(type);
-    });
+struct FreeMemory {
+    void operator()(char* memory) const noexcept {
+        locked([memory] { return H5free_memory(memory); });
+    }
+};
+// Memory HDF5 allocated for the caller (a member name, a variable-length string read): H5free_memory,
+// not free(), since HDF5 may be built with its own allocator.
+using Memory = std::unique_ptr<char, FreeMemory>;
+
+std::string read_variable_string(hid_t attribute, hid_t type, const std::string& name) {
+    Datatype memory(TRAINRT_H5(H5Tcopy(H5T_C_S1), name));
+    TRAINRT_H5(H5Tset_size(memory.get(), H5T_VARIABLE), name);
+    // HDF5 converts no character set into another: read in the attribute's own.
+    TRAINRT_H5(H5Tset_cset(memory.get(), TRAINRT_H5(H5Tget_cset(type), name)), name);
+    char* text = nullptr;
+    TRAINRT_H5(H5Aread(attribute, memory.get(), &text), name);
+    const Memory owned(text);
+    return owned ? std::string(owned.get()) : std::string();
+}
+
+std::string read_fixed_string(hid_t attribute, hid_t type, const std::string& name) {
+    const std::size_t size = locked([type] { return H5Tget_size(type); });
+    std::string value(size, '\0');
+    TRAINRT_H5(H5Aread(attribute, type, value.data()), name);
+    value.resize(std::min(value.size(), value.find('\0')));
+    if (TRAINRT_H5(H5Tget_strpad(type), name) == H5T_STR_SPACEPAD)
+        value.erase(value.find_last_not_of(' ') + 1);
+    return value;
 }
 
 }  // namespace
@@ -205,12 +228,21 @@ std::size_t fixed_string_size(hid_t type) {
 std::string read_string_attribute(hid_t object, const std::string& name) {
     Attribute attribute(TRAINRT_H5(H5Aopen(object, name.c_str(), H5P_DEFAULT), name));
     Datatype type(TRAINRT_H5(H5Aget_type(attribute.get()), name));
-    const std::size_t size = fixed_string_size(type.get());
-    if (size == 0)
-        throw H5Error(fmt::format("HDF5 attribute '{}' is not a fixed-length string", name));
-    std::string value(size, '\0');
-    TRAINRT_H5(H5Aread(attribute.get(), type.get(), value.data()), name);
-    return value.substr(0, value.find('\0'));
+    Dataspace space(TRAINRT_H5(H5Aget_space(attribute.get()), name));
+    if (TRAINRT_H5(H5Tget_class(type.get()), name) != H5T_STRING ||
+        TRAINRT_H5(H5Sget_simple_extent_npoints(space.get()), name) != 1)
+        throw H5Error(fmt::format("HDF5 attribute '{}' is not one string (fixed or variable length)", name));
+    if (TRAINRT_H5(H5Tis_variable_str(type.get()), name) > 0)
+        return read_variable_string(attribute.get(), type.get(), name);
+    return read_fixed_string(attribute.get(), type.get(), name);
+}
+
+std::string enum_member_name(hid_t type, unsigned member) {
+    return locked([&] {
+        const Memory text(H5Tget_member_name(type, member));
+        if (!text) throw_error("H5Tget_member_name", "enum member");
+        return std::string(text.get());
+    });
 }
 
 std::int64_t read_int_attribute(hid_t object, const std::string& name) {

@@ -107,10 +107,15 @@ void write_dataset(hid_t parent, const std::string& name, hid_t mem_type,
 void write_attribute(hid_t object, const std::string& name, const std::string& value);
 void write_attribute(hid_t object, const std::string& name, std::int64_t value);
 void write_attribute(hid_t object, const std::string& name, const std::vector<double>& values);
+// One string, fixed-length (as trainrt and h5py's numpy.bytes_ write) or variable-length (as h5py
+// writes str), in either character set; H5Error for anything else (numbers, arrays of strings).
 std::string read_string_attribute(hid_t object, const std::string& name);
 std::int64_t read_int_attribute(hid_t object, const std::string& name);
 std::vector<double> read_double_array_attribute(hid_t object, const std::string& name);
 bool has_attribute(hid_t object, const std::string& name);
+
+// The name of member `member` (0-based) of an enum type.
+std::string enum_member_name(hid_t type, unsigned member);
 
 // The members of a group, in name order, and whether each is a group (else a dataset or other).
 struct Member {

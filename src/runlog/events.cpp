@@ -50,8 +50,10 @@ Json fields_of(const StopEvent& e) {
 }
 Json fields_of(const RequeueEvent& e) { return {{"by", e.by}, {"step", e.step}, {"reason", e.reason}}; }
 Json fields_of(const RelaunchEvent& e) {
-    return {{"failures", e.failures}, {"max_failures", e.max_failures}, {"exit_code", e.exit_code},
-            {"excluded_nodes", e.excluded_nodes}, {"reason", e.reason}};
+    Json fields = {{"failures", e.failures}, {"max_failures", e.max_failures}, {"exit_code", e.exit_code},
+                   {"excluded_nodes", e.excluded_nodes}, {"reason", e.reason}};
+    if (!e.took_over_from.empty()) fields["took_over_from"] = e.took_over_from;
+    return fields;
 }
 Json fields_of(const FailureEvent& e) {
     Json fields = Json::object();
@@ -139,7 +141,7 @@ void read_body(const Fields& f, StopEvent& e) {
 void read_body(const Fields& f, RequeueEvent& e) { f.read("by", e.by), f.read("step", e.step), f.read("reason", e.reason); }
 void read_body(const Fields& f, RelaunchEvent& e) {
     f.read("failures", e.failures), f.read("max_failures", e.max_failures), f.read("exit_code", e.exit_code);
-    f.read("excluded_nodes", e.excluded_nodes), f.read("reason", e.reason);
+    f.read("excluded_nodes", e.excluded_nodes), f.read("reason", e.reason), f.read("took_over_from", e.took_over_from);
 }
 void read_body(const Fields& f, FailureEvent& e) {
     f.read("rank", e.rank), f.read("message", e.message), f.read("reason", e.reason);

@@ -57,6 +57,7 @@ struct RelaunchEvent {  // the wrapper relaunches the step in the allocation
     int exit_code = 0;
     std::vector<std::string> excluded_nodes;
     std::string reason;
+    std::string took_over_from;  // the batch host, when a watcher on another node relaunches for it
 };
 struct FailureEvent {
     std::optional<int> rank;  // the rank that failed, when one did

@@ -11,13 +11,11 @@
 #include <fmt/ranges.h>
 
 #include "config/lifecycle.hpp"
-#include "config/loader.hpp"
 #include "launch/launcher.hpp"
 #include "runtime/lifecycle.hpp"
+#include "runtime/wrapper_command.hpp"
 #include "storage/posix.hpp"
-#include "runlog/run_dir.hpp"
 #include "trainrt/error.hpp"
-#include "workloads/registry.hpp"
 
 namespace trainrt::runtime {
 namespace {
@@ -27,18 +25,16 @@ struct AfterStepArgs {
     std::time_t started = 0;
     bool ending = false;
     int allocation_nodes = 0;
+    std::string took_over_from;
     std::vector<std::string> excluded;
-    std::vector<const char*> run_argv;  // argv for the job's run command
 };
 
 constexpr const char* kUsage =
-    "usage: trainrt after-step --exit-code N --started EPOCH [--excluded NODE,...] [--nodes N] [--ending] -- RUN-ARGS";
+    "usage: trainrt after-step --exit-code N --started EPOCH [--excluded NODE,...] [--nodes N] [--ending] "
+    "[--took-over-from HOST] -- RUN-ARGS";
 
-// The wrapper's own options come before "--"; the job's run arguments after it.
-AfterStepArgs parse(int argc, const char* const argv[]) {
+AfterStepArgs parse(const WrapperCommand& command, const char* const argv[]) {
     namespace po = boost::program_options;
-    int dashes = 1;
-    while (dashes < argc && std::string(argv[dashes]) != "--") ++dashes;
     AfterStepArgs args;
     std::string excluded;
     po::options_description options("after-step");
@@ -46,10 +42,11 @@ AfterStepArgs parse(int argc, const char* const argv[]) {
         "started", po::value<std::int64_t>()->required(), "the step's start, seconds since the epoch")(
         "excluded", po::value<std::string>(&excluded), "nodes excluded from the next launch, comma-separated")(
         "ending", po::bool_switch(&args.ending), "the job is ending: do not relaunch")(
-        "nodes", po::value<int>(&args.allocation_nodes), "the job's node count ([failure] min_nodes)");
+        "nodes", po::value<int>(&args.allocation_nodes), "the job's node count ([failure] min_nodes)")(
+        "took-over-from", po::value<std::string>(&args.took_over_from), "the batch host whose silent wrapper this replaces");
     try {
         po::variables_map values;
-        po::store(po::command_line_parser(dashes, argv).options(options).run(), values);  // argv[0]: "after-step"
+        po::store(po::command_line_parser(command.own_argc, argv).options(options).run(), values);  // argv[0]: "after-step"
         po::notify(values);
         args.started = static_cast<std::time_t>(values["started"].as<std::int64_t>());
     } catch (const po::error& error) {
@@ -58,8 +55,6 @@ AfterStepArgs parse(int argc, const char* const argv[]) {
     std::stringstream nodes(excluded);
     for (std::string node; std::getline(nodes, node, ',');)
         if (!node.empty()) args.excluded.push_back(node);
-    args.run_argv.push_back("trainrt");
-    for (int i = dashes + 1; i < argc; ++i) args.run_argv.push_back(argv[i]);
     return args;
 }
 
@@ -88,14 +83,13 @@ const char* verdict_name(StepVerdict verdict) {
 }  // namespace
 
 int after_step_main(int argc, const char* const argv[], const std::string& embedded_name) {
-    AfterStepArgs args = parse(argc, argv);
-    config::Loaded loaded = config::load(static_cast<int>(args.run_argv.size()), args.run_argv.data(),
-                                         workloads::keys_by_workload(), embedded_name);
-    const std::string run_dir = runlog::run_dir_path(loaded.config);
+    const WrapperCommand command = split_wrapper_command(argc, argv);
+    const AfterStepArgs args = parse(command, argv);
+    const WrappedJob job = load_wrapped_job(command, embedded_name);
     StepDecision decision =
-        after_step(run_dir, wrapper_context(run_dir), config::lifecycle_settings(loaded.config),
+        after_step(job.run_dir, wrapper_context(job.run_dir), job.settings,
                             args.exit_code, args.started, args.excluded, args.ending,
-                   args.allocation_nodes);
+                   args.allocation_nodes, args.took_over_from);
     storage::write_stderr_line("trainrt after-step: " + decision.message);
     // For relaunch, two more fields: the nodes to exclude, comma-separated ("-" for none), and
     // the seconds to wait before the launch.

@@ -228,7 +228,7 @@ double launch_backoff_s(int launch_failures) {
 StepDecision after_step(const std::string& run_dir, const Context& wrapper,
                         const config::LifecycleSettings& settings, int exit_code,
                         std::time_t step_started, const std::vector<std::string>& excluded_nodes,
-                        bool ending, int allocation_nodes) {
+                        bool ending, int allocation_nodes, const std::string& took_over_from) {
     runlog::History history = history_of(run_dir);
     const bool started = started_since(history, step_started);
     const Context context = step_context(history, started, wrapper);
@@ -253,7 +253,8 @@ StepDecision after_step(const std::string& run_dir, const Context& wrapper,
                             fmt::join(exclude, ","), settings.min_nodes),
                 exit_code, exclude};
     runlog::append(run_dir, context,
-                   runlog::RelaunchEvent{history.failures, settings.max_failures, exit_code, exclude, history.last_end});
+                   runlog::RelaunchEvent{history.failures, settings.max_failures, exit_code, exclude, history.last_end,
+                                         took_over_from});
     const std::string counted =
         started ? fmt::format("failure {} of at most {}", history.failures, settings.max_failures)
                 : fmt::format("launch failure {} of at most {} in a row", history.launch_failures,

@@ -38,7 +38,8 @@ int end_stopped(const Context& context, const config::LifecycleSettings& setting
 // Slurm reports down; the relaunch also leaves out the nodes of the step whose heartbeat went
 // silent (peer_timeout) before the step ended, which Slurm may still call alive.
 // `allocation_nodes` (0: unknown): the job's nodes; when fewer than [failure] min_nodes would be
-// left, the verdict is requeue instead of relaunch.
+// left, the verdict is requeue instead of relaunch. `took_over_from`: the batch host, when a
+// watcher on another node decides for its silent wrapper (recorded in the relaunch event).
 enum class StepVerdict { done, relaunch, requeue, give_up };
 struct StepDecision {
     StepVerdict verdict = StepVerdict::done;
@@ -54,6 +55,6 @@ double launch_backoff_s(int launch_failures);
 StepDecision after_step(const std::string& run_dir, const Context& context,
                         const config::LifecycleSettings& settings, int exit_code,
                         std::time_t step_started, const std::vector<std::string>& excluded_nodes,
-                        bool ending, int allocation_nodes = 0);
+                        bool ending, int allocation_nodes = 0, const std::string& took_over_from = "");
 
 }  // namespace trainrt::runtime

@@ -193,7 +193,12 @@ DatasetShard SessionImpl::dataset_shard(const std::string& split, std::uint64_t 
     request.split = split;
     request.rank = context_.world_rank;
     request.ranks = context_.world_size;
-    request.shuffle = split == "train" && data::parse_shuffle(config_.get("data.shuffle")) != Shuffle::none;
+    const Shuffle shuffle = split == "train" ? data::parse_shuffle(config_.get("data.shuffle")) : Shuffle::none;
+    if (shuffle == Shuffle::blocks)
+        throw ConfigError(fmt::format("config: data.shuffle = blocks ({}) needs the streaming reader "
+                                      "(session.dataset, trainrt.get_dataset); dataset_shard reads a rank's whole "
+                                      "part: use none or global with it", config_.source("data.shuffle")));
+    request.shuffle = shuffle != Shuffle::none;
     request.seed = static_cast<std::uint64_t>(config_.get_int("run.seed"));
     request.epoch = epoch;
     return data::read_shard(request);

@@ -9,12 +9,12 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <span>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "data/global_batch.hpp"
-#include "data/shard.hpp"
 #include "data/stream.hpp"
 #include "trainrt/error.hpp"
 #include "trainrt/plugin.hpp"
@@ -69,8 +69,10 @@ struct Model {
 
 void preflight(const JobConfig& config, const Context& context) {
     data::configured_global_batch(config, context.world_size);
-    data::check_split(config.get("data.path"), "train");
-    data::check_split(config.get("data.path"), "test");
+    for (const char* split : {"train", "test"}) {
+        const Dataset dataset = data::open_dataset(config.get("data.path"), split, context.world_rank, context.world_size, 0);
+        (void)dataset.column("images"), (void)dataset.column("labels");  // DataError naming the columns it has
+    }
     const std::string init = config.get_or("train.init_weights", "");
     if (!init.empty()) {
         HostMlp probe;
@@ -116,27 +118,60 @@ Model make_model(Kind kind, const JobConfig& config) {
     return model;
 }
 
-// Where training stands: what a checkpoint holds besides the state dict.
+// Where training stands: what a checkpoint holds besides the state dict and the stream position.
 struct Progress {
     std::int64_t epoch = 0, next_batch = 0, batches = 0, step = 0;
     double loss_sum = 0;
 };
 
-Progress restore(Session& session, Model& model) {
+// The train split as the reader streams it: pixels scaled to [0, 1] (ToTensor) and labels widened
+// to int64 on the reader's thread. A checkpoint's position is only valid under these options.
+struct TrainStream {
+    Dataset dataset;
+    BatchOptions options;
+};
+
+constexpr std::size_t kEvalBatch = 1000;
+
+// On the reader's thread: "pixels" float32 [n, 1, H, W] and "targets" int64 [n] from the uint8
+// "images" and "labels" (set() may move the columns: read them after it).
+void to_model_inputs(Batch& batch) {
+    std::vector<std::size_t> shape{batch.count, 1};
+    const std::vector<std::size_t>& image = batch.column("images").shape();
+    shape.insert(shape.end(), image.begin() + 1, image.end());
+    float* pixels = batch.set<float>("pixels", shape).data();
+    std::int64_t* targets = batch.set<std::int64_t>("targets", {batch.count}).data();
+    const std::span<const std::uint8_t> raw = batch.view<std::uint8_t>("images");
+    for (std::size_t i = 0; i < raw.size(); ++i) pixels[i] = static_cast<float>(raw[i]) / 255.0f;
+    const std::span<const std::uint8_t> labels = batch.view<std::uint8_t>("labels");
+    for (std::size_t i = 0; i < labels.size(); ++i) targets[i] = labels[i];
+}
+
+BatchOptions stream_options(const JobConfig& config, const std::string& split, std::size_t batch) {
+    BatchOptions options = data::configured_batch_options(config, split, batch);
+    options.columns = std::vector<std::string>{"images", "labels"};
+    options.transform = to_model_inputs;
+    return options;
+}
+
+// The position from the stream's attributes, or from the epoch and next_batch attributes of
+// checkpoints written before the torch workloads streamed (the same global batches).
+Progress restore(Session& session, Model& model, const TrainStream& stream) {
     const Checkpoint* checkpoint = session.checkpoint();
     if (checkpoint == nullptr) return {};
     load_module(*checkpoint, *model.module);
     load_optimizer(*checkpoint, *model.optimizer);
     load_rng(*checkpoint);
-    Progress progress{checkpoint->attribute_int("epoch"), checkpoint->attribute_int("next_batch"),
-                      checkpoint->attribute_int("batches"), checkpoint->attribute_int("step"), 0.0};
-    progress.loss_sum = checkpoint->attribute_double("loss_sum");
-    return progress;
+    DataPosition position{checkpoint->attribute_int("epoch"), checkpoint->attribute_int("next_batch")};
+    if (auto saved = load_position(*checkpoint, stream.dataset, stream.options)) position = *saved;
+    return {position.epoch, position.next_batch, checkpoint->attribute_int("batches"),
+            checkpoint->attribute_int("step"), checkpoint->attribute_double("loss_sum")};
 }
 
-StateDict snapshot(Model& model, const Progress& progress) {
+StateDict snapshot(Model& model, const Progress& progress, const TrainStream& stream) {
     StateDict dict;
     dict.module(*model.module).optimizer(*model.optimizer).rng();
+    dict.stream_position(stream.dataset, {progress.epoch, progress.next_batch}, stream.options);
     dict.attribute("epoch", progress.epoch).attribute("next_batch", progress.next_batch)
         .attribute("batches", progress.batches).attribute("step", progress.step).attribute("loss_sum", progress.loss_sum);
     return dict;
@@ -146,52 +181,58 @@ double mean_over_ranks(Session& session, double value) {
     return session.communicator().allreduce_value(value, ReduceOp::mean);
 }
 
-// Runs the rest of the epoch; false when a stop was agreed (its checkpoint reported).
-// Batch b is this rank's part of global batch b, so a checkpoint's next_batch means the same
-// samples on any number of ranks.
-bool train_epoch(Session& session, Model& model, const DatasetShard& shard, std::int64_t batch, Progress& progress) {
-    const std::int64_t every = session.config().get_int("checkpoint.every_steps");
-    const GlobalBatchLoader loader(shard, batch, session.context().world_rank, session.context().world_size);
-    const std::int64_t batches = loader.size();
+// One step on this rank's part of a global batch: the part's summed loss divided by mean_over, so
+// DDP's average over the ranks is the global batch's mean (an empty part still joins DDP's
+// allreduce, with zero gradients). Returns the divided loss.
+double train_step(Model& model, const Batch& part) {
     const auto summed = ::torch::nn::functional::CrossEntropyFuncOptions().reduction(::torch::kSum);
+    model.optimizer->zero_grad();
+    at::Tensor loss = ::torch::nn::functional::cross_entropy(model.forward(to_tensor(part.column("pixels"))),
+                                                             to_tensor(part.column("targets")), summed)
+                          .div(part.mean_over);
+    loss.backward();
+    model.optimizer->step();
+    return loss.item<double>();
+}
+
+// Runs the rest of the epoch; false when a stop was agreed (its checkpoint reported).
+// Batch b is this rank's part of global batch b, so a checkpoint's position means the same
+// samples on any number of ranks.
+bool train_epoch(Session& session, Model& model, const TrainStream& stream, Progress& progress) {
+    const std::int64_t every = session.config().get_int("checkpoint.every_steps");
+    BatchIterator batches = stream.dataset.iter_batches(stream.options, {progress.epoch, progress.next_batch});
+    const auto last = static_cast<std::int64_t>(batches.batches());
     model.module->train();
-    for (std::int64_t b = progress.next_batch; b < batches; ++b) {
-        auto [part, mean_over] = loader.part(b);
-        model.optimizer->zero_grad();
-        at::Tensor loss = ::torch::nn::functional::cross_entropy(model.forward(part.features), part.labels, summed)
-                              .div(mean_over);
-        loss.backward();
-        model.optimizer->step();
-        progress.loss_sum += loss.item<double>();
-        progress = {progress.epoch, b + 1, progress.batches + 1, progress.step + 1, progress.loss_sum};
-        const bool periodic = every > 0 && progress.step % every == 0 && b + 1 < batches;
+    while (const Batch* part = batches.next()) {
+        const double loss = train_step(model, *part);
+        const auto b = static_cast<std::int64_t>(part->index);
+        progress = {progress.epoch, b + 1, progress.batches + 1, progress.step + 1, progress.loss_sum + loss};
+        const bool periodic = every > 0 && progress.step % every == 0 && b + 1 < last;
         const bool stop = !periodic && session.should_stop();
         if (periodic || stop) {
             Metrics metrics;
             metrics.set("epoch", progress.epoch + 1).set("step", progress.step)
                 .set("running_loss", mean_over_ranks(session, progress.loss_sum / progress.batches));
-            session.report(metrics, snapshot(model, progress).state());
+            session.report(metrics, snapshot(model, progress, stream).state());
         }
         if (stop || (periodic && session.should_stop())) return false;
     }
     return true;
 }
 
-// Test-set loss and accuracy over every rank's real (not padded) samples.
-std::pair<double, double> evaluate(Session& session, Model& model, const DatasetShard& shard) {
+// Test-set loss and accuracy: every sample once, over the ranks' parts of global batches.
+std::pair<double, double> evaluate(Session& session, Model& model) {
     ::torch::NoGradGuard no_grad;
     model.module->eval();
-    const std::size_t real = shard.count - shard.padded;
-    double totals[3] = {0.0, 0.0, static_cast<double>(real)};
-    const ShardLoader loader(shard, 1000);
-    for (std::int64_t b = 0; b * 1000 < static_cast<std::int64_t>(real); ++b) {
-        auto [images, labels] = loader.batch(b);
-        const std::int64_t keep = std::min<std::int64_t>(1000, static_cast<std::int64_t>(real) - b * 1000);
-        images = images.narrow(0, 0, keep), labels = labels.narrow(0, 0, keep);  // padding is not counted
-        at::Tensor logits = model.forward(images);
+    double totals[3] = {0.0, 0.0, 0.0};
+    BatchIterator batches = session.dataset("test").iter_batches(stream_options(session.config(), "test", kEvalBatch), 0);
+    while (const Batch* part = batches.next()) {
+        const at::Tensor labels = to_tensor(part->column("targets"));
+        const at::Tensor logits = model.forward(to_tensor(part->column("pixels")));
         totals[0] += ::torch::nn::functional::cross_entropy(logits, labels,
                          ::torch::nn::functional::CrossEntropyFuncOptions().reduction(::torch::kSum)).item<double>();
         totals[1] += logits.argmax(1).eq(labels).sum().item<double>();
+        totals[2] += static_cast<double>(part->count);
     }
     session.communicator().allreduce(totals, 3, DType::f64, ReduceOp::sum);
     return {totals[0] / totals[2], totals[1] / totals[2]};
@@ -229,28 +270,26 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // Per epoch it reports what fashion_mlp does (train, eval and epoch times included, this rank's).
 void run(Session& session, Kind kind) {
     set_compute_threads(session);
-    const auto batch = static_cast<std::int64_t>(data::configured_global_batch(session.config(), session.context().world_size));
-    const std::int64_t epochs = session.config().get_int("train.epochs");
-    Model model = make_model(kind, session.config());
-    Progress progress = restore(session, model);
+    const JobConfig& config = session.config();
+    const std::int64_t epochs = config.get_int("train.epochs");
+    const TrainStream stream{session.dataset("train"),
+                             stream_options(config, "train", data::configured_global_batch(config, session.context().world_size))};
+    Model model = make_model(kind, config);
+    Progress progress = restore(session, model, stream);
     DistributedModule ddp = prepare_model(model.module, session);
-    const DatasetShard test = session.dataset_shard("test", 0);
-    DatasetShard train;
-    for (bool first = true; progress.epoch < epochs; first = false) {
-        if (first || data::parse_shuffle(session.config().get("data.shuffle")) != Shuffle::none)
-            train = session.dataset_shard("train", static_cast<std::uint64_t>(progress.epoch));
+    while (progress.epoch < epochs) {
         const auto started = std::chrono::steady_clock::now();
-        if (!train_epoch(session, model, train, batch, progress)) return;
+        if (!train_epoch(session, model, stream, progress)) return;
         const double train_s = seconds_since(started);
         const double loss = mean_over_ranks(session, progress.batches > 0 ? progress.loss_sum / progress.batches : 0.0);
         const auto evaluated = std::chrono::steady_clock::now();
-        const auto [test_loss, accuracy] = evaluate(session, model, test);
+        const auto [test_loss, accuracy] = evaluate(session, model);
         const double eval_s = seconds_since(evaluated);
         progress = {progress.epoch + 1, 0, 0, progress.step, 0.0};
         Metrics metrics;
         metrics.set("epoch", progress.epoch).set("loss", loss).set("test_loss", test_loss).set("test_accuracy", accuracy)
             .set("train_time_s", train_s).set("eval_time_s", eval_s).set("epoch_time_s", train_s + eval_s);
-        session.report(metrics, snapshot(model, progress).state());
+        session.report(metrics, snapshot(model, progress, stream).state());
         if (progress.epoch < epochs && session.should_stop()) return;
     }
     finish(session, kind, model);

@@ -140,6 +140,11 @@ StateDict& StateDict::attribute(const std::string& name, AttributeValue value) {
     return *this;
 }
 
+StateDict& StateDict::stream_position(const Dataset& dataset, const DataPosition& position, const BatchOptions& options) {
+    save_position(state_, dataset, position, options);
+    return *this;
+}
+
 void load_module(const Checkpoint& checkpoint, ::torch::nn::Module& module, const std::string& prefix) {
     for (auto& item : module.named_parameters()) read_into(checkpoint, prefix + item.key(), item.value());
     for (auto& item : module.named_buffers()) read_into(checkpoint, prefix + item.key(), item.value());

@@ -279,6 +279,47 @@ refused label_file_rows 6 "short_target\.csv has 400 rows, the data has 442" \
 refused split_unknown_file 6 "--split names nope\.csv, which is not one of the input files" \
   import csv "$IN/iris_a.csv" "$IN/iris_b.csv" "${SKLEARN[@]}" --split train=iris_a.csv,test=nope.csv
 refused missing_file 6 "cannot open .*no_such\.csv" import csv "$IN/no_such.csv"
+refused columns_twice 6 "--columns names column 'RM' twice \(as 'RM'\)" \
+  import csv "$BOSTON_CSV" --skip-rows 1 --label MEDV --columns RM,LSTAT,RM
+refused columns_twice_index 6 "--columns names column 'RM' twice \(as '5'\)" \
+  import csv "$BOSTON_CSV" --skip-rows 1 --label MEDV --columns RM,5
+
+# Missing and infinite values: NumPy's spellings of NaN and infinity (any case, signed), which
+# std::from_chars reads as numbers, are refused as cells, like text; so are numbers float64 cannot
+# hold, and float32 features beyond float32's range (--dtype f64 takes them).
+sed '6s/^[^,]*/nan/' "$IRIS" >"$IN/nan.csv"                               # line 6, column 1
+sed '7s/^\([^,]*,\)[^,]*/\1-Infinity/' "$IRIS" >"$IN/neg_infinity.csv"    # line 7, column 2
+sed '8s/^\([^,]*,[^,]*,[^,]*,\)[^,]*/\1+INF/' "$IRIS" >"$IN/plus_inf.csv" # line 8, column 4
+sed '9s/,[^,]*$/,NaN/' "$IRIS" >"$IN/nan_label.csv"                       # line 9, column 5 (the label)
+sed '10s/^[^,]*/1e999/' "$IRIS" >"$IN/huge.csv"                           # line 10, column 1
+sed '11s/^[^,]*/-1e39/' "$IRIS" >"$IN/beyond_f32.csv"                     # line 11, column 1
+printf "skipped\n1.5\nnAn\n2\n" >"$IN/nan_target.csv"                     # line 3 of a --label-file
+head -4 "$IRIS" | sed '2,$s/,[^,]*$//' >"$IN/iris3.csv"                   # 3 rows, no label column
+grep -q '^nan,' "$IN/nan.csv" && grep -q ',-Infinity,' "$IN/neg_infinity.csv" && grep -q ',+INF,' "$IN/plus_inf.csv" &&
+  grep -q ',NaN$' "$IN/nan_label.csv" && grep -q '^1e999,' "$IN/huge.csv" && grep -q '^-1e39,' "$IN/beyond_f32.csv" ||
+  { echo "FAIL: the CSVs with non-finite cells were not made as meant" >&2; exit 1; }
+FINITE="is not a finite number; fill or drop missing and infinite values before importing"
+refused nan_cell 6 "nan\.csv:6:1: 'nan' \(column 'c0'\) $FINITE" import csv "$IN/nan.csv" "${SKLEARN[@]}"
+refused neg_infinity_cell 6 "neg_infinity\.csv:7:2: '-Infinity' \(column 'c1'\) $FINITE" \
+  import csv "$IN/neg_infinity.csv" "${SKLEARN[@]}"
+refused plus_inf_cell 6 "plus_inf\.csv:8:4: '\+INF' \(column 'c3'\) $FINITE" \
+  import csv "$IN/plus_inf.csv" "${SKLEARN[@]}"
+refused nan_label_cell 6 "nan_label\.csv:9:5: 'NaN' \(column 'c4'\) $FINITE" \
+  import csv "$IN/nan_label.csv" "${SKLEARN[@]}"
+refused nan_label_file 6 "nan_target\.csv:3:1: 'nAn' \(column 'c0'\) $FINITE" \
+  import csv "$IN/iris3.csv" --skip-rows 1 --no-header --label-file "$IN/nan_target.csv"
+refused huge_cell 6 "huge\.csv:10:1: '1e999' \(column 'c0'\) is a number float64 cannot hold" \
+  import csv "$IN/huge.csv" "${SKLEARN[@]}"
+refused beyond_f32_cell 6 "beyond_f32\.csv:11:1: '-1e39' \(column 'c0'\) is beyond float32's range .*--dtype f64" \
+  import csv "$IN/beyond_f32.csv" "${SKLEARN[@]}"
+if import_ok beyond_f32_f64 csv "$IN/beyond_f32.csv" "${SKLEARN[@]}" --dtype f64 --out "$WORK/beyond_f32.h5"; then
+  pycheck "-1e39 in a feature, imported with --dtype f64: stored exactly" "$WORK/beyond_f32.h5" <<'EOF'
+from tcheck import *
+with h5py.File(sys.argv[1], "r") as f:
+    x = f["train/features"][()]
+    check(x.dtype == np.float64 and x[9, 0] == -1e39 and np.all(np.isfinite(x)), f"row 10: {x[9]}")
+EOF
+fi
 
 # Usage errors exit 2 (and write nothing either).
 rc=0

@@ -87,6 +87,12 @@ open(f"{out}/truncated_header.npy", "wb").write(full[:40])
 open(f"{out}/not_numpy.npy", "w").write("x,y\n1,2\n")
 archive = open(f"{out}/stored.npz", "rb").read()
 open(f"{out}/truncated.npz", "wb").write(archive[: len(archive) // 2])
+# deflated data damaged far into the member: its header reads, its data do not (found while writing)
+np.savez_compressed(f"{out}/corrupt.npz", a=rng.standard_normal((20000, 8)))
+damaged = bytearray(open(f"{out}/corrupt.npz", "rb").read())
+middle = len(damaged) * 3 // 5
+damaged[middle:middle + 64] = bytes(64)
+open(f"{out}/corrupt.npz", "wb").write(damaged)
 
 # HDF5: nested groups, big-endian, u16 and u32 (widened), chunked + gzip, float16, bool
 R = 200_000
@@ -107,6 +113,61 @@ with h5py.File(f"{out}/source.h5", "w") as f:
     f["bad/short"] = np.zeros(R - 1)
     f["bad/scalar"] = 1.0
     f["bad/compound"] = np.zeros(10, dtype=[("a", "<i4"), ("b", "<f4")])
+
+# crafted .npy headers (NumPy never writes these): each must be one line naming the file, exit 6
+def raw_npy(name, header, data=b"", version=1, length=None):
+    text = header.encode("latin1") + b"\n"
+    size = len(text) if length is None else length
+    prefix = b"\x93NUMPY" + bytes([version, 0])
+    prefix += size.to_bytes(2 if version == 1 else 4, "little")
+    with open(f"{out}/{name}.npy", "wb") as f:
+        f.write(prefix + text + data)
+
+def header(shape, descr="'<f8'", fortran="False"):
+    return "{'descr': %s, 'fortran_order': %s, 'shape': %s, }" % (descr, fortran, shape)
+
+raw_npy("huge_dim", header("(99999999999999999999999, 3)"), bytes(48))
+raw_npy("negative_dim", header("(-1, 3)"), bytes(48))
+raw_npy("overflow", header("(4294967296, 4294967296, 8)"), bytes(64))
+raw_npy("claims_more", header("(1000000000000, 3)"), bytes(48))
+raw_npy("huge_row", header("(1, 100000000000)", "'|u1'"), bytes(64))
+raw_npy("shape_text", header("'abc'"), bytes(48))
+raw_npy("many_dims", header("(" + "1, " * 33 + ")"), bytes(8))
+raw_npy("no_item_size", header("(2, 3)", "'<f'"), bytes(48))
+raw_npy("descr_tuple", header("(2, 3)", "('<f8', 3)"), bytes(48))
+raw_npy("bad_version", header("(2, 3)"), bytes(48), version=9)
+raw_npy("huge_header", header("(2, 3)"), bytes(48), version=2, length=0xFFFFFFF0)
+import zipfile
+with zipfile.ZipFile(f"{out}/crafted.npz", "w") as z:
+    z.writestr("ok.npy", open(f"{out}/f8.npy", "rb").read())
+    z.writestr("huge.npy", open(f"{out}/huge_dim.npy", "rb").read())
+
+# A dataset file written by h5py after hdf5_schemas/dataset.md: its string attributes are h5py's
+# (variable-length UTF-8 for str, ASCII where asked, fixed-length for numpy.bytes_), its bools
+# h5py's enums.
+def schema_file(path, name):
+    with h5py.File(path, "w") as f:
+        f.attrs["format"] = "trainrt-dataset"                      # variable-length, UTF-8
+        f.attrs["format_version"] = np.int64(2)
+        f.attrs["name"] = name
+        f.attrs.create("source", "h5py by hand", dtype=h5py.string_dtype("ascii"))
+        f.attrs["feature_column"] = "x"
+        f.attrs["label_column"] = np.bytes_("y")                   # fixed-length
+        for split, n in (("train", 300), ("test", 100)):
+            g = f.create_group(split)
+            g.attrs["source"] = f"h5py {split}"
+            g.attrs["count"] = np.int64(n)
+            g.create_dataset("x", data=np.arange(n * 4, dtype="<f4").reshape(n, 4), chunks=(64, 4))
+            space_padded = h5py.h5t.C_S1.copy()                    # as Fortran writes strings
+            space_padded.set_size(12)
+            space_padded.set_strpad(h5py.h5t.STR_SPACEPAD)
+            g["x"].attrs.create("source", np.bytes_("np.arange"), dtype=h5py.Datatype(space_padded))
+            g["y"] = (np.arange(n) % 3).astype("<i8")
+            g["flag"] = np.arange(n) % 2 == 0
+schema_file(f"{out}/h5py_schema.h5", "données-h5py")
+schema_file(f"{out}/h5py_name_array.h5", "x")
+with h5py.File(f"{out}/h5py_name_array.h5", "a") as f:
+    f.attrs["name"] = ["two", "strings"]
 EOF
 
 # --- every dtype, as .npy and NAME=FILE.npy ---------------------------------------------------------
@@ -253,7 +314,8 @@ with h5py.File(src_path, "r") as s:
     src = {name: s[p][()] for name, p in (("features", "group/sub/features"), ("label", "group/labels"),
            ("u16_max", "group/u16_max"), ("rowid", "rowid"), ("img", "other/deep/img"), ("half", "half"),
            ("flags", "flags"))}
-types = {"features": "<f8", "label": "<i4", "u16_max": "<i4", "rowid": "<i8", "img": "<i2", "half": "<f2"}
+types = {"features": "<f8", "label": "<i4", "u16_max": "<i4", "rowid": "<i8", "img": "<i2", "half": "<f2",
+         "flags": "u1"}  # h5py's bool (an enum over int8) as u8, like an .npy bool
 counts = expected_counts([0.75, 0.25], R)
 seen = []
 with h5py.File(path, "r") as f:
@@ -291,15 +353,54 @@ with h5py.File(plain, "r") as f:
     check(np.array_equal(f["train/half16"][()].view("<u2"), src["half"].view("<u2")), f"{plain}: half16 differs")
 EOF
 fi
+  if "$TRAINRT" data info "$WORK/hdf5.h5" >"$WORK/hdf5_info.out" 2>&1 && grep -qE "flags +u8 +\[150000\]" "$WORK/hdf5_info.out" &&
+    grep -qE "label +i32 +\[150000\]" "$WORK/hdf5_info.out"; then
+    pass "data info hdf5.h5: h5py's bool stored as u8, u16 as i32"
+  else
+    fail "data info hdf5.h5: $(cat "$WORK/hdf5_info.out")"
+  fi
+
+# --- a dataset file written by h5py (hdf5_schemas/dataset.md), not by trainrt ---------------------
+# h5py writes str attributes as variable-length strings and bools as enums: `data info` reads the
+# attributes (variable-length UTF-8 and ASCII, fixed-length null- and space-padded) and shows the
+# bools as u8, and the streaming reader hands out every sample of each split.
+if "$TRAINRT" data info "$IN/h5py_schema.h5" >"$WORK/h5py_info.out" 2>"$WORK/h5py_info.err"; then
+  missing=()
+  for want in "format version 2" "name: +données-h5py" "source: +h5py by hand" "features: x" "label: +y" \
+    "split train: 300 samples" "split test: 100 samples" "x +f32 +\[300, 4\] +chunks of 64 rows +from np\.arange$" \
+    "y +i64 +\[300\]" "flag +u8 +\[300\]" "flag +u8 +\[100\]"; do
+    grep -qE -- "$want" "$WORK/h5py_info.out" || missing+=("$want")
+  done
+  [ "${#missing[@]}" -eq 0 ] && pass "data info on an h5py-written dataset: variable-length string attributes, bool as u8" ||
+    fail "data info h5py_schema.h5 lacks /${missing[*]}/: $(cat "$WORK/h5py_info.out")"
+else
+  fail "data info h5py_schema.h5 exited non-zero: $(cat "$WORK/h5py_info.err")"
+fi
+BENCH="$TRAINRT_BUILD/bench/stream_read_bench"
+for case in train:300 test:100; do
+  split=${case%:*} rows=${case#*:}
+  if out=$("$BENCH" "$IN/h5py_schema.h5" --split "$split" --batch 32 --shuffle global 2>&1) &&
+    [ "$(jq -r .samples <<<"$out")" -eq "$rows" ] && [ "$(jq -r .bytes <<<"$out")" -eq $((rows * (16 + 8 + 1))) ]; then
+    pass "h5py-written dataset, split $split: streamed, $rows samples of x, y, flag"
+  else
+    fail "streaming h5py_schema.h5 split $split: $out"
+  fi
+done
+rc=0
+"$TRAINRT" data info "$IN/h5py_name_array.h5" >"$WORK/name_array.out" 2>"$WORK/name_array.err" || rc=$?
+[ "$rc" -eq 6 ] && [ "$(nlines "$WORK/name_array.err")" -eq 1 ] &&
+  grep -q "h5py_name_array\.h5 is damaged or not a trainrt dataset (HDF5 attribute 'name' is not one string" \
+    "$WORK/name_array.err" && pass "data info: a name attribute of two strings is refused, exit 6, one line" ||
+  fail "data info h5py_name_array.h5: exit $rc, stderr: $(cat "$WORK/name_array.err")"
 
 # --- FashionMNIST and MNIST IDX files ------------------------------------------------------------
 if [ -f "$FASHION/train-images-idx3-ubyte.gz" ]; then
   if import_ok fashion fashion-mnist --out "$WORK/fashion.h5" &&
-    import_ok mnist mnist --from "$FASHION" --out "$WORK/mnist.h5"; then
+    import_ok mnist mnist --from "$FASHION" --name mnist-from-dir --out "$WORK/mnist.h5"; then
     grep -q "train 60000, test 10000" "$WORK/fashion.out" && grep -q "train 60000, test 10000" "$WORK/mnist.out" &&
       pass "fashion-mnist, mnist: summaries say train 60000, test 10000" ||
       fail "IDX summaries: $(cat "$WORK/fashion.out" "$WORK/mnist.out")"
-    pycheck "fashion-mnist and mnist --from: u8 images [N, 28, 28] and labels equal to the IDX files" \
+    pycheck "fashion-mnist and mnist --from --name: u8 images [N, 28, 28] and labels equal to the IDX files" \
       "$FASHION" "$WORK/fashion.h5" "$WORK/mnist.h5" <<'EOF'
 from tcheck import *
 import gzip
@@ -311,7 +412,7 @@ def idx(name):
     return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * dims).reshape(shape)
 ref = {"train": (idx("train-images-idx3-ubyte"), idx("train-labels-idx1-ubyte")),
        "test": (idx("t10k-images-idx3-ubyte"), idx("t10k-labels-idx1-ubyte"))}
-for path, name in ((fashion, "fashion-mnist"), (mnist, "mnist")):
+for path, name in ((fashion, "fashion-mnist"), (mnist, "mnist-from-dir")):
     with h5py.File(path, "r") as f:
         check_root(f, name, "images", "labels")
         check(sorted(f.keys()) == ["test", "train"], f"{name}: splits {sorted(f.keys())}")
@@ -339,6 +440,12 @@ refused idx_truncated 6 "t10k-labels-idx1-ubyte\.gz is truncated" import mnist -
 mkdir -p "$IN/idx_none"
 refused idx_missing 6 "cannot open .*idx_none/train-images-idx3-ubyte" import mnist --from "$IN/idx_none"
 refused mnist_without_from 2 "mnist: give the directory of its IDX files with --from DIR" import mnist
+# Options that choose splits or a label do not apply to the IDX files: a usage error naming them.
+# shellcheck disable=SC2054  # the commas are inside one argument
+refused idx_split 2 "^trainrt: data import fashion-mnist: --split does not apply \(the IDX files come split" \
+  import fashion-mnist --split train=0.5,test=0.5
+refused idx_seed 2 "data import mnist: --seed does not apply" import mnist --from "$FASHION" --seed 3
+refused idx_label 2 "data import fashion-mnist: --label does not apply" import fashion-mnist --label labels
 
 # --- bad input ------------------------------------------------------------------------------------
 refused fortran_order 6 "fortran\.npy is a Fortran-order array" import npy "$IN/fortran.npy"
@@ -356,6 +463,31 @@ refused records 6 "records\.npy" import npy "$IN/records.npy"
 refused npy_strings 6 "strings\.npy: dtype .*U2.* is not stored" import npy "$IN/strings.npy"
 refused not_numpy 6 "not_numpy\.npy is not a \.npy array" import npy "$IN/not_numpy.npy"
 refused no_columns 6 "no_columns\.npy" import npy "$IN/no_columns.npy"
+
+# Malformed .npy headers: one line naming the file and what is wrong, exit 6; nothing is allocated
+# for what a header claims before the file is known to hold it.
+refused npy_huge_dim 6 "huge_dim\.npy: its \.npy header is malformed \(shape .*'99999999999999999999999' is not a dimension" \
+  import npy "$IN/huge_dim.npy"
+refused npy_negative_dim 6 "negative_dim\.npy: its \.npy header is malformed \(shape \(-1, 3\): '-1' is not a dimension" \
+  import npy "$IN/negative_dim.npy"
+refused npy_overflow 6 "overflow\.npy: its \.npy header is malformed \(its shape holds more than 2\^64 bytes\)" \
+  import npy "$IN/overflow.npy"
+refused npy_claims_more 6 "claims_more\.npy ends inside its data: the file is truncated \(its header promises 24000000000000 bytes of data, 48 follow\)" \
+  import npy "$IN/claims_more.npy"
+refused npy_huge_row 6 "huge_row\.npy ends inside its data: the file is truncated \(its header promises 100000000000 bytes" \
+  import npy "$IN/huge_row.npy"
+refused npy_shape_text 6 "shape_text\.npy: its \.npy header is malformed \(shape 'abc' is not a tuple\)" \
+  import npy "$IN/shape_text.npy"
+refused npy_many_dims 6 "many_dims\.npy: its \.npy header is malformed \(shape .* has 33 dimensions; HDF5 holds at most 32\)" \
+  import npy "$IN/many_dims.npy"
+refused npy_no_item_size 6 "no_item_size\.npy: dtype '<f' is not a plain numeric type" import npy "$IN/no_item_size.npy"
+refused npy_descr_tuple 6 "descr_tuple\.npy: its \.npy header is malformed \(descr \('<f8', 3\) is not a string\)" \
+  import npy "$IN/descr_tuple.npy"
+refused npy_bad_version 6 "bad_version\.npy: its \.npy header is malformed \(format version 9\.0;" \
+  import npy "$IN/bad_version.npy"
+refused npy_huge_header 6 "huge_header\.npy: its \.npy header is malformed \(a header of 4294967280 bytes" \
+  import npy "$IN/huge_header.npy"
+refused npz_huge_dim 6 "crafted\.npz\[huge\]: its \.npy header is malformed \(shape" import npy "$IN/crafted.npz"
 refused npy_label 6 "--label nope is not one of the arrays" import npy "$IN/x.npy" "$IN/y.npy" --label nope
 refused split_files_columns 6 "split 'train' has arrays x, y, split 'test' has w, x" \
   import npy "$IN/part_train.npz" "$IN/part_other.npz" --split train=part_train.npz,test=part_other.npz
@@ -373,6 +505,7 @@ refused h5_scalar 6 "/bad/scalar has no rows" import hdf5 "$IN/source.h5" --colu
 refused h5_group 6 "source\.h5.*/group/sub" import hdf5 "$IN/source.h5" --columns /group/sub
 refused h5_not_hdf5 6 "cannot open .*not_numpy\.npy as HDF5" import hdf5 "$IN/not_numpy.npy" --columns /x
 refused h5_label 6 "'nope' is not one of the imported columns" import hdf5 "$IN/source.h5" --columns /rowid --label nope
+refused h5_empty_item 6 "--columns has an empty item" import hdf5 "$IN/source.h5" --columns /rowid,
 
 # `data info` on an HDF5 file that is no dataset: exit 6, one line
 rc=0
@@ -380,18 +513,22 @@ rc=0
 [ "$rc" -eq 6 ] && [ "$(nlines "$WORK/info_bad.err")" -eq 1 ] && pass "data info source.h5 (no dataset): exit 6, one line" ||
   fail "data info source.h5: exit $rc, stderr: $(cat "$WORK/info_bad.err")"
 
-# A failure after the output was begun (the data of an .npy ends early) leaves an existing output
-# as it was and no temporary file.
+# A failure leaves an existing output as it was and no temporary file: before the output is begun
+# (an .npy whose data end early: its size is checked against its header first) and after (deflated
+# data damaged in the middle of an .npz member, found only while the rows are copied).
 if import_ok keep npy "$IN/f4.npy" --out "$WORK/keep.h5"; then
   before=$(sha256sum <"$WORK/keep.h5")
-  rc=0
-  "$TRAINRT" data import npy "$IN/truncated.npy" --out "$WORK/keep.h5" >/dev/null 2>"$WORK/keep.err" || rc=$?
-  if [ "$rc" -eq 6 ] && [ "$(sha256sum <"$WORK/keep.h5")" = "$before" ] && [ -z "$(leftovers)" ]; then
-    pass "truncated .npy over an existing output: exit 6, output unchanged, no temporary file"
-  else
-    fail "truncated .npy over keep.h5: exit $rc ($(cat "$WORK/keep.err")), output $(
-      [ "$(sha256sum <"$WORK/keep.h5")" = "$before" ] && echo unchanged || echo changed), leftovers: $(leftovers)"
-  fi
+  for bad in "truncated.npy:truncated\.npy ends inside its data" "corrupt.npz:corrupt\.npz\[a\]: cannot read its data"; do
+    file=${bad%%:*} pattern=${bad#*:} rc=0
+    "$TRAINRT" data import npy "$IN/$file" --out "$WORK/keep.h5" >/dev/null 2>"$WORK/keep.err" || rc=$?
+    if [ "$rc" -eq 6 ] && [ "$(nlines "$WORK/keep.err")" -eq 1 ] && grep -q "$pattern" "$WORK/keep.err" &&
+      [ "$(sha256sum <"$WORK/keep.h5")" = "$before" ] && [ -z "$(leftovers)" ]; then
+      pass "$file over an existing output: exit 6 ($(cat "$WORK/keep.err")), output unchanged, no temporary file"
+    else
+      fail "$file over keep.h5: exit $rc ($(cat "$WORK/keep.err")), output $(
+        [ "$(sha256sum <"$WORK/keep.h5")" = "$before" ] && echo unchanged || echo changed), leftovers: $(leftovers)"
+    fi
+  done
 fi
 
 finish

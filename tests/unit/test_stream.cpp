@@ -296,7 +296,7 @@ TEST_CASE("float16 conversion rounds to nearest even and keeps specials", "[stre
         REQUIRE(float16::from_float(float16{static_cast<std::uint16_t>(bits)}.to_float()).bits == bits);
 }
 
-TEST_CASE("dataset files: v1 layout reads, damaged and foreign files are named", "[stream]") {
+TEST_CASE("dataset files: the layout is read back, damaged and foreign files are named", "[stream]") {
     const std::string path = make_file("info.h5", 3);
     const data::DatasetInfo info = data::read_dataset_info(path);
     CHECK(info.version == 2);
@@ -310,5 +310,32 @@ TEST_CASE("dataset files: v1 layout reads, damaged and foreign files are named",
         truncate << "not hdf5";
     }
     CHECK_THROWS_WITH(data::read_dataset_info(path), Catch::Contains(path) && Catch::Contains("trainrt data import"));
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("order keys: the same on every rank, another for anything that changes the batches", "[stream]") {
+    const std::string path = make_file("order.h5", 1000);
+    const Dataset one = data::open_dataset(path, "train", 0, 1, 42);
+    const Dataset third = data::open_dataset(path, "train", 2, 3, 42);
+    BatchOptions options;
+    options.batch_size = 10;
+    options.shuffle = Shuffle::blocks;
+    options.shuffle_buffer = 100;
+    const std::string key = one.order_key(options);
+    CHECK(key == third.order_key(options));
+    CHECK(key.find("blocks rows=1000 batch=10 seed=42") == 0);
+    BatchOptions other = options;
+    other.shuffle_buffer = 200;
+    CHECK(one.order_key(other) != key);
+    other = options;
+    other.batch_size = 20;
+    CHECK(one.order_key(other) != key);
+    other = options;
+    other.prefetch_batches = 7;
+    other.drop_last = true;
+    CHECK(one.order_key(other) == key);  // how batches are read, not which samples they hold
+    CHECK(data::open_dataset(path, "train", 0, 1, 43).order_key(options) != key);
+    options.shuffle = Shuffle::none;
+    CHECK(data::open_dataset(path, "train", 0, 1, 43).order_key(options) == one.order_key(options));
     std::filesystem::remove(path);
 }

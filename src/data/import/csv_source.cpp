@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -138,14 +139,22 @@ bool CsvSource::next_row(std::vector<std::string>& fields) {
     return false;
 }
 
-bool parse_number(const std::string& cell, double& value) {
-    if (cell.empty()) return false;
+CellNumber read_number(const std::string& cell, double& value) {
+    if (cell.empty()) return CellNumber::not_a_number;
     const char* begin = cell.data();
     const char* end = begin + cell.size();
     if (*begin == '+') ++begin;  // from_chars takes no leading '+'
-    auto [ptr, ec] = std::from_chars(begin, end, value);
-    return ec == std::errc() && ptr == end;
+    double parsed = 0;
+    auto [ptr, ec] = std::from_chars(begin, end, parsed);
+    if (ptr != end || begin == end) return CellNumber::not_a_number;
+    if (ec == std::errc::result_out_of_range) return CellNumber::out_of_range;
+    if (ec != std::errc()) return CellNumber::not_a_number;
+    if (!std::isfinite(parsed)) return CellNumber::not_finite;
+    value = parsed;
+    return CellNumber::ok;
 }
+
+bool parse_number(const std::string& cell, double& value) { return read_number(cell, value) == CellNumber::ok; }
 
 bool is_integer_literal(const std::string& cell) {
     std::size_t i = (!cell.empty() && (cell[0] == '-' || cell[0] == '+')) ? 1 : 0;

@@ -47,7 +47,15 @@ private:
     bool has_pending_ = false;
 };
 
-// Parses a cell as a number; false when it is not one (empty, text, trailing characters).
+// What a cell holds, read as a float64.
+enum class CellNumber {
+    ok,            // a finite number
+    not_a_number,  // empty, text, trailing characters
+    not_finite,    // nan, inf, infinity (any case, signed): missing or infinite values
+    out_of_range,  // a number whose magnitude float64 cannot hold (1e999, 1e-400)
+};
+CellNumber read_number(const std::string& cell, double& value);
+// True when read_number gives ok (then `value` is set).
 bool parse_number(const std::string& cell, double& value);
 // True when the cell is written as an integer: an optional sign and digits only.
 bool is_integer_literal(const std::string& cell);

@@ -56,15 +56,17 @@ IdxArray read_idx(const std::string& path) {
         throw DataError(fmt::format("data: {} is not an unsigned-byte IDX file (magic {:02x}{:02x}"
                                     "{:02x}{:02x})", path, magic[0], magic[1], magic[2], magic[3]));
     IdxArray array;
-    std::size_t total = 1;
+    constexpr std::size_t kMaxBytes = std::size_t(1) << 34;
+    std::size_t total = 1;  // at most kMaxBytes, so the product is checked before it can wrap
     for (int d = 0; d < magic[3]; ++d) {
         unsigned char dim[4];
         read_exact(file.get(), path, dim, 4, "the IDX dimensions");
         array.dims.push_back(big_endian(dim));
+        if (array.dims.back() == 0 || total > kMaxBytes / array.dims.back())
+            throw DataError(fmt::format("data: {} declares an implausible shape (a dimension of 0, or more than "
+                                        "2^34 bytes); reinstall the dataset package or re-download the file", path));
         total *= array.dims.back();
     }
-    if (total == 0 || total > (std::size_t(1) << 34))
-        throw DataError(fmt::format("data: {} declares an implausible size of {} bytes", path, total));
     array.values.resize(total);
     read_exact(file.get(), path, array.values.data(), total, "the IDX values");
     unsigned char extra;

@@ -1,6 +1,7 @@
 #include "data/import/import_common.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -9,21 +10,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "data/dataset_writer.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt::data {
 namespace {
-
-std::vector<std::string> split_list(const std::string& text, char separator) {
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t end = text.find(separator, start);
-        parts.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
-        if (end == std::string::npos) return parts;
-        start = end + 1;
-    }
-}
 
 bool parse_fraction(const std::string& text, double& value) {
     const char* end = text.data() + text.size();
@@ -54,54 +45,8 @@ void check_fractions(const SplitPlan& plan, const std::string& spec) {
             throw DataError(fmt::format("data import: --split {}: split '{}' is named twice", spec, plan.names[i]));
 }
 
-}  // namespace
-
-bool valid_name(const std::string& name) {
-    if (name.empty() || name == "." || name == "..") return false;
-    return std::all_of(name.begin(), name.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
-    });
-}
-
-std::string default_name(const std::string& out) {
-    std::filesystem::path path(out);
-    return path.stem().string();
-}
-
-SplitPlan parse_split(const std::string& spec, const std::vector<std::string>& inputs) {
-    SplitPlan plan;
-    if (spec.empty()) {
-        plan.names = {"train"};
-        plan.fractions = {1.0};
-        return plan;
-    }
-    bool fractions = false, files = false;
-    std::vector<std::pair<std::size_t, std::size_t>> assigned;  // (input, split)
-    for (const std::string& item : split_list(spec, ',')) {
-        const std::size_t equals = item.find('=');
-        const std::string name = item.substr(0, equals), value = equals == std::string::npos ? "" : item.substr(equals + 1);
-        if (equals == std::string::npos || !valid_name(name) || value.empty())
-            throw DataError(fmt::format("data import: --split {}: '{}' is not NAME=FRACTION or NAME=FILE (names: "
-                                        "letters, digits, _ - .)", spec, item));
-        double fraction = 0.0;
-        if (parse_fraction(value, fraction)) {
-            if (!(fraction > 0.0 && fraction <= 1.0))
-                throw DataError(fmt::format("data import: --split {}: fraction {} of '{}' is not in (0, 1]", spec,
-                                            value, name));
-            fractions = true;
-            plan.names.push_back(name);
-            plan.fractions.push_back(fraction);
-        } else {
-            files = true;
-            assigned.emplace_back(input_index(value, inputs), name_index(plan, name));
-        }
-    }
-    if (fractions && files)
-        throw DataError(fmt::format("data import: --split {}: give fractions or files, not both", spec));
-    if (fractions) {
-        check_fractions(plan, spec);
-        return plan;
-    }
+void assign_files(SplitPlan& plan, const std::vector<std::pair<std::size_t, std::size_t>>& assigned,
+                  const std::string& spec, const std::vector<std::string>& inputs) {
     plan.file_split.assign(inputs.size(), SIZE_MAX);
     for (auto [input, split] : assigned) {
         if (plan.file_split[input] != SIZE_MAX)
@@ -112,6 +57,101 @@ SplitPlan parse_split(const std::string& spec, const std::vector<std::string>& i
         if (plan.file_split[i] == SIZE_MAX)
             throw DataError(fmt::format("data import: --split {}: {} is in no split; name it or leave it out",
                                         spec, inputs[i]));
+}
+
+void check_pair(const PlannedColumn& earlier, const PlannedColumn& later) {
+    if (earlier.name == later.name)
+        throw DataError(fmt::format("data import: column name '{}' appears twice ({} and {}); rename one: {}",
+                                    later.name, earlier.where, later.where, later.rename));
+    if (earlier.rows != later.rows)
+        throw DataError(fmt::format("data import: {} has {} rows, {} has {}: the columns of a split need the same "
+                                    "first dimension", earlier.where, earlier.rows, later.where, later.rows));
+}
+
+}  // namespace
+
+bool valid_name(const std::string& name) {
+    if (name.empty() || name == "." || name == "..") return false;
+    return std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+    });
+}
+
+std::string dataset_name(const ImportOptions& options, const std::string& fallback) {
+    if (!options.name.empty()) return options.name;
+    return fallback.empty() ? std::filesystem::path(options.out).stem().string() : fallback;
+}
+
+std::vector<std::string> split_list(const std::string& text, char separator) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t end = text.find(separator, start);
+        parts.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        if (end == std::string::npos) return parts;
+        start = end + 1;
+    }
+}
+
+NamedValue split_named(const std::string& text) {
+    const std::size_t equals = text.find('=');
+    if (equals == std::string::npos) return {"", text};
+    return {text.substr(0, equals), text.substr(equals + 1)};
+}
+
+void check_columns(const std::vector<PlannedColumn>& columns) {
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        const PlannedColumn& column = columns[i];
+        if (!valid_name(column.name))
+            throw DataError(fmt::format("data import: {}: '{}' is not a column name (letters, digits, _ - .); "
+                                        "rename it: {}", column.where, column.name, column.rename));
+        for (std::size_t j = 0; j < i; ++j)
+            if (columns[j].split == column.split) check_pair(columns[j], column);
+        if (column.rows == 0)
+            throw DataError(fmt::format("data import: {} has no rows (a scalar, or a first dimension of 0)",
+                                        column.where));
+    }
+}
+
+void append_rows(const std::vector<ColumnWriter*>& writers, const RowAssigner& assigner, std::uint64_t first_row,
+                 const std::byte* rows, std::uint64_t count, std::size_t row_bytes) {
+    for (std::uint64_t begin = 0; begin < count;) {
+        const std::size_t split = assigner.split_of(first_row + begin);
+        std::uint64_t end = begin + 1;
+        while (end < count && assigner.split_of(first_row + end) == split) ++end;
+        writers[split]->append(rows + begin * row_bytes, end - begin);
+        begin = end;
+    }
+}
+
+SplitPlan parse_split(const std::string& spec, const std::vector<std::string>& inputs) {
+    SplitPlan plan;
+    if (spec.empty()) {
+        plan.names = {"train"};
+        plan.fractions = {1.0};
+        return plan;
+    }
+    std::vector<std::pair<std::size_t, std::size_t>> assigned;  // (input, split)
+    for (const std::string& item : split_list(spec)) {
+        const NamedValue named = split_named(item);
+        if (!valid_name(named.name) || named.value.empty())
+            throw DataError(fmt::format("data import: --split {}: '{}' is not NAME=FRACTION or NAME=FILE (names: "
+                                        "letters, digits, _ - .)", spec, item));
+        double fraction = 0.0;
+        if (!parse_fraction(named.value, fraction)) {
+            assigned.emplace_back(input_index(named.value, inputs), name_index(plan, named.name));
+            continue;
+        }
+        if (!(fraction > 0.0 && fraction <= 1.0))
+            throw DataError(fmt::format("data import: --split {}: fraction {} of '{}' is not in (0, 1]", spec,
+                                        named.value, named.name));
+        plan.names.push_back(named.name);
+        plan.fractions.push_back(fraction);
+    }
+    if (!plan.fractions.empty() && !assigned.empty())
+        throw DataError(fmt::format("data import: --split {}: give fractions or files, not both", spec));
+    if (assigned.empty()) check_fractions(plan, spec);
+    else assign_files(plan, assigned, spec, inputs);
     return plan;
 }
 

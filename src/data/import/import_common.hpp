@@ -9,9 +9,11 @@
 
 namespace trainrt::data {
 
+class ColumnWriter;
+
 struct ImportOptions {
     std::string out;
-    std::string name;           // the dataset's name attribute ("" = the output's stem)
+    std::string name;           // the dataset's name attribute ("" = the importer's default: dataset_name)
     std::string split = "";     // "" = every row in "train"
     std::uint64_t seed = 0;
     int compression = 0;        // gzip level, 0 = none
@@ -52,6 +54,36 @@ std::vector<std::uint64_t> split_counts(const SplitPlan& plan, const std::vector
 // A name HDF5 and users can both use: letters, digits, '_', '-', '.'; not "." or "..".
 bool valid_name(const std::string& name);
 
-std::string default_name(const std::string& out);  // the output file's stem
+// The dataset's name attribute: --name, else `fallback`, else the output file's stem.
+std::string dataset_name(const ImportOptions& options, const std::string& fallback = "");
+
+// The items of a list, empty ones kept ("a,,b" is a, "", b; "" is one empty item), so that the
+// caller can refuse them with its option's name.
+std::vector<std::string> split_list(const std::string& text, char separator = ',');
+
+// "NAME=VALUE" as {NAME, VALUE}; text without '=' as {"", text}.
+struct NamedValue {
+    std::string name;
+    std::string value;
+};
+NamedValue split_named(const std::string& text);
+
+// A column an importer is about to write, for the checks every importer of arrays makes.
+struct PlannedColumn {
+    std::string name;
+    std::string where;      // where it comes from, for messages: FILE, FILE[key], FILE:/path
+    std::string rename;     // how a user renames it: "NAME=FILE.npy", "NAME=/path", ...
+    std::uint64_t rows = 0; // its first dimension
+    std::size_t split = 0;  // columns are compared within a split (by-file mode); else all are 0
+};
+
+// DataError (exit 6) naming the column for a name that is not valid_name, no rows, a name twice
+// in a split, or a split whose columns differ in rows.
+void check_columns(const std::vector<PlannedColumn>& columns);
+
+// Appends `count` rows of `row_bytes` each, input rows first_row..first_row + count - 1, each to
+// the writer of the split `assigner` gives it (runs of one split in one append).
+void append_rows(const std::vector<ColumnWriter*>& writers, const RowAssigner& assigner, std::uint64_t first_row,
+                 const std::byte* rows, std::uint64_t count, std::size_t row_bytes);
 
 }  // namespace trainrt::data

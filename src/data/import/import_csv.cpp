@@ -3,6 +3,7 @@
 // parses again and appends each row to its split. Memory stays bounded by a chunk per column.
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <optional>
 
 #include <fmt/format.h>
@@ -27,17 +28,6 @@ struct CsvLayout {
     bool label_integers = true;          // every label cell written as an integer
     std::int64_t label_min = 0, label_max = 0;
 };
-
-std::vector<std::string> split_names(const std::string& text) {
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const std::size_t end = std::min(text.find(',', start), text.size());
-        parts.push_back(text.substr(start, end - start));
-        start = end + 1;
-    }
-    return parts;
-}
 
 std::vector<std::string> column_names(CsvSource& source) {
     std::vector<std::string> names = source.read_header();
@@ -75,10 +65,13 @@ void choose_columns(const CsvOptions& options, CsvLayout& layout) {
         for (std::size_t i = 0; i < layout.names.size(); ++i)
             if (i != layout.label) layout.features.push_back(i);
     } else {
-        for (const std::string& name : split_names(options.columns)) {
+        for (const std::string& name : split_list(options.columns)) {
             const std::size_t index = resolve(name, layout.names, "--columns");
             if (index == layout.label)
                 throw DataError(fmt::format("data import: --columns names the label column '{}'", name));
+            if (std::find(layout.features.begin(), layout.features.end(), index) != layout.features.end())
+                throw DataError(fmt::format("data import: --columns names column '{}' twice (as '{}'); a feature "
+                                            "is imported once: name each column once", layout.names[index], name));
             layout.features.push_back(index);
         }
     }
@@ -86,11 +79,33 @@ void choose_columns(const CsvOptions& options, CsvLayout& layout) {
         throw DataError("data import: no feature columns are left; choose them with --columns");
 }
 
+// Why a cell is refused: it does not read as a finite float64 (read_number), or, reading as one,
+// it overflows the float32 features are stored as. A label cannot be left out with --columns.
 std::string cell_error(const CsvSource& source, std::size_t field, const std::vector<std::string>& names,
-                       const std::string& cell) {
-    return fmt::format("data import: {}:{}: {} (column '{}') is not a number; fix the cell or leave the column "
-                       "out with --columns", source.where(), field + 1,
-                       cell.empty() ? std::string("an empty cell") : fmt::format("'{}'", cell), names[field]);
+                       const std::string& cell, bool label = false) {
+    const std::string cell_at = fmt::format("data import: {}:{}: {} (column '{}')", source.where(), field + 1,
+                                            cell.empty() ? std::string("an empty cell") : fmt::format("'{}'", cell),
+                                            names[field]);
+    const std::string or_leave_out = label ? "" : ", or leave the column out with --columns";
+    double value = 0;
+    switch (read_number(cell, value)) {
+        case CellNumber::not_finite:
+            return cell_at + " is not a finite number; fill or drop missing and infinite values before importing" +
+                   or_leave_out;
+        case CellNumber::out_of_range:
+            return cell_at + " is a number float64 cannot hold (beyond 1.8e308, or below 4.9e-324 and not 0); "
+                             "rescale the column" + or_leave_out;
+        case CellNumber::ok:
+            return cell_at + " is beyond float32's range (3.4e38); import with --dtype f64";
+        case CellNumber::not_a_number: break;
+    }
+    return cell_at + " is not a number; fix the cell" + or_leave_out;
+}
+
+// A feature cell that is a finite float64 and, stored as float32, still finite.
+bool feature_fits(const std::string& cell, bool float32) {
+    double value = 0;
+    return parse_number(cell, value) && !(float32 && std::isinf(static_cast<float>(value)));
 }
 
 void check_row(const CsvSource& source, const std::vector<std::string>& fields, const CsvLayout& layout) {
@@ -110,17 +125,18 @@ void note_label(const std::string& cell, CsvLayout& layout, bool first) {
     layout.label_max = first ? value : std::max(layout.label_max, value);
 }
 
-std::uint64_t scan_file(CsvSource& source, CsvLayout& layout, std::uint64_t labels_before) {
+std::uint64_t scan_file(CsvSource& source, CsvLayout& layout, std::uint64_t labels_before, bool float32) {
     std::vector<std::string> fields;
     std::uint64_t rows = 0;
     double value = 0;
     while (source.next_row(fields)) {
         check_row(source, fields, layout);
         for (std::size_t f : layout.features)
-            if (!parse_number(fields[f], value)) throw DataError(cell_error(source, f, layout.names, fields[f]));
+            if (!feature_fits(fields[f], float32)) throw DataError(cell_error(source, f, layout.names, fields[f]));
         if (layout.label) {
             const std::string& cell = fields[*layout.label];
-            if (!parse_number(cell, value)) throw DataError(cell_error(source, *layout.label, layout.names, cell));
+            if (!parse_number(cell, value))
+                throw DataError(cell_error(source, *layout.label, layout.names, cell, true));
             note_label(cell, layout, labels_before + rows == 0);
         }
         ++rows;
@@ -143,7 +159,7 @@ std::uint64_t scan_label_file(const std::string& path, const CsvFormat& format, 
     double value = 0;
     while (source.next_row(fields)) {
         check_row(source, fields, labels);
-        if (!parse_number(fields[0], value)) throw DataError(cell_error(source, 0, labels.names, fields[0]));
+        if (!parse_number(fields[0], value)) throw DataError(cell_error(source, 0, labels.names, fields[0], true));
         note_label(fields[0], labels, rows == 0);
         ++rows;
     }
@@ -168,7 +184,7 @@ CsvLayout scan(const std::vector<std::string>& files, const CsvOptions& options)
         }
         std::uint64_t before = 0;
         for (std::uint64_t rows : layout.file_rows) before += rows;
-        layout.file_rows.push_back(scan_file(source, layout, before));
+        layout.file_rows.push_back(scan_file(source, layout, before, options.dtype == "f32"));
     }
     if (!options.label_file.empty()) {
         layout.label_rows = scan_label_file(options.label_file, options.format, layout);
@@ -285,8 +301,7 @@ ImportReport import_csv(const std::vector<std::string>& files, const CsvOptions&
 
     const std::string source = fmt::format("csv: {}", fmt::join(files, ", "));
     DatasetWriter writer(options.common.out, options.common.compression);
-    writer.describe(options.common.name.empty() ? default_name(options.common.out) : options.common.name, source,
-                    "features", has_label(layout) ? "label" : "");
+    writer.describe(dataset_name(options.common), source, "features", has_label(layout) ? "label" : "");
     const CsvOutput out = create_columns(writer, plan, counts, layout, options, source);
     write_rows(files, options, layout, plan, out, total);
     writer.commit();

@@ -24,58 +24,51 @@ struct Hdf5Input {
     std::vector<hsize_t> shape;
 };
 
-std::vector<std::string> list(const std::string& text) {
-    std::vector<std::string> items;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const std::size_t end = std::min(text.find(',', start), text.size());
-        if (end > start) items.push_back(text.substr(start, end - start));
-        start = end + 1;
-    }
-    return items;
-}
+std::uint64_t rows_of(const Hdf5Input& input) { return input.shape.empty() ? 0 : input.shape[0]; }
 
-Hdf5Input open_input(hid_t file, const std::string& spec, const std::string& where) {
-    const std::size_t equals = spec.find('=');
-    Hdf5Input input;
-    input.path = equals == std::string::npos ? spec : spec.substr(equals + 1);
-    input.name = equals == std::string::npos ? input.path.substr(input.path.rfind('/') + 1) : spec.substr(0, equals);
-    if (!valid_name(input.name))
-        throw DataError(fmt::format("data import: --columns {}: '{}' is not a column name (letters, digits, _ - .); "
-                                    "write NAME={}", spec, input.name, input.path));
-    const bool found = h5::locked([&] { return H5Lexists(file, input.path.c_str(), H5P_DEFAULT) > 0; });
+// A dataset that exists at `path` (not a group or another object), or DataError.
+h5::Dataset open_dataset_at(hid_t file, const std::string& path, const std::string& where) {
+    const bool found = h5::locked([&] { return H5Lexists(file, path.c_str(), H5P_DEFAULT) > 0; });
     const bool dataset_there = found && h5::locked([&] {
         H5O_info_t info;
-        return H5Oget_info_by_name2(file, input.path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) >= 0 &&
+        return H5Oget_info_by_name2(file, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) >= 0 &&
                info.type == H5O_TYPE_DATASET;
     });
     if (!dataset_there)
-        throw DataError(fmt::format("data import: {} has no dataset {}{}", where, input.path,
+        throw DataError(fmt::format("data import: {} has no dataset {}{}", where, path,
                                     found ? " (it is a group or another object: name a dataset inside it)" : ""));
-    h5::Dataset dataset = h5::open_dataset(file, input.path);
+    return h5::open_dataset(file, path);
+}
+
+Hdf5Input open_input(hid_t file, const std::string& spec, const std::string& where) {
+    if (spec.empty())
+        throw DataError("data import: --columns has an empty item (two commas in a row, or one at an end); name "
+                        "each dataset once: /path or NAME=/path");
+    const NamedValue named = split_named(spec);
+    Hdf5Input input;
+    input.path = named.value;
+    input.name = spec.find('=') == std::string::npos ? input.path.substr(input.path.rfind('/') + 1) : named.name;
+    h5::Dataset dataset = open_dataset_at(file, input.path, where);
     h5::Datatype type(TRAINRT_H5(H5Dget_type(dataset.get()), input.path));
     std::string why;
     auto column = column_type_for(type.get(), why);
     if (!column) throw DataError(fmt::format("data import: {}:{}: {}", where, input.path, why));
     input.type = *column;
     input.shape = h5::dataset_shape(dataset.get());
-    if (input.shape.empty() || input.shape[0] == 0)
-        throw DataError(fmt::format("data import: {}:{} has no rows (a scalar or an empty first dimension)", where,
-                                    input.path));
     return input;
 }
 
-void check_inputs(const std::vector<Hdf5Input>& inputs, const std::string& where) {
-    for (std::size_t i = 0; i < inputs.size(); ++i)
-        for (std::size_t j = 0; j < i; ++j) {
-            if (inputs[i].name == inputs[j].name)
-                throw DataError(fmt::format("data import: column name '{}' appears twice ({} and {}); name one with "
-                                            "NAME=/path", inputs[i].name, inputs[j].path, inputs[i].path));
-            if (inputs[i].shape[0] != inputs[j].shape[0])
-                throw DataError(fmt::format("data import: {}: {} has {} rows, {} has {}: columns need the same first "
-                                            "dimension", where, inputs[j].path, inputs[j].shape[0], inputs[i].path,
-                                            inputs[i].shape[0]));
-        }
+std::vector<Hdf5Input> open_inputs(hid_t file, const std::string& columns, const std::string& where) {
+    std::vector<Hdf5Input> inputs;
+    std::vector<PlannedColumn> planned;
+    for (const std::string& spec : split_list(columns)) {
+        inputs.push_back(open_input(file, spec, where));
+        const Hdf5Input& input = inputs.back();
+        planned.push_back(
+            {input.name, fmt::format("{}:{}", where, input.path), "NAME=" + input.path, rows_of(input), 0});
+    }
+    check_columns(planned);
+    return inputs;
 }
 
 void read_block(hid_t dataset, const Hdf5Input& input, hid_t memory_type, std::uint64_t first, std::uint64_t count,
@@ -104,9 +97,37 @@ void copy_input(hid_t file, const Hdf5Input& input, const std::vector<ColumnWrit
     for (std::uint64_t row = 0; row < input.shape[0];) {
         const std::uint64_t count = std::min<std::uint64_t>(block, input.shape[0] - row);
         read_block(dataset.get(), input, memory.get(), row, count, buffer.data());
-        for (std::uint64_t r = 0; r < count; ++r)
-            writers[assigner.split_of(row + r)]->append(buffer.data() + r * row_bytes, 1);
+        append_rows(writers, assigner, row, buffer.data(), count, row_bytes);
         row += count;
+    }
+}
+
+void check_defaults(const std::vector<Hdf5Input>& inputs, const Hdf5Options& options) {
+    std::vector<std::string> names;
+    for (const Hdf5Input& input : inputs) names.push_back(input.name);
+    for (const std::string* wanted : {&options.common.label, &options.features})
+        if (!wanted->empty() && std::find(names.begin(), names.end(), *wanted) == names.end())
+            throw DataError(fmt::format("data import: '{}' is not one of the imported columns ({})", *wanted,
+                                        fmt::join(names, ", ")));
+}
+
+h5::File open_source(const std::string& path) {
+    try {
+        return h5::open_file(path, false);
+    } catch (const H5Error& error) {
+        throw DataError(fmt::format("data import: cannot open {} as HDF5: {}", path, error.what()));
+    }
+}
+
+void write_columns(DatasetWriter& writer, hid_t file, const std::string& path, const std::vector<Hdf5Input>& inputs,
+                   const SplitPlan& plan, const std::vector<std::uint64_t>& counts, const RowAssigner& assigner) {
+    for (const Hdf5Input& input : inputs) {
+        std::vector<ColumnWriter*> writers;
+        std::vector<std::size_t> sample(input.shape.begin() + 1, input.shape.end());
+        for (std::size_t s = 0; s < plan.names.size(); ++s)
+            writers.push_back(&writer.add_column(plan.names[s], {input.name, input.type, sample, counts[s],
+                                                                 fmt::format("{}:{}", path, input.path)}));
+        copy_input(file, input, writers, assigner);
     }
 }
 
@@ -117,36 +138,17 @@ ImportReport import_hdf5(const std::string& path, const Hdf5Options& options) {
         throw DataError("data import hdf5: name the datasets to import with --columns /path/a,/path/b");
     const SplitPlan plan = parse_split(options.common.split, {path});
     if (plan.by_file()) throw DataError("data import hdf5: split one file by fractions (--split train=0.8,test=0.2)");
-    h5::File file;
-    try {
-        file = h5::open_file(path, false);
-    } catch (const H5Error& error) {
-        throw DataError(fmt::format("data import: cannot open {} as HDF5: {}", path, error.what()));
-    }
-    std::vector<Hdf5Input> inputs;
-    for (const std::string& spec : list(options.columns)) inputs.push_back(open_input(file.get(), spec, path));
-    check_inputs(inputs, path);
-    std::vector<std::string> names;
-    for (const Hdf5Input& input : inputs) names.push_back(input.name);
-    for (const std::string* wanted : {&options.common.label, &options.features})
-        if (!wanted->empty() && std::find(names.begin(), names.end(), *wanted) == names.end())
-            throw DataError(fmt::format("data import: '{}' is not one of the imported columns ({})", *wanted,
-                                        fmt::join(names, ", ")));
+    h5::File file = open_source(path);
+    const std::vector<Hdf5Input> inputs = open_inputs(file.get(), options.columns, path);
+    check_defaults(inputs, options);
     const std::uint64_t rows = inputs[0].shape[0];
     const std::vector<std::uint64_t> counts = split_counts(plan, {rows}, options.common.seed);
     const RowAssigner assigner(plan, rows, options.common.seed);
 
     DatasetWriter writer(options.common.out, options.common.compression);
-    writer.describe(options.common.name.empty() ? default_name(options.common.out) : options.common.name,
-                    fmt::format("hdf5: {}", path), options.features, options.common.label);
-    for (const Hdf5Input& input : inputs) {
-        std::vector<ColumnWriter*> writers;
-        std::vector<std::size_t> sample(input.shape.begin() + 1, input.shape.end());
-        for (std::size_t s = 0; s < plan.names.size(); ++s)
-            writers.push_back(&writer.add_column(plan.names[s], {input.name, input.type, sample, counts[s],
-                                                                 fmt::format("{}:{}", path, input.path)}));
-        copy_input(file.get(), input, writers, assigner);
-    }
+    writer.describe(dataset_name(options.common), fmt::format("hdf5: {}", path), options.features,
+                    options.common.label);
+    write_columns(writer, file.get(), path, inputs, plan, counts, assigner);
     writer.commit();
 
     ImportReport report;

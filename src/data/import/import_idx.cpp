@@ -55,17 +55,31 @@ void write_split(DatasetWriter& writer, const std::string& name, const IdxSplit&
     writer.split_attribute(name, "source", split.images_path);
 }
 
+// The IDX files come split (train-*, t10k-*) with their labels, so the options that choose a split
+// or a label have nothing to act on: a usage error, never silently ignored. --seed is only seen
+// when not 0 (its default).
+void refuse_unused(const std::string& kind, const ImportOptions& options) {
+    const char* given = !options.split.empty() ? "--split"
+                        : options.seed != 0      ? "--seed"
+                        : !options.label.empty() ? "--label"
+                                                 : nullptr;
+    if (given)
+        throw ConfigError(fmt::format("data import {}: {} does not apply (the IDX files come split into train and "
+                                      "test, with their labels); leave it out", kind, given));
+}
+
 }  // namespace
 
 ImportReport import_idx(const std::string& kind, const std::string& from_dir, const ImportOptions& options) {
     if (kind != "fashion-mnist" && kind != "mnist")
         throw DataError(fmt::format("data import: unknown IDX dataset '{}' (fashion-mnist or mnist)", kind));
+    refuse_unused(kind, options);
     const IdxSplit train = read_split(from_dir, "train", kFashionMnistClasses);
     const IdxSplit test = read_split(from_dir, "t10k", kFashionMnistClasses);
     DatasetWriter writer(options.out, options.compression);
-    writer.describe(kind, fmt::format("{} (IDX{})", from_dir,
-                                      kind == "fashion-mnist" ? ", Debian package dataset-fashion-mnist" : ""),
-                    "images", "labels");
+    const std::string source =
+        fmt::format("{} (IDX{})", from_dir, kind == "fashion-mnist" ? ", Debian package dataset-fashion-mnist" : "");
+    writer.describe(dataset_name(options, kind), source, "images", "labels");
     if (kind == "fashion-mnist") writer.root_attribute("classes", kFashionMnistClassNames);
     write_split(writer, "train", train);
     write_split(writer, "test", test);

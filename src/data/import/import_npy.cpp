@@ -37,11 +37,12 @@ std::unique_ptr<ByteSource> open_input(const NpyInput& input, std::unique_ptr<Np
 }
 
 void add_inputs(const std::string& argument, std::size_t index, std::vector<NpyInput>& inputs) {
-    const std::size_t equals = argument.find('=');
-    const bool named = equals != std::string::npos && !std::filesystem::exists(argument);
-    const std::string file = named ? argument.substr(equals + 1) : argument;
+    // A file whose own name holds '=' is that file, not NAME=FILE.
+    const NamedValue named = std::filesystem::exists(argument) ? NamedValue{"", argument} : split_named(argument);
+    const std::string& file = named.value;
     if (ends_with(file, ".npz")) {
-        if (named) throw DataError(fmt::format("data import: {}: name the arrays inside an .npz by their keys", argument));
+        if (!named.name.empty())
+            throw DataError(fmt::format("data import: {}: name the arrays inside an .npz by their keys", argument));
         NpzArchive archive(file);
         for (std::size_t m = 0; m < archive.members().size(); ++m) {
             auto source = archive.open(m);
@@ -50,7 +51,7 @@ void add_inputs(const std::string& argument, std::size_t index, std::vector<NpyI
         return;
     }
     auto source = open_npy_file(file);
-    const std::string name = named ? argument.substr(0, equals) : std::filesystem::path(file).stem().string();
+    const std::string name = named.name.empty() ? std::filesystem::path(file).stem().string() : named.name;
     inputs.push_back({name, file, std::nullopt, index, read_npy_header(*source)});
 }
 
@@ -58,27 +59,19 @@ std::string where(const NpyInput& input) {
     return input.member ? fmt::format("{}[{}]", input.file, input.name) : input.file;
 }
 
+std::size_t split_of(const NpyInput& input, const SplitPlan& plan) {
+    return plan.by_file() ? plan.file_split[input.input] : 0;
+}
+
 // Names unique within a split, valid, and one length per split.
 void check_inputs(const std::vector<NpyInput>& inputs, const SplitPlan& plan) {
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-        const std::size_t split_i = plan.by_file() ? plan.file_split[inputs[i].input] : 0;
-        if (!valid_name(inputs[i].name))
-            throw DataError(fmt::format("data import: {}: '{}' is not a column name (letters, digits, _ - .); name "
-                                        "it with NAME={}", where(inputs[i]), inputs[i].name, inputs[i].file));
-        for (std::size_t j = 0; j < i; ++j) {
-            const std::size_t split_j = plan.by_file() ? plan.file_split[inputs[j].input] : 0;
-            if (split_i != split_j) continue;
-            if (inputs[j].name == inputs[i].name)
-                throw DataError(fmt::format("data import: column name '{}' appears twice ({} and {}); rename one with "
-                                            "NAME=FILE.npy", inputs[i].name, where(inputs[j]), where(inputs[i])));
-            if (inputs[j].array.shape[0] != inputs[i].array.shape[0])
-                throw DataError(fmt::format("data import: {} has {} rows, {} has {}: the columns of a split need the "
-                                            "same first dimension", where(inputs[j]), inputs[j].array.shape[0],
-                                            where(inputs[i]), inputs[i].array.shape[0]));
-        }
-        if (inputs[i].array.shape[0] == 0)
-            throw DataError(fmt::format("data import: {} has no rows (its first dimension is 0)", where(inputs[i])));
-    }
+    std::vector<PlannedColumn> planned;
+    for (const NpyInput& input : inputs)
+        planned.push_back({input.name, where(input),
+                           input.member ? "save it under another key (np.savez(FILE, NAME=array))"
+                                        : fmt::format("NAME={}", input.file),
+                           input.array.shape[0], split_of(input, plan)});
+    check_columns(planned);
 }
 
 // Rows per input (for split_counts): in file mode each input's arrays have its length.
@@ -91,7 +84,7 @@ std::vector<std::uint64_t> input_rows(const std::vector<NpyInput>& inputs, std::
 std::vector<std::string> names_in(const std::vector<NpyInput>& inputs, const SplitPlan& plan, std::size_t split) {
     std::vector<std::string> names;
     for (const NpyInput& input : inputs)
-        if ((plan.by_file() ? plan.file_split[input.input] : 0) == split) names.push_back(input.name);
+        if (split_of(input, plan) == split) names.push_back(input.name);
     std::sort(names.begin(), names.end());
     return names;
 }
@@ -111,14 +104,11 @@ void copy_array(const NpyInput& input, const std::vector<ColumnWriter*>& writers
         const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(block, array.shape[0] - row));
         source->read(raw.data(), count * in_row, "data");
         convert_elements(array, raw.data(), count * elements, converted.data());
-        if (!assigner) {
-            writers[split]->append(converted.data(), count);
-        } else {
-            for (std::size_t r = 0; r < count; ++r)
-                writers[assigner->split_of(row + r)]->append(converted.data() + r * out_row, 1);
-        }
+        if (assigner) append_rows(writers, *assigner, row, converted.data(), count, out_row);
+        else writers[split]->append(converted.data(), count);
         row += count;
     }
+    source->finish();
 }
 
 std::string feature_column(const NpyOptions& options, const std::vector<std::string>& names) {
@@ -133,14 +123,9 @@ std::string feature_column(const NpyOptions& options, const std::vector<std::str
     return "";
 }
 
-}  // namespace
-
-ImportReport import_npy(const std::vector<std::string>& files, const NpyOptions& options) {
-    if (files.empty()) throw DataError("data import npy: no input files");
-    const SplitPlan plan = parse_split(options.common.split, files);
-    std::vector<NpyInput> inputs;
-    for (std::size_t i = 0; i < files.size(); ++i) add_inputs(files[i], i, inputs);
-    check_inputs(inputs, plan);
+// The columns every split has (by file: the same in each), and --label among them.
+std::vector<std::string> check_names(const std::vector<NpyInput>& inputs, const SplitPlan& plan,
+                                     const NpyOptions& options) {
     const std::vector<std::string> names = names_in(inputs, plan, 0);
     for (std::size_t s = 1; s < plan.names.size() && plan.by_file(); ++s)
         if (names_in(inputs, plan, s) != names)
@@ -150,37 +135,58 @@ ImportReport import_npy(const std::vector<std::string>& files, const NpyOptions&
     if (!options.common.label.empty() && std::find(names.begin(), names.end(), options.common.label) == names.end())
         throw DataError(fmt::format("data import: --label {} is not one of the arrays ({})", options.common.label,
                                     fmt::join(names, ", ")));
-    const std::string features = feature_column(options, names);
-    const std::vector<std::uint64_t> counts =
-        split_counts(plan, plan.by_file() ? input_rows(inputs, files.size()) : std::vector<std::uint64_t>{inputs[0].array.shape[0]},
-                     options.common.seed);
+    return names;
+}
 
-    DatasetWriter writer(options.common.out, options.common.compression);
-    writer.describe(options.common.name.empty() ? default_name(options.common.out) : options.common.name,
-                    fmt::format("npy: {}", fmt::join(files, ", ")), features, options.common.label);
+void write_columns(DatasetWriter& writer, const std::vector<NpyInput>& inputs, const SplitPlan& plan,
+                   const std::vector<std::uint64_t>& counts, std::uint64_t seed) {
     std::optional<RowAssigner> assigner;
-    if (!plan.by_file()) assigner.emplace(plan, inputs[0].array.shape[0], options.common.seed);
+    if (!plan.by_file()) assigner.emplace(plan, inputs[0].array.shape[0], seed);
     for (const NpyInput& input : inputs) {
         std::vector<ColumnWriter*> writers(plan.names.size(), nullptr);
-        const std::size_t home = plan.by_file() ? plan.file_split[input.input] : 0;
+        const std::size_t home = split_of(input, plan);
         std::vector<std::size_t> sample(input.array.shape.begin() + 1, input.array.shape.end());
         for (std::size_t s = 0; s < plan.names.size(); ++s)
             if (!plan.by_file() || s == home)
-                writers[s] = &writer.add_column(plan.names[s], {input.name, input.array.type, sample, counts[s], where(input)});
+                writers[s] = &writer.add_column(plan.names[s], {input.name, input.array.type, sample, counts[s],
+                                                                where(input)});
         copy_array(input, writers, assigner ? &*assigner : nullptr, home);
     }
+}
+
+std::string describe(const std::vector<NpyInput>& inputs, const SplitPlan& plan) {
+    std::vector<std::string> described;
+    for (const NpyInput& input : inputs) {
+        if (split_of(input, plan) != 0) continue;
+        const std::vector<std::size_t> sample(input.array.shape.begin() + 1, input.array.shape.end());
+        const char* type = column_type_name(input.array.type);
+        described.push_back(sample.empty() ? fmt::format("{} ({})", input.name, type)
+                                           : fmt::format("{} ({} {})", input.name, type, fmt::join(sample, "x")));
+    }
+    return fmt::format("columns {}", fmt::join(described, ", "));
+}
+
+}  // namespace
+
+ImportReport import_npy(const std::vector<std::string>& files, const NpyOptions& options) {
+    if (files.empty()) throw DataError("data import npy: no input files");
+    const SplitPlan plan = parse_split(options.common.split, files);
+    std::vector<NpyInput> inputs;
+    for (std::size_t i = 0; i < files.size(); ++i) add_inputs(files[i], i, inputs);
+    check_inputs(inputs, plan);
+    const std::string features = feature_column(options, check_names(inputs, plan, options));
+    const std::vector<std::uint64_t> rows =
+        plan.by_file() ? input_rows(inputs, files.size()) : std::vector<std::uint64_t>{inputs[0].array.shape[0]};
+    const std::vector<std::uint64_t> counts = split_counts(plan, rows, options.common.seed);
+
+    DatasetWriter writer(options.common.out, options.common.compression);
+    writer.describe(dataset_name(options.common), fmt::format("npy: {}", fmt::join(files, ", ")), features,
+                    options.common.label);
+    write_columns(writer, inputs, plan, counts, options.common.seed);
     writer.commit();
 
     ImportReport report;
-    std::vector<std::string> described;
-    for (const NpyInput& input : inputs)
-        if (!plan.by_file() || plan.file_split[input.input] == 0)
-            described.push_back(input.array.shape.size() == 1
-                                    ? fmt::format("{} ({})", input.name, column_type_name(input.array.type))
-                                    : fmt::format("{} ({} {})", input.name, column_type_name(input.array.type),
-                                                  fmt::join(std::vector<std::size_t>(input.array.shape.begin() + 1,
-                                                                                     input.array.shape.end()), "x")));
-    report.what = fmt::format("columns {}", fmt::join(described, ", "));
+    report.what = describe(inputs, plan);
     for (std::size_t s = 0; s < plan.names.size(); ++s) report.splits.emplace_back(plan.names[s], counts[s]);
     return report;
 }

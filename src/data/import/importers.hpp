@@ -51,7 +51,8 @@ struct Hdf5Options {
 ImportReport import_hdf5(const std::string& file, const Hdf5Options& options);
 
 // FashionMNIST or MNIST IDX files (train-*-ubyte[.gz], t10k-*-ubyte[.gz]) in `from_dir`:
-// splits train and test, columns images (u8 [N, 28, 28]) and labels (u8 [N]).
+// splits train and test, columns images (u8 [N, 28, 28]) and labels (u8 [N]), named --name or
+// `kind`. --split, --seed and --label do not apply: ConfigError (exit 2) naming the option.
 ImportReport import_idx(const std::string& kind, const std::string& from_dir, const ImportOptions& options);
 
 // `trainrt data info`: splits, columns, types, shapes, counts, chunking, sources.

@@ -1,11 +1,19 @@
 #include "data/import/npy.hpp"
 
+#include <hdf5.h>
+#include <sys/stat.h>
 #include <zip.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <limits>
+#include <optional>
 #include <regex>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -18,23 +26,39 @@ class FileSource final : public ByteSource {
 public:
     explicit FileSource(std::string path) : path_(std::move(path)), file_(std::fopen(path_.c_str(), "rb")) {
         if (!file_) throw DataError(fmt::format("data import: cannot open {}: {}", path_, std::strerror(errno)));
+        struct stat status {};
+        if (::fstat(::fileno(file_), &status) == 0 && S_ISREG(status.st_mode))
+            size_ = static_cast<std::uint64_t>(status.st_size);
     }
     ~FileSource() override { std::fclose(file_); }
+    FileSource(const FileSource&) = delete;
+    FileSource& operator=(const FileSource&) = delete;
     void read(void* out, std::size_t bytes, const char* what) override {
         if (std::fread(out, 1, bytes, file_) != bytes)
             throw DataError(fmt::format("data import: {} ends inside its {}: the file is truncated", path_, what));
+        position_ += bytes;
     }
+    std::optional<std::uint64_t> remaining() const override {
+        if (!size_) return std::nullopt;
+        return *size_ > position_ ? *size_ - position_ : 0;
+    }
+    void finish() override {}
     const std::string& where() const override { return path_; }
 
 private:
     std::string path_;
     std::FILE* file_;
+    std::optional<std::uint64_t> size_;  // a regular file's; unknown for pipes
+    std::uint64_t position_ = 0;
 };
 
 class ZipMemberSource final : public ByteSource {
 public:
-    ZipMemberSource(zip_file_t* file, std::string where) : file_(file), where_(std::move(where)) {}
+    ZipMemberSource(zip_file_t* file, std::string where, std::uint64_t size)
+        : file_(file), where_(std::move(where)), size_(size) {}
     ~ZipMemberSource() override { zip_fclose(file_); }
+    ZipMemberSource(const ZipMemberSource&) = delete;
+    ZipMemberSource& operator=(const ZipMemberSource&) = delete;
     void read(void* out, std::size_t bytes, const char* what) override {
         auto* cursor = static_cast<char*>(out);
         while (bytes > 0) {
@@ -44,14 +68,25 @@ public:
                                             zip_error_strerror(zip_file_get_error(file_))));
             if (got == 0)
                 throw DataError(fmt::format("data import: {} ends inside its {}: the archive is truncated", where_, what));
-            cursor += got, bytes -= static_cast<std::size_t>(got);
+            cursor += got, bytes -= static_cast<std::size_t>(got), position_ += static_cast<std::uint64_t>(got);
         }
+    }
+    std::optional<std::uint64_t> remaining() const override { return size_ > position_ ? size_ - position_ : 0; }
+    void finish() override {
+        char rest[4096];
+        zip_int64_t got = 0;
+        while ((got = zip_fread(file_, rest, sizeof rest)) > 0) {}
+        if (got < 0)
+            throw DataError(fmt::format("data import: {}: cannot read its data: {}; the archive is damaged",
+                                        where_, zip_error_strerror(zip_file_get_error(file_))));
     }
     const std::string& where() const override { return where_; }
 
 private:
     zip_file_t* file_;
     std::string where_;
+    std::uint64_t size_;  // uncompressed, from the archive's directory
+    std::uint64_t position_ = 0;
 };
 
 std::string header_field(const std::string& header, const std::string& key, const std::string& where) {
@@ -63,12 +98,62 @@ std::string header_field(const std::string& header, const std::string& key, cons
     return match[1].str();
 }
 
-std::vector<std::size_t> parse_shape(const std::string& text) {
+// A header field's text is made by NumPy; a malformed one is refused, never trusted.
+[[noreturn]] void bad_header(const std::string& where, const std::string& what) {
+    throw DataError(fmt::format("data import: {}: its .npy header is malformed ({}); write the file with np.save",
+                                where, what));
+}
+
+// A non-negative integer that is all of `text`, or nullopt (std::from_chars: no sign, no overflow).
+std::optional<std::size_t> parse_count(std::string_view text) {
+    std::size_t value = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+    return value;
+}
+
+std::string_view trim(std::string_view text) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+    return text;
+}
+
+// "(d0, d1, ...)" as NumPy writes it ("(d0,)" for one dimension, "()" for none).
+std::vector<std::size_t> parse_shape(const std::string& text, const std::string& where) {
+    if (text.size() < 2 || text.front() != '(' || text.back() != ')')
+        bad_header(where, fmt::format("shape {} is not a tuple", text));
     std::vector<std::size_t> shape;
-    static const std::regex number("\\d+");
-    for (std::sregex_iterator it(text.begin(), text.end(), number), end; it != end; ++it)
-        shape.push_back(std::stoull(it->str()));
+    const std::string_view inside = trim(std::string_view(text).substr(1, text.size() - 2));
+    for (std::size_t start = 0; start < inside.size();) {
+        const std::size_t comma = std::min(inside.find(',', start), inside.size());
+        const std::string_view item = trim(inside.substr(start, comma - start));
+        const std::optional<std::size_t> dimension = parse_count(item);
+        if (!dimension)
+            bad_header(where, fmt::format("shape {}: '{}' is not a dimension (a non-negative integer below 2^64)",
+                                          text, item));
+        shape.push_back(*dimension);
+        start = comma + 1;
+    }
+    if (shape.size() > H5S_MAX_RANK)
+        bad_header(where, fmt::format("shape {} has {} dimensions; HDF5 holds at most {}", text, shape.size(),
+                                      H5S_MAX_RANK));
     return shape;
+}
+
+// The array's data must follow its header in full: a shape whose bytes overflow 64 bits, or exceed
+// what the file holds, is refused before anything is allocated for it.
+void check_size(const NpyArray& array, const ByteSource& source) {
+    if (std::find(array.shape.begin(), array.shape.end(), 0) != array.shape.end()) return;
+    std::uint64_t bytes = array.item_bytes;
+    for (std::size_t dimension : array.shape) {
+        if (bytes > std::numeric_limits<std::uint64_t>::max() / dimension)
+            bad_header(source.where(), "its shape holds more than 2^64 bytes");
+        bytes *= dimension;
+    }
+    const std::optional<std::uint64_t> left = source.remaining();
+    if (left && *left < bytes)
+        throw DataError(fmt::format("data import: {} ends inside its data: the file is truncated (its header "
+                                    "promises {} bytes of data, {} follow)", source.where(), bytes, *left));
 }
 
 ColumnType stored_type(char kind, std::size_t bytes, const std::string& descr, const std::string& where) {
@@ -96,6 +181,45 @@ template <class In, class Out> void widen(const std::byte* in, std::size_t count
     }
 }
 
+// descr: a quoted '<f8' and the like (byte order, kind, item size).
+void read_descr(const std::string& descr, const std::string& where, NpyArray& array) {
+    if (descr.front() != '\'' && descr.front() != '"')
+        bad_header(where, fmt::format("descr {} is not a string", descr));
+    const std::string type = descr.substr(1, descr.size() - 2);
+    const std::optional<std::size_t> item_bytes =
+        parse_count(std::string_view(type).substr(std::min<std::size_t>(2, type.size())));
+    if (type.size() < 3 || !item_bytes || *item_bytes == 0 || std::string("<>|=").find(type[0]) == std::string::npos)
+        throw DataError(fmt::format("data import: {}: dtype {} is not a plain numeric type", where, descr));
+    array.kind = type[1];
+    array.item_bytes = *item_bytes;
+    array.swap = type[0] == '>' && array.item_bytes > 1;
+    array.type = stored_type(array.kind, array.item_bytes, descr, where);
+}
+
+// NumPy writes headers of a few hundred bytes; a larger length is a damaged or foreign file, and
+// is refused before it is allocated.
+constexpr std::uint32_t kMaxHeaderBytes = 1u << 20;
+
+// The magic, version and header length, then the header's text; the stream then stands at the data.
+std::string read_header_text(ByteSource& source) {
+    unsigned char magic[8];
+    source.read(magic, sizeof magic, "header");
+    if (std::memcmp(magic, "\x93NUMPY", 6) != 0)
+        throw DataError(fmt::format("data import: {} is not a .npy array (no NumPy magic); save it with np.save",
+                                    source.where()));
+    if (magic[6] < 1 || magic[6] > 3)
+        bad_header(source.where(), fmt::format("format version {}.{}; versions 1.0 to 3.0 are read", int(magic[6]),
+                                               int(magic[7])));
+    unsigned char bytes[4] = {0, 0, 0, 0};
+    source.read(bytes, magic[6] == 1 ? 2 : 4, "header");
+    const std::uint32_t length = bytes[0] | (bytes[1] << 8) | (bytes[2] << 16) | (std::uint32_t(bytes[3]) << 24);
+    if (length > kMaxHeaderBytes)
+        bad_header(source.where(), fmt::format("a header of {} bytes; NumPy's are a few hundred", length));
+    std::string header(length, '\0');
+    source.read(header.data(), length, "header");
+    return header;
+}
+
 }  // namespace
 
 std::size_t NpyArray::sample_elements() const {
@@ -105,38 +229,20 @@ std::size_t NpyArray::sample_elements() const {
 }
 
 NpyArray read_npy_header(ByteSource& source) {
-    unsigned char magic[8];
-    source.read(magic, sizeof magic, "header");
-    if (std::memcmp(magic, "\x93NUMPY", 6) != 0)
-        throw DataError(fmt::format("data import: {} is not a .npy array (no NumPy magic); save it with np.save",
-                                    source.where()));
-    std::uint32_t length = 0;
-    if (magic[6] == 1) {
-        unsigned char bytes[2];
-        source.read(bytes, 2, "header");
-        length = bytes[0] | (bytes[1] << 8);
-    } else {
-        unsigned char bytes[4];
-        source.read(bytes, 4, "header");
-        length = bytes[0] | (bytes[1] << 8) | (bytes[2] << 16) | (std::uint32_t(bytes[3]) << 24);
-    }
-    std::string header(length, '\0');
-    source.read(header.data(), length, "header");
+    const std::string header = read_header_text(source);
     const std::string descr = header_field(header, "descr", source.where());
-    if (header_field(header, "fortran_order", source.where()) == "True")
+    const std::string fortran_order = header_field(header, "fortran_order", source.where());
+    if (fortran_order == "True")
         throw DataError(fmt::format("data import: {} is a Fortran-order array; save it C-ordered "
                                     "(np.save(f, np.ascontiguousarray(a)))", source.where()));
+    if (fortran_order != "False") bad_header(source.where(), fmt::format("fortran_order is {}", fortran_order));
     NpyArray array;
-    array.shape = parse_shape(header_field(header, "shape", source.where()));
+    array.shape = parse_shape(header_field(header, "shape", source.where()), source.where());
     if (array.shape.empty())
-        throw DataError(fmt::format("data import: {} holds a 0-d array; a column needs one row per sample", source.where()));
-    const std::string type = descr.substr(1, descr.size() - 2);  // strip the quotes
-    if (type.size() < 3 || std::string("<>|=").find(type[0]) == std::string::npos)
-        throw DataError(fmt::format("data import: {}: dtype {} is not a plain numeric type", source.where(), descr));
-    array.kind = type[1];
-    array.item_bytes = std::stoul(type.substr(2));
-    array.swap = type[0] == '>' && array.item_bytes > 1;
-    array.type = stored_type(array.kind, array.item_bytes, descr, source.where());
+        throw DataError(fmt::format("data import: {} holds a 0-d array; a column needs one row per sample",
+                                    source.where()));
+    read_descr(descr, source.where(), array);
+    check_size(array, source);
     return array;
 }
 
@@ -189,12 +295,15 @@ NpzArchive::~NpzArchive() {
 }
 
 std::unique_ptr<ByteSource> NpzArchive::open(std::size_t member) {
-    zip_file_t* file = zip_fopen_index(static_cast<zip_t*>(archive_), indices_.at(member), 0);
+    auto* archive = static_cast<zip_t*>(archive_);
     const std::string where = fmt::format("{}[{}]", path_, members_[member]);
-    if (!file)
-        throw DataError(fmt::format("data import: cannot read {}: {}", where,
-                                    zip_strerror(static_cast<zip_t*>(archive_))));
-    return std::make_unique<ZipMemberSource>(file, where);
+    zip_stat_t stat;
+    zip_stat_init(&stat);
+    if (zip_stat_index(archive, indices_.at(member), 0, &stat) != 0 || !(stat.valid & ZIP_STAT_SIZE))
+        throw DataError(fmt::format("data import: cannot read {}: {}", where, zip_strerror(archive)));
+    zip_file_t* file = zip_fopen_index(archive, indices_.at(member), 0);
+    if (!file) throw DataError(fmt::format("data import: cannot read {}: {}", where, zip_strerror(archive)));
+    return std::make_unique<ZipMemberSource>(file, where, stat.size);
 }
 
 }  // namespace trainrt::data

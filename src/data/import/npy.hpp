@@ -5,6 +5,7 @@
 // arrays and 0-d arrays are refused with a line saying how to save them instead.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,11 @@ public:
     virtual ~ByteSource() = default;
     // Reads exactly `bytes` (DataError naming `what` when the input ends first).
     virtual void read(void* out, std::size_t bytes, const char* what) = 0;
+    // The bytes left to read, or nullopt where the source cannot tell (a pipe).
+    virtual std::optional<std::uint64_t> remaining() const = 0;
+    // Called after the data: reads what is left, so that an .npz member's CRC-32 is checked
+    // (libzip checks it at the member's end only); DataError when it does not match.
+    virtual void finish() = 0;
     virtual const std::string& where() const = 0;
 };
 

@@ -123,6 +123,7 @@ void bind_dataset(py::module_& module) {
         .def_property_readonly("label_column", &Dataset::label_column)
         .def_property_readonly("columns", &column_list)
         .def("batches", [](const Dataset& d, const py::dict& options) { return d.batches(options_from(options)); })
+        .def("order_key", [](const Dataset& d, const py::dict& options) { return d.order_key(options_from(options)); })
         .def("iter_batches", [](const Dataset& d, const py::dict& options, std::int64_t epoch, std::int64_t next_batch) {
             BatchOptions parsed = options_from(options);
             return PyBatchIterator(d.iter_batches(parsed, DataPosition{epoch, next_batch}));

@@ -134,6 +134,7 @@ struct Progress {
 
 // The training stream's options: its position in a checkpoint is only valid under them.
 struct Streams {
+    Dataset dataset;  // the train split
     BatchOptions train;
 };
 
@@ -150,7 +151,7 @@ CheckpointState make_state(const Mlp& model, const Progress& progress, const Con
     const auto rank = static_cast<std::uint64_t>(context.world_rank);
     state.sharded<double>("loss_sum", std::span<const double>(&progress.loss_sum, 1), {ranks},
                           {rank}, {1});
-    save_position(state, "train", {progress.epoch, progress.next_batch}, streams.train);
+    save_position(state, streams.dataset, {progress.epoch, progress.next_batch}, streams.train);
     state.attribute("batches", progress.batches).attribute("step", progress.step);
     return state;
 }
@@ -166,7 +167,7 @@ void check_shape(const Checkpoint& checkpoint, const std::string& name, const Sh
 // The stream position, from the data.train.* attributes (or, in checkpoints of trainrt before
 // the streaming reader, fashion_mlp's own epoch and next_batch).
 DataPosition restore_position(const Checkpoint& checkpoint, const Streams& streams) {
-    if (auto position = load_position(checkpoint, "train", streams.train)) return *position;
+    if (auto position = load_position(checkpoint, streams.dataset, streams.train)) return *position;
     return {checkpoint.attribute_int("epoch"), checkpoint.attribute_int("next_batch")};
 }
 
@@ -222,7 +223,7 @@ void report_progress(Session& session, Engine& engine, const Mlp& model, Progres
 bool train_epoch(Session& session, const Mlp& model, Engine& engine, const Settings& settings, const Streams& streams,
                  Progress& progress) {
     const std::int64_t every = session.config().get_int("checkpoint.every_steps");
-    BatchIterator batches = session.dataset("train").iter_batches(streams.train, {progress.epoch, progress.next_batch});
+    BatchIterator batches = streams.dataset.iter_batches(streams.train, {progress.epoch, progress.next_batch});
     const auto last = static_cast<std::int64_t>(batches.batches());
     engine.set_loss_sum(progress.loss_sum);
     while (const Batch* batch = batches.next()) {
@@ -267,10 +268,10 @@ void load_train_shard(Session& session, Engine& engine, const Streams& streams, 
 }
 
 Metrics epoch_metrics(Session& session, const Progress& progress, const Evaluation& evaluation, double train_time,
-                      double eval_time) {
+                      double eval_time, const Streams& streams) {
     const double loss = mean_over_ranks(session, progress);
     const double wait = session.communicator().allreduce_value(progress.data_wait_s, ReduceOp::max);
-    const double samples = static_cast<double>(session.dataset("train").size());
+    const double samples = static_cast<double>(streams.dataset.size());
     Metrics metrics;
     metrics.set("epoch", progress.epoch + 1).set("loss", loss).set("test_loss", evaluation.loss)
         .set("test_accuracy", evaluation.accuracy).set("train_time_s", train_time)
@@ -282,7 +283,7 @@ Metrics epoch_metrics(Session& session, const Progress& progress, const Evaluati
 void run(Session& session) {
     const Settings settings = read_settings(session);
     Mlp model;
-    Streams streams{data::configured_batch_options(session.config(), "train", settings.global_batch)};
+    Streams streams{session.dataset("train"), data::configured_batch_options(session.config(), "train", settings.global_batch)};
     Progress progress = start(session, model, settings, streams);
     std::unique_ptr<Engine> engine = make_engine(session, model);  // from the started model
     streams.train = for_engine(streams.train, *engine);
@@ -298,7 +299,7 @@ void run(Session& session) {
         double train_time = seconds_since(started);
         auto eval_start = Clock::now();
         Evaluation evaluation = evaluate(session, *engine);
-        Metrics metrics = epoch_metrics(session, progress, evaluation, train_time, seconds_since(eval_start));
+        Metrics metrics = epoch_metrics(session, progress, evaluation, train_time, seconds_since(eval_start), streams);
         progress = {progress.epoch + 1, 0, 0.0, 0, progress.step, 0.0};
         session.report(metrics, snapshot(*engine, model, progress, session.context(), streams));
         if (progress.epoch < settings.epochs && session.should_stop()) return;

@@ -115,6 +115,12 @@ BatchOptions stream_options(const JobConfig& config, const Table& table, const s
     return options;
 }
 
+// The train split and how it is read: a checkpoint's position is only valid under both.
+struct TrainStream {
+    Dataset dataset;
+    BatchOptions options;
+};
+
 struct Progress {
     std::int64_t epoch = 0, next_batch = 0;
     double loss_sum = 0.0;     // sum of the epoch's batch losses (the same on every rank)
@@ -122,23 +128,23 @@ struct Progress {
     std::int64_t step = 0;
 };
 
-CheckpointState make_state(const LinearModel& model, const Progress& progress, const BatchOptions& options) {
+CheckpointState make_state(const LinearModel& model, const Progress& progress, const TrainStream& stream) {
     CheckpointState state;
     const Shape shape{model.outputs(), model.features()};
     state.replicated<float>("weight", model.weight(), shape).replicated<float>("bias", model.bias(), {model.outputs()});
-    save_position(state, "train", {progress.epoch, progress.next_batch}, options);
+    save_position(state, stream.dataset, {progress.epoch, progress.next_batch}, stream.options);
     state.attribute("loss_sum", progress.loss_sum).attribute("batches", progress.batches).attribute("step", progress.step);
     return state;
 }
 
-Progress restore(const Checkpoint& checkpoint, LinearModel& model, const BatchOptions& options) {
+Progress restore(const Checkpoint& checkpoint, LinearModel& model, const TrainStream& stream) {
     const Shape shape{model.outputs(), model.features()};
     if (checkpoint.global_shape("weight") != shape)
         throw CheckpointError(fmt::format("checkpoint {}: its weight is not [{}, {}]: it belongs to another table or "
                                           "task", checkpoint.path(), shape[0], shape[1]));
     checkpoint.read("weight", TensorType::f32, {0, 0}, shape, model.weight().data());
     checkpoint.read("bias", TensorType::f32, {0}, {model.outputs()}, model.bias().data());
-    const auto position = load_position(checkpoint, "train", options);
+    const auto position = load_position(checkpoint, stream.dataset, stream.options);
     if (!position) throw CheckpointError(fmt::format("checkpoint {} holds no train stream position", checkpoint.path()));
     return {position->epoch, position->next_batch, checkpoint.attribute_double("loss_sum"),
             checkpoint.attribute_int("batches"), checkpoint.attribute_int("step")};
@@ -185,18 +191,18 @@ Evaluation evaluate(Session& session, const LinearModel& model, const Table& tab
     return result;
 }
 
-void report_running(Session& session, const LinearModel& model, const Progress& progress, const BatchOptions& options) {
+void report_running(Session& session, const LinearModel& model, const Progress& progress, const TrainStream& stream) {
     Metrics metrics;
     metrics.set("epoch", progress.epoch + 1).set("step", progress.step)
         .set("running_loss", progress.loss_sum / static_cast<double>(progress.batches));
-    session.report(metrics, make_state(model, progress, options));
+    session.report(metrics, make_state(model, progress, stream));
 }
 
 // The rest of the epoch; a checkpoint every checkpoint.every_steps steps and at an agreed stop
 // (then false: the run ends there and resumes from that checkpoint).
-bool train_epoch(Session& session, LinearModel& model, const BatchOptions& options, float lr, Progress& progress) {
+bool train_epoch(Session& session, LinearModel& model, const TrainStream& stream, float lr, Progress& progress) {
     const std::int64_t every = session.config().get_int("checkpoint.every_steps");
-    BatchIterator batches = session.dataset("train").iter_batches(options, {progress.epoch, progress.next_batch});
+    BatchIterator batches = stream.dataset.iter_batches(stream.options, {progress.epoch, progress.next_batch});
     const auto last = static_cast<std::int64_t>(batches.batches());
     std::vector<float> packed;
     while (const Batch* batch = batches.next()) {
@@ -208,9 +214,9 @@ bool train_epoch(Session& session, LinearModel& model, const BatchOptions& optio
         ++progress.batches, ++progress.step;
         progress.next_batch = static_cast<std::int64_t>(batch->index) + 1;
         const bool periodic = every > 0 && progress.step % every == 0 && progress.next_batch < last;
-        if (periodic) report_running(session, model, progress, options);
+        if (periodic) report_running(session, model, progress, stream);
         if (session.should_stop()) {
-            if (!periodic) report_running(session, model, progress, options);
+            if (!periodic) report_running(session, model, progress, stream);
             return false;
         }
     }
@@ -228,17 +234,18 @@ std::string eval_split(Session& session) {
 
 void run(Session& session) {
     const JobConfig& config = session.config();
-    const Table table = describe(config, session.dataset("train"));
-    const BatchOptions options =
-        stream_options(config, table, "train", data::configured_global_batch(config, session.context().world_size));
+    const Dataset train = session.dataset("train");
+    const Table table = describe(config, train);
+    const TrainStream stream{
+        train, stream_options(config, table, "train", data::configured_global_batch(config, session.context().world_size))};
     LinearModel model(table.task, table.inputs, table.outputs);
     Progress progress;
-    if (const Checkpoint* checkpoint = session.checkpoint()) progress = restore(*checkpoint, model, options);
+    if (const Checkpoint* checkpoint = session.checkpoint()) progress = restore(*checkpoint, model, stream);
     const auto lr = static_cast<float>(config.get_double("train.lr"));
     const std::string test = eval_split(session);
     for (; progress.epoch < config.get_int("train.epochs");) {
         const auto started = Clock::now();
-        if (!train_epoch(session, model, options, lr, progress)) return;
+        if (!train_epoch(session, model, stream, lr, progress)) return;
         const double train_time = std::chrono::duration<double>(Clock::now() - started).count();
         const Evaluation evaluation = evaluate(session, model, table, test);
         Metrics metrics;
@@ -247,7 +254,7 @@ void run(Session& session) {
         if (table.task == Task::classify) metrics.set("test_accuracy", evaluation.accuracy);
         else metrics.set("test_rmse", evaluation.rmse).set("test_r2", evaluation.r2);
         progress = {progress.epoch + 1, 0, 0.0, 0, progress.step};
-        session.report(metrics, make_state(model, progress, options));
+        session.report(metrics, make_state(model, progress, stream));
         if (progress.epoch < config.get_int("train.epochs") && session.should_stop()) return;
     }
     if (session.context().world_rank == 0) {
