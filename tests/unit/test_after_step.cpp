@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -12,6 +15,7 @@
 #include "runlog/clock.hpp"
 #include "runlog/events.hpp"
 #include "runlog/heartbeats.hpp"
+#include "runtime/batch_host_watch.hpp"
 #include "runtime/lifecycle.hpp"
 #include "trainrt/error.hpp"
 
@@ -156,4 +160,55 @@ TEST_CASE("after-step: fewer nodes left than min_nodes requeues instead of relau
     settings.min_nodes = 5;  // more than the job has: a crash with no node lost still relaunches
     CHECK(runtime::after_step(dir.str(), context, settings, 137, started, {}, false, 3).verdict ==
           runtime::StepVerdict::relaunch);
+}
+
+TEST_CASE("the wrapper's beat and the takeover record are written and read back", "[lifecycle]") {
+    TempRunDir dir;
+    CHECK_FALSE(runlog::read_wrapper_beat(dir.str()));
+    runlog::write_wrapper_beat(dir.str(), {"node1", 1700000000, 1700000042.5});
+    const auto beat = runlog::read_wrapper_beat(dir.str());
+    REQUIRE(beat);
+    CHECK(beat->host == "node1");
+    CHECK(beat->step_started == 1700000000);
+    CHECK(beat->time == 1700000042.5);
+    // A dot name: never a node's beat, never read as one.
+    CHECK_FALSE(runlog::read_heartbeat(dir.str(), "node1"));
+    CHECK_FALSE(runlog::read_takeover(dir.str()));
+    runlog::write_takeover(dir.str(), "node3", 1700000100);
+    CHECK(runlog::read_takeover(dir.str()) == std::optional<std::string>("node3"));
+    runlog::remove_takeover(dir.str());
+    CHECK_FALSE(runlog::read_takeover(dir.str()));
+    runlog::remove_takeover(dir.str());  // none: nothing to do
+}
+
+TEST_CASE("watcher: takes over once the batch host's wrapper and ranks are silent for peer_timeout", "[lifecycle]") {
+    TempRunDir dir;
+    const double timeout = 1.0;  // beats every 0.5 s
+    const double now = runlog::now_seconds();
+    runlog::write_wrapper_beat(dir.str(), {"node1", now - 100, now - 30});
+    const runtime::Takeover takeover = runtime::await_takeover(dir.str(), timeout, "node1", "node3");
+    CHECK(takeover.step_started == Approx(now - 100));
+    CHECK(takeover.silent_s > timeout);
+    CHECK(runlog::now_seconds() - now < 5);  // the silence counts from this call: about a timeout
+    CHECK(runlog::read_takeover(dir.str()) == std::optional<std::string>("node3"));
+}
+
+TEST_CASE("watcher: a batch host whose ranks still beat is alive, whatever its wrapper's beat", "[lifecycle]") {
+    TempRunDir dir;
+    const double timeout = 1.0;
+    const double start = runlog::now_seconds();
+    runlog::write_wrapper_beat(dir.str(), {"node1", start - 100, start - 30});
+    std::atomic<bool> beating{true};
+    std::thread ranks([&] {  // node1's ranks beat for 3 s more, then the node dies
+        while (beating && runlog::now_seconds() - start < 3) {
+            runlog::write_heartbeat(dir.str(), "node1", runlog::now_seconds());
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+    });
+    runtime::await_takeover(dir.str(), timeout, "node1", "node2");
+    const double waited = runlog::now_seconds() - start;
+    beating = false;
+    ranks.join();
+    CHECK(waited > 3 + timeout);
+    CHECK(runlog::read_takeover(dir.str()) == std::optional<std::string>("node2"));
 }

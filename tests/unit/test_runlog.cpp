@@ -290,7 +290,7 @@ TEST_CASE("runlog: every event kind written is read back with its fields", "[run
         runlog::RestoreEvent{"/runs/r/checkpoints/checkpoint_000004", 4, 2, 1},
         stop,
         runlog::RequeueEvent{"trainrt", 12, "signal"},
-        runlog::RelaunchEvent{1, 3, 137, {"node2"}, "failure: x"},
+        runlog::RelaunchEvent{1, 3, 137, {"node2"}, "failure: x", "node1"},
         runlog::FailureEvent{1, "rank 1 died", "comm", 4, "", false, std::nullopt},
         runlog::FinishEvent{20},
     };
@@ -314,6 +314,7 @@ TEST_CASE("runlog: every event kind written is read back with its fields", "[run
     CHECK(read_stop->boundaries_by_rank == std::vector<std::int64_t>{12, 12, 12});
     CHECK(read_stop->signal_rank == std::optional<int>(1));
     CHECK(log.events[5].as<runlog::RelaunchEvent>()->excluded_nodes == std::vector<std::string>{"node2"});
+    CHECK(log.events[5].as<runlog::RelaunchEvent>()->took_over_from == "node1");
     CHECK(log.events[6].as<runlog::FailureEvent>()->rank == std::optional<int>(1));
     CHECK(log.events[7].as<runlog::FinishEvent>()->iterations == 20);
     // The line keeps the names readers outside trainrt use (jq in tests, users' scripts).
