@@ -1,5 +1,7 @@
 #include "data/row_reader.hpp"
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -44,7 +46,12 @@ RowReader::RowReader(const std::string& path, const std::string& split, std::vec
         if (column.chunk_rows > 0 && compressed(datasets_.back().get()))
             chunks_.back().capacity = std::max<std::size_t>(2, kChunkCacheBytes / std::max<std::size_t>(1, column.chunk_rows * column.sample_bytes()));
         what_.push_back(fmt::format("{}: /{}/{}", path, split, column.name));
+        // Unchunked (version-1 files): H5Dget_offset's HADDR_UNDEF (not allocated) means no hints.
+        const haddr_t offset = column.chunk_rows > 0 ? HADDR_UNDEF : H5Dget_offset(datasets_.back().get());
+        contiguous_offset_.push_back(offset == HADDR_UNDEF ? kUnknown : offset);
+        chunk_extents_.emplace_back();
     }
+    hint_fd_ = storage::open_or_throw(path, O_RDONLY);
 }
 
 // HDF5 1.10 reads a single-block selection of a chunked dataset fast (a 64-row span: ~7 us) and a
@@ -104,6 +111,50 @@ const std::byte* RowReader::cached_chunk(std::size_t c, std::uint64_t chunk) con
     read_block(c, first, count, slot.bytes.data());
     slot.index = chunk, slot.used = cache.clock;
     return slot.bytes.data();
+}
+
+RowReader::Extent RowReader::chunk_extent(std::size_t c, std::uint64_t chunk) const {
+    std::vector<Extent>& known = chunk_extents_[c];
+    if (known.size() <= chunk) known.resize(chunk + 1, Extent{kUnknown, 0});
+    if (known[chunk].offset != kUnknown) return known[chunk];
+    std::vector<hsize_t> coords(shapes_[c].size(), 0);
+    coords[0] = chunk * columns_[c].chunk_rows;
+    unsigned filters = 0;
+    haddr_t address = HADDR_UNDEF;
+    hsize_t bytes = 0;
+    h5::locked([&] {
+        return TRAINRT_H5(H5Dget_chunk_info_by_coord(datasets_[c].get(), coords.data(), &filters, &address, &bytes),
+                          what_[c]);
+    });
+    known[chunk] = address == HADDR_UNDEF ? Extent{0, 0} : Extent{address, bytes};
+    return known[chunk];
+}
+
+// The file bytes a read of `rows` of column `c` needs: each sample's bytes where a chunk holds
+// whole samples uncompressed, else the whole chunk.
+void RowReader::sample_extents(std::size_t c, std::span<const std::uint64_t> rows, std::vector<Extent>& out) const {
+    const std::uint64_t sample = columns_[c].sample_bytes(), chunk_rows = columns_[c].chunk_rows;
+    for (std::uint64_t row : rows) {
+        if (chunk_rows == 0) {
+            if (contiguous_offset_[c] != kUnknown) out.push_back({contiguous_offset_[c] + row * sample, sample});
+            continue;
+        }
+        const Extent chunk = chunk_extent(c, row / chunk_rows);
+        if (chunk.bytes == chunk_rows * sample) out.push_back({chunk.offset + (row % chunk_rows) * sample, sample});
+        else if (chunk.bytes > 0 && (out.empty() || out.back().offset != chunk.offset)) out.push_back(chunk);
+    }
+}
+
+void RowReader::advise(std::span<const std::uint64_t> rows) const {
+    std::vector<Extent> extents;
+    for (std::size_t c = 0; c < columns_.size(); ++c) sample_extents(c, rows, extents);
+    std::sort(extents.begin(), extents.end(), [](const Extent& a, const Extent& b) { return a.offset < b.offset; });
+    for (std::size_t i = 0; i < extents.size();) {
+        std::uint64_t begin = extents[i].offset, end = begin + extents[i].bytes;
+        for (++i; i < extents.size() && extents[i].offset <= end + kMergeGapBytes; ++i)
+            end = std::max(end, extents[i].offset + extents[i].bytes);
+        ::posix_fadvise(hint_fd_.get(), static_cast<off_t>(begin), static_cast<off_t>(end - begin), POSIX_FADV_WILLNEED);
+    }
 }
 
 void RowReader::read_block(std::size_t c, std::uint64_t first, std::uint64_t count, std::byte* out) const {

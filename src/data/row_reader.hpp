@@ -9,6 +9,7 @@
 
 #include "data/dataset_file.hpp"
 #include "h5/h5.hpp"
+#include "storage/posix.hpp"
 
 namespace trainrt::data {
 
@@ -20,6 +21,11 @@ public:
     // Rows `rows` (ascending, unique) of column `c` into `out` (rows.size() * sample bytes).
     // Not thread-safe (scratch memory): one reader per thread.
     void read(std::size_t c, std::span<const std::uint64_t> rows, std::byte* out) const;
+    // Asks the kernel to start reading the file bytes of `rows` (ascending) of every column now
+    // (posix_fadvise WILLNEED), so that a later read() finds them in the page cache: the stream
+    // hints a span while the one before is still being consumed, and a shuffle's scattered
+    // reads reach the disk together instead of one after another. Only a hint: nothing fails.
+    void advise(std::span<const std::uint64_t> rows) const;
 
 private:
     struct CachedChunk {
@@ -33,6 +39,12 @@ private:
         std::vector<CachedChunk> entries;
     };
 
+    struct Extent {  // bytes of the file
+        std::uint64_t offset = 0, bytes = 0;
+    };
+    static constexpr std::uint64_t kUnknown = ~0ull;
+    Extent chunk_extent(std::size_t c, std::uint64_t chunk) const;  // bytes 0: not allocated
+    void sample_extents(std::size_t c, std::span<const std::uint64_t> rows, std::vector<Extent>& out) const;
     void read_block(std::size_t c, std::uint64_t first, std::uint64_t count, std::byte* out) const;
     void read_through_chunks(std::size_t c, std::span<const std::uint64_t> rows, std::byte* out) const;
     const std::byte* cached_chunk(std::size_t c, std::uint64_t chunk) const;
@@ -47,6 +59,9 @@ private:
     std::vector<std::string> what_;  // "FILE: /split/column", for errors
     mutable std::vector<std::byte> scratch_;
     mutable std::vector<ChunkCache> chunks_;
+    storage::Fd hint_fd_;                                  // the file, for posix_fadvise
+    std::vector<std::uint64_t> contiguous_offset_;         // per column: its data's offset when not chunked
+    mutable std::vector<std::vector<Extent>> chunk_extents_;  // per column: chunks looked up so far
 };
 
 }  // namespace trainrt::data

@@ -104,6 +104,7 @@ struct BatchIterator::Impl {
     Pending plan_batch(std::uint64_t k) const;
     std::vector<Pending> plan_span(std::uint64_t first) const;
     bool stage(const std::vector<Pending>& span);
+    void hint(const std::vector<Pending>& span) const;
     std::unique_ptr<Batch> make_batch(Pending& pending, bool staged);
     void run_reader();
     std::unique_ptr<Batch> take_batch();
@@ -235,6 +236,14 @@ bool BatchIterator::Impl::stage(const std::vector<Pending>& span) {
     return true;
 }
 
+void BatchIterator::Impl::hint(const std::vector<Pending>& span) const {
+    if (columns_.empty()) return;
+    std::vector<std::uint64_t> rows;
+    for (const Pending& pending : span) rows.insert(rows.end(), pending.rows.begin(), pending.rows.end());
+    std::sort(rows.begin(), rows.end());
+    reader_->advise(rows);
+}
+
 std::unique_ptr<Batch> BatchIterator::Impl::make_batch(Pending& pending, bool staged) {
     std::unique_ptr<Batch> batch = take_batch();
     batch->index = pending.index, batch->first = pending.part.first, batch->count = pending.part.count;
@@ -260,11 +269,15 @@ std::unique_ptr<Batch> BatchIterator::Impl::make_batch(Pending& pending, bool st
     return batch;
 }
 
+// The next span is planned, and its bytes hinted to the kernel, before this one is read: its
+// reads are under way while this span's batches are consumed.
 void BatchIterator::Impl::run_reader() {
     try {
+        std::vector<Pending> next = next_index_ < geometry_.batches ? plan_span(next_index_) : std::vector<Pending>{};
         for (std::uint64_t k = next_index_; k < geometry_.batches;) {
-            std::vector<Pending> span = plan_span(k);
+            std::vector<Pending> span = std::move(next);
             k += span.size();
+            if (k < geometry_.batches) hint(next = plan_span(k));
             const bool staged = stage(span);
             for (Pending& pending : span) {
                 std::unique_ptr<Batch> batch = make_batch(pending, staged);

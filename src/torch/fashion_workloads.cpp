@@ -135,7 +135,7 @@ constexpr std::size_t kEvalBatch = 1000;
 
 // On the reader's thread: "pixels" float32 [n, 1, H, W] and "targets" int64 [n] from the uint8
 // "images" and "labels" (set() may move the columns: read them after it).
-void to_model_inputs(Batch& batch) {
+void to_model_inputs(trainrt::Batch& batch) {
     std::vector<std::size_t> shape{batch.count, 1};
     const std::vector<std::size_t>& image = batch.column("images").shape();
     shape.insert(shape.end(), image.begin() + 1, image.end());
@@ -184,7 +184,7 @@ double mean_over_ranks(Session& session, double value) {
 // One step on this rank's part of a global batch: the part's summed loss divided by mean_over, so
 // DDP's average over the ranks is the global batch's mean (an empty part still joins DDP's
 // allreduce, with zero gradients). Returns the divided loss.
-double train_step(Model& model, const Batch& part) {
+double train_step(Model& model, const trainrt::Batch& part) {
     const auto summed = ::torch::nn::functional::CrossEntropyFuncOptions().reduction(::torch::kSum);
     model.optimizer->zero_grad();
     at::Tensor loss = ::torch::nn::functional::cross_entropy(model.forward(to_tensor(part.column("pixels"))),
@@ -203,7 +203,7 @@ bool train_epoch(Session& session, Model& model, const TrainStream& stream, Prog
     BatchIterator batches = stream.dataset.iter_batches(stream.options, {progress.epoch, progress.next_batch});
     const auto last = static_cast<std::int64_t>(batches.batches());
     model.module->train();
-    while (const Batch* part = batches.next()) {
+    while (const trainrt::Batch* part = batches.next()) {
         const double loss = train_step(model, *part);
         const auto b = static_cast<std::int64_t>(part->index);
         progress = {progress.epoch, b + 1, progress.batches + 1, progress.step + 1, progress.loss_sum + loss};
@@ -226,7 +226,7 @@ std::pair<double, double> evaluate(Session& session, Model& model) {
     model.module->eval();
     double totals[3] = {0.0, 0.0, 0.0};
     BatchIterator batches = session.dataset("test").iter_batches(stream_options(session.config(), "test", kEvalBatch), 0);
-    while (const Batch* part = batches.next()) {
+    while (const trainrt::Batch* part = batches.next()) {
         const at::Tensor labels = to_tensor(part->column("targets"));
         const at::Tensor logits = model.forward(to_tensor(part->column("pixels")));
         totals[0] += ::torch::nn::functional::cross_entropy(logits, labels,

@@ -40,7 +40,8 @@ def train(config):
     head = [next(it)["id"].tolist() for _ in range(5)]
     state = it.state_dict()
     rest = [b["id"].tolist() for b in ds.iter_batches(batch_size=8, shuffle="global", resume=state)]
-    assert state == {"epoch": 5, "next_batch": 5, "batch_size": 16, "shuffle": "global"}, state
+    assert state == {"epoch": 5, "next_batch": 5, "batch_size": 16, "shuffle": "global",
+                     "order": "global rows=203 batch=16 seed=0"}, state
     assert head + rest == whole, "resume did not give the rest of the epoch"
     print(f"rank {rank}: resumed at batch 5: the rest of the epoch exactly", flush=True)
     import torch
@@ -63,6 +64,6 @@ done
 [ "$(grep -o "resumed at batch 5: the rest of the epoch exactly" "$out" | wc -l)" -eq 2 ] && pass "state_dict() mid-epoch resumes exactly" \
   || fail "resume: $(cat "$out")"
 [ "$(grep -o "iter_torch_batches: tensors" "$out" | wc -l)" -eq 2 ] && pass "iter_torch_batches gives float32 tensors" || fail "torch batches"
-grep -q "refused: iter_batches: the saved position was taken with a global batch of 16" "$out" \
+grep -q "refused: iter_batches: the saved position was taken in the order 'global rows=203 batch=16 seed=0', this call reads in the order 'global rows=203 batch=8 seed=0'" "$out" \
   && pass "a position under another batch size is refused" || fail "no refusal: $(cat "$out")"
 finish
