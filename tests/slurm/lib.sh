@@ -273,6 +273,17 @@ wait_start() {
   done
 }
 
+# wait_relaunch RUN WHAT: until events.jsonl has a second start (the relaunch after WHAT, e.g. "the
+# kill"); fails after 180 s. Sets T_AGAIN (date +%s.%N) to when it was seen.
+wait_relaunch() {
+  local deadline=$((SECONDS + 180))
+  until jq -s -e 'map(select(.event == "start")) | length >= 2' "$1/events.jsonl" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || fail "no relaunch within 180 s of $2: $(tail -5 "$1/events.jsonl")"
+    sleep 0.2
+  done
+  T_AGAIN=$(date +%s.%N)
+}
+
 # count_events RUN JQ_CONDITION: how many events match.
 count_events() { jq -c "select($2)" "$1/events.jsonl" | grep -c . || true; }
 

@@ -40,12 +40,8 @@ t_kill=$(date +%s.%N)
 bash "$CLUSTER" node-kill "$batch_index"
 log "$batch_host (the batch host): killed at row $(rows "$RUN")"
 
-deadline=$((SECONDS + 180))
-until jq -s -e 'map(select(.event == "start")) | length >= 2' "$RUN/events.jsonl" >/dev/null 2>&1; do
-  ((SECONDS < deadline)) || fail "no relaunch within 180 s of the kill: $(tail -5 "$RUN/events.jsonl")"
-  sleep 0.2
-done
-t_again=$(date +%s.%N)
+wait_relaunch "$RUN" "the kill"
+t_again=$T_AGAIN
 state=$(sinfo -h -N -n "$batch_host" -o %T)
 log "relaunched; Slurm calls $batch_host '$state'"
 [[ $state != down* ]] || fail "Slurm marked $batch_host down before trainrt relaunched (SlurmdTimeout $slurmd_timeout s)"

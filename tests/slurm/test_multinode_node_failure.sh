@@ -45,12 +45,8 @@ t_kill=$(date +%s.%N)
 bash "$CLUSTER" "node-$FAULT" 2
 log "node2: $FAULT at row $(rows "$RUN")"
 
-deadline=$((SECONDS + 180))
-until jq -s -e 'map(select(.event == "start")) | length >= 2' "$RUN/events.jsonl" >/dev/null 2>&1; do
-  ((SECONDS < deadline)) || fail "no relaunch within 180 s of the $FAULT: $(tail -5 "$RUN/events.jsonl")"
-  sleep 0.2
-done
-t_again=$(date +%s.%N)
+wait_relaunch "$RUN" "the $FAULT"
+t_again=$T_AGAIN
 node2_state=$(sinfo -h -N -n node2 -o %T)
 log "relaunched; Slurm calls node2 '$node2_state'"
 [[ $node2_state != down* ]] || fail "Slurm marked node2 down before trainrt relaunched (SlurmdTimeout $slurmd_timeout s)"
