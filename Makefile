@@ -52,7 +52,8 @@ install: build
 bench: data
 	bash bench/run.sh
 
-# Node failure -> training again on the local 3-node cluster (root; ~3 min a fault, 3 of each kind);
+# Node failure -> training again on the local 3-node cluster (root; ~3 min a fault, 3 of each kind:
+# a node frozen, a node killed, the batch host killed);
 # stores its results where `make bench` shows them from (bench/multinode/results/latest.jsonl).
 bench-nodes: data
 	bash bench/multinode/node_failure_bench.sh bench/multinode/results/latest.jsonl $(or $(REPEAT),3)

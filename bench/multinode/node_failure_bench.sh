@@ -4,7 +4,9 @@
 # steps each failure costs. Each repetition is one run of tests/slurm/test_multinode_node_failure.sh
 # (3 nodes x 2 tasks, sbatch --no-kill through slurm/trainrt-srun, a checkpoint every 50 steps,
 # [failure] peer_timeout = 30 s) with every process of node2 frozen (SIGSTOP: a hung node, which
-# only trainrt's heartbeats detect) or killed (SIGKILL: a power loss, which MPI notices at once).
+# only trainrt's heartbeats detect) or killed (SIGKILL: a power loss, which MPI notices at once),
+# and one run of tests/slurm/test_multinode_batch_host.sh per repetition: the batch host killed,
+# trainrt-srun's watcher step on another node takes the job over.
 #
 #   bash bench/multinode/node_failure_bench.sh OUT.jsonl [REPEAT]     # root; the local cluster
 #
@@ -34,11 +36,13 @@ trap '((started_cluster)) && bash slurm/local-cluster.sh stop >&2 || true' EXIT
 
 export TRAINRT=$repo/$BUILD/trainrt TRAINRT_BUILD=$repo/$BUILD TRAINRT_SRC=$repo TRAINRT_TEST_KEEP=1
 : >"$OUT"
-for fault in freeze kill; do
+for fault in freeze kill batchhost; do
+  test=tests/slurm/test_multinode_node_failure.sh run_name=node$fault
+  [[ $fault == batchhost ]] && test=tests/slurm/test_multinode_batch_host.sh run_name=batchhost
   for ((i = 1; i <= REPEAT; i++)); do
     log=$(mktemp)
     say "$fault $i of $REPEAT"
-    if ! TRAINRT_NODE_FAULT=$fault bash tests/slurm/test_multinode_node_failure.sh >"$log" 2>&1; then
+    if ! TRAINRT_NODE_FAULT=$fault bash "$test" >"$log" 2>&1; then
       tail -20 "$log" >&2
       say "$fault $i failed (log above)"
       printf '{"bench":"node_failure","fault":"%s","failed":true}\n' "$fault" >>"$OUT"
@@ -46,13 +50,13 @@ for fault in freeze kill; do
       continue
     fi
     tmp=$(sed -n 's/^\[[^]]*\] kept //p' "$log" | tail -1)
-    $PY - "$log" "$tmp/runs/node$fault" "$fault" >>"$OUT" <<'PY'
+    $PY - "$log" "$tmp/runs/$run_name" "$fault" >>"$OUT" <<'PY'
 import json, os, re, sys
 log, run, fault = sys.argv[1], sys.argv[2], sys.argv[3]
 text = open(log).read()
-m = re.search(r"training again on node1,node3 after ([0-9.]+) s \(SlurmdTimeout ([0-9]+) s, peer_timeout ([0-9]+) s\)", text)
+m = re.search(r"training again on \S+ after ([0-9.]+) s \(SlurmdTimeout ([0-9]+) s, peer_timeout ([0-9]+) s\)", text)
 fault_at = float(re.search(r"fault at ([0-9.]+)", text).group(1))
-state = re.search(r"Slurm calls node2 '([^']*)'", text).group(1)
+state = re.search(r"Slurm calls node[0-9] '([^']*)'", text).group(1)
 rows = [json.loads(l) for l in open(f"{run}/result.jsonl")]
 if os.path.exists(f"{run}/result.superseded.jsonl"):
     rows += [json.loads(l) for l in open(f"{run}/result.superseded.jsonl")]

@@ -17,8 +17,11 @@ def main(path, note):
             "network namespaces (`SlurmdTimeout=300`, real clusters' default), an sbatch job with `--no-kill` "
             "through `slurm/trainrt-srun`, a checkpoint every 50 steps, `[failure] peer_timeout = 30`. "
             "`freeze`: every process of node2 stopped (a hung node: only trainrt's heartbeats notice); "
-            "`kill`: every process of node2 killed (MPI notices at once). *Training again*: from the fault "
-            "to the relaunched attempt's start on node1,node3 (4 ranks, from the last checkpoint). "
+            "`kill`: every process of node2 killed (MPI notices at once); `batchhost`: every process of the "
+            "batch host (node1: the batch script, `trainrt-srun`, the job's srun) killed, "
+            "`tests/slurm/test_multinode_batch_host.sh`: the watcher step on another node takes the job over. "
+            "*Training again*: from the fault to the relaunched attempt's start on the 2 nodes left (4 ranks, "
+            "from the last checkpoint). "
             "*Steps lost*: the failed attempt's steps past that checkpoint (from the step rate before the "
             "fault; the test injects the fault just after a checkpoint's result row, so this is near the least a "
             "failure costs: at worst it is `checkpoint.every_steps`). *Slurm*: its own reaction time is `SlurmdTimeout`; the node's state at the relaunch "
@@ -26,7 +29,7 @@ def main(path, note):
             "nodes left (see the closing note of the run that stored it).", "",
             "| fault | runs | training again, median (s) | min–max (s) | vs SlurmdTimeout | steps lost, median | Slurm's node state at the relaunch |",
             "|---|---|---|---|---|---|---|"]
-    for fault in ("freeze", "kill"):
+    for fault in ("freeze", "kill", "batchhost"):
         tried = [r for r in rows if r["fault"] == fault]
         mine = [r for r in tried if not r.get("failed")]
         failed = len(tried) - len(mine)

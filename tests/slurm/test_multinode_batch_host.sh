@@ -67,4 +67,4 @@ again=$(awk -v a="$t_kill" -v b="$t_again" 'BEGIN{printf "%.1f", b-a}')
 awk -v a="$again" -v t="$slurmd_timeout" 'BEGIN{exit !(a < t / 2)}' ||
   fail "training again only $again s after the kill: not well before SlurmdTimeout ($slurmd_timeout s)"
 log "batch host $batch_host killed: training again on $others after $again s (SlurmdTimeout $slurmd_timeout s," \
-    "peer_timeout 30 s); $(rows "$RUN") rows once each; job $JOB_STATE by the watcher"
+    "peer_timeout 30 s); $(rows "$RUN") rows once each; job $JOB_STATE by the watcher (fault at $t_kill)"
