@@ -47,7 +47,9 @@ RowReader::RowReader(const std::string& path, const std::string& split, std::vec
             chunks_.back().capacity = std::max<std::size_t>(2, kChunkCacheBytes / std::max<std::size_t>(1, column.chunk_rows * column.sample_bytes()));
         what_.push_back(fmt::format("{}: /{}/{}", path, split, column.name));
         // Unchunked (version-1 files): H5Dget_offset's HADDR_UNDEF (not allocated) means no hints.
-        const haddr_t offset = column.chunk_rows > 0 ? HADDR_UNDEF : H5Dget_offset(datasets_.back().get());
+        const hid_t dataset = datasets_.back().get();
+        const haddr_t offset =
+            column.chunk_rows > 0 ? HADDR_UNDEF : h5::locked([&] { return H5Dget_offset(dataset); });
         contiguous_offset_.push_back(offset == HADDR_UNDEF ? kUnknown : offset);
         chunk_extents_.emplace_back();
     }
@@ -146,8 +148,14 @@ void RowReader::sample_extents(std::size_t c, std::span<const std::uint64_t> row
 }
 
 void RowReader::advise(std::span<const std::uint64_t> rows) const {
+    if (!hinting_) return;
     std::vector<Extent> extents;
-    for (std::size_t c = 0; c < columns_.size(); ++c) sample_extents(c, rows, extents);
+    try {
+        for (std::size_t c = 0; c < columns_.size(); ++c) sample_extents(c, rows, extents);
+    } catch (const H5Error&) {
+        hinting_ = false;  // HDF5 cannot say where the chunks are: read without hints
+        return;
+    }
     std::sort(extents.begin(), extents.end(), [](const Extent& a, const Extent& b) { return a.offset < b.offset; });
     for (std::size_t i = 0; i < extents.size();) {
         std::uint64_t begin = extents[i].offset, end = begin + extents[i].bytes;

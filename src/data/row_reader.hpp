@@ -60,6 +60,7 @@ private:
     mutable std::vector<std::byte> scratch_;
     mutable std::vector<ChunkCache> chunks_;
     storage::Fd hint_fd_;                                  // the file, for posix_fadvise
+    mutable bool hinting_ = true;
     std::vector<std::uint64_t> contiguous_offset_;         // per column: its data's offset when not chunked
     mutable std::vector<std::vector<Extent>> chunk_extents_;  // per column: chunks looked up so far
 };

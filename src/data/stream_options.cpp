@@ -53,9 +53,14 @@ std::optional<DataPosition> load_position(const Checkpoint& checkpoint, const Da
                                           const BatchOptions& options) {
     const std::string& split = dataset.split();
     if (!checkpoint.has_attribute(key(split, "next_batch"))) return std::nullopt;
-    const std::string saved = string_attribute(checkpoint, key(split, "order"));
     const std::string wanted = dataset.order_key(options);
-    if (saved != wanted)
+    // Positions saved before order keys existed: their batch size and shuffle are what they hold.
+    const std::string saved = checkpoint.has_attribute(key(split, "order"))
+                                  ? string_attribute(checkpoint, key(split, "order"))
+                                  : fmt::format("{} rows={} batch={}", string_attribute(checkpoint, key(split, "shuffle")),
+                                                dataset.size(), checkpoint.attribute_int(key(split, "batch_size")));
+    const bool same = saved == wanted || (!checkpoint.has_attribute(key(split, "order")) && wanted.rfind(saved + " ", 0) == 0);
+    if (!same)
         throw CheckpointError(fmt::format(
             "checkpoint {}: the '{}' stream was saved in the order '{}', this run reads it in the order '{}': its "
             "batches would be other samples; resume with the same batch size, shuffle, shuffle_buffer, columns, "

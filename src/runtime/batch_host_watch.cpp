@@ -68,8 +68,14 @@ double batch_host_silence(const std::string& run_dir, const std::string& batch_h
 void keep_wrapper_beat(const std::string& run_dir, double peer_timeout_s, const std::string& host,
                        double step_started, pid_t parent) {
     const double interval = runlog::heartbeat_interval(peer_timeout_s);
+    bool said = false;
     while (::getppid() == parent) {
-        runlog::write_wrapper_beat(run_dir, {host, step_started, runlog::now_seconds()});
+        try {  // a storage hiccup must not end the beat: the watcher would take over a live job
+            runlog::write_wrapper_beat(run_dir, {host, step_started, runlog::now_seconds()});
+        } catch (const Error& error) {
+            if (!said) storage::write_stderr_line(fmt::format("trainrt watch: beat not written: {}", error.what()));
+            said = true;
+        }
         sleep_s(interval);
     }
 }

@@ -12,7 +12,8 @@
 namespace trainrt::runtime {
 
 // Rewrites the wrapper's beat (host, step_started, now) every heartbeat interval while `parent`
-// is this process's parent; returns when it no longer is (the wrapper is gone). SIGTERM ends it.
+// is this process's parent; returns when it no longer is (the wrapper is gone). SIGTERM ends it. A
+// beat that cannot be written is said once and tried again at the next interval.
 void keep_wrapper_beat(const std::string& run_dir, double peer_timeout_s, const std::string& host,
                        double step_started, pid_t parent);
 

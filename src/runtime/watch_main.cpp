@@ -64,8 +64,12 @@ int watch_main(int argc, const char* const argv[], const std::string& embedded_n
     const WatchArgs args = parse(command, argv);
     const WrappedJob job = load_wrapped_job(command, embedded_name);
     if (args.mode == "taken-over") {
-        if (args.clear) runlog::remove_takeover(job.run_dir);
-        else if (auto host = runlog::read_takeover(job.run_dir)) std::cout << *host << std::endl;
+        if (args.clear) {
+            runlog::remove_takeover(job.run_dir);
+            std::cout << (job.settings.peer_timeout_s > 0 ? "watching" : "off") << std::endl;
+        } else if (auto host = runlog::read_takeover(job.run_dir)) {
+            std::cout << *host << std::endl;
+        }
         return 0;
     }
     if (args.mode == "beat") {

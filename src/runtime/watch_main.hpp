@@ -6,7 +6,8 @@
 //   batch-host --host H             wait until H (its wrapper and its ranks) is silent, take the
 //                                   job over; prints `takeover STEP_STARTED` on stdout
 //   taken-over [--clear]            prints the host that took the job over, if any (--clear: a
-//                                   new allocation's wrapper forgets an earlier takeover)
+//                                   new allocation's wrapper forgets an earlier takeover, and
+//                                   prints `watching`, or `off` when peer_timeout is 0)
 // With peer_timeout = 0 nothing is watched: beat returns at once, batch-host prints `off`.
 // Embedded programs (trainrt::run) answer it too.
 #include <string>
