@@ -4,7 +4,7 @@
 # and ends with bitwise the weights of an uninterrupted run, for the shuffled streams (global,
 # blocks) of fashion_mlp and for linear_model on an imported CSV. A checkpoint of the stream
 # in another order (batch size, shuffle window) is refused (exit 8), and one from 2 ranks resumes
-# on 3. A kill always lands where the newest checkpoint is mid-epoch.
+# on 3. fashion_mlp's kills land where the newest checkpoint is mid-epoch.
 source "$(dirname "$0")/../checkpoint/lib.sh"
 
 # interrupt NAME SIGNAL RANK ROWS [ARGS...]: a run signalled at RANK once it has ROWS result rows;
@@ -123,11 +123,11 @@ acc=$(jq -r 'select(.step == null) | .test_accuracy' "$WORK/lin_ref/result.jsonl
   || { show "$WORK/lin_ref.out"; fail "linear_model: exit $rc, accuracy '$acc'"; }
 interrupt lin_usr2 USR2 1 30
 resumes lin_usr2 "$base" 9 1
-at=$(mid_row "$WORK/lin_ref" 40)
-[ -n "$at" ] || fail "lin_kill: no three mid-epoch rows in a row in the reference run"
-interrupt lin_kill KILL 1 "${at:-40}"
+# linear_model reports dozens of rows a second, so where the kill lands (mid-epoch or at an epoch's
+# end) is left to chance here; fashion_mlp's kills above are the mid-epoch ones.
+interrupt lin_kill KILL 1 40
 [ "$rc" -ne 0 ] || fail "lin_kill: a run whose rank was killed exits 0"
-resumes lin_kill "$base" "$rc" 1
+resumes lin_kill "$base" "$rc" 0
 
 # linear_model's regression path on sklearn's diabetes data (gzipped, space-separated, the target
 # in its own file): least squares on standardised features must explain a good part of the
