@@ -273,6 +273,25 @@ wait_start() {
   done
 }
 
+# wait_checkpoint RUN ITERATION: until events.jsonl records a committed checkpoint of at least that
+# iteration (a result row is written before its checkpoint: a fault right after the row may land
+# before the commit); fails after 120 s.
+wait_checkpoint() {
+  local deadline=$((SECONDS + 120))
+  until jq -s -e --argjson i "$2" 'any(.[]; .event == "checkpoint" and .iteration >= $i)' \
+      "$1/events.jsonl" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || fail "no checkpoint of iteration $2 or later in $1/events.jsonl after 120s"
+    sleep 0.1
+  done
+}
+
+# restored_at_least RUN ITERATION: the last restore event restored that iteration or a later one.
+restored_at_least() {
+  local restored
+  restored=$(jq -s -r 'map(select(.event == "restore")) | last | .iteration // 0' "$1/events.jsonl")
+  ((restored >= $2)) || fail "the relaunch restored iteration $restored, not the checkpoint of iteration $2 or later committed before the fault"
+}
+
 # wait_relaunch RUN WHAT: until events.jsonl has a second start (the relaunch after WHAT, e.g. "the
 # kill"); fails after 180 s. Sets T_AGAIN (date +%s.%N) to when it was seen.
 wait_relaunch() {

@@ -31,6 +31,7 @@ args="--train.epochs=6 --train.batch_size=240 --checkpoint.every_steps=50 --fail
 submit_fashion batchhost jobs/fashion_mlp.sbatch "$args" -p multi -N 3 --ntasks=6 --ntasks-per-node=2 --no-kill
 wait_start "$RUN" 0
 wait_rows "$RUN" 4
+wait_checkpoint "$RUN" 4
 batch_host=$(job_field "$JOB" BatchHost)
 [[ $batch_host =~ ^node([1-3])$ ]] || fail "unexpected batch host '$batch_host'"
 batch_index=${BASH_REMATCH[1]}
@@ -58,6 +59,7 @@ others=$(printf 'node%s\n' 1 2 3 | grep -v -x "$batch_host" | paste -sd, -)
 [[ "$(jq -s -r '[.[] | select(.event == "start")] | last | .world_size' "$RUN/events.jsonl")" == 4 ]] \
   || fail "the relaunch did not start on 4 ranks"
 [[ "$(count_events "$RUN" '.event == "restore"')" -ge 1 ]] || fail "the relaunch did not restore a checkpoint"
+restored_at_least "$RUN" 4
 [[ "$(count_events "$RUN" '.event == "finish"')" == 1 ]] || fail "expected 1 finish event"
 rows_once "$RUN"
 [[ "$(jq -s -r 'last | .epoch' "$RUN/result.jsonl")" == 6 ]] || fail "the last row is not epoch 6"

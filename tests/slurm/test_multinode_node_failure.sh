@@ -7,10 +7,13 @@
 #     hung kernel or driver.
 # Frozen, trainrt's own heartbeats ([failure] peer_timeout = 30 here) notice it: the survivors end
 # the step ("peer_timeout" failure naming node2) and after-step excludes node2 while Slurm still
-# calls it alive. Killed, MPI aborts the survivors at once and Slurm reports node2 not responding
-# (not yet down). Either way node2 is excluded before SlurmdTimeout, and the wrapper relaunches on the 2 nodes left with an explicit geometry (-N 2, 2 tasks per
+# calls it alive. Killed, MPI may abort the survivors within seconds (when the closed sockets
+# reach it) or leave them blocked until peer_timeout (seen both ways here); Slurm reports node2
+# not responding (not yet down). Either way node2 is excluded before SlurmdTimeout, and the
+# wrapper relaunches on the 2 nodes left with an explicit geometry (-N 2, 2 tasks per
 # node, node2 excluded, --overlap past the dead step slurmctld keeps) and trainrt resumes from the
-# latest checkpoint on 4 ranks: the job completes, every result row once, the last start has
+# latest checkpoint on 4 ranks (the fault comes right after checkpoint 4 is committed, so the
+# relaunch must restore 4 or later): the job completes, every result row once, the last start has
 # world size 4 on node1,node3, failure and relaunch records carry the failed step's world size
 # (6), and `trainrt results` counts at least the time from the fault to the relaunch as lost
 # (total_time_s - useful_time_s). The time from the fault to training again is logged and must be
@@ -40,6 +43,7 @@ args="--train.epochs=6 --train.batch_size=240 --checkpoint.every_steps=50 --fail
 submit_fashion "node$FAULT" jobs/fashion_mlp.sbatch "$args" -p multi -N 3 --ntasks=6 --ntasks-per-node=2 --no-kill
 wait_start "$RUN" 0
 wait_rows "$RUN" 4
+wait_checkpoint "$RUN" 4
 [[ "$(jq -r 'select(.event == "start") | .world_size' "$RUN/events.jsonl")" == 6 ]] || fail "the first start is not on 6 ranks"
 t_kill=$(date +%s.%N)
 bash "$CLUSTER" "node-$FAULT" 2
@@ -51,8 +55,8 @@ node2_state=$(sinfo -h -N -n node2 -o %T)
 log "relaunched; Slurm calls node2 '$node2_state'"
 [[ $node2_state != down* ]] || fail "Slurm marked node2 down before trainrt relaunched (SlurmdTimeout $slurmd_timeout s)"
 # A hung node leaves the survivors blocked: only the heartbeats end the step. A killed node's
-# sockets close: MPI (UCX) aborts the survivors within seconds and Slurm's own pings already
-# report node2 not responding when after-step asks.
+# sockets close: MPI may abort the survivors within seconds, or the heartbeats end the step as for
+# a hung one; Slurm's own pings report node2 not responding when after-step asks.
 if [[ $FAULT == freeze ]]; then
   jq -e -s --arg n node2 'any(.[]; .event == "failure" and .reason == "peer_timeout" and (.message | contains($n)))' \
     "$RUN/events.jsonl" >/dev/null || fail "no peer_timeout failure naming node2: $(jq -c 'select(.event == "failure")' "$RUN/events.jsonl")"
@@ -72,6 +76,7 @@ jq -s -e '[.[] | select(.event == "failure" or .event == "relaunch") | .world_si
   "$RUN/events.jsonl" >/dev/null || fail "failure/relaunch events do not carry the failed step's world size 6: \
 $(jq -c 'select(.event == "failure" or .event == "relaunch")' "$RUN/events.jsonl")"
 [[ "$(count_events "$RUN" '.event == "restore"')" -ge 1 ]] || fail "the relaunch did not restore a checkpoint"
+restored_at_least "$RUN" 4
 [[ "$(count_events "$RUN" '.event == "finish"')" == 1 ]] || fail "expected 1 finish event"
 rows_once "$RUN"
 # trainrt results counts the time from the failed attempt's last record to the relaunch as lost.
