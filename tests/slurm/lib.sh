@@ -257,6 +257,15 @@ task_pid() {
   fail "no trainrt task $rank of job $job within 60 s"
 }
 
+# need_nodes N: the local cluster has at least N namespaced nodes (partition multi), or the test fails.
+need_nodes() {
+  [[ ${TRAINRT_SLURM_NODES:-0} -ge $1 ]] ||
+    fail "the local cluster has ${TRAINRT_SLURM_NODES:-0} namespaced nodes; this test needs $1 (TRAINRT_SLURM_NODES)"
+}
+
+# cluster_slurmd_timeout: the cluster's SlurmdTimeout in seconds.
+cluster_slurmd_timeout() { scontrol show config | sed -n 's/^SlurmdTimeout *= *\([0-9]*\).*/\1/p'; }
+
 # wait_rows RUN N [LIMIT]: until there are at least N result rows (common.sh's rows_reached);
 # fails the test after LIMIT (120) seconds.
 wait_rows() {

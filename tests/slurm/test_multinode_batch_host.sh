@@ -12,10 +12,9 @@ set -euo pipefail
 # shellcheck source=tests/slurm/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 slurm_setup
-[[ ${TRAINRT_SLURM_NODES:-0} -ge 3 ]] ||
-  fail "the local cluster has ${TRAINRT_SLURM_NODES:-0} namespaced nodes; this test needs 3 (TRAINRT_SLURM_NODES)"
+need_nodes 3
 CLUSTER=$TRAINRT_SRC/slurm/local-cluster.sh
-slurmd_timeout=$(scontrol show config | sed -n 's/^SlurmdTimeout *= *\([0-9]*\).*/\1/p')
+slurmd_timeout=$(cluster_slurmd_timeout)
 ((slurmd_timeout >= 120)) || fail "SlurmdTimeout is ${slurmd_timeout:-?} s: this test needs Slurm slow to notice (>= 120 s)"
 
 batch_index=""

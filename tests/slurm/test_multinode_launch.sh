@@ -12,8 +12,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 slurm_setup
 cd "$TRAINRT_SRC"
-[[ ${TRAINRT_SLURM_NODES:-0} -ge 3 ]] ||
-  fail "the local cluster has ${TRAINRT_SLURM_NODES:-0} namespaced nodes; this test needs 3 (TRAINRT_SLURM_NODES)"
+need_nodes 3
 [[ -r data/fashion-mnist.h5 ]] || fail "missing data/fashion-mnist.h5 (make data builds it)"
 PROBE=$TRAINRT_BUILD/launch_probe
 [[ -x "$PROBE" ]] || fail "$PROBE not built"
