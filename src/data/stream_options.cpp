@@ -49,18 +49,29 @@ void save_position(CheckpointState& state, const Dataset& dataset, const DataPos
         .attribute(key(split, "order"), dataset.order_key(options));
 }
 
+namespace {
+
+// The order a position was saved in. Positions saved before order keys existed hold only their
+// batch size and shuffle: they match when those two do.
+std::string saved_order(const Checkpoint& checkpoint, const std::string& split, const Dataset& dataset,
+                        const BatchOptions& options) {
+    if (checkpoint.has_attribute(key(split, "order"))) return string_attribute(checkpoint, key(split, "order"));
+    const std::string shuffle = string_attribute(checkpoint, key(split, "shuffle"));
+    const std::int64_t batch = checkpoint.attribute_int(key(split, "batch_size"));
+    if (shuffle == shuffle_name(options.shuffle) && batch == static_cast<std::int64_t>(options.batch_size))
+        return dataset.order_key(options);
+    return fmt::format("{} batch={} (saved before order keys)", shuffle, batch);
+}
+
+}  // namespace
+
 std::optional<DataPosition> load_position(const Checkpoint& checkpoint, const Dataset& dataset,
                                           const BatchOptions& options) {
     const std::string& split = dataset.split();
     if (!checkpoint.has_attribute(key(split, "next_batch"))) return std::nullopt;
     const std::string wanted = dataset.order_key(options);
-    // Positions saved before order keys existed: their batch size and shuffle are what they hold.
-    const std::string saved = checkpoint.has_attribute(key(split, "order"))
-                                  ? string_attribute(checkpoint, key(split, "order"))
-                                  : fmt::format("{} rows={} batch={}", string_attribute(checkpoint, key(split, "shuffle")),
-                                                dataset.size(), checkpoint.attribute_int(key(split, "batch_size")));
-    const bool same = saved == wanted || (!checkpoint.has_attribute(key(split, "order")) && wanted.rfind(saved + " ", 0) == 0);
-    if (!same)
+    const std::string saved = saved_order(checkpoint, split, dataset, options);
+    if (saved != wanted)
         throw CheckpointError(fmt::format(
             "checkpoint {}: the '{}' stream was saved in the order '{}', this run reads it in the order '{}': its "
             "batches would be other samples; resume with the same batch size, shuffle, shuffle_buffer, columns, "
