@@ -2,11 +2,11 @@
 # Kill -> training again: a node of a 3-node job fails, how long until trainrt trains again on the
 # nodes left, against Slurm's own reaction time (SlurmdTimeout) on the same cluster, and how many
 # steps each failure costs. Each repetition is one run of tests/slurm/test_multinode_node_failure.sh
-# (3 nodes x 2 tasks, sbatch --no-kill through slurm/trainrt-srun, a checkpoint every 50 steps,
+# (3 nodes x 2 tasks, sbatch --no-kill through trainrt supervise, a checkpoint every 50 steps,
 # [failure] peer_timeout = 30 s) with every process of node2 frozen (SIGSTOP: a hung node, which
 # only trainrt's heartbeats detect) or killed (SIGKILL: a power loss, which MPI notices at once),
 # and one run of tests/slurm/test_multinode_batch_host.sh per repetition: the batch host killed,
-# trainrt-srun's watcher step on another node takes the job over.
+# the supervisor's watcher step on another node takes the job over.
 #
 #   bash bench/multinode/node_failure_bench.sh OUT.jsonl [REPEAT]     # root; the local cluster
 #

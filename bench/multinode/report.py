@@ -15,10 +15,10 @@ def main(path, note):
         out += [note, ""]
     out += ["Each repetition: `tests/slurm/test_multinode_node_failure.sh` on the local 3-node cluster in "
             "network namespaces (`SlurmdTimeout=300`, real clusters' default), an sbatch job with `--no-kill` "
-            "through `slurm/trainrt-srun`, a checkpoint every 50 steps, `[failure] peer_timeout = 30`. "
+            "through `trainrt supervise`, a checkpoint every 50 steps, `[failure] peer_timeout = 30`. "
             "`freeze`: every process of node2 stopped (a hung node: only trainrt's heartbeats notice); "
             "`kill`: every process of node2 killed (MPI may notice at once; if not, the heartbeats do); `batchhost`: every process of the "
-            "batch host (node1: the batch script, `trainrt-srun`, the job's srun) killed, "
+            "batch host (node1: the batch script, `trainrt supervise`, the job's srun) killed, "
             "`tests/slurm/test_multinode_batch_host.sh`: the watcher step on another node takes the job over. "
             "*Training again*: from the fault to the relaunched attempt's start on the 2 nodes left (4 ranks, "
             "from the last checkpoint). "

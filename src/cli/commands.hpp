@@ -2,7 +2,7 @@
 // Subcommands of the trainrt binary. Each returns the process exit code.
 namespace trainrt::cli {
 
-int run_command(int argc, const char* const argv[]);   // trainrt --config FILE ..., after-step
+int run_command(int argc, const char* const argv[]);   // trainrt --config FILE ...
 int data_command(int argc, const char* const argv[]);  // trainrt data import ...
 int checkpoints_command(int argc, const char* const argv[]);  // trainrt checkpoints [verify] DIR
 int results_command(int argc, const char* const argv[]);  // trainrt results RUN_DIR [--json|--csv]

@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "runtime/run_main.hpp"
+#include "supervise/supervise_main.hpp"
 
 int main(int argc, char** argv) {
     return trainrt::runtime::guarded([&] {
@@ -13,6 +14,7 @@ int main(int argc, char** argv) {
         if (command == "checkpoints") return trainrt::cli::checkpoints_command(argc - 1, argv + 1);
         if (command == "results") return trainrt::cli::results_command(argc - 1, argv + 1);
         if (command == "plot") return trainrt::cli::plot_command(argc - 1, argv + 1);
+        if (command == "supervise") return trainrt::supervise::supervise_main(argc - 1, argv + 1);
         return trainrt::cli::run_command(argc, argv);
     });
 }

@@ -24,7 +24,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/plot_script.hpp"
-#include "launch/slurm_commands.hpp"
+#include "launch/process.hpp"
 #include "metrics/rows_file.hpp"
 #include "storage/posix.hpp"
 #include "runlog/run_files.hpp"

@@ -7,9 +7,7 @@
 #include "config/lifecycle.hpp"
 #include "comm/gpu.hpp"
 #include "config/loader.hpp"
-#include "runtime/after_step_main.hpp"
 #include "runtime/run_job.hpp"
-#include "runtime/watch_main.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/build_config.hpp"
 #include "trainrt/error.hpp"
@@ -70,10 +68,6 @@ int guarded(const std::function<int()>& body) noexcept {
 
 int run_main(int argc, const char* const argv[], const workloads::Workload* embedded) {
     return guarded([&] {
-        if (argc > 1 && std::string(argv[1]) == "after-step")
-            return after_step_main(argc - 1, argv + 1, embedded ? embedded->name : "");
-        if (argc > 1 && std::string(argv[1]) == "watch")
-            return watch_main(argc - 1, argv + 1, embedded ? embedded->name : "");
         const config::WorkloadKeys keys = workloads::keys_by_workload();
         config::Loaded loaded = config::load(argc, argv, keys, embedded ? embedded->name : "");
         return run_loaded(argc, loaded, keys, embedded);

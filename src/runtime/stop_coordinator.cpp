@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include "launch/slurm_commands.hpp"
 #include "runtime/stop_signals.hpp"
 
 namespace trainrt::runtime {
@@ -32,10 +31,11 @@ StopCoordinator::StopCoordinator(Communicator& comm, const Context& context,
 
 void StopCoordinator::watch_time_limit() {
     if (context_.world_rank != 0 || context_.job_id.empty()) return;
+    slurm_ = launch::make_slurm_client(launch::SlurmPrograms::for_ranks());
     std::string why;
     const double now = monotonic_seconds();
     last_query_ = now;
-    auto left = launch::query_time_left(context_.job_id, &why);
+    auto left = slurm_->time_left(context_.job_id, &why);
     if (!left) {
         say(fmt::format("time limit: none known for job {} ({}); stopping on signals only",
                         context_.job_id, why));
@@ -50,7 +50,7 @@ bool StopCoordinator::time_limit_reached(double now) {
     if (context_.world_rank != 0 || !policy_.should_stop(now)) return false;
     if (now - last_query_ >= requery_interval_s) {  // the limit may have been extended
         last_query_ = now;
-        if (auto left = launch::query_time_left(context_.job_id)) policy_.set_deadline(now + *left);
+        if (auto left = slurm_->time_left(context_.job_id, nullptr)) policy_.set_deadline(now + *left);
         if (!policy_.should_stop(now)) return false;
     }
     say(fmt::format("stopping for the time limit: {:.1f} s left, {}", *policy_.deadline() - now,

@@ -5,8 +5,10 @@
 // at the same boundaries.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "launch/slurm_client.hpp"
 #include "runtime/deadline.hpp"
 #include "trainrt/comm.hpp"
 #include "trainrt/context.hpp"
@@ -51,6 +53,7 @@ private:
 
     Communicator& comm_;
     const Context& context_;
+    std::unique_ptr<launch::SlurmClient> slurm_;  // rank 0 in a Slurm job only
     DeadlinePolicy policy_;
     StopRequest request_;
     std::int64_t boundaries_ = 0;

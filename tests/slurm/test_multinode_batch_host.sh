@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The batch host (the node running the sbatch script, slurm/trainrt-srun and the job's srun) dies
+# The batch host (the node running the sbatch script, trainrt supervise and the job's srun) dies
 # under a 3-node job (sbatch --no-kill, 2 tasks per node) on a cluster with SlurmdTimeout=300:
 # every process of that node gets SIGKILL. Slurm would keep such a job RUNNING with nothing in it
-# (--no-kill) or notice only after SlurmdTimeout. trainrt-srun's watcher step on another node sees
-# the batch host silent (its wrapper's beat and its ranks' heartbeat) for [failure] peer_timeout
+# (--no-kill) or notice only after SlurmdTimeout. the supervisor's watcher step on another node sees
+# the batch host silent (its supervisor's beat and its ranks' heartbeat) for [failure] peer_timeout
 # (30 s here), takes the job over, relaunches on the 2 nodes left (4 ranks, the batch host
 # excluded), trainrt resumes from the latest checkpoint and trains to the end, and the watcher ends
 # the job (scancel: CANCELLED, the run itself finished). The time from the kill to training again
@@ -35,7 +35,7 @@ batch_host=$(job_field "$JOB" BatchHost)
 [[ $batch_host =~ ^node([1-3])$ ]] || fail "unexpected batch host '$batch_host'"
 batch_index=${BASH_REMATCH[1]}
 grep -q "watcher for this batch host ($batch_host) on node" "$OUT" ||
-  fail "the wrapper started no watcher step: $(grep trainrt-srun "$OUT" | tail -3)"
+  fail "the wrapper started no watcher step: $(grep "trainrt supervise" "$OUT" | tail -3)"
 t_kill=$(date +%s.%N)
 bash "$CLUSTER" node-kill "$batch_index"
 log "$batch_host (the batch host): killed at row $(rows "$RUN")"

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# A node fails under a 3-node job (sbatch --no-kill, 2 tasks per node, through slurm/trainrt-srun),
+# A node fails under a 3-node job (sbatch --no-kill, 2 tasks per node, through trainrt supervise),
 # on a cluster with SlurmdTimeout=300 (real clusters' default: Slurm notices after 5 minutes):
 #   TRAINRT_NODE_FAULT=kill (default): every process of node2 gets SIGKILL (slurmd, slurmstepd,
 #     its ranks), as a power loss;
 #   TRAINRT_NODE_FAULT=freeze: every process of node2 is stopped (SIGSTOP), sockets open, as a
 #     hung kernel or driver.
 # Frozen, trainrt's own heartbeats ([failure] peer_timeout = 30 here) notice it: the survivors end
-# the step ("peer_timeout" failure naming node2) and after-step excludes node2 while Slurm still
+# the step ("peer_timeout" failure naming node2) and the supervisor excludes node2 while Slurm still
 # calls it alive. Killed, MPI may abort the survivors within seconds (when the closed sockets
 # reach it) or leave them blocked until peer_timeout (seen both ways here); Slurm reports node2
 # not responding (not yet down). Either way node2 is excluded before SlurmdTimeout, and the
-# wrapper relaunches on the 2 nodes left with an explicit geometry (-N 2, 2 tasks per
+# supervisor relaunches on the 2 nodes left with an explicit geometry (-N 2, 2 tasks per
 # node, node2 excluded, --overlap past the dead step slurmctld keeps) and trainrt resumes from the
 # latest checkpoint on 4 ranks (the fault comes right after checkpoint 4 is committed, so the
 # relaunch must restore 4 or later): the job completes, every result row once, the last start has
@@ -55,7 +55,7 @@ log "relaunched; Slurm calls node2 '$node2_state'"
 [[ $node2_state != down* ]] || fail "Slurm marked node2 down before trainrt relaunched (SlurmdTimeout $slurmd_timeout s)"
 # A hung node leaves the survivors blocked: only the heartbeats end the step. A killed node's
 # sockets close: MPI may abort the survivors within seconds, or the heartbeats end the step as for
-# a hung one; Slurm's own pings report node2 not responding when after-step asks.
+# a hung one; Slurm's own pings report node2 not responding when the supervisor asks.
 if [[ $FAULT == freeze ]]; then
   jq -e -s --arg n node2 'any(.[]; .event == "failure" and .reason == "peer_timeout" and (.message | contains($n)))' \
     "$RUN/events.jsonl" >/dev/null || fail "no peer_timeout failure naming node2: $(jq -c 'select(.event == "failure")' "$RUN/events.jsonl")"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # kill -9 of one rank mid-epoch under slurm/trainrt-srun: the step fails within seconds (srun
-# --kill-on-bad-exit ends the other rank), the wrapper records the failure and relaunches the step
+# --kill-on-bad-exit ends the other rank), the supervisor records the failure and relaunches the step
 # in the same allocation, trainrt resumes from the latest checkpoint, and the job completes with
 # the uninterrupted weights; reported rows: every iteration once (later ones superseded).
 # Then max_failures exhausted: task 1 dies (fault injection) every time it reports iteration 3;
-# with [failure] max_failures = 1 the wrapper relaunches once, then gives up with a final record,
+# with [failure] max_failures = 1 the supervisor relaunches once, then gives up with a final record,
 # and the job ends FAILED with exit code 10.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -17,7 +17,7 @@ victim=$(task_pid "$JOB" 1)
 killed_at=$(date +%s.%N)
 kill -9 "$victim"
 log "kill -9 task 1 (pid $victim) of job $JOB at row $(rows "$RUN")"
-wait_for_line "$OUT" 'trainrt-srun: step exited with status [0-9]+: relaunch' 60
+wait_for_line "$OUT" 'trainrt supervise: step exited with status [0-9]+: relaunch' 60
 failed_after=$(awk -v a="$killed_at" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 awk -v t="$failed_after" 'BEGIN { exit !(t < 15) }' || fail "the step took ${failed_after}s to fail after the kill"
 wait_job "$JOB" 300
@@ -43,7 +43,7 @@ final=$(jq -c 'select(.event == "failure" and .final == true)' "$RUN/events.json
 [[ "$(grep -c . <<<"$final")" == 1 ]] || fail "expected one final failure record: $final"
 jq -e '.failures == 2 and (.message | test("giving up: 2 failure\\(s\\), more than \\[failure\\] max_failures = 1"))' \
   <<<"$final" >/dev/null || fail "final record: $final"
-grep -q 'trainrt after-step: giving up: 2 failure(s)' "$OUT" || fail "no give-up line in the job output"
+grep -q 'trainrt supervise: step exited with status [0-9]*: give_up: giving up: 2 failure(s)' "$OUT" || fail "no give-up line in the job output"
 [[ "$(count_events "$RUN" '.event == "relaunch"')" == 1 ]] || fail "expected exactly one relaunch"
 rows_once "$RUN"
 log "max_failures=1: one relaunch, then a final record and ExitCode 10"

@@ -4,7 +4,7 @@
 # rank 0 requeues the job itself (`requeue` event by trainrt), the job comes back as restart 1,
 # resumes and completes with the uninterrupted weights; result rows once each.
 # Then the container case: trainrt finds no scontrol (TRAINRT_SCONTROL points nowhere), says so,
-# exits 75, and slurm/trainrt-srun (which has scontrol) requeues the job instead. This second job
+# exits 75, and the supervisor (which has scontrol) requeues the job instead. This second job
 # goes through the generic template slurm/trainrt.sbatch.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -40,8 +40,8 @@ wait_job "$JOB" 300
 expect_job_ok "$JOB"
 grep -q "cannot requeue job $JOB: '/nonexistent/scontrol' not found.*exiting 75" "$OUT" \
   || fail "no clear line about the missing scontrol in $OUT"
-grep -q "trainrt-srun: requeued job $JOB" "$OUT" || fail "the wrapper did not requeue job $JOB"
+grep -q "trainrt supervise: requeued job $JOB" "$OUT" || fail "the supervisor did not requeue job $JOB"
 [[ "$(count_events "$RUN" '.event == "requeue"')" == 0 ]] || fail "trainrt recorded a requeue it could not do"
 [[ "$(digest_in "$OUT")" == "$BASE" ]] || fail "digest $(digest_in "$OUT") != uninterrupted $BASE"
 rows_once "$RUN"
-log "no scontrol: exit 75, the wrapper requeued, same digest"
+log "no scontrol: exit 75, the supervisor requeued, same digest"

@@ -13,7 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "config/lifecycle.hpp"
-#include "launch/slurm_commands.hpp"
+#include "launch/process.hpp"
+#include "launch/slurm_client.hpp"
 #include "runtime/deadline.hpp"
 #include "trainrt/config.hpp"
 #include "trainrt/error.hpp"

@@ -1,4 +1,4 @@
-#include "launch/slurm_commands.hpp"
+#include "launch/process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -7,22 +7,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
-#include <regex>
+#include <string_view>
 
 #include <fmt/format.h>
+
+#include "trainrt/error.hpp"
 
 extern char** environ;
 
 namespace trainrt::launch {
 namespace {
-
-std::string program_from_env(const char* variable, const char* fallback) {
-    const char* value = std::getenv(variable);
-    return value != nullptr && *value != '\0' ? value : fallback;
-}
 
 // Reads `fd` until EOF or the deadline; true when EOF came first.
 bool read_until_eof(int fd, std::string& output, std::chrono::steady_clock::time_point deadline) {
@@ -62,9 +60,22 @@ int wait_child(pid_t pid, std::chrono::steady_clock::time_point deadline, bool& 
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// This process's environment without `unset`.
+std::vector<char*> environment_without(const std::vector<std::string>& unset) {
+    std::vector<char*> env;
+    for (char** entry = environ; *entry != nullptr; ++entry) {
+        const std::string_view text(*entry);
+        const std::string_view name = text.substr(0, text.find('='));
+        if (std::find(unset.begin(), unset.end(), name) == unset.end()) env.push_back(*entry);
+    }
+    env.push_back(nullptr);
+    return env;
+}
+
 }  // namespace
 
-ProgramResult run_program(const std::vector<std::string>& argv, double timeout_s) {
+ProgramResult run_program(const std::vector<std::string>& argv, double timeout_s,
+                          const std::vector<std::string>& unset_env) {
     ProgramResult result;
     int pipe_fds[2];
     if (argv.empty() || ::pipe2(pipe_fds, O_CLOEXEC) != 0) return result;
@@ -81,7 +92,8 @@ ProgramResult run_program(const std::vector<std::string>& argv, double timeout_s
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);  // its own group: killable whole
     posix_spawnattr_setpgroup(&attributes, 0);
     pid_t pid = -1;
-    int spawned = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
+    std::vector<char*> env = environment_without(unset_env);
+    int spawned = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), env.data());
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     ::close(pipe_fds[1]);
@@ -105,46 +117,72 @@ ProgramResult run_program(const std::vector<std::string>& argv, double timeout_s
     return result;
 }
 
-std::optional<double> parse_time_left(const std::string& text) {
-    static const std::regex format(R"(^\s*(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+)\s*$)");
-    std::smatch match;
-    if (!std::regex_match(text, match, format)) return std::nullopt;
-    auto field = [&](int i) { return match[i].matched ? std::stod(match[i].str()) : 0.0; };
-    return field(1) * 86400 + field(2) * 3600 + field(3) * 60 + field(4);
-}
-
-std::string scontrol_program() { return program_from_env("TRAINRT_SCONTROL", "scontrol"); }
-
-std::optional<double> query_time_left(const std::string& job_id, std::string* why) {
-    ProgramResult result = run_program(
-        {program_from_env("TRAINRT_SQUEUE", "squeue"), "-h", "-j", job_id, "-o", "%L"}, 20);
-    if (!result.started || result.exit_code != 0) {
-        if (why) *why = "squeue: " + result.output;
-        return std::nullopt;
+Child& Child::operator=(Child&& other) noexcept {
+    if (this != &other) {
+        pid_ = other.pid_;
+        other.pid_ = -1;
     }
-    auto left = parse_time_left(result.output);
-    if (!left && why) *why = "time left is '" + result.output + "'";
-    return left;
+    return *this;
 }
 
-SlurmJobState query_job_state(const std::string& job_id) {
-    SlurmJobState job;
-    ProgramResult result = run_program({scontrol_program(), "show", "job", "-o", job_id}, 20);
-    if (!result.started || result.exit_code != 0) {
-        job.error = "scontrol show job: " + result.output;
-        return job;
+namespace {
+
+int shell_status(int status) {
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return -1;
+}
+
+}  // namespace
+
+int Child::wait() {
+    if (pid_ <= 0) return -1;
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    pid_ = -1;
+    return shell_status(status);
+}
+
+int Child::poll() {
+    if (pid_ <= 0) return -1;
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) != pid_) return -1;
+    pid_ = -1;
+    return shell_status(status);
+}
+
+void Child::stop(double grace_s) noexcept {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (poll() >= 0 || pid_ <= 0) return;
+        ::usleep(20000);
     }
-    std::smatch match;
-    if (std::regex_search(result.output, match, std::regex(R"(\bJobState=(\S+))")))
-        job.state = match[1].str();
-    if (std::regex_search(result.output, match, std::regex(R"(\bRestarts=(\d+))")))
-        job.restarts = std::stoi(match[1].str());
-    if (job.state.empty()) job.error = "no JobState in: " + result.output.substr(0, 200);
-    return job;
+    ::kill(pid_, SIGKILL);
+    wait();
 }
 
-ProgramResult requeue_job(const std::string& job_id) {
-    return run_program({scontrol_program(), "requeue", job_id}, 30);
+Child spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
+    if (argv.empty()) throw LaunchError("spawn: no program given");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    if (!options.output_path.empty()) {
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, options.output_path.c_str(),
+                                         O_WRONLY | O_APPEND | O_CREAT, 0644);
+        posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    }
+    std::vector<char*> args;
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    std::vector<char*> env = environment_without(options.unset_env);
+    pid_t pid = -1;
+    const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawned != 0) throw LaunchError(fmt::format("cannot start {}: {}", argv[0], std::strerror(spawned)));
+    return Child(pid);
 }
 
 }  // namespace trainrt::launch

@@ -1,0 +1,31 @@
+#include "runlog/failure_budget.hpp"
+
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "runlog/events.hpp"
+#include "storage/posix.hpp"
+
+namespace trainrt::runlog {
+
+History read_history(const std::string& run_dir) {
+    EventLog log = read_events(run_dir);
+    for (const std::string& warning : log.warnings) storage::write_stderr_line("trainrt: warning: " + warning);
+    return fold(std::move(log.events));
+}
+
+bool budget_exhausted(const History& history, int max_failures) {
+    return max_failures >= 0 && history.failures > max_failures;
+}
+
+std::string record_give_up(const std::string& run_dir, const Context& context, const History& history,
+                           int max_failures) {
+    const std::string message = fmt::format(
+        "giving up: {} failure(s), more than [failure] max_failures = {}; last: {}. Fix the cause, then "
+        "resubmit (the run resumes from its latest checkpoint)", history.failures, max_failures, history.last_end);
+    append(run_dir, context, FailureEvent{std::nullopt, message, "max_failures", std::nullopt, "", true, history.failures});
+    return message;
+}
+
+}  // namespace trainrt::runlog

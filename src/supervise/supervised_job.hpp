@@ -1,0 +1,21 @@
+#pragma once
+// The job a supervisor keeps alive, found from the command it launches: the run directory and
+// [failure] settings exactly as the job's ranks will load them.
+#include <string>
+#include <vector>
+
+#include "config/lifecycle.hpp"
+
+namespace trainrt::supervise {
+
+struct SupervisedJob {
+    std::string run_dir;
+    config::LifecycleSettings settings;
+};
+
+// `run_args`: the program's arguments (--config FILE, --section.key=value ...). Keys of the
+// training function ([train]) are left to the step to check: the program may be a plugin's or an
+// embedded one whose keys only it knows. ConfigError (one line) on anything else that is wrong.
+SupervisedJob load_supervised_job(const std::vector<std::string>& run_args);
+
+}  // namespace trainrt::supervise

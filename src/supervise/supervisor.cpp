@@ -1,0 +1,222 @@
+#include "supervise/supervisor.hpp"
+
+#include <fmt/format.h>
+
+#include "launch/requeue.hpp"
+#include "runlog/heartbeats.hpp"
+#include "supervise/node_health.hpp"
+#include "trainrt/error.hpp"
+
+namespace trainrt::supervise {
+namespace {
+
+// A probe step on a node Slurm flags not responding gets this long to run.
+constexpr double kProbeTimeoutS = 20;
+// A watcher step gets this long to end after SIGTERM (srun cancels it through slurmctld).
+constexpr double kWatcherGraceS = 10;
+
+}  // namespace
+
+const char* phase_name(Phase phase) {
+    switch (phase) {
+        case Phase::await_takeover: return "await_takeover";
+        case Phase::launch: return "launch";
+        case Phase::watch: return "watch";
+        case Phase::decide: return "decide";
+        case Phase::relaunch: return "relaunch";
+        case Phase::requeue: return "requeue";
+        case Phase::leave: return "leave";
+    }
+    return "leave";
+}
+
+Supervisor::Supervisor(SupervisorDeps deps, Allocation allocation, SupervisedJob job, std::optional<WatcherRole> role)
+    : deps_(std::move(deps)), allocation_(std::move(allocation)), job_(std::move(job)), role_(std::move(role)) {
+    // A new allocation forgets a takeover recorded in an earlier one.
+    watching_ = !role_ && allocation_.several_nodes() && !allocation_.job_id.empty() &&
+                job_.settings.peer_timeout_s > 0 && deps_.start_watcher != nullptr;
+    if (watching_) runlog::remove_takeover(job_.run_dir);
+}
+
+Supervisor::~Supervisor() { stop_helpers(); }
+
+int Supervisor::run() {
+    Phase phase = role_ ? Phase::await_takeover : Phase::launch;
+    for (;;) {
+        trace_.push_back(phase);
+        switch (phase) {
+            case Phase::await_takeover: phase = await_takeover(); break;
+            case Phase::launch: phase = launch(); break;
+            case Phase::watch: phase = watch(); break;
+            case Phase::decide: phase = decide(); break;
+            case Phase::relaunch: phase = relaunch(); break;
+            case Phase::requeue: phase = requeue(); break;
+            case Phase::leave: return leave();
+        }
+    }
+}
+
+Context Supervisor::context() const {
+    Context context;
+    context.job_id = allocation_.job_id;
+    context.restart_count = allocation_.restart_count;
+    context.world_size = allocation_.world_size;
+    context.run_dir = job_.run_dir;
+    return context;
+}
+
+Phase Supervisor::leave_with(int exit_code) {
+    exit_code_ = exit_code;
+    return Phase::leave;
+}
+
+// A watcher waits for the batch host to go silent; then the job is its own, without that host,
+// and it decides on the step the silent supervisor was waiting for as on a failed one.
+Phase Supervisor::await_takeover() {
+    auto takeover = supervise::await_takeover(job_.run_dir, job_.settings.peer_timeout_s, role_->batch_host,
+                                              allocation_.host, deps_.clock, deps_.ending, deps_.say);
+    if (!takeover) return leave_with(0);  // stopped by the batch host's supervisor: it lives
+    deps_.say(fmt::format("took over job {} from the silent batch host {}; relaunching without it",
+                          allocation_.job_id, role_->batch_node));
+    took_over_ = true;
+    excluded_ = role_->excluded;
+    excluded_.add(role_->batch_node);
+    step_status_ = 1;
+    step_started_ = takeover->step_started;
+    return Phase::decide;
+}
+
+Phase Supervisor::launch() {
+    if (defer_to_watcher()) return Phase::leave;
+    if (deps_.ending()) return leave_with(step_status_);
+    step_started_ = deps_.clock.now();
+    if (watching_) {
+        if (!beat_)
+            beat_ = std::make_unique<WrapperBeat>(job_.run_dir, job_.settings.peer_timeout_s, allocation_.host, deps_.say);
+        beat_->step_launched(step_started_);
+        keep_watcher();
+    }
+    deps_.say(deps_.launcher.describe(geometry_));
+    try {
+        step_ = deps_.launcher.launch(geometry_);
+    } catch (const LaunchError& error) {  // the launcher itself could not start: a launch failure
+        deps_.say(error.what());
+        step_.reset();
+    }
+    return Phase::watch;
+}
+
+Phase Supervisor::watch() {
+    step_status_ = step_ ? step_->wait() : 127;
+    step_.reset();
+    // A supervisor that was hung (SIGSTOP) must not decide for the watcher's attempt.
+    if (defer_to_watcher()) return Phase::leave;
+    return Phase::decide;
+}
+
+Phase Supervisor::decide() {
+    NodeSet lost = lost_nodes(deps_.slurm, allocation_, excluded_, kProbeTimeoutS, deps_.say);
+    lost.add(excluded_);
+    decision_ = decide_after_step(job_.run_dir, context(), job_.settings,
+                                  {step_status_, step_started_, deps_.ending()}, lost,
+                                  static_cast<int>(allocation_.nodes.size()), role_ ? role_->batch_node : "");
+    deps_.say(fmt::format("step exited with status {}: {}: {}", step_status_, verdict_name(decision_.verdict),
+                          decision_.message));
+    switch (decision_.verdict) {
+        case Verdict::relaunch: return Phase::relaunch;
+        case Verdict::requeue: return Phase::requeue;
+        case Verdict::done:
+        case Verdict::give_up: break;
+    }
+    return leave_with(decision_.exit_code);
+}
+
+Phase Supervisor::relaunch() {
+    excluded_.add(decision_.exclude);
+    auto geometry = relaunch_geometry(allocation_, excluded_);
+    if (!geometry) {
+        deps_.say(fmt::format("no node of the allocation is left (excluded: {}): not relaunching", excluded_.str()));
+        return leave_with(step_status_ == 0 ? exit_codes::internal : step_status_);
+    }
+    geometry_ = std::move(*geometry);
+    deps_.clock.sleep(decision_.delay_s);
+    return Phase::launch;
+}
+
+Phase Supervisor::requeue() {
+    stop_helpers();
+    if (allocation_.job_id.empty()) {
+        deps_.say("not a Slurm job: nothing to requeue; run the same command again to resume");
+        return leave_with(exit_codes::requeue_needed);
+    }
+    const launch::RequeueOutcome outcome =
+        launch::request_requeue(deps_.slurm, allocation_.job_id, allocation_.restart_count);
+    deps_.say(outcome.message);
+    exit_code_ = outcome.exit_code;
+    deferred_ = true;  // requeued or not, the job is Slurm's now: a watcher does not cancel it
+    return Phase::leave;
+}
+
+// A watcher that took the job over also ends it: its batch script is gone, and Slurm would keep
+// the job RUNNING on the nodes left (not when Slurm is already ending it, nor after exit 9:
+// trainrt requeued it, or it stopped for the time limit).
+int Supervisor::leave() {
+    stop_helpers();
+    if (took_over_ && !deferred_ && !allocation_.job_id.empty() && exit_code_ != exit_codes::stopped &&
+        !deps_.ending()) {
+        deps_.say(fmt::format("ending job {}, whose batch host {} is lost (exit status {})", allocation_.job_id,
+                              role_->batch_node, exit_code_));
+        deps_.slurm.cancel(allocation_.job_id);
+    }
+    return exit_code_;
+}
+
+// When a watcher took the job over while this supervisor was hung: launch and decide nothing
+// more, wait for that watcher and leave with its status. A takeover record without a live
+// watcher of ours (it is gone too) is dropped and this supervisor goes on.
+bool Supervisor::defer_to_watcher() {
+    if (!watching_) return false;
+    auto taker = runlog::read_takeover(job_.run_dir);
+    if (!taker) return false;
+    if (!watcher_ || watcher_->poll() >= 0) {
+        deps_.say(fmt::format("a takeover by {} is recorded, but no watcher of this job runs: going on here", *taker));
+        runlog::remove_takeover(job_.run_dir);
+        watcher_.reset();
+        return false;
+    }
+    deps_.say(fmt::format("the watcher on {} took this job over while this batch host was silent: leaving it the job",
+                          *taker));
+    beat_.reset();
+    exit_code_ = watcher_->wait();
+    watcher_.reset();
+    deferred_ = true;
+    return true;
+}
+
+// A watcher step runs on the last node that is neither this one nor left out, and knows every
+// node left out so far: a new exclusion (say, the watcher's own node) replaces it.
+void Supervisor::keep_watcher() {
+    if (watcher_ && watcher_->poll() < 0) {
+        if (watcher_excluded_ == excluded_) return;
+        watcher_->stop(kWatcherGraceS);
+    }
+    watcher_.reset();
+    const std::string node = watcher_node(allocation_, excluded_);
+    if (node.empty()) return;
+    try {
+        watcher_ = deps_.start_watcher(node, excluded_);
+    } catch (const LaunchError& error) {
+        deps_.say(fmt::format("no watcher for this batch host: {}", error.what()));
+        return;
+    }
+    watcher_excluded_ = excluded_;
+    deps_.say(fmt::format("watcher for this batch host ({}) on {}", allocation_.node_name, node));
+}
+
+void Supervisor::stop_helpers() {
+    beat_.reset();
+    if (watcher_) watcher_->stop(kWatcherGraceS);
+    watcher_.reset();
+}
+
+}  // namespace trainrt::supervise

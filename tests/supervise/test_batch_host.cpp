@@ -1,0 +1,75 @@
+// The batch host's watcher (batch_host.hpp) on the real clock: a takeover after peer_timeout of
+// silence, and none while the batch host's ranks beat.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "runlog/clock.hpp"
+#include "runlog/heartbeats.hpp"
+#include "supervise/batch_host.hpp"
+
+using namespace trainrt;
+
+namespace {
+
+struct TempRunDir {
+    std::filesystem::path path;
+    TempRunDir() {
+        static int counter = 0;
+        path = std::filesystem::temp_directory_path() /
+               ("trainrt_heartbeats_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+        std::filesystem::remove_all(path);
+        std::filesystem::create_directories(path);
+    }
+    ~TempRunDir() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path, ignored);
+    }
+    std::string str() const { return path.string(); }
+};
+
+const std::function<bool()> never = [] { return false; };
+const supervise::Say quiet = [](const std::string&) {};
+
+}  // namespace
+
+TEST_CASE("watcher: takes over once the batch host's wrapper and ranks are silent for peer_timeout", "[lifecycle]") {
+    TempRunDir dir;
+    const double timeout = 1.0;  // beats every 0.5 s
+    const double now = runlog::now_seconds();
+    runlog::write_wrapper_beat(dir.str(), {"node1", now - 100, now - 30});
+    const supervise::Takeover takeover = *supervise::await_takeover(dir.str(), timeout, "node1", "node3", supervise::system_clock(), never, quiet);
+    CHECK(takeover.step_started == Approx(now - 100));
+    CHECK(takeover.silent_s > timeout);
+    CHECK(runlog::now_seconds() - now < 5);  // the silence counts from this call: about a timeout
+    CHECK(runlog::read_takeover(dir.str()) == std::optional<std::string>("node3"));
+}
+
+TEST_CASE("watcher: a batch host whose ranks still beat is alive, whatever its wrapper's beat", "[lifecycle]") {
+    TempRunDir dir;
+    const double timeout = 1.0;
+    const double start = runlog::now_seconds();
+    runlog::write_wrapper_beat(dir.str(), {"node1", start - 100, start - 30});
+    std::atomic<bool> beating{true};
+    std::atomic<double> last_beat{start};
+    std::thread ranks([&] {  // node1's ranks beat for 3 s more, then the node dies
+        while (beating && runlog::now_seconds() - start < 3) {
+            last_beat = runlog::now_seconds();
+            runlog::write_heartbeat(dir.str(), "node1", last_beat);
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+    });
+    supervise::await_takeover(dir.str(), timeout, "node1", "node2", supervise::system_clock(), never, quiet);
+    const double took_over = runlog::now_seconds();
+    beating = false;
+    ranks.join();
+    CHECK(took_over - last_beat > timeout);  // silent for the timeout after the last beat, not before
+    CHECK(took_over - start > 3);
+    CHECK(runlog::read_takeover(dir.str()) == std::optional<std::string>("node2"));
+}
