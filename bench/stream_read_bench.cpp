@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "data/configured.hpp"
 #include "data/stream.hpp"
 
 namespace {
@@ -100,7 +101,7 @@ int stream(const Args& args, double rss_start) {
     trainrt::BatchOptions options;
     options.batch_size = args.batch;
     options.prefetch_batches = args.prefetch;
-    options.shuffle = trainrt::data::parse_shuffle(args.shuffle);
+    options.shuffle = trainrt::data::shuffle_from(args.shuffle, "--shuffle");
     const auto start = Clock::now();
     trainrt::Dataset dataset = trainrt::data::open_dataset(args.file, args.split, args.rank, args.ranks, 0);
     trainrt::BatchIterator batches = dataset.iter_batches(options, 0);

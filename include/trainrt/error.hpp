@@ -3,11 +3,13 @@
 // CLI uses when it ends a run (documented in README.md, "Exit codes").
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace trainrt {
 
 // The process exit codes (README "Exit codes"): the one table. The error classes below carry
-// theirs; results_* are `trainrt results`'s, which reports a run's status.
+// theirs; exit_code_table() names them for scripts (`trainrt --exit-codes`) and Python
+// (trainrt.exit_codes).
 namespace exit_codes {
 inline constexpr int finished = 0;
 inline constexpr int internal = 1;        // a bug
@@ -21,8 +23,26 @@ inline constexpr int checkpoint = 8;
 inline constexpr int stopped = 9;         // stopped on request, checkpoint committed: resumable
 inline constexpr int failure_limit = 10;  // more failures than [failure] max_failures
 inline constexpr int requeue_needed = 75; // stopped; the job needs a requeue its caller must do
-inline constexpr int results_running = 3;
 }  // namespace exit_codes
+
+// `trainrt results`'s own exit codes: the status of the run it reads (finished, running, stopped,
+// failed), a separate table that never reuses a training code; its errors (a bad RUN_DIR, an
+// unreadable file) are the table's config (2) and storage (5).
+namespace results_codes {
+inline constexpr int finished = 0;
+inline constexpr int running = 20;
+inline constexpr int stopped = 21;
+inline constexpr int failed = 22;
+}  // namespace results_codes
+
+struct ExitCodeName {
+    const char* table;    // "exit" or "results"
+    const char* name;     // "stopped"
+    int code;
+    const char* meaning;
+};
+// Both tables, in order, with their meanings.
+const std::vector<ExitCodeName>& exit_code_table();
 
 class Error : public std::runtime_error {
 public:

@@ -25,16 +25,16 @@ from ._state import Context
 from .checkpoint import Checkpoint
 from .data import get_dataset
 
-__all__ = ["allreduce", "Checkpoint", "Context", "digest", "Error", "get_checkpoint", "get_config", "get_context",
-           "get_dataset", "get_dataset_shard", "report", "run", "should_stop"]
+__all__ = ["allreduce", "Checkpoint", "Context", "digest", "Error", "exit_codes", "get_checkpoint", "get_config",
+           "get_context", "get_dataset", "get_dataset_shard", "get_settings", "report", "run", "should_stop"]
 
 
 def __getattr__(name):
     if name == "config":  # trainrt.config: the [train] section of the running job
         return _state.train_config()
-    if name == "Error":
-        from ._trainrt import Error
-        return Error
+    if name in ("Error", "exit_codes"):  # the C++ error type and exit code table (README "Exit codes")
+        from . import _trainrt
+        return getattr(_trainrt, name)
     raise AttributeError(f"module 'trainrt' has no attribute '{name}'")
 
 
@@ -52,6 +52,12 @@ def get_checkpoint():
 
 def get_context():
     return _state.context()
+
+
+def get_settings():
+    """The job's built-in settings, typed by their declaration (README "Configuration"):
+    get_settings().run.seed, get_settings().data.shuffle ("none", "global" or "blocks")."""
+    return _state.settings()
 
 
 def get_config():

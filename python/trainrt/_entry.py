@@ -112,16 +112,16 @@ def _find_function(module, where, name):
     raise LoadError(f"python: {where} has no function '{name}'; its functions: {', '.join(found) or 'none'}")
 
 
-def torch_backend(config):
-    """The torch.distributed backend to set up, or None. scaling.backend gloo/nccl/trainrt ask for
+def torch_backend(settings):
+    """The torch.distributed backend to set up, or None. [scaling] backend gloo/nccl/trainrt ask for
     one; auto sets one up when the function's code imported torch: nccl with GPUs; on CPU trainrt
     (trainrt's MPI process group, about twice as fast as gloo here: README) when this trainrt has
     its LibTorch component, else gloo."""
-    backend = config.get("scaling.backend", "auto")
+    backend = settings.scaling.backend
     if backend in ("gloo", "nccl", "trainrt"):
         return backend
     if backend == "auto" and "torch" in sys.modules:
-        if config.get("scaling.use_gpu") == "true":
+        if settings.scaling.use_gpu:
             return "nccl"
         return "trainrt" if _has_trainrt_backend() else "gloo"
     return None
@@ -135,30 +135,31 @@ def _has_trainrt_backend():
     return True
 
 
-def load(workload, config, rank):
-    """The function named by run.workload = python:FILE.py:FUNC | python:package.module:FUNC."""
+def load(workload, settings, keys, rank):
+    """The function named by [run] workload = python:FILE.py:FUNC | python:package.module:FUNC.
+    settings, keys: the job's typed settings and their key names (the extension's views)."""
     spec = workload[len("python:"):] if workload.startswith("python:") else workload
     target, sep, name = spec.rpartition(":")
     if not sep or not target or not name:
-        raise LoadError(f"python: run.workload = {workload}: name the function: python:FILE.py:FUNC or "
+        raise LoadError(f"python: {keys.run.workload} = {workload}: name the function: python:FILE.py:FUNC or "
                         f"python:package.module:FUNC")
     activate_virtual_env()
     is_file = target.endswith(".py") or os.sep in target
     module = _load_file(target) if is_file else _import_module(target)
     function = _find_function(module, target, name)
-    backend = torch_backend(config)
+    backend = torch_backend(settings)
     if backend is not None:
         try:
             import torch.distributed  # noqa: F401
         except BaseException as error:
-            raise LoadError(f"python: scaling.backend = {backend} needs torch, which does not import: "
+            raise LoadError(f"python: {keys.scaling.backend} = {backend} needs torch, which does not import: "
                             f"{type(error).__name__}: {error}") from None
     if backend == "trainrt":
         try:
             from . import _trainrt_torch  # noqa: F401
         except ImportError as error:
-            raise LoadError(f"python: scaling.backend = trainrt needs trainrt's LibTorch component, which this "
-                            f"trainrt lacks ({error}); use scaling.backend = gloo") from None
+            raise LoadError(f"python: {keys.scaling.backend} = trainrt needs trainrt's LibTorch component, which "
+                            f"this trainrt lacks ({error}); use {keys.scaling.backend} = gloo") from None
     return function
 
 
@@ -243,7 +244,8 @@ def _verdict(error, rank):
     traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
     code = getattr(error, "exit_code", None)
     if not isinstance(code, int) or code <= 0:
-        code = 7
+        from ._trainrt import exit_codes
+        code = exit_codes.workload
     return code, f"python: {_summary(error)}"
 
 
@@ -252,12 +254,12 @@ def run_function(handle, function):
     rank = -1
     torch_ready = False
     try:
-        config = handle.config()
+        settings = handle.settings()
         rank = handle.context()["world_rank"]
         _set_threads(handle)
-        backend = torch_backend(config)
+        backend = torch_backend(settings)
         if backend is not None:
-            _setup_torch(handle, backend, float(config.get("failure.collective_timeout", "600")))
+            _setup_torch(handle, backend, settings.failure.collective_timeout)
             torch_ready = True
         _call(function, _state.train_config())
         if torch_ready:

@@ -64,32 +64,19 @@ def session():
     return _handle
 
 
-def typed(text):
-    """A config value as what it looks like: bool, int, float, else the string."""
-    if text in ("true", "false"):
-        return text == "true"
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
-def full_config():
-    return session().config()
+def settings():
+    """The built-in settings, typed by their C++ declaration: settings().scaling.use_gpu."""
+    return session().settings()
 
 
 def train_config():
-    """The [train] section, typed, without the 'train.' prefix (Ray's train_loop_config)."""
-    return {key[len("train."):]: typed(value) for key, value in full_config().items()
-            if key.startswith("train.")}
+    """The [train] section, typed, without its prefix (Ray's train_loop_config)."""
+    return session().train_config()
 
 
 def device():
-    context = session().context()
-    if full_config().get("scaling.use_gpu") == "true":
-        return f"cuda:{context['local_rank']}"
+    if settings().scaling.use_gpu:
+        return f"cuda:{session().context()['local_rank']}"
     return "cpu"
 
 

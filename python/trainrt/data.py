@@ -16,10 +16,6 @@ from . import _state
 _UNSET = object()
 
 
-def _config(key, fallback):
-    return _state.session().config().get(key, fallback)
-
-
 class BatchIterator:
     """One epoch of this rank's batches. `position` / `state_dict()`: where it stands (the next
     global batch), for a checkpoint; `wait_seconds`: time spent waiting for the reader."""
@@ -78,35 +74,21 @@ class Dataset:
     def label_column(self):
         return self._native.label_column
 
-    def _options(self, batch_size, shuffle, columns, prefetch_batches, drop_last, shuffle_buffer):
-        ranks = _state.context().world_size
-        if shuffle is _UNSET:
-            shuffle = _config("data.shuffle", "none") if self._native.split == "train" else "none"
-        shuffle = {"true": "global", "false": "none", True: "global", False: "none", None: "none"}.get(shuffle, shuffle)
-        if prefetch_batches is _UNSET:
-            prefetch_batches = int(_config("data.prefetch_batches", "2"))
-        if shuffle_buffer is _UNSET:
-            shuffle_buffer = int(_config("data.shuffle_buffer", "0"))
-        return {"batch_size": int(batch_size) * ranks, "drop_last": bool(drop_last), "pad": False,
-                "prefetch_batches": int(prefetch_batches), "shuffle": str(shuffle),
-                "shuffle_buffer": int(shuffle_buffer), "columns": None if columns is None else list(columns)}
-
     def iter_batches(self, batch_size=64, *, epoch=0, shuffle=_UNSET, columns=None, prefetch_batches=_UNSET,
                      drop_last=False, shuffle_buffer=_UNSET, resume=None, _torch=False):
-        """The batches of `epoch` as dicts of numpy arrays (columns: all, or those named). resume:
-        a state_dict() saved mid-epoch (its epoch and next batch; the order it was saved in, i.e.
-        batch size, shuffle, shuffle_buffer, columns, seed and file, must be the same, else
-        trainrt.Error)."""
-        options = self._options(batch_size, shuffle, columns, prefetch_batches, drop_last, shuffle_buffer)
+        """The batches of `epoch` as dicts of numpy arrays (columns: all, or those named). What the
+        call leaves out comes from [data] (shuffle for the train split, prefetch_batches,
+        shuffle_buffer). resume: a state_dict() saved mid-epoch (its epoch and next batch; the order
+        it was saved in, i.e. batch size, shuffle, shuffle_buffer, columns, seed and file, must be
+        the same, else trainrt.Error)."""
+        given = {name: value for name, value in (("shuffle", shuffle), ("prefetch_batches", prefetch_batches),
+                                                 ("shuffle_buffer", shuffle_buffer)) if value is not _UNSET}
+        given.update(drop_last=bool(drop_last), columns=None if columns is None else list(columns))
+        options = _state.session().iter_options(self._native.split, int(batch_size), given)
         order = self._native.order_key(options)
         next_batch = 0
         if resume is not None:
-            if resume.get("order") != order:
-                from ._trainrt import Error
-                raise Error(f"iter_batches: the saved position was taken in the order '{resume.get('order')}', this "
-                            f"call reads in the order '{order}': its batches would be other samples; resume with the "
-                            f"same batch size, shuffle, shuffle_buffer, columns, seed and data file")
-            epoch, next_batch = int(resume["epoch"]), int(resume["next_batch"])
+            epoch, next_batch = self._native.resume_position(options, dict(resume))
         return BatchIterator(self._native.iter_batches(options, int(epoch), next_batch), options, order, _torch)
 
     def iter_torch_batches(self, batch_size=64, **kwargs):

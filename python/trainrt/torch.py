@@ -129,7 +129,7 @@ def prepare_data_loader(loader, seed=None):
     context = _state.context()
     shuffle = isinstance(loader.sampler, RandomSampler)
     if seed is None:
-        seed = int(_state.full_config().get("run.seed", "0"))
+        seed = _state.settings().run.seed
     sampler = _ResumableSampler(loader.dataset, num_replicas=context.world_size, rank=context.world_rank,
                                 shuffle=shuffle, seed=seed, drop_last=False)
     rebuilt = DataLoader(loader.dataset, batch_size=loader.batch_size, sampler=sampler,

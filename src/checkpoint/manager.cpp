@@ -40,24 +40,21 @@ CheckpointState StateAccess::deep_copy(const CheckpointState& state, std::vector
     return copy;
 }
 
-CheckpointOptions options_from(const JobConfig& config) {
+CheckpointOptions options_from(const CheckpointSettings& settings) {
     CheckpointOptions options;
-    options.layout.layout = config.get("checkpoint.layout");
-    options.layout.alignment =
-        static_cast<std::uint64_t>(config.get_double("checkpoint.alignment_mb") * 1048576.0);
-    options.layout.stripe_count = static_cast<int>(config.get_int("checkpoint.stripe_count"));
-    options.layout.stripe_size =
-        static_cast<std::uint64_t>(config.get_double("checkpoint.stripe_size_mb") * 1048576.0);
-    options.retention.num_to_keep = config.get_int("checkpoint.num_to_keep");
-    options.retention.score_attribute = config.get_or("checkpoint.score_attribute", "");
-    options.retention.higher_is_better = config.get("checkpoint.score_order") == "max";
-    options.async = config.get_bool("checkpoint.async");
-    options.resume_from = config.get_or("checkpoint.resume_from", "");
-    if (options.async && options.layout.layout == "shared")
+    options.layout.layout = name_of(settings.layout.value);
+    options.layout.alignment = static_cast<std::uint64_t>(settings.alignment_mb.value * 1048576.0);
+    options.layout.stripe_count = static_cast<int>(settings.stripe_count.value);
+    options.layout.stripe_size = static_cast<std::uint64_t>(settings.stripe_size_mb.value * 1048576.0);
+    options.retention.num_to_keep = settings.num_to_keep.value;
+    options.retention.score_attribute = settings.score_attribute.value;
+    options.retention.higher_is_better = settings.score_order.value == ScoreOrder::max;
+    options.async = settings.async.value;
+    options.resume_from = settings.resume_from.value;
+    if (options.async && settings.layout.value == CheckpointLayout::shared)
         throw ConfigError(fmt::format(
-            "config: checkpoint.async = true ({}) needs checkpoint.layout = file_per_rank: the "
-            "shared layout writes collectively through MPI-IO, which a background thread cannot",
-            config.source("checkpoint.async")));
+            "config: {} = true needs {} = file_per_rank: the shared layout writes collectively through MPI-IO, "
+            "which a background thread cannot", settings.async.where(), settings.layout.key));
     return options;
 }
 

@@ -15,6 +15,7 @@
 
 #include "checkpoint/catalog.hpp"
 #include "checkpoint/layout.hpp"
+#include "config/settings.hpp"
 #include "trainrt/checkpoint.hpp"
 #include "trainrt/comm.hpp"
 #include "trainrt/config.hpp"
@@ -29,7 +30,7 @@ struct CheckpointOptions {
     std::string resume_from;  // a checkpoint directory; "" = the newest valid one
 };
 
-CheckpointOptions options_from(const JobConfig& config);
+CheckpointOptions options_from(const CheckpointSettings& settings);
 
 // One save's outcome, for the events log and the stall measurement.
 struct SaveReport {

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "checkpoint/catalog.hpp"
+#include "config/settings.hpp"
+#include "config/values.hpp"
 #include "trainrt/error.hpp"
 
 namespace fs = std::filesystem;
@@ -59,17 +62,32 @@ std::optional<double> score_of(const Entry& entry, const std::string& attribute)
     return found->get<double>();
 }
 
+// run.json's config (key -> value text) as a JobConfig; the declared defaults fill what an old
+// snapshot lacks, and a value that does not parse is left out (its default then holds).
+JobConfig snapshot_config(const Json& config) {
+    std::map<std::string, ConfigValue> values;
+    for (const OptionSpec& spec : CheckpointSettings::specs()) {
+        std::string text = spec.default_value;
+        if (config.contains(spec.key) && config[spec.key].is_string()) text = config[spec.key].get<std::string>();
+        try {
+            values[spec.key] = {config::check_value(spec, text, "run.json"), "run.json"};
+        } catch (const ConfigError&) {
+            if (!spec.default_value.empty()) values[spec.key] = {spec.default_value, "default"};
+        }
+    }
+    return JobConfig(std::move(values));
+}
+
 }  // namespace
 
 CheckpointScore checkpoint_score(const Json& run) {
     CheckpointScore score;
     if (!run.is_object() || !run.contains("config") || !run["config"].is_object()) return score;
     const Json& config = run["config"];
-    auto text = [&config](const char* key) {
-        return config.contains(key) && config[key].is_string() ? config[key].get<std::string>() : std::string();
-    };
-    score.attribute = text("checkpoint.score_attribute");
-    score.higher_is_better = text("checkpoint.score_order") != "min";
+    // The snapshot holds the run's merged config: the same keys, read the declared way.
+    const CheckpointSettings settings = CheckpointSettings::read(snapshot_config(config));
+    score.attribute = settings.score_attribute.value;
+    score.higher_is_better = settings.score_order.value == ScoreOrder::max;
     return score;
 }
 

@@ -25,7 +25,7 @@ namespace {
 constexpr const char* kUsage = "usage: trainrt results RUN_DIR [--json | --csv]";
 constexpr const char* kWhatToDo = "pass a run directory, <run.storage_path>/<run.name>";
 
-constexpr const char* kHelp = R"(What a run directory says about its run, from the directory's own files (a copy elsewhere works;
+constexpr const char* kHelp = R"help(What a run directory says about its run, from the directory's own files (a copy elsewhere works;
 so does a directory the job is still appending to: a torn last line is skipped). Without a flag:
 a summary of about a dozen lines.
 
@@ -46,11 +46,15 @@ result.superseded.jsonl at the resume, so they do not count).
 Best checkpoints: by run.json's checkpoint.score_attribute and score_order (max|min), best
 first, those without the score last; without a score_attribute, newest first (score null).
 
-Exit codes (the same with --json and --csv):
-  0 finished, 3 running, 9 stopped, 10 failed,
+The run's own exit code (README "Exit codes") is shown with its status ("failed (exit 7)") and
+as exit_code in --json: 0 finished, 9 stopped, the failure's own code, 10 after giving up.
+
+This command's exit code is the run's status, from its own table (never a training code; the
+same with --json and --csv; `trainrt --exit-codes` prints it):
+  0 finished, 20 running, 21 stopped, 22 failed,
   2 RUN_DIR missing, not a directory or not a trainrt run (no run.json, events.jsonl or
     result.jsonl), or bad options; 5 a file of the run cannot be read.
-)";
+)help";
 
 enum class Form { summary, json, csv };
 

@@ -49,6 +49,7 @@ Json build_report(const std::string& run_dir) {
     const Json* last = records.rows.empty() ? nullptr : &records.rows.back();
     return {{"status", metrics::status_name(verdict.status)},
             {"status_detail", verdict.detail},
+            {"exit_code", verdict.exit_code ? Json(*verdict.exit_code) : Json(nullptr)},
             {"path", path},
             {"workload", latest_known(records, "workload")},
             {"world_size", latest_known(records, "world_size")},
@@ -68,10 +69,10 @@ Json build_report(const std::string& run_dir) {
 
 int results_exit_code(const Json& report) {
     const std::string status = report.value("status", "");
-    if (status == "finished") return kResultsFinished;
-    if (status == "stopped") return kResultsStopped;
-    if (status == "failed") return kResultsFailed;
-    return kResultsRunning;
+    if (status == "finished") return results_codes::finished;
+    if (status == "stopped") return results_codes::stopped;
+    if (status == "failed") return results_codes::failed;
+    return results_codes::running;
 }
 
 }  // namespace trainrt::cli

@@ -80,8 +80,9 @@ std::string error_text(const Json& error) {
 }  // namespace
 
 std::string human_summary(const Json& report) {
-    std::string text = line("status:", fmt::format("{} (exit {}): {}", value_text(report["status"]),
-                                                   results_exit_code(report), value_text(report["status_detail"])));
+    const std::string ended = report["exit_code"].is_null() ? "" : fmt::format(" (exit {})", report["exit_code"].dump());
+    std::string text = line("status:", fmt::format("{}{}: {}", value_text(report["status"]), ended,
+                                                   value_text(report["status_detail"])));
     text += line("path:", value_text(report["path"]));
     text += line("workload:", report["workload"].is_null() ? "unknown" : value_text(report["workload"]));
     text += line("world size:", report["world_size"].is_null() ? "unknown" : value_text(report["world_size"]));

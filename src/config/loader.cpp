@@ -22,6 +22,8 @@ namespace po = boost::program_options;
 namespace trainrt::config {
 namespace {
 
+const std::string kTrainPrefix = std::string(kTrainSection) + ".";
+
 // Every key any workload may take, plus the built-ins; deduplicated by key.
 std::vector<OptionSpec> all_specs(const WorkloadKeys& workloads) {
     std::vector<OptionSpec> specs = builtin_options();
@@ -38,7 +40,10 @@ po::options_description describe(const std::vector<OptionSpec>& specs) {
     desc.add_options()("config", po::value<std::string>(), "INI job file")
         ("help", "list every key with its default and meaning")
         ("print-config", "print the merged configuration and exit")
-        ("version", "print the version and exit");
+        ("version", "print the version and exit")
+        ("exit-codes", "print the exit code table as shell variables (TRAINRT_EXIT_STOPPED=9 ...) and exit")
+        ("exit-codes-markdown", "print the exit code table as the README's markdown table and exit")
+        ("keys-markdown", "print every key's declaration as the README's markdown table and exit");
     for (const OptionSpec& spec : specs)
         desc.add_options()(spec.key.c_str(), po::value<std::string>(), spec.help.c_str());
     return desc;
@@ -90,6 +95,9 @@ Flags take_command_line(Values& values, int argc, const char* const argv[],
         if (key == "help") flags.help = true;
         else if (key == "print-config") flags.print_config = true;
         else if (key == "version") flags.version = true;
+        else if (key == "exit-codes") flags.exit_codes = true;
+        else if (key == "exit-codes-markdown") flags.exit_codes_markdown = true;
+        else if (key == "keys-markdown") flags.keys_markdown = true;
         else if (key == "config") flags.config_file = option.value.empty() ? "" : option.value[0];
         else take_value(values, option, "command line");
     }
@@ -139,31 +147,24 @@ std::vector<std::string> keys_of(const std::vector<OptionSpec>& specs) {
 }
 
 std::string workload_of(const Values& values) {
-    auto found = values.find("run.workload");
-    return found == values.end() ? "fashion_mlp" : found->second.value;
+    auto found = values.find(RunSettings::workload_key());
+    return found == values.end() ? "" : found->second.value;
 }
 
-// The keys this job accepts: built-ins plus its workload's train keys.
-std::vector<OptionSpec> job_specs(const Values& values, const WorkloadKeys& workloads,
-                                  bool& free_train_keys) {
+// The keys this job accepts: built-ins plus its workload's train keys. A workload libtrainrt
+// does not hold (a plugin's, a component's, an embedded program's, a Python function) takes any
+// train.* key here: its own keys are checked once it is loaded (with_train_keys), and an unknown
+// name is refused then, with a close one.
+std::vector<OptionSpec> job_specs(const Values& values, const WorkloadKeys& workloads, bool& free_train_keys) {
     std::vector<OptionSpec> specs = builtin_options();
-    std::string workload = workload_of(values);
-    free_train_keys = workload.rfind("plugin:", 0) == 0 || workload.rfind("embedded:", 0) == 0 ||
-                      workload.rfind("python:", 0) == 0;
-    if (free_train_keys) return specs;
+    const std::string workload = workload_of(values);
+    if (workload.empty())
+        throw ConfigError(fmt::format("config: {} is not set; name the training function: a built-in workload "
+                                      "(`trainrt --help` lists them), plugin:/path/lib.so[:name] or "
+                                      "python:FILE.py:FUNC", RunSettings::workload_key()));
     auto found = workloads.find(workload);
-    if (found == workloads.end()) {
-        std::vector<std::string> names;
-        for (const auto& [name, keys] : workloads) names.push_back(name);
-        std::string suggestion = closest_match(workload, names);
-        throw ConfigError(fmt::format(
-            "config: unknown workload '{}' for run.workload ({}){}; built-in workloads: {}; "
-            "or plugin:/path/lib.so, or python:FILE.py:FUNC",
-            workload, values.at("run.workload").source,
-            suggestion.empty() ? "" : fmt::format(": did you mean '{}'?", suggestion),
-            fmt::join(names, ", ")));
-    }
-    specs.insert(specs.end(), found->second.begin(), found->second.end());
+    free_train_keys = found == workloads.end();
+    if (!free_train_keys) specs.insert(specs.end(), found->second.begin(), found->second.end());
     return specs;
 }
 
@@ -175,7 +176,7 @@ Values validate(Values values, const WorkloadKeys& workloads) {
         auto spec = std::find_if(specs.begin(), specs.end(),
                                  [&](const OptionSpec& s) { return s.key == key; });
         if (spec != specs.end()) continue;
-        if (free_train_keys && key.rfind("train.", 0) == 0) continue;
+        if (free_train_keys && key.rfind(kTrainPrefix, 0) == 0) continue;
         unknown_key(key, value, accepted_keys,
                     fmt::format("run `trainrt --help` for the keys of workload '{}'",
                                 workload_of(values)));
@@ -213,8 +214,9 @@ Loaded load(int argc, const char* const argv[], const WorkloadKeys& workloads,
     take_environment(merged, desc);
     for (auto& [key, value] : from_command_line) merged[key] = value;
     if (!embedded_workload.empty())
-        merged["run.workload"] = {"embedded:" + embedded_workload, "set by the program (trainrt::run)"};
-    if (flags.help || flags.version) return {JobConfig(merged), flags};
+        merged[RunSettings::workload_key()] = {"embedded:" + embedded_workload, "set by the program (trainrt::run)"};
+    if (flags.help || flags.version || flags.exit_codes || flags.exit_codes_markdown || flags.keys_markdown)
+        return {JobConfig(merged), flags};
     return {JobConfig(validate(std::move(merged), workloads)), flags};
 }
 
@@ -223,7 +225,7 @@ JobConfig with_train_keys(const JobConfig& config, const std::vector<OptionSpec>
     std::map<std::string, ConfigValue> values = config.values();
     const std::vector<std::string> accepted_keys = keys_of(train_keys);
     for (const auto& [key, value] : values) {
-        if (key.rfind("train.", 0) != 0) continue;
+        if (key.rfind(kTrainPrefix, 0) != 0) continue;
         if (std::find(accepted_keys.begin(), accepted_keys.end(), key) == accepted_keys.end())
             unknown_key(key, value, accepted_keys,
                         fmt::format("workload {} accepts: {}", workload, fmt::join(accepted_keys, ", ")));
@@ -260,6 +262,33 @@ std::string help_text(const WorkloadKeys& workloads) {
     for (const auto& [name, keys] : workloads) {
         out << fmt::format("\n[train] for workload = {}\n", name);
         for (const OptionSpec& spec : keys) print(spec);
+    }
+    return out.str();
+}
+
+namespace {
+
+std::string markdown_cell(std::string text) {
+    for (std::size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2)) text.replace(at, 1, "\\|");
+    return text;
+}
+
+void markdown_rows(std::ostringstream& out, const std::vector<OptionSpec>& specs) {
+    out << "| key | default | accepts | meaning |\n|---|---|---|---|\n";
+    for (const OptionSpec& spec : specs)
+        out << fmt::format("| `{}` | {} | {} | {} |\n", spec.key,
+                           spec.default_value.empty() ? "unset" : "`" + spec.default_value + "`",
+                           markdown_cell(accepted(spec)), markdown_cell(spec.help));
+}
+
+}  // namespace
+
+std::string keys_markdown(const WorkloadKeys& workloads) {
+    std::ostringstream out;
+    markdown_rows(out, builtin_options());
+    for (const auto& [name, keys] : workloads) {
+        out << fmt::format("\n`[{}]` keys of workload `{}`:\n\n", kTrainSection, name);
+        markdown_rows(out, keys);
     }
     return out.str();
 }

@@ -6,16 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "config/settings.hpp"
 #include "trainrt/config.hpp"
 
 namespace trainrt::config {
-
-// Sections whose keys may be set from TRAINRT_<SECTION>_<KEY>; other TRAINRT_* variables are
-// not configuration (e.g. TRAINRT_SLURM_DIR used by the test cluster).
-const std::vector<std::string>& sections();
-
-// The keys every job has (run, scaling, data).
-std::vector<OptionSpec> builtin_options();
 
 // Train keys by workload name. A workload named "plugin:..." takes any train.* key.
 using WorkloadKeys = std::map<std::string, std::vector<OptionSpec>>;
@@ -25,6 +19,9 @@ struct Flags {
     bool help = false;
     bool print_config = false;
     bool version = false;
+    bool exit_codes = false;     // --exit-codes
+    bool exit_codes_markdown = false;
+    bool keys_markdown = false;  // --keys-markdown
 };
 
 struct Loaded {
@@ -45,6 +42,10 @@ JobConfig with_train_keys(const JobConfig& config, const std::vector<OptionSpec>
 
 // `trainrt --help`: every key with its default and meaning, by section.
 std::string help_text(const WorkloadKeys& workloads);
+
+// `trainrt --keys-markdown`: the README's key table, one row per key (built-ins by section, then
+// each workload's [train] keys), from the declarations.
+std::string keys_markdown(const WorkloadKeys& workloads);
 
 // `trainrt --print-config`: the merged config as an INI file, each value's source as a comment.
 std::string print_config(const JobConfig& config);

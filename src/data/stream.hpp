@@ -1,10 +1,8 @@
 #pragma once
-// session.dataset(split): the split as one rank streams it (trainrt/data.hpp's Dataset), and
-// the [data] keys that set a built-in workload's BatchOptions.
+// session.dataset(split): the split as one rank streams it (trainrt/data.hpp's Dataset).
 #include <cstdint>
 #include <string>
 
-#include "trainrt/config.hpp"
 #include "trainrt/data.hpp"
 
 namespace trainrt::data {
@@ -13,11 +11,8 @@ namespace trainrt::data {
 // read later, by each BatchIterator's own reader.
 Dataset open_dataset(const std::string& path, const std::string& split, int rank, int ranks, std::uint64_t seed);
 
-// [data] prefetch_batches, shuffle (for the "train" split only) and shuffle_buffer, with the
-// given global batch.
-BatchOptions configured_batch_options(const JobConfig& config, const std::string& split, std::size_t batch_size);
-
-// data.shuffle's value: none | global | blocks (true = global, false = none, for old configs).
-Shuffle parse_shuffle(const std::string& value);
+// The one rule for resuming a stream position: it was saved in the order (Dataset::order_key) it
+// is read in now; else CheckpointError (exit 8) naming `position` and both orders.
+void check_same_order(const std::string& position, const std::string& saved, const std::string& wanted);
 
 }  // namespace trainrt::data

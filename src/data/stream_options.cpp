@@ -1,29 +1,19 @@
-// [data] keys -> BatchOptions, and a stream's position in a checkpoint.
+// A stream's position in a checkpoint, and the one rule for resuming it.
 #include <fmt/format.h>
 
+#include "config/settings.hpp"
 #include "data/stream.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt {
-namespace data {
 
-Shuffle parse_shuffle(const std::string& value) {
-    if (value == "none" || value == "false") return Shuffle::none;
-    if (value == "global" || value == "true") return Shuffle::global;
-    if (value == "blocks") return Shuffle::blocks;
-    throw ConfigError(fmt::format("config: bad value '{}' for data.shuffle: expected none, global or blocks", value));
+void data::check_same_order(const std::string& position, const std::string& saved, const std::string& wanted) {
+    if (saved == wanted) return;
+    throw CheckpointError(fmt::format(
+        "{} was saved in the order '{}', this run reads it in the order '{}': its batches would be other samples; "
+        "resume with the same batch size, shuffle, shuffle_buffer, columns, seed and data file, or start a new run "
+        "(another {})", position, saved, wanted, RunSettings::name_key()));
 }
-
-BatchOptions configured_batch_options(const JobConfig& config, const std::string& split, std::size_t batch_size) {
-    BatchOptions options;
-    options.batch_size = batch_size;
-    options.prefetch_batches = static_cast<std::size_t>(config.get_int("data.prefetch_batches"));
-    options.shuffle = split == "train" ? parse_shuffle(config.get("data.shuffle")) : Shuffle::none;
-    options.shuffle_buffer = static_cast<std::size_t>(config.get_int("data.shuffle_buffer"));
-    return options;
-}
-
-}  // namespace data
 
 namespace {
 
@@ -69,13 +59,8 @@ std::optional<DataPosition> load_position(const Checkpoint& checkpoint, const Da
                                           const BatchOptions& options) {
     const std::string& split = dataset.split();
     if (!checkpoint.has_attribute(key(split, "next_batch"))) return std::nullopt;
-    const std::string wanted = dataset.order_key(options);
-    const std::string saved = saved_order(checkpoint, split, dataset, options);
-    if (saved != wanted)
-        throw CheckpointError(fmt::format(
-            "checkpoint {}: the '{}' stream was saved in the order '{}', this run reads it in the order '{}': its "
-            "batches would be other samples; resume with the same batch size, shuffle, shuffle_buffer, columns, "
-            "seed and data file, or start a new run (another run.name)", checkpoint.path(), split, saved, wanted));
+    data::check_same_order(fmt::format("checkpoint {}: the '{}' stream", checkpoint.path(), split),
+                           saved_order(checkpoint, split, dataset, options), dataset.order_key(options));
     return DataPosition{checkpoint.attribute_int(key(split, "epoch")), checkpoint.attribute_int(key(split, "next_batch"))};
 }
 

@@ -41,10 +41,13 @@ void write_out(const std::string& text) {
 
 }  // namespace
 
-ProgressMode progress_mode(const std::string& setting) {
-    if (setting == "tty") return ProgressMode::tty;
-    if (setting == "lines") return ProgressMode::lines;
-    if (setting == "off") return ProgressMode::off;
+ProgressMode progress_mode(ProgressSetting setting) {
+    switch (setting) {
+        case ProgressSetting::tty: return ProgressMode::tty;
+        case ProgressSetting::lines: return ProgressMode::lines;
+        case ProgressSetting::off: return ProgressMode::off;
+        case ProgressSetting::automatic: break;
+    }
     return ::isatty(STDOUT_FILENO) ? ProgressMode::tty : ProgressMode::lines;
 }
 

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "config/settings.hpp"
+
 #include "metrics/rows_file.hpp"
 
 namespace trainrt::metrics {
@@ -15,7 +17,8 @@ namespace trainrt::metrics {
 enum class ProgressMode { tty, lines, off };
 
 // "auto" picks tty when stdout is a terminal, else lines.
-ProgressMode progress_mode(const std::string& setting);
+// [metrics] progress -> the mode; auto is tty on a terminal, lines otherwise.
+ProgressMode progress_mode(ProgressSetting setting);
 
 struct ProgressOptions {
     ProgressMode mode = ProgressMode::lines;

@@ -167,6 +167,22 @@ const char* status_name(RunStatus status) {
     return "running";
 }
 
+namespace {
+
+// A failed run's exit code: giving up is failure_limit; else the failure record's own code, or the
+// root cause's (the first failure after the last start that has one).
+std::optional<int> failure_exit_code(const runlog::History& history, const runlog::FailureEvent& last) {
+    if (last.final) return exit_codes::failure_limit;
+    if (last.exit_code) return last.exit_code;
+    const std::size_t after_start = history.attempts.empty() ? 0 : history.attempts.back().start + 1;
+    for (std::size_t i = after_start; i < history.events.size(); ++i)
+        if (const auto* failure = history.event(i).as<runlog::FailureEvent>(); failure && failure->exit_code)
+            return failure->exit_code;
+    return std::nullopt;
+}
+
+}  // namespace
+
 StatusVerdict run_status(const runlog::History& history) {
     if (!history.last_lifecycle)
         return {RunStatus::running, "no start record yet: the job is starting (or wrote rows only)"};
@@ -174,12 +190,14 @@ StatusVerdict run_status(const runlog::History& history) {
     const runlog::Event& record = history.event(at);
     if (const auto* finish = record.as<runlog::FinishEvent>())
         return {RunStatus::finished, fmt::format("finished at {} after {} iterations", record.time_text,
-                                                 finish->iterations)};
+                                                 finish->iterations), exit_codes::finished};
     if (const auto* stop = record.as<runlog::StopEvent>())
-        return {RunStatus::stopped, stop_detail(record, *stop, runlog::find_after<runlog::RequeueEvent>(history, at + 1))};
+        return {RunStatus::stopped, stop_detail(record, *stop, runlog::find_after<runlog::RequeueEvent>(history, at + 1)),
+                exit_codes::stopped};
     if (const auto* failure = record.as<runlog::FailureEvent>())
         return {RunStatus::failed,
-                failure_detail(record, *failure, runlog::find_after<runlog::RelaunchEvent>(history, at + 1))};
+                failure_detail(record, *failure, runlog::find_after<runlog::RelaunchEvent>(history, at + 1)),
+                failure_exit_code(history, *failure)};
     return {RunStatus::running,
             fmt::format("running since {}; if no job runs it, that attempt was killed without a record "
                         "(the next start records it as a failure)", record.time_text)};

@@ -4,6 +4,7 @@
 // so does a directory the job is still appending to: a torn line is skipped and counted). This is
 // the status, error, restarts and times that `trainrt results` reports; checkpoints are elsewhere.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ const char* status_name(RunStatus status);
 struct StatusVerdict {
     RunStatus status = RunStatus::running;
     std::string detail;  // one line: how the last attempt ended, or that it runs
+    // The exit code the run's last attempt ended with (README "Exit codes"): 0 finished, 9
+    // stopped, a failure's own code (7 for a training function's error), 10 after giving up;
+    // nullopt while it runs or when the record does not say.
+    std::optional<int> exit_code;
 };
 
 // The last lifecycle record (start, stop, failure, finish; requeue and relaunch only annotate the

@@ -13,26 +13,27 @@
 
 namespace trainrt::runlog {
 
-std::string run_dir_path(const JobConfig& config) {
-    return config.get("run.storage_path") + "/" + config.get("run.name");
+std::string run_dir_path(const RunSettings& settings) {
+    return settings.storage_path.value + "/" + settings.name.value;
 }
 
-void prepare_run_dir(const std::string& run_dir, const JobConfig& config, const Context& context) {
+void prepare_run_dir(const std::string& run_dir, const JobConfig& config, const RunSettings& settings,
+                     const Context& context) {
     try {
         storage::make_dirs(run_dir);
     } catch (const StorageError& error) {
-        throw StorageError(fmt::format("{}; set run.storage_path to a writable directory", error.what()));
+        throw StorageError(fmt::format("{}; set {} to a writable directory", error.what(), settings.storage_path.key));
     }
     if (::access(run_dir.c_str(), W_OK) != 0)
-        throw StorageError(fmt::format("storage: run directory {} is not writable; set "
-                                       "run.storage_path to a writable directory", run_dir));
+        throw StorageError(fmt::format("storage: run directory {} is not writable; set {} to a writable directory",
+                                       run_dir, settings.storage_path.key));
     const std::string snapshot = path_in(run_dir, kRunJson);
     if (storage::path_exists(snapshot)) return;
     nlohmann::json config_json = nlohmann::json::object();
     for (const auto& [key, value] : config.values()) config_json[key] = value.value;
     nlohmann::json run = {{"trainrt_version", TRAINRT_VERSION},
                           {"created", time_now()},
-                          {"workload", config.get("run.workload")},
+                          {"workload", settings.workload.value},
                           {"world_size", context.world_size},
                           {"job_id", context.job_id},
                           {"config", config_json}};

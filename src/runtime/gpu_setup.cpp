@@ -12,18 +12,17 @@
 
 namespace trainrt::runtime {
 
-void bind_gpu(const JobConfig& config, const Context& context) {
-    const bool use_gpu = config.get_bool("scaling.use_gpu");
-    const std::string backend = config.get("scaling.backend");
-    if (!use_gpu) {
-        if (backend == "nccl")
-            throw ConfigError(fmt::format("config: scaling.backend = nccl ({}) needs scaling.use_gpu = true",
-                                          config.source("scaling.backend")));
+void bind_gpu(const ScalingSettings& settings, const Context& context) {
+    const Backend backend = settings.backend.value;
+    if (!settings.use_gpu.value) {
+        if (backend == Backend::nccl)
+            throw ConfigError(fmt::format("config: {} = nccl needs {} = true", settings.backend.where(),
+                                          settings.use_gpu.key));
         return;
     }
-    if (backend == "mpi")
-        throw ConfigError(fmt::format("config: scaling.backend = mpi ({}) cannot reduce GPU buffers: this "
-                                      "MPICH is not CUDA-aware; use auto or nccl", config.source("scaling.backend")));
+    if (backend == Backend::mpi)
+        throw ConfigError(fmt::format("config: {} = mpi cannot reduce GPU buffers: this MPICH is not CUDA-aware; "
+                                      "use auto or nccl", settings.backend.where()));
     comm::DeviceRequest request;
     request.world_rank = context.world_rank;
     request.local_rank = context.local_rank;
@@ -54,9 +53,9 @@ void check_distinct_gpus(Communicator& mpi, const Context& context) {
 
 }  // namespace
 
-std::unique_ptr<Communicator> session_communicator(const JobConfig& config, const Context& context,
+std::unique_ptr<Communicator> session_communicator(const ScalingSettings& settings, const Context& context,
                                                    std::unique_ptr<Communicator> mpi) {
-    if (!config.get_bool("scaling.use_gpu")) return mpi;
+    if (!settings.use_gpu.value) return mpi;
     check_distinct_gpus(*mpi, context);
     std::unique_ptr<Communicator> nccl = comm::make_nccl_communicator(*mpi);
     if (mpi->rank() == 0)

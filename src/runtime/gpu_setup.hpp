@@ -3,19 +3,19 @@
 // session communicator becomes NCCL for device buffers, MPI for host ones (backend auto or nccl).
 #include <memory>
 
+#include "config/settings.hpp"
 #include "trainrt/comm.hpp"
-#include "trainrt/config.hpp"
 #include "trainrt/context.hpp"
 
 namespace trainrt::runtime {
 
 // This rank's part, before the start-up agreement: checks the backend, picks and binds the GPU.
 // ConfigError (one line) when there is none or too few. No-op for CPU runs.
-void bind_gpu(const JobConfig& config, const Context& context);
+void bind_gpu(const ScalingSettings& settings, const Context& context);
 
 // Collective, once every rank bound its GPU: checks no two ranks share one, then the
 // communicator the session hands out.
-std::unique_ptr<Communicator> session_communicator(const JobConfig& config, const Context& context,
+std::unique_ptr<Communicator> session_communicator(const ScalingSettings& settings, const Context& context,
                                                    std::unique_ptr<Communicator> mpi);
 
 }  // namespace trainrt::runtime

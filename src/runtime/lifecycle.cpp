@@ -16,8 +16,8 @@ namespace {
 
 void say(const std::string& line) { std::cout << "[trainrt] " << line << std::endl; }
 
-launch::RequeueOutcome requeue_after_stop(const Context& context, const config::LifecycleSettings& settings) {
-    if (!settings.requeue) {
+launch::RequeueOutcome requeue_after_stop(const Context& context, const Settings& settings) {
+    if (settings.failure.requeue.value == RequeuePolicy::never) {
         say("not requeued ([failure] requeue = never); resubmit to resume");
         return {exit_codes::stopped, "", ""};
     }
@@ -34,7 +34,7 @@ launch::RequeueOutcome requeue_after_stop(const Context& context, const config::
 }  // namespace
 
 runlog::History begin_attempt(const std::string& run_dir, const Context& context,
-                              const config::LifecycleSettings& settings) {
+                              const Settings& settings) {
     runlog::History history = runlog::read_history(run_dir);
     if (history.open) {
         const std::string message = fmt::format(
@@ -46,12 +46,12 @@ runlog::History begin_attempt(const std::string& run_dir, const Context& context
                        runlog::FailureEvent{std::nullopt, message, "unrecorded_end", std::nullopt, "", false, std::nullopt});
         history = runlog::read_history(run_dir);
     }
-    if (runlog::budget_exhausted(history, settings.max_failures))
-        throw FailureLimitError("failure: " + runlog::record_give_up(run_dir, context, history, settings.max_failures));
+    if (runlog::budget_exhausted(history, settings.failure.max_failures.value))
+        throw FailureLimitError("failure: " + runlog::record_give_up(run_dir, context, history, settings.failure.max_failures.value));
     return history;
 }
 
-int end_stopped(const Context& context, const config::LifecycleSettings& settings,
+int end_stopped(const Context& context, const Settings& settings,
                 const StopSummary& stop) {
     const double elapsed = monotonic_seconds() - stop.request.requested_at;
     runlog::StopEvent event{reason_name(stop.request.reason), stop.iteration, std::nullopt, stop.request.boundary,

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "config/lifecycle.hpp"
+#include "config/settings.hpp"
 #include "runlog/history.hpp"
 #include "runtime/stop_coordinator.hpp"
 #include "trainrt/context.hpp"
@@ -16,7 +16,7 @@ namespace trainrt::runtime {
 // Before the start event: records an attempt that ended without a record as a failure, then
 // throws FailureLimitError (after a final record) when the failures exceed max_failures.
 runlog::History begin_attempt(const std::string& run_dir, const Context& context,
-                             const config::LifecycleSettings& settings);
+                             const Settings& settings);
 
 struct StopSummary {
     StopRequest request;
@@ -27,7 +27,7 @@ struct StopSummary {
 
 // After the stop checkpoint committed: the stop event, then the requeue (when the reason calls
 // for one and [failure] requeue = auto). Returns the exit code for every rank.
-int end_stopped(const Context& context, const config::LifecycleSettings& settings,
+int end_stopped(const Context& context, const Settings& settings,
                 const StopSummary& stop);
 
 }  // namespace trainrt::runtime

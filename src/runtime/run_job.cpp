@@ -27,15 +27,15 @@ namespace {
 
 // This rank's start-up checks: the workload (a plugin is loaded here), its keys, its preflight,
 // the GPU and the stop signals. A non-trainrt exception from a preflight is the workload's.
-void check_locally(const Context& context, const config::LifecycleSettings& lifecycle,
+void check_locally(const Context& context, const Settings& settings,
                    const workloads::Workload*& workload, JobConfig& effective) {
     try {
-        if (workload == nullptr) workload = &workloads::find(effective.get("run.workload"));
+        if (workload == nullptr) workload = &workloads::find(settings.run.workload.value);
         if (!workload->any_train_key)  // a plugin's declared keys are known only now
             effective = config::with_train_keys(effective, workload->train_keys, workload->name);
         if (workload->preflight) workload->preflight(effective, context);
-        bind_gpu(effective, context);
-        install_stop_signals(lifecycle.stop_signals);
+        bind_gpu(settings.scaling, context);
+        install_stop_signals(settings.stop.signals.value.numbers);
     } catch (const Error&) {
         throw;
     } catch (const std::exception& error) {
@@ -46,24 +46,24 @@ void check_locally(const Context& context, const config::LifecycleSettings& life
 
 // Collective: the start-up checks run on every rank before the run directory is touched, and a
 // failure on any rank becomes every rank's.
-void check_start(Communicator& comm, const Context& context, const config::LifecycleSettings& lifecycle,
+void check_start(Communicator& comm, const Context& context, const Settings& settings,
                  const workloads::Workload*& workload, JobConfig& effective) {
-    comm::agree(comm, comm::attempt([&] { check_locally(context, lifecycle, workload, effective); }));
+    comm::agree(comm, comm::attempt([&] { check_locally(context, settings, workload, effective); }));
 }
 
 // Rank 0 prepares the run directory, checks the failure budget and records the start; every
 // rank learns the outcome, so all fail together with rank 0's error.
 void agree_on_run_dir(Communicator& comm, const JobConfig& config, const Context& context,
-                      const config::LifecycleSettings& lifecycle) {
+                      const Settings& settings) {
     std::exception_ptr failure;
     if (context.world_rank == 0)
         failure = comm::attempt([&] {
-            runlog::prepare_run_dir(context.run_dir, config, context);
-            const runlog::History history = begin_attempt(context.run_dir, context, lifecycle);
+            runlog::prepare_run_dir(context.run_dir, config, settings.run, context);
+            const runlog::History history = begin_attempt(context.run_dir, context, settings);
             runlog::append(context.run_dir, context,
-                           runlog::StartEvent{context.hostnames, context.launcher, config.get("run.workload"),
+                           runlog::StartEvent{context.hostnames, context.launcher, settings.run.workload.value,
                                               history.last_end.empty() ? "first start" : "after " + history.last_end,
-                                              history.last_end, history.failures, lifecycle.max_failures});
+                                              history.last_end, history.failures, settings.failure.max_failures.value});
         });
     comm::agree(comm, failure);
 }
@@ -113,26 +113,26 @@ int fail(const Error& error, const Context& context, bool everyone) {
 // Collective, after the workload returned on a stop: rank 0 records it and requeues; every rank
 // exits with rank 0's code.
 int end_run_stopped(SessionImpl& session, const Context& context,
-                    const config::LifecycleSettings& lifecycle) {
+                    const Settings& settings) {
     StopSummary stop{session.stops().request(), session.results().iterations(),
                      session.stop_checkpoint(), {}};
     stop.boundaries_by_rank.resize(static_cast<std::size_t>(context.world_size));
     const std::int64_t mine = session.stops().request().boundary;
     session.communicator().allgather(&mine, stop.boundaries_by_rank.data(), sizeof mine);
     std::int64_t code = 0;
-    if (context.world_rank == 0) code = end_stopped(context, lifecycle, stop);
+    if (context.world_rank == 0) code = end_stopped(context, settings, stop);
     session.communicator().broadcast(&code, sizeof code, 0);
     return static_cast<int>(code);
 }
 
 int train(SessionImpl& session, const workloads::Workload& workload, const Context& context,
-          const config::LifecycleSettings& lifecycle) {
-    Watchdog watchdog({lifecycle.collective_timeout_s, lifecycle.peer_timeout_s}, context,
+          const Settings& settings) {
+    Watchdog watchdog({settings.failure.collective_timeout.value, settings.failure.peer_timeout.value}, context,
                       [&session] { return session.where(); });
     workload.run(session);
     session.end_progress();
     session.finish_checkpoints();
-    if (session.stopped()) return end_run_stopped(session, context, lifecycle);
+    if (session.stopped()) return end_run_stopped(session, context, settings);
     if (context.world_rank == 0)
         runlog::append(context.run_dir, context, runlog::FinishEvent{session.results().iterations()});
     print_summary(session, context);
@@ -141,7 +141,7 @@ int train(SessionImpl& session, const workloads::Workload& workload, const Conte
 
 }  // namespace
 
-int run_job(const JobConfig& config, const config::LifecycleSettings& lifecycle,
+int run_job(const JobConfig& config, const Settings& settings,
             const workloads::Workload* embedded) {
     auto launcher = launch::discover(launch::process_env());
     comm::MpiRuntime mpi(*launcher);
@@ -150,7 +150,7 @@ int run_job(const JobConfig& config, const config::LifecycleSettings& lifecycle,
     std::unique_ptr<Communicator> comm;
     try {
         context = comm::build_context(launcher->info());
-        context.run_dir = runlog::run_dir_path(config);
+        context.run_dir = runlog::run_dir_path(settings.run);
         comm = comm::make_world_communicator();
     } catch (const Error& error) {
         return fail(error, context, false);  // ranks may disagree on who they are
@@ -158,26 +158,26 @@ int run_job(const JobConfig& config, const config::LifecycleSettings& lifecycle,
     const workloads::Workload* workload = embedded;
     JobConfig effective = config;
     try {
-        check_start(*comm, context, lifecycle, workload, effective);
+        check_start(*comm, context, settings, workload, effective);
     } catch (const Error& error) {
         return fail(error, context, true);
     }
     try {
-        comm = session_communicator(effective, context, std::move(comm));
+        comm = session_communicator(settings.scaling, context, std::move(comm));
     } catch (const Error& error) {
         return fail(error, context, error.on_all_ranks());  // else NCCL failed here: abort the rest
     }
     std::unique_ptr<SessionImpl> session;
     try {
-        session = std::make_unique<SessionImpl>(effective, context, std::move(comm), lifecycle);
-        agree_on_run_dir(session->communicator(), effective, context, lifecycle);
+        session = std::make_unique<SessionImpl>(effective, settings, context, std::move(comm));
+        agree_on_run_dir(session->communicator(), effective, context, settings);
         session->restore();
         session->stops().watch_time_limit();
     } catch (const Error& error) {
         return fail(error, context, true);
     }
     try {
-        return train(*session, *workload, context, lifecycle);
+        return train(*session, *workload, context, settings);
     } catch (const Error& error) {
         session->end_progress();
         return fail(error, context, false);

@@ -3,7 +3,7 @@
 // on every rank (workload, keys, preflight, GPU) -> run directory and failure budget -> restore ->
 // workload -> finish (or stop: checkpoint, record, requeue). Returns the process exit code; prints one line
 // per failure.
-#include "config/lifecycle.hpp"
+#include "config/settings.hpp"
 #include "trainrt/config.hpp"
 #include "workloads/registry.hpp"
 
@@ -11,7 +11,7 @@ namespace trainrt::runtime {
 
 // `embedded`: the program's own workload (trainrt::run); nullptr: run.workload, a built-in or a
 // plugin (loaded here, on every rank, so a bad plugin is one line from rank 0).
-int run_job(const JobConfig& config, const config::LifecycleSettings& lifecycle,
+int run_job(const JobConfig& config, const Settings& settings,
             const workloads::Workload* embedded);
 
 }  // namespace trainrt::runtime

@@ -1,10 +1,12 @@
 #include "runtime/run_main.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <iostream>
 
 #include <fmt/format.h>
 
-#include "config/lifecycle.hpp"
+#include "config/settings.hpp"
 #include "comm/gpu.hpp"
 #include "config/loader.hpp"
 #include "runtime/run_job.hpp"
@@ -17,30 +19,79 @@
 namespace trainrt::runtime {
 namespace {
 
-int run_loaded(int argc, const config::Loaded& loaded, const config::WorkloadKeys& keys,
-               const workloads::Workload* embedded) {
+// The job's workload with its declared keys applied (a plugin's or a component's are known only
+// once it is loaded), for --print-config.
+JobConfig with_workload_keys(const JobConfig& config, const workloads::Workload* embedded) {
+    const workloads::Workload& workload = embedded ? *embedded : workloads::find(RunSettings::read(config).workload.value);
+    return workload.any_train_key ? config : config::with_train_keys(config, workload.train_keys, workload.name);
+}
+
+// --help: every key of libtrainrt and its components, and those of the workload the command line
+// names when it is a plugin.
+std::string help(const config::Loaded& loaded) {
+    config::WorkloadKeys keys = workloads::all_workload_keys();
+    const std::string named = loaded.config.get_or(RunSettings::workload_key(), "");
+    if (!named.empty() && !keys.count(named)) {
+        const workloads::Workload& workload = workloads::find(named);
+        if (!workload.any_train_key) keys[named] = workload.train_keys;
+    }
+    return config::help_text(keys);
+}
+
+// --exit-codes: both tables as shell variables, TRAINRT_EXIT_STOPPED=9, TRAINRT_RESULTS_RUNNING=20.
+std::string exit_codes_text() {
+    std::string text;
+    for (const ExitCodeName& entry : exit_code_table()) {
+        std::string name = fmt::format("TRAINRT_{}_{}", entry.table, entry.name);
+        std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
+        text += fmt::format("{}={}\n", name, entry.code);
+    }
+    return text;
+}
+
+// --exit-codes-markdown: the README's tables, the training codes, then `trainrt results`'s own.
+std::string exit_codes_markdown() {
+    std::string text, table;
+    for (const ExitCodeName& entry : exit_code_table()) {
+        if (table != entry.table)
+            text += fmt::format("{}| {} | meaning |\n|---|---|\n", table.empty() ? "" : "\n",
+                                (table = entry.table) == "exit" ? "code" : "`trainrt results` exit");
+        text += fmt::format("| {} | {} |\n", entry.code, entry.meaning);
+    }
+    return text;
+}
+
+int run_loaded(int argc, const config::Loaded& loaded, const workloads::Workload* embedded) {
     if (loaded.flags.help) {
-        std::cout << config::help_text(keys);
+        std::cout << help(loaded);
         return 0;
     }
     if (loaded.flags.version) {
         std::cout << version_line() << std::endl;
         return 0;
     }
+    if (loaded.flags.exit_codes || loaded.flags.exit_codes_markdown) {
+        std::cout << (loaded.flags.exit_codes ? exit_codes_text() : exit_codes_markdown());
+        return 0;
+    }
+    if (loaded.flags.keys_markdown) {
+        std::cout << config::keys_markdown(workloads::all_workload_keys());
+        return 0;
+    }
     if (loaded.flags.print_config) {
-        std::cout << config::print_config(loaded.config);
+        std::cout << config::print_config(with_workload_keys(loaded.config, embedded));
         return 0;
     }
     if (loaded.flags.config_file.empty() && argc <= 1)
         throw ConfigError("config: no job given; run `trainrt --config FILE` (see `trainrt --help`)");
-    const bool wants_gpu = loaded.config.get_bool("scaling.use_gpu") ||
-                           loaded.config.get("scaling.backend") == "nccl";
+    const Settings settings = Settings::read(loaded.config);
+    const bool wants_gpu = settings.scaling.use_gpu.value || settings.scaling.backend.value == Backend::nccl;
     if (wants_gpu && !TRAINRT_HAS_CUDA)
         throw ConfigError(fmt::format(
-            "config: scaling.use_gpu=true / scaling.backend=nccl ({}) needs a trainrt built with "
-            "CUDA and NCCL; this build has neither (see `trainrt --version`); set use_gpu = false",
-            loaded.config.source("scaling.use_gpu")));
-    return run_job(loaded.config, config::lifecycle_settings(loaded.config), embedded);
+            "config: {}=true / {}=nccl ({}) needs a trainrt built with CUDA and NCCL; this build has neither (see "
+            "`trainrt --version`); set use_gpu = false", settings.scaling.use_gpu.key, settings.scaling.backend.key,
+            settings.scaling.use_gpu.source));
+    return run_job(loaded.config, settings, embedded);
 }
 
 }  // namespace
@@ -68,9 +119,8 @@ int guarded(const std::function<int()>& body) noexcept {
 
 int run_main(int argc, const char* const argv[], const workloads::Workload* embedded) {
     return guarded([&] {
-        const config::WorkloadKeys keys = workloads::keys_by_workload();
-        config::Loaded loaded = config::load(argc, argv, keys, embedded ? embedded->name : "");
-        return run_loaded(argc, loaded, keys, embedded);
+        config::Loaded loaded = config::load(argc, argv, workloads::keys_by_workload(), embedded ? embedded->name : "");
+        return run_loaded(argc, loaded, embedded);
     });
 }
 

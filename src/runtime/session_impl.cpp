@@ -14,6 +14,7 @@
 
 #include "checkpoint/fault.hpp"
 #include "comm/agreement.hpp"
+#include "data/configured.hpp"
 #include "data/shard.hpp"
 #include "data/stream.hpp"
 #include "storage/posix.hpp"
@@ -52,24 +53,23 @@ double process_age_seconds() {
     return uptime > 0 ? uptime - started : 0.0;
 }
 
-metrics::ResultLogOptions result_options(const JobConfig& config) {
+metrics::ResultLogOptions result_options(const JobConfig& config, const MetricsSettings& settings) {
     metrics::ResultLogOptions options;
-    options.progress.mode = metrics::progress_mode(config.get("metrics.progress"));
-    options.progress.interval_s = config.get_double("metrics.progress_interval");
-    if (config.has("train.epochs")) options.progress.total_epochs = config.get_int("train.epochs");
-    options.straggler_threshold = config.get_double("metrics.straggler_threshold");
+    options.progress.mode = metrics::progress_mode(settings.progress.value);
+    options.progress.interval_s = settings.progress_interval.value;
+    if (config.has(kTrainEpochsKey)) options.progress.total_epochs = config.get_int(kTrainEpochsKey);
+    options.straggler_threshold = settings.straggler_threshold.value;
     return options;
 }
 
 }  // namespace
 
-SessionImpl::SessionImpl(const JobConfig& config, Context context,
-                         std::unique_ptr<Communicator> comm,
-                         const config::LifecycleSettings& lifecycle)
-    : config_(config), context_(std::move(context)), comm_(std::move(comm)),
-      results_(context_.run_dir, context_, result_options(config)),
-      checkpoints_(checkpoint::options_from(config), context_, *comm_),
-      stops_(*comm_, context_, lifecycle.time_margin_s), fail_on_nonfinite_(lifecycle.fail_on_nonfinite) {}
+SessionImpl::SessionImpl(const JobConfig& config, const Settings& settings, Context context,
+                         std::unique_ptr<Communicator> comm)
+    : config_(config), settings_(settings), context_(std::move(context)), comm_(std::move(comm)),
+      results_(context_.run_dir, context_, result_options(config, settings_.metrics)),
+      checkpoints_(checkpoint::options_from(settings_.checkpoint), context_, *comm_),
+      stops_(*comm_, context_, settings_.stop.time_margin.value.seconds) {}
 
 void SessionImpl::report(const Metrics& metrics) { record_row(metrics); }
 
@@ -97,7 +97,8 @@ void SessionImpl::record_row(const Metrics& metrics) {
     before_report();
     if (stops_.boundaries() == 0) log_resume_latency();
     const std::array<std::int64_t, 3> stop = stops_.vote();
-    const std::string nonfinite = fail_on_nonfinite_ ? nonfinite_metric(metrics) : "";
+    const bool check_finite = settings_.failure.on_nonfinite.value == NonFinitePolicy::fail;
+    const std::string nonfinite = check_finite ? nonfinite_metric(metrics) : "";
     metrics::Votes votes{stop[0], stop[1], stop[2], nonfinite.empty() ? 0 : 1};
     results_.record(metrics, *comm_, votes);
     stops_.decide({votes[0], votes[1], votes[2]});
@@ -149,7 +150,7 @@ void SessionImpl::report(const Metrics& metrics, const CheckpointState& state) {
     if (context_.world_rank == 0)
         runlog::append(context_.run_dir, context_,
                        runlog::CheckpointEvent{saved.name, iteration, static_cast<std::int64_t>(saved.bytes),
-                                               saved.stall_s, config_.get_bool("checkpoint.async")});
+                                               saved.stall_s, settings_.checkpoint.async.value});
     if (stops_.agreed()) stop_checkpoint_ = saved.name;  // agreed before or at this boundary
 }
 
@@ -189,24 +190,24 @@ void SessionImpl::restore() {
 
 DatasetShard SessionImpl::dataset_shard(const std::string& split, std::uint64_t epoch) {
     data::ShardRequest request;
-    request.path = config_.get("data.path");
+    request.path = data::configured_path(settings_.data);
     request.split = split;
     request.rank = context_.world_rank;
     request.ranks = context_.world_size;
-    const Shuffle shuffle = split == "train" ? data::parse_shuffle(config_.get("data.shuffle")) : Shuffle::none;
+    const Shuffle shuffle = split == "train" ? settings_.data.shuffle.value : Shuffle::none;
     if (shuffle == Shuffle::blocks)
-        throw ConfigError(fmt::format("config: data.shuffle = blocks ({}) needs the streaming reader "
-                                      "(session.dataset, trainrt.get_dataset); dataset_shard reads a rank's whole "
-                                      "part: use none or global with it", config_.source("data.shuffle")));
+        throw ConfigError(fmt::format("config: {} = blocks needs the streaming reader (session.dataset, "
+                                      "trainrt.get_dataset); dataset_shard reads a rank's whole part: use none or "
+                                      "global with it", settings_.data.shuffle.where()));
     request.shuffle = shuffle != Shuffle::none;
-    request.seed = static_cast<std::uint64_t>(config_.get_int("run.seed"));
+    request.seed = static_cast<std::uint64_t>(settings_.run.seed.value);
     request.epoch = epoch;
     return data::read_shard(request);
 }
 
 Dataset SessionImpl::dataset(const std::string& split) {
-    return data::open_dataset(config_.get("data.path"), split, context_.world_rank, context_.world_size,
-                              static_cast<std::uint64_t>(config_.get_int("run.seed")));
+    return data::open_dataset(data::configured_path(settings_.data), split, context_.world_rank,
+                              context_.world_size, static_cast<std::uint64_t>(settings_.run.seed.value));
 }
 
 }  // namespace trainrt::runtime

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "checkpoint/manager.hpp"
-#include "config/lifecycle.hpp"
+#include "config/settings.hpp"
 #include "metrics/result_log.hpp"
 #include "runtime/stop_coordinator.hpp"
 #include "trainrt/session.hpp"
@@ -12,8 +12,8 @@ namespace trainrt::runtime {
 
 class SessionImpl final : public Session {
 public:
-    SessionImpl(const JobConfig& config, Context context, std::unique_ptr<Communicator> comm,
-                const config::LifecycleSettings& lifecycle);
+    SessionImpl(const JobConfig& config, const Settings& settings, Context context,
+                std::unique_ptr<Communicator> comm);
     const Context& context() const override { return context_; }
     const JobConfig& config() const override { return config_; }
     Communicator& communicator() override { return *comm_; }
@@ -46,13 +46,13 @@ private:
     void log_resume_latency();
 
     const JobConfig& config_;
+    const Settings settings_;
     Context context_;
     std::unique_ptr<Communicator> comm_;
     metrics::ResultLog results_;
     checkpoint::CheckpointManager checkpoints_;
     std::optional<Checkpoint> restored_;
     StopCoordinator stops_;
-    bool fail_on_nonfinite_;
     bool stop_seen_ = false;
     bool reported_since_check_ = false;
     std::string stop_checkpoint_;

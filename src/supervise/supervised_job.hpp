@@ -4,13 +4,13 @@
 #include <string>
 #include <vector>
 
-#include "config/lifecycle.hpp"
+#include "config/settings.hpp"
 
 namespace trainrt::supervise {
 
 struct SupervisedJob {
     std::string run_dir;
-    config::LifecycleSettings settings;
+    FailureSettings failure;
 };
 
 // `run_args`: the program's arguments (--config FILE, --section.key=value ...). Keys of the

@@ -34,7 +34,7 @@ Supervisor::Supervisor(SupervisorDeps deps, Allocation allocation, SupervisedJob
     : deps_(std::move(deps)), allocation_(std::move(allocation)), job_(std::move(job)), role_(std::move(role)) {
     // A new allocation forgets a takeover recorded in an earlier one.
     watching_ = !role_ && allocation_.several_nodes() && !allocation_.job_id.empty() &&
-                job_.settings.peer_timeout_s > 0 && deps_.start_watcher != nullptr;
+                job_.failure.peer_timeout.value > 0 && deps_.start_watcher != nullptr;
     if (watching_) runlog::remove_takeover(job_.run_dir);
 }
 
@@ -73,7 +73,7 @@ Phase Supervisor::leave_with(int exit_code) {
 // A watcher waits for the batch host to go silent; then the job is its own, without that host,
 // and it decides on the step the silent supervisor was waiting for as on a failed one.
 Phase Supervisor::await_takeover() {
-    auto takeover = supervise::await_takeover(job_.run_dir, job_.settings.peer_timeout_s, role_->batch_host,
+    auto takeover = supervise::await_takeover(job_.run_dir, job_.failure.peer_timeout.value, role_->batch_host,
                                               allocation_.host, deps_.clock, deps_.ending, deps_.say);
     if (!takeover) return leave_with(0);  // stopped by the batch host's supervisor: it lives
     deps_.say(fmt::format("took over job {} from the silent batch host {}; relaunching without it",
@@ -92,7 +92,7 @@ Phase Supervisor::launch() {
     step_started_ = deps_.clock.now();
     if (watching_) {
         if (!beat_)
-            beat_ = std::make_unique<WrapperBeat>(job_.run_dir, job_.settings.peer_timeout_s, allocation_.host, deps_.say);
+            beat_ = std::make_unique<WrapperBeat>(job_.run_dir, job_.failure.peer_timeout.value, allocation_.host, deps_.say);
         beat_->step_launched(step_started_);
         keep_watcher();
     }
@@ -117,7 +117,7 @@ Phase Supervisor::watch() {
 Phase Supervisor::decide() {
     NodeSet lost = lost_nodes(deps_.slurm, allocation_, excluded_, kProbeTimeoutS, deps_.say);
     lost.add(excluded_);
-    decision_ = decide_after_step(job_.run_dir, context(), job_.settings,
+    decision_ = decide_after_step(job_.run_dir, context(), job_.failure,
                                   {step_status_, step_started_, deps_.ending()}, lost,
                                   static_cast<int>(allocation_.nodes.size()), role_ ? role_->batch_node : "");
     deps_.say(fmt::format("step exited with status {}: {}: {}", step_status_, verdict_name(decision_.verdict),

@@ -66,16 +66,16 @@ std::string record_launch_give_up(const std::string& run_dir, const Context& con
     return message;
 }
 
-StepDecision relaunch(const std::string& run_dir, const Context& context, const config::LifecycleSettings& settings,
+StepDecision relaunch(const std::string& run_dir, const Context& context, const FailureSettings& settings,
                       const runlog::History& history, bool started, int exit_code, const NodeSet& exclude,
                       const std::string& took_over_from) {
     runlog::append(run_dir, context,
-                   runlog::RelaunchEvent{history.failures, settings.max_failures, exit_code, exclude.items(),
+                   runlog::RelaunchEvent{history.failures, settings.max_failures.value, exit_code, exclude.items(),
                                          history.last_end, took_over_from});
     const std::string counted =
-        started ? fmt::format("failure {} of at most {}", history.failures, settings.max_failures)
+        started ? fmt::format("failure {} of at most {}", history.failures, settings.max_failures.value)
                 : fmt::format("launch failure {} of at most {} in a row", history.launch_failures,
-                              settings.max_launch_failures);
+                              settings.max_launch_failures.value);
     const double delay = started ? 1.0 : launch_backoff_s(history.launch_failures);
     return {Verdict::relaunch,
             fmt::format("relaunching in {:g} s after {} ({}){}", delay, counted, history.last_end,
@@ -100,30 +100,30 @@ double launch_backoff_s(int launch_failures) {
 }
 
 StepDecision decide_after_step(const std::string& run_dir, const Context& supervisor,
-                               const config::LifecycleSettings& settings, const StepEnd& step,
+                               const FailureSettings& settings, const StepEnd& step,
                                const NodeSet& excluded, int allocation_nodes, const std::string& took_over_from) {
     runlog::History history = runlog::read_history(run_dir);
     const bool started = started_since(history, step.started);
     const Context context = step_context(history, started, supervisor);
     if (auto ended = ended_step(step.exit_code, started, history)) return *ended;
     if (!started || history.open) history = record_failed_step(run_dir, context, step.exit_code, started);
-    if (!started && history.launch_failures > settings.max_launch_failures)
-        return {Verdict::give_up, record_launch_give_up(run_dir, context, history, settings.max_launch_failures),
+    if (!started && history.launch_failures > settings.max_launch_failures.value)
+        return {Verdict::give_up, record_launch_give_up(run_dir, context, history, settings.max_launch_failures.value),
                 exit_codes::failure_limit};
-    if (runlog::budget_exhausted(history, settings.max_failures))
-        return {Verdict::give_up, runlog::record_give_up(run_dir, context, history, settings.max_failures),
+    if (runlog::budget_exhausted(history, settings.max_failures.value))
+        return {Verdict::give_up, runlog::record_give_up(run_dir, context, history, settings.max_failures.value),
                 exit_codes::failure_limit};
     if (step.ending)
         return {Verdict::done, fmt::format("the job is ending (requeue or cancel): not relaunching after failure {} "
                                            "({})", history.failures, history.last_end), step.exit_code};
     NodeSet exclude = excluded;
-    if (started) exclude.add(silent_step_hosts(history, run_dir, settings.peer_timeout_s));
+    if (started) exclude.add(silent_step_hosts(history, run_dir, settings.peer_timeout.value));
     const int left = allocation_nodes - static_cast<int>(exclude.size());
-    if (allocation_nodes > 0 && !exclude.empty() && left < settings.min_nodes)
+    if (allocation_nodes > 0 && !exclude.empty() && left < settings.min_nodes.value)
         return {Verdict::requeue,
                 fmt::format("{} of the job's {} nodes left (excluded {}), fewer than [failure] min_nodes = {}: "
                             "requeueing the job for a whole allocation", left, allocation_nodes, exclude.str(),
-                            settings.min_nodes),
+                            settings.min_nodes.value),
                 step.exit_code, exclude};
     return relaunch(run_dir, context, settings, history, started, step.exit_code, exclude, took_over_from);
 }

@@ -5,7 +5,7 @@
 // final give-up). Tested on run directories without a cluster (tests/supervise/).
 #include <string>
 
-#include "config/lifecycle.hpp"
+#include "config/settings.hpp"
 #include "supervise/allocation.hpp"
 #include "trainrt/context.hpp"
 
@@ -36,7 +36,7 @@ double launch_backoff_s(int launch_failures);
 // [failure] min_nodes would be left, requeue instead of relaunching. `took_over_from`: the batch
 // host, when a watcher decides for its silent supervisor (recorded in the relaunch event).
 StepDecision decide_after_step(const std::string& run_dir, const Context& supervisor,
-                               const config::LifecycleSettings& settings, const StepEnd& step,
+                               const FailureSettings& settings, const StepEnd& step,
                                const NodeSet& excluded, int allocation_nodes = 0,
                                const std::string& took_over_from = "");
 

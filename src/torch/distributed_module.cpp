@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "config/settings.hpp"
 #include "trainrt/error.hpp"
 #include "trainrt/torch.hpp"
 
@@ -197,7 +198,7 @@ std::size_t DistributedModule::bucket_count() const { return impl_->buckets.size
 DistributedModule prepare_model(std::shared_ptr<::torch::nn::Module> module, Session& session,
                                 bool find_unused_parameters) {
     DistributedOptions options;
-    options.bucket_mb = session.config().get_double("scaling.bucket_mb");
+    options.bucket_mb = ScalingSettings::read(session.config()).bucket_mb.value;
     options.find_unused_parameters = find_unused_parameters;
     return DistributedModule(std::move(module), make_process_group(), options);
 }

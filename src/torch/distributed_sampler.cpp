@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "config/settings.hpp"
 #include "data/shard.hpp"
 #include "trainrt/error.hpp"
 #include "trainrt/torch.hpp"
@@ -12,7 +13,7 @@ namespace trainrt::torch {
 
 DistributedSampler::DistributedSampler(const Session& session, std::size_t dataset_size, bool shuffle)
     : DistributedSampler(dataset_size, session.context().world_rank, session.context().world_size, shuffle,
-                         static_cast<std::uint64_t>(session.config().get_int("run.seed"))) {}
+                         static_cast<std::uint64_t>(RunSettings::read(session.config()).seed.value)) {}
 
 DistributedSampler::DistributedSampler(std::size_t dataset_size, int rank, int ranks, bool shuffle,
                                        std::uint64_t seed)

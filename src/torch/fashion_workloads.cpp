@@ -1,6 +1,6 @@
 // torch_fashion_mlp and torch_fashion_cnn: FashionMNIST in LibTorch, data-parallel with
 // DistributedModule, checkpointed with StateDict, resumable mid-epoch. Registered like any plugin
-// workload and loaded with libtrainrt_torch only when a job names one (workloads/components.hpp).
+// workload, by libtrainrt_torch, which is loaded only when a job names one (workloads/components.hpp).
 //  - torch_fashion_mlp: Ray Train's recipe, as fashion_mlp (Flatten, Linear 784-512-512-10, a ReLU
 //    after each, cross-entropy, SGD lr 1e-3, global batch 64, pixels/255), from train.init_weights
 //    when given, so its losses compare with PyTorch's step for step.
@@ -14,12 +14,12 @@
 
 #include <fmt/format.h>
 
-#include "data/global_batch.hpp"
+#include "config/settings.hpp"
+#include "data/configured.hpp"
 #include "data/stream.hpp"
 #include "trainrt/error.hpp"
 #include "trainrt/plugin.hpp"
 #include "trainrt/torch.hpp"
-#include "workloads/components.hpp"
 #include "workloads/fashion_mlp/mlp.hpp"
 #include "workloads/fashion_mlp/weights_file.hpp"
 
@@ -61,6 +61,27 @@ struct CnnNetImpl : nn::Module {
 
 enum class Kind { mlp, cnn };
 
+#define TORCH_FASHION_TRAIN_KEYS(KEY)                                                                           \
+    KEY(epochs, std::int64_t, "3", at_least(1), "passes over the training set")                                \
+    KEY(batch_size, std::int64_t, "64", at_least(1), "global batch, split over the ranks")                     \
+    KEY(lr, std::optional<double>, "", at_least(1e-12),                                                        \
+        "learning rate (unset: the workload's recipe: SGD 0.001, Adam 0.001)")                                 \
+    KEY(init_weights, std::string, "", a_path(),                                                               \
+        "torch_fashion_mlp: HDF5 weights to start from (hdf5_schemas/mlp_weights.md)")                         \
+    KEY(save_weights, std::string, "", a_path(), "torch_fashion_mlp: write the final weights here (rank 0)")
+TRAINRT_KEYS(TrainKeys, "train", TORCH_FASHION_TRAIN_KEYS);
+
+// Everything a run reads from its config, once.
+struct Settings {
+    TrainKeys train;
+    trainrt::Settings job;
+    std::size_t global_batch = 0;
+
+    Settings(const JobConfig& config, int ranks)
+        : train(TrainKeys::read(config)), job(trainrt::Settings::read(config)),
+          global_batch(data::global_batch(train.batch_size, ranks)) {}
+};
+
 struct Model {
     std::shared_ptr<nn::Module> module;
     std::function<at::Tensor(const at::Tensor&)> forward;
@@ -68,12 +89,13 @@ struct Model {
 };
 
 void preflight(const JobConfig& config, const Context& context) {
-    data::configured_global_batch(config, context.world_size);
+    const Settings settings(config, context.world_size);
     for (const char* split : {"train", "test"}) {
-        const Dataset dataset = data::open_dataset(config.get("data.path"), split, context.world_rank, context.world_size, 0);
+        const Dataset dataset = data::open_dataset(data::configured_path(settings.job.data), split, context.world_rank,
+                                                   context.world_size, 0);
         (void)dataset.column("images"), (void)dataset.column("labels");  // DataError naming the columns it has
     }
-    const std::string init = config.get_or("train.init_weights", "");
+    const std::string& init = settings.train.init_weights.value;
     if (!init.empty()) {
         HostMlp probe;
         workloads::fashion_mlp::load_weights(init, probe);
@@ -93,14 +115,13 @@ void copy_weights(HostMlp& host, MlpNetImpl& net, bool to_module) {
     }
 }
 
-Model make_model(Kind kind, const JobConfig& config) {
-    ::torch::manual_seed(static_cast<std::uint64_t>(config.get_int("run.seed")));
-    const std::string lr_text = config.get_or("train.lr", "");
-    const double lr = lr_text.empty() ? 1e-3 : config.get_double("train.lr");
+Model make_model(Kind kind, const Settings& settings) {
+    ::torch::manual_seed(static_cast<std::uint64_t>(settings.job.run.seed.value));
+    const double lr = settings.train.lr.value.value_or(1e-3);
     Model model;
     if (kind == Kind::mlp) {
         auto net = std::make_shared<MlpNetImpl>();
-        const std::string init = config.get_or("train.init_weights", "");
+        const std::string& init = settings.train.init_weights.value;
         if (!init.empty()) {
             HostMlp host;
             workloads::fashion_mlp::load_weights(init, host);
@@ -147,8 +168,8 @@ void to_model_inputs(trainrt::Batch& batch) {
     for (std::size_t i = 0; i < labels.size(); ++i) targets[i] = labels[i];
 }
 
-BatchOptions stream_options(const JobConfig& config, const std::string& split, std::size_t batch) {
-    BatchOptions options = data::configured_batch_options(config, split, batch);
+BatchOptions stream_options(const Settings& settings, const std::string& split, std::size_t batch) {
+    BatchOptions options = data::batch_options(settings.job.data, split, batch);
     options.columns = std::vector<std::string>{"images", "labels"};
     options.transform = to_model_inputs;
     return options;
@@ -198,8 +219,9 @@ double train_step(Model& model, const trainrt::Batch& part) {
 // Runs the rest of the epoch; false when a stop was agreed (its checkpoint reported).
 // Batch b is this rank's part of global batch b, so a checkpoint's position means the same
 // samples on any number of ranks.
-bool train_epoch(Session& session, Model& model, const TrainStream& stream, Progress& progress) {
-    const std::int64_t every = session.config().get_int("checkpoint.every_steps");
+bool train_epoch(Session& session, const Settings& settings, Model& model, const TrainStream& stream,
+                 Progress& progress) {
+    const std::int64_t every = settings.job.checkpoint.every_steps.value;
     BatchIterator batches = stream.dataset.iter_batches(stream.options, {progress.epoch, progress.next_batch});
     const auto last = static_cast<std::int64_t>(batches.batches());
     model.module->train();
@@ -221,11 +243,11 @@ bool train_epoch(Session& session, Model& model, const TrainStream& stream, Prog
 }
 
 // Test-set loss and accuracy: every sample once, over the ranks' parts of global batches.
-std::pair<double, double> evaluate(Session& session, Model& model) {
+std::pair<double, double> evaluate(Session& session, const Settings& settings, Model& model) {
     ::torch::NoGradGuard no_grad;
     model.module->eval();
     double totals[3] = {0.0, 0.0, 0.0};
-    BatchIterator batches = session.dataset("test").iter_batches(stream_options(session.config(), "test", kEvalBatch), 0);
+    BatchIterator batches = session.dataset("test").iter_batches(stream_options(settings, "test", kEvalBatch), 0);
     while (const trainrt::Batch* part = batches.next()) {
         const at::Tensor labels = to_tensor(part->column("targets"));
         const at::Tensor logits = model.forward(to_tensor(part->column("pixels")));
@@ -252,8 +274,8 @@ std::string digest_of(Kind kind, Model& model) {
     return workloads::fashion_mlp::floats_digest(all);
 }
 
-void finish(Session& session, Kind kind, Model& model) {
-    const std::string save = session.config().get_or("train.save_weights", "");
+void finish(Session& session, const Settings& settings, Kind kind, Model& model) {
+    const std::string& save = settings.train.save_weights.value;
     if (kind == Kind::mlp && !save.empty() && session.context().world_rank == 0) {
         HostMlp host;
         copy_weights(host, static_cast<MlpNetImpl&>(*model.module), false);
@@ -270,20 +292,19 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // Per epoch it reports what fashion_mlp does (train, eval and epoch times included, this rank's).
 void run(Session& session, Kind kind) {
     set_compute_threads(session);
-    const JobConfig& config = session.config();
-    const std::int64_t epochs = config.get_int("train.epochs");
-    const TrainStream stream{session.dataset("train"),
-                             stream_options(config, "train", data::configured_global_batch(config, session.context().world_size))};
-    Model model = make_model(kind, config);
+    const Settings settings(session.config(), session.context().world_size);
+    const std::int64_t epochs = settings.train.epochs.value;
+    const TrainStream stream{session.dataset("train"), stream_options(settings, "train", settings.global_batch)};
+    Model model = make_model(kind, settings);
     Progress progress = restore(session, model, stream);
     DistributedModule ddp = prepare_model(model.module, session);
     while (progress.epoch < epochs) {
         const auto started = std::chrono::steady_clock::now();
-        if (!train_epoch(session, model, stream, progress)) return;
+        if (!train_epoch(session, settings, model, stream, progress)) return;
         const double train_s = seconds_since(started);
         const double loss = mean_over_ranks(session, progress.batches > 0 ? progress.loss_sum / progress.batches : 0.0);
         const auto evaluated = std::chrono::steady_clock::now();
-        const auto [test_loss, accuracy] = evaluate(session, model);
+        const auto [test_loss, accuracy] = evaluate(session, settings, model);
         const double eval_s = seconds_since(evaluated);
         progress = {progress.epoch + 1, 0, 0, progress.step, 0.0};
         Metrics metrics;
@@ -292,7 +313,7 @@ void run(Session& session, Kind kind) {
         session.report(metrics, snapshot(model, progress, stream).state());
         if (progress.epoch < epochs && session.should_stop()) return;
     }
-    finish(session, kind, model);
+    finish(session, settings, kind, model);
 }
 
 void run_mlp(Session& session) { run(session, Kind::mlp); }
@@ -301,8 +322,8 @@ void run_cnn(Session& session) { run(session, Kind::cnn); }
 }  // namespace
 
 TRAINRT_WORKLOAD_WITH(torch_fashion_mlp, "Ray Train's FashionMNIST recipe in LibTorch: MLP 784-512-512-10, SGD, DDP",
-                      run_mlp, workloads::torch_fashion_keys, preflight);
+                      run_mlp, TrainKeys::specs, preflight);
 TRAINRT_WORKLOAD_WITH(torch_fashion_cnn, "a convolutional net on FashionMNIST in LibTorch: conv/pool/conv/pool/fc/fc, Adam, DDP",
-                      run_cnn, workloads::torch_fashion_keys, preflight);
+                      run_cnn, TrainKeys::specs, preflight);
 
 }  // namespace trainrt::torch

@@ -121,13 +121,17 @@ PluginRef parse_plugin_ref(const std::string& workload) {
     return ref;
 }
 
-const WorkloadDescriptor& load_plugin(const PluginRef& ref) {
-    struct Loaded {
-        LoadedLibrary library;
-        std::vector<const WorkloadDescriptor*> announced;
-    };
+namespace {
+
+struct Loaded {
+    LoadedLibrary library;
+    std::vector<const WorkloadDescriptor*> announced;
+};
+
+// The library at `ref.path`, loaded once (its initializers announce its workloads once).
+const Loaded& load_once(const PluginRef& ref) {
     static std::mutex mutex;
-    static std::map<std::string, Loaded> by_path;  // a library's initializers run once
+    static std::map<std::string, Loaded> by_path;
     std::lock_guard<std::mutex> lock(mutex);
     char resolved[PATH_MAX];
     if (::access(ref.path.c_str(), R_OK) != 0 || ::realpath(ref.path.c_str(), resolved) == nullptr)
@@ -139,9 +143,20 @@ const WorkloadDescriptor& load_plugin(const PluginRef& ref) {
         LoadedLibrary library = open_library(ref, resolved, announced);
         found = by_path.emplace(resolved, Loaded{std::move(library), std::move(announced)}).first;
     }
-    const WorkloadDescriptor& descriptor = pick(ref, found->second.library, found->second.announced);
+    return found->second;
+}
+
+}  // namespace
+
+const WorkloadDescriptor& load_plugin(const PluginRef& ref) {
+    const Loaded& loaded = load_once(ref);
+    const WorkloadDescriptor& descriptor = pick(ref, loaded.library, loaded.announced);
     check_built_for_us(ref, descriptor);
     return descriptor;
+}
+
+const std::vector<const WorkloadDescriptor*>& load_library(const std::string& path) {
+    return load_once({path, ""}).announced;
 }
 
 const std::vector<const WorkloadDescriptor*>& builtin_descriptors() { return builtins(); }

@@ -18,6 +18,9 @@ PluginRef parse_plugin_ref(const std::string& workload);
 // The descriptor of `ref`'s workload; ConfigError (one line) when anything is wrong.
 const WorkloadDescriptor& load_plugin(const PluginRef& ref);
 
+// Every workload `path`'s library registers (loaded once; ConfigError when it cannot be).
+const std::vector<const WorkloadDescriptor*>& load_library(const std::string& path);
+
 // Descriptors announced while no plugin was loading (the built-ins), in announcement order.
 const std::vector<const WorkloadDescriptor*>& builtin_descriptors();
 

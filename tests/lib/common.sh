@@ -8,6 +8,8 @@ DATA="$TRAINRT_SRC/data/fashion-mnist.h5"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/trainrt-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 failures=0
+# The exit code table (README "Exit codes") as TRAINRT_EXIT_<NAME> and TRAINRT_RESULTS_<STATUS>.
+eval "$("$TRAINRT" --exit-codes)"
 
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 pass() { echo "ok: $*"; }

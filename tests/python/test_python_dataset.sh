@@ -64,6 +64,6 @@ done
 [ "$(grep -o "resumed at batch 5: the rest of the epoch exactly" "$out" | wc -l)" -eq 2 ] && pass "state_dict() mid-epoch resumes exactly" \
   || fail "resume: $(cat "$out")"
 [ "$(grep -o "iter_torch_batches: tensors" "$out" | wc -l)" -eq 2 ] && pass "iter_torch_batches gives float32 tensors" || fail "torch batches"
-grep -q "refused: iter_batches: the saved position was taken in the order 'global rows=203 batch=16 seed=0', this call reads in the order 'global rows=203 batch=8 seed=0'" "$out" \
+grep -q "refused: iter_batches: the position given as resume was saved in the order 'global rows=203 batch=16 seed=0', this run reads it in the order 'global rows=203 batch=8 seed=0'" "$out" \
   && pass "a position under another batch size is refused" || fail "no refusal: $(cat "$out")"
 finish

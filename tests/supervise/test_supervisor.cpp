@@ -33,7 +33,7 @@ struct Harness {
     FakeClock clock;
     FakeSlurm slurm;
     FakeRanks ranks;
-    config::LifecycleSettings settings;
+    FailureSettings settings = FailureSettings::defaults();
     Allocation allocation;
     bool ending = false;
     bool with_watcher = false;
@@ -46,7 +46,7 @@ struct Harness {
     NodeSet excluded;
 
     Harness() : dir(make_dir()), ranks(dir.string(), clock) {
-        settings.peer_timeout_s = 30;
+        settings.peer_timeout.value = 30;
         allocation.job_id = "42";
         allocation.nodelist = "node[1-3]";
         allocation.nodes = kAll;
@@ -234,7 +234,7 @@ TEST_CASE("supervise: a node flagged not responding is probed: alive stays, dead
 
 TEST_CASE("supervise: launch failures back off 2, 4, 8 s apart from max_failures, then give up", "[supervise]") {
     Harness h;
-    h.settings.max_launch_failures = 3;
+    h.settings.max_launch_failures.value = 3;
     for (int i = 0; i < 4; ++i) h.step_exits(1);  // srun fails before trainrt starts
     CHECK(h.run() == exit_codes::failure_limit);
     CHECK(h.slurm.launched.size() == 4);
@@ -247,7 +247,7 @@ TEST_CASE("supervise: launch failures back off 2, 4, 8 s apart from max_failures
 
 TEST_CASE("supervise: srun that cannot be started is a launch failure too", "[supervise]") {
     Harness h;
-    h.settings.max_launch_failures = 0;
+    h.settings.max_launch_failures.value = 0;
     h.slurm.srun_missing = true;
     CHECK(h.run() == exit_codes::failure_limit);
     CHECK(h.said_line("cannot start srun"));
@@ -257,7 +257,7 @@ TEST_CASE("supervise: srun that cannot be started is a launch failure too", "[su
 
 TEST_CASE("supervise: the failure budget spent: give up with a final record, exit 10", "[supervise]") {
     Harness h;
-    h.settings.max_failures = 1;
+    h.settings.max_failures.value = 1;
     h.step_killed();
     h.step_killed();
     CHECK(h.run() == exit_codes::failure_limit);
@@ -270,7 +270,7 @@ TEST_CASE("supervise: the failure budget spent: give up with a final record, exi
 
 TEST_CASE("supervise: fewer nodes left than min_nodes: the job is requeued, not shrunk", "[supervise]") {
     Harness h;
-    h.settings.min_nodes = 3;
+    h.settings.min_nodes.value = 3;
     h.step_exits(137, [&] {
         h.ranks.start(kAll);
         h.slurm.states["node2"] = "down";
@@ -419,7 +419,7 @@ TEST_CASE("supervise: the batch host lost: the watcher takes over, relaunches wi
     CHECK(has(srun_args(h.slurm.launched[0]), "--exclude=node1"));
     CHECK(h.slurm.cancelled == std::vector<std::string>{"42"});  // Slurm would keep it RUNNING
     CHECK(h.said_line("took over job 42 from the silent batch host node1"));
-    CHECK(h.clock.now() - last_beat > h.settings.peer_timeout_s);
+    CHECK(h.clock.now() - last_beat > h.settings.peer_timeout.value);
 }
 
 TEST_CASE("supervise: a watcher stopped before any takeover records nothing and leaves 0", "[supervise]") {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "config/lifecycle.hpp"
+#include "config/settings.hpp"
 #include "runlog/clock.hpp"
 #include "runlog/events.hpp"
 #include "runlog/heartbeats.hpp"
@@ -50,8 +50,8 @@ TEST_CASE("verdict: a relaunch excludes the failed step's silent nodes and Slurm
     runlog::write_heartbeat(dir.str(), "node1", start + 40);
     runlog::write_heartbeat(dir.str(), "node2", start + 10);
     runlog::write_heartbeat(dir.str(), "node3", start + 36);
-    config::LifecycleSettings settings;
-    settings.peer_timeout_s = 30;
+    FailureSettings settings = FailureSettings::defaults();
+    settings.peer_timeout.value = 30;
     const auto started = static_cast<std::time_t>(start) - 5;
     supervise::StepDecision decision =
         supervise::decide_after_step(dir.str(), context, settings, {4, static_cast<double>(started), false}, NodeSet{"node4"});
@@ -61,7 +61,7 @@ TEST_CASE("verdict: a relaunch excludes the failed step's silent nodes and Slurm
     REQUIRE(log.events.back().as<runlog::RelaunchEvent>() != nullptr);
     CHECK(log.events.back().as<runlog::RelaunchEvent>()->excluded_nodes == decision.exclude.items());
 
-    settings.peer_timeout_s = 0;  // no heartbeats: only Slurm's list
+    settings.peer_timeout.value = 0;  // no heartbeats: only Slurm's list
     decision = supervise::decide_after_step(dir.str(), context, settings, {4, static_cast<double>(started), false}, NodeSet{});
     CHECK(decision.exclude.empty());
 }
@@ -69,9 +69,9 @@ TEST_CASE("verdict: a relaunch excludes the failed step's silent nodes and Slurm
 TEST_CASE("verdict: launches failing before trainrt starts back off on their own budget", "[supervise]") {
     TempRunDir dir;
     Context context;
-    config::LifecycleSettings settings;
-    settings.max_failures = 0;  // launch failures must not spend it
-    settings.max_launch_failures = 3;
+    FailureSettings settings = FailureSettings::defaults();
+    settings.max_failures.value = 0;  // launch failures must not spend it
+    settings.max_launch_failures.value = 3;
     const auto now = static_cast<std::time_t>(runlog::now_seconds());
     std::vector<double> delays;
     supervise::StepDecision decision;
@@ -91,7 +91,7 @@ TEST_CASE("verdict: launches failing before trainrt starts back off on their own
 TEST_CASE("verdict: a start ends the launch failures' series", "[supervise]") {
     TempRunDir dir;
     Context context;
-    config::LifecycleSettings settings;
+    FailureSettings settings = FailureSettings::defaults();
     const auto now = static_cast<std::time_t>(runlog::now_seconds());
     CHECK(supervise::decide_after_step(dir.str(), context, settings, {1, static_cast<double>(now + 100), false}, NodeSet{}).delay_s == Approx(2));
     CHECK(supervise::decide_after_step(dir.str(), context, settings, {1, static_cast<double>(now + 100), false}, NodeSet{}).delay_s == Approx(4));
@@ -108,16 +108,16 @@ TEST_CASE("verdict: fewer nodes left than min_nodes requeues instead of relaunch
     const double start = runlog::now_seconds();
     runlog::append(dir.str(), context,
                    runlog::StartEvent{{"node1", "node2", "node3"}, "pmix", "fashion_mlp", "first start", "", 0, 3});
-    config::LifecycleSettings settings;
-    settings.min_nodes = 3;
+    FailureSettings settings = FailureSettings::defaults();
+    settings.min_nodes.value = 3;
     const auto started = static_cast<std::time_t>(start) - 5;
     supervise::StepDecision decision = supervise::decide_after_step(dir.str(), context, settings, {137, static_cast<double>(started), false}, NodeSet{"node2"}, 3);
     CHECK(decision.verdict == supervise::Verdict::requeue);
     CHECK(decision.message.find("2 of the job's 3 nodes left") != std::string::npos);
-    settings.min_nodes = 2;  // 2 left is enough
+    settings.min_nodes.value = 2;  // 2 left is enough
     CHECK(supervise::decide_after_step(dir.str(), context, settings, {137, static_cast<double>(started), false}, NodeSet{"node2"}, 3).verdict ==
           supervise::Verdict::relaunch);
-    settings.min_nodes = 5;  // more than the job has: a crash with no node lost still relaunches
+    settings.min_nodes.value = 5;  // more than the job has: a crash with no node lost still relaunches
     CHECK(supervise::decide_after_step(dir.str(), context, settings, {137, static_cast<double>(started), false}, NodeSet{}, 3).verdict ==
           supervise::Verdict::relaunch);
 }

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config/lifecycle.hpp"
+#include "config/settings.hpp"
 #include "launch/process.hpp"
 #include "launch/slurm_client.hpp"
 #include "runtime/deadline.hpp"
@@ -40,19 +40,25 @@ struct TempDir {
     }
 };
 
-// Every key lifecycle_settings() reads, at its default; `overrides` replace values with a source.
+// Every [stop] and [failure] key at its default; `overrides` replace values with a source.
 JobConfig lifecycle_config(const std::map<std::string, std::string>& overrides = {},
                            const std::string& source = "test.ini:7") {
     std::map<std::string, ConfigValue> values;
-    for (const OptionSpec& spec : config::lifecycle_options())
-        values[spec.key] = ConfigValue{spec.default_value, "default"};
+    for (const auto& specs : {StopSettings::specs(), FailureSettings::specs()})
+        for (const OptionSpec& spec : specs) values[spec.key] = ConfigValue{spec.default_value, "default"};
     for (const auto& [key, value] : overrides) values[key] = ConfigValue{value, source};
     return JobConfig(std::move(values));
 }
 
+struct Lifecycle {
+    StopSettings stop;
+    FailureSettings failure;
+};
+Lifecycle lifecycle_settings(const JobConfig& config) { return {StopSettings::read(config), FailureSettings::read(config)}; }
+
 std::string config_error_of(const JobConfig& config) {
     try {
-        config::lifecycle_settings(config);
+        lifecycle_settings(config);
     } catch (const ConfigError& error) {
         return error.what();
     }
@@ -193,7 +199,7 @@ TEST_CASE("slurm: run_program kills a program that outlives its timeout", "[life
 }
 
 // ---------------------------------------------------------------------------------------------
-// config/lifecycle: stop_signal_number() and lifecycle_settings()
+// config/settings: stop_signal_number() and the [stop] and [failure] sections
 
 TEST_CASE("config: stop_signal_number accepts catchable stop signals only", "[lifecycle]") {
     using config::stop_signal_number;
@@ -214,41 +220,41 @@ TEST_CASE("config: stop_signal_number accepts catchable stop signals only", "[li
 }
 
 TEST_CASE("config: lifecycle defaults parse", "[lifecycle]") {
-    config::LifecycleSettings settings = config::lifecycle_settings(lifecycle_config());
-    CHECK(settings.stop_signals == std::vector<int>{SIGUSR2, SIGTERM});
-    CHECK(settings.stop_signal_names == std::vector<std::string>{"USR2", "TERM"});
-    CHECK_FALSE(settings.time_margin_s.has_value());
-    CHECK(settings.max_failures == 3);
-    CHECK(settings.requeue);
-    CHECK(settings.collective_timeout_s == Approx(600.0));
+    Lifecycle settings = lifecycle_settings(lifecycle_config());
+    CHECK(settings.stop.signals.value.numbers == std::vector<int>{SIGUSR2, SIGTERM});
+    CHECK(settings.stop.signals.value.names == std::vector<std::string>{"USR2", "TERM"});
+    CHECK_FALSE(settings.stop.time_margin.value.seconds.has_value());
+    CHECK(settings.failure.max_failures.value == 3);
+    CHECK(settings.failure.requeue.value == RequeuePolicy::automatic);
+    CHECK(settings.failure.collective_timeout.value == Approx(600.0));
 }
 
 TEST_CASE("config: lifecycle values parse", "[lifecycle]") {
-    config::LifecycleSettings settings = config::lifecycle_settings(lifecycle_config(
+    Lifecycle settings = lifecycle_settings(lifecycle_config(
         {{"stop.signals", "SIGTERM, INT,TERM"},
          {"stop.time_margin", "30"},
          {"failure.max_failures", "-1"},
          {"failure.requeue", "never"},
          {"failure.collective_timeout", "0"}}));
-    CHECK(settings.stop_signals == std::vector<int>{SIGTERM, SIGINT});  // duplicate dropped
-    CHECK(settings.stop_signal_names == std::vector<std::string>{"TERM", "INT"});
-    REQUIRE(settings.time_margin_s.has_value());
-    CHECK(*settings.time_margin_s == Approx(30.0));
-    CHECK(settings.max_failures == -1);
-    CHECK_FALSE(settings.requeue);
-    CHECK(settings.collective_timeout_s == Approx(0.0));
+    CHECK(settings.stop.signals.value.numbers == std::vector<int>{SIGTERM, SIGINT});  // duplicate dropped
+    CHECK(settings.stop.signals.value.names == std::vector<std::string>{"TERM", "INT"});
+    REQUIRE(settings.stop.time_margin.value.seconds.has_value());
+    CHECK(*settings.stop.time_margin.value.seconds == Approx(30.0));
+    CHECK(settings.failure.max_failures.value == -1);
+    CHECK(settings.failure.requeue.value == RequeuePolicy::never);
+    CHECK(settings.failure.collective_timeout.value == Approx(0.0));
 
-    config::LifecycleSettings none = config::lifecycle_settings(
+    Lifecycle none = lifecycle_settings(
         lifecycle_config({{"stop.signals", ""}, {"stop.time_margin", "0"}}));
-    CHECK(none.stop_signals.empty());
-    CHECK(none.stop_signal_names.empty());
-    REQUIRE(none.time_margin_s.has_value());
-    CHECK(*none.time_margin_s == Approx(0.0));
+    CHECK(none.stop.signals.value.numbers.empty());
+    CHECK(none.stop.signals.value.names.empty());
+    REQUIRE(none.stop.time_margin.value.seconds.has_value());
+    CHECK(*none.stop.time_margin.value.seconds == Approx(0.0));
 }
 
 TEST_CASE("config: a bad stop signal is a ConfigError naming key and source", "[lifecycle]") {
     JobConfig config = lifecycle_config({{"stop.signals", "USR2,KILL"}}, "jobs/train.ini:12");
-    CHECK_THROWS_AS(config::lifecycle_settings(config), ConfigError);
+    CHECK_THROWS_AS(lifecycle_settings(config), ConfigError);
     std::string message = config_error_of(config);
     CHECK(message.find("stop.signals") != std::string::npos);
     CHECK(message.find("jobs/train.ini:12") != std::string::npos);
@@ -259,7 +265,7 @@ TEST_CASE("config: a bad stop signal is a ConfigError naming key and source", "[
 TEST_CASE("config: a bad time margin is a ConfigError naming key and source", "[lifecycle]") {
     SECTION("negative") {
         JobConfig config = lifecycle_config({{"stop.time_margin", "-1"}}, "env TRAINRT_STOP_TIME_MARGIN");
-        CHECK_THROWS_AS(config::lifecycle_settings(config), ConfigError);
+        CHECK_THROWS_AS(lifecycle_settings(config), ConfigError);
         std::string message = config_error_of(config);
         CHECK(message.find("stop.time_margin") != std::string::npos);
         CHECK(message.find("env TRAINRT_STOP_TIME_MARGIN") != std::string::npos);
@@ -267,7 +273,7 @@ TEST_CASE("config: a bad time margin is a ConfigError naming key and source", "[
     }
     SECTION("not a number") {
         JobConfig config = lifecycle_config({{"stop.time_margin", "soon"}}, "command line");
-        CHECK_THROWS_AS(config::lifecycle_settings(config), ConfigError);
+        CHECK_THROWS_AS(lifecycle_settings(config), ConfigError);
         std::string message = config_error_of(config);
         CHECK(message.find("stop.time_margin") != std::string::npos);
         CHECK(message.find("command line") != std::string::npos);

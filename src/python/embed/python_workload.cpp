@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 
 #include "python/embed/interpreter.hpp"
+#include "config/settings.hpp"
 #include "python/failure.hpp"
+#include "python/settings_view.hpp"
 #include "trainrt/plugin.hpp"
 
 namespace py = pybind11;
@@ -19,12 +21,6 @@ namespace {
 py::object& loaded_function() {
     static auto* function = new py::object();
     return *function;
-}
-
-py::dict config_dict(const JobConfig& config) {
-    py::dict out;
-    for (const auto& [key, value] : config.values()) out[py::str(key)] = value.value;
-    return out;
 }
 
 // The first line of a Python exception's text (LoadError's own line, else the exception).
@@ -39,7 +35,8 @@ void preflight(const JobConfig& config, const Context& context) {
     ensure_interpreter();
     try {
         const py::object entry = py::module_::import("trainrt._entry");
-        loaded_function() = entry.attr("load")(config.get("run.workload"), config_dict(config), context.world_rank);
+        loaded_function() = entry.attr("load")(RunSettings::read(config).workload.value, settings_view(config),
+                                                  settings_view(config, true), context.world_rank);
     } catch (py::error_already_set& error) {
         throw ConfigError(first_line(error));
     }

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "data/configured.hpp"
 #include "data/stream.hpp"
 #include "python/module/bindings.hpp"
 #include "trainrt/error.hpp"
@@ -84,10 +85,19 @@ BatchOptions options_from(const py::dict& given) {
     options.drop_last = given["drop_last"].cast<bool>();
     options.pad = given["pad"].cast<bool>();
     options.prefetch_batches = given["prefetch_batches"].cast<std::size_t>();
-    options.shuffle = data::parse_shuffle(given["shuffle"].cast<std::string>());
+    options.shuffle = data::shuffle_from(given["shuffle"].cast<std::string>(), "iter_batches");
     options.shuffle_buffer = given["shuffle_buffer"].cast<std::size_t>();
     if (!given["columns"].is_none()) options.columns = given["columns"].cast<std::vector<std::string>>();
     return options;
+}
+
+// A state_dict() saved by an iterator, checked against the order `options` read in (the one
+// rule, data::check_same_order): (epoch, next_batch).
+py::tuple resume_position(const Dataset& dataset, const py::dict& options, const py::dict& state) {
+    const std::string saved = state.contains("order") ? py::str(state["order"]).cast<std::string>() : "";
+    data::check_same_order("iter_batches: the position given as resume", saved,
+                           dataset.order_key(options_from(options)));
+    return py::make_tuple(state["epoch"].cast<std::int64_t>(), state["next_batch"].cast<std::int64_t>());
 }
 
 py::list column_list(const Dataset& dataset) {
@@ -127,7 +137,8 @@ void bind_dataset(py::module_& module) {
         .def("iter_batches", [](const Dataset& d, const py::dict& options, std::int64_t epoch, std::int64_t next_batch) {
             BatchOptions parsed = options_from(options);
             return PyBatchIterator(d.iter_batches(parsed, DataPosition{epoch, next_batch}));
-        });
+        })
+        .def("resume_position", &resume_position, py::arg("options"), py::arg("state"));
 }
 
 }  // namespace trainrt::python

@@ -3,6 +3,8 @@
 // (a checkpoint that could not be written, a collective that failed) ends the run with its code.
 #include <pybind11/pybind11.h>
 
+#include <string>
+
 #include "python/module/bindings.hpp"
 #include "trainrt/error.hpp"
 
@@ -11,6 +13,10 @@ namespace py = pybind11;
 namespace trainrt::python {
 
 void bind_errors(py::module_& module) {
+    py::dict codes;  // trainrt.exit_codes.workload == 7: the one table (trainrt/error.hpp)
+    for (const ExitCodeName& entry : exit_code_table())
+        if (std::string(entry.table) == "exit") codes[entry.name] = entry.code;
+    module.attr("exit_codes") = py::module_::import("types").attr("SimpleNamespace")(**codes);
     static py::exception<Error> error_type(module, "Error", PyExc_RuntimeError);
     py::register_exception_translator([](std::exception_ptr raised) {
         try {

@@ -10,6 +10,8 @@
 
 #include "python/module/bindings.hpp"
 #include "python/module/tensors.hpp"
+#include "python/settings_view.hpp"
+#include "data/configured.hpp"
 #include "trainrt/error.hpp"
 #include "trainrt/threads.hpp"
 
@@ -39,13 +41,6 @@ py::dict context_dict(const Context& context) {
     out["restart_count"] = context.restart_count;
     out["launcher"] = context.launcher;
     out["run_dir"] = context.run_dir;
-    return out;
-}
-
-// {"section.key": "value"} of the merged job configuration (typed in trainrt/__init__.py).
-py::dict config_dict(const JobConfig& config) {
-    py::dict out;
-    for (const auto& [key, value] : config.values()) out[py::str(key)] = value.value;
     return out;
 }
 
@@ -101,6 +96,36 @@ py::dict dataset_shard(const SessionHandle& handle, const std::string& split, st
     return out;
 }
 
+// A Python shuffle argument as data.shuffle's words: True/False, None, or a word.
+std::string shuffle_word(const py::handle& value) {
+    if (value.is_none()) return name_of(Shuffle::none);
+    if (py::isinstance<py::bool_>(value)) return value.cast<bool>() ? "true" : "false";
+    return py::str(value).cast<std::string>();
+}
+
+// iter_batches' options, resolved in one place: `per_worker` samples per rank (Ray's batch size),
+// the [data] settings for what the call leaves out (`given` holds what it set), the shuffle words'
+// aliases; returned as the dict the dataset binding reads and state_dict() records.
+py::dict iter_options(const SessionHandle& handle, const std::string& split, std::int64_t per_worker,
+                      const py::dict& given) {
+    Session& session = live(handle);
+    const DataSettings settings = DataSettings::read(session.config());
+    BatchOptions options = data::batch_options(settings, split,
+                                               static_cast<std::size_t>(per_worker * session.context().world_size));
+    if (given.contains("shuffle")) options.shuffle = data::shuffle_from(shuffle_word(given["shuffle"]), "iter_batches");
+    if (given.contains("prefetch_batches")) options.prefetch_batches = given["prefetch_batches"].cast<std::size_t>();
+    if (given.contains("shuffle_buffer")) options.shuffle_buffer = given["shuffle_buffer"].cast<std::size_t>();
+    py::dict out;
+    out["batch_size"] = options.batch_size;
+    out["drop_last"] = given.contains("drop_last") && given["drop_last"].cast<bool>();
+    out["pad"] = false;
+    out["prefetch_batches"] = options.prefetch_batches;
+    out["shuffle"] = name_of(options.shuffle);
+    out["shuffle_buffer"] = options.shuffle_buffer;
+    out["columns"] = given.contains("columns") ? py::object(given["columns"]) : py::none();
+    return out;
+}
+
 // Collective: rank `root`'s bytes on every rank (the torch.distributed rendezvous address).
 py::bytes broadcast_bytes(const SessionHandle& handle, const py::bytes& value, int root) {
     Communicator& comm = live(handle).communicator();
@@ -147,7 +172,9 @@ void allreduce(const SessionHandle& handle, py::array& array, const std::string&
 void bind_session(py::module_& module) {
     py::class_<SessionHandle>(module, "_Session")
         .def("context", [](const SessionHandle& h) { return context_dict(live(h).context()); })
-        .def("config", [](const SessionHandle& h) { return config_dict(live(h).config()); })
+        .def("settings", [](const SessionHandle& h) { return settings_view(live(h).config()); })
+        .def("setting_keys", [](const SessionHandle& h) { return settings_view(live(h).config(), true); })
+        .def("train_config", [](const SessionHandle& h) { return train_config(live(h).config()); })
         .def("report", &report, py::arg("metrics"), py::arg("tensors") = py::none(),
              py::arg("attributes") = py::none())
         .def("should_stop", [](const SessionHandle& h) {
@@ -161,6 +188,7 @@ void bind_session(py::module_& module) {
         })
         .def("dataset_shard", &dataset_shard, py::arg("split"), py::arg("epoch"))
         .def("dataset", [](const SessionHandle& h, const std::string& split) { return live(h).dataset(split); })
+        .def("iter_options", &iter_options, py::arg("split"), py::arg("per_worker"), py::arg("given"))
         .def("allreduce", &allreduce, py::arg("array"), py::arg("op") = "mean")
         .def("broadcast_bytes", &broadcast_bytes, py::arg("value"), py::arg("root") = 0)
         .def("set_compute_threads", [](const SessionHandle& h) { return set_blas_threads(live(h).context()); })

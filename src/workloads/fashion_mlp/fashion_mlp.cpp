@@ -7,7 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "data/global_batch.hpp"
+#include "config/settings.hpp"
+#include "data/configured.hpp"
 #include "data/shard.hpp"
 #include "data/stream.hpp"
 #include "trainrt/error.hpp"
@@ -24,11 +25,29 @@ double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+#define FASHION_MLP_TRAIN_KEYS(KEY)                                                                           \
+    KEY(epochs, std::int64_t, "20", at_least(1), "passes over the training set")                                \
+    KEY(batch_size, std::int64_t, "64", at_least(1),                                                           \
+        "global batch, split over the ranks (local batches differ by at most one sample; gradients weighted "  \
+        "by sample count)")                                                                                     \
+    KEY(lr, double, "0.001", at_least(1e-12), "SGD learning rate")                                             \
+    KEY(init_weights, std::string, "", a_path(),                                                               \
+        "HDF5 weights to start from instead of the random init (hdf5_schemas/mlp_weights.md)")                 \
+    KEY(save_weights, std::string, "", a_path(), "write the final weights here (rank 0)")                      \
+    KEY(gpu_resident_data, bool, "true", any_value(),                                                           \
+        "scaling.use_gpu: copy the rank's shards to the GPU once and build batches there (false: scale each "  \
+        "batch on the host and copy it)")
+TRAINRT_KEYS(TrainKeys, "train", FASHION_MLP_TRAIN_KEYS);
+
+// Everything a run reads from its config, once.
 struct Settings {
-    std::int64_t epochs;
-    std::size_t global_batch;  // split over the ranks by trainrt::batch_part
-    float lr;
-    std::uint64_t seed;
+    TrainKeys train;
+    trainrt::Settings job;
+    std::size_t global_batch = 0;  // split over the ranks by trainrt::batch_part
+
+    Settings(const JobConfig& config, int ranks)
+        : train(TrainKeys::read(config)), job(trainrt::Settings::read(config)),
+          global_batch(data::global_batch(train.batch_size, ranks)) {}
 };
 
 constexpr int kEvalBatch = 1000;  // global evaluation batch
@@ -37,31 +56,24 @@ constexpr const char* kLabels = "labels";
 constexpr const char* kPixels = "pixels";
 
 void preflight(const JobConfig& config, const Context& context) {
-    data::configured_global_batch(config, context.world_size);
-    data::check_split(config.get("data.path"), "train");
-    data::check_split(config.get("data.path"), "test");
-    if (config.get_bool("scaling.use_gpu") && data::parse_shuffle(config.get("data.shuffle")) == Shuffle::blocks)
-        throw ConfigError(fmt::format("config: data.shuffle = blocks ({}) streams from disk, and fashion_mlp on GPUs "
-                                      "keeps its data on the device: use none or global",
-                                      config.source("data.shuffle")));
-    std::string init_file = config.get_or("train.init_weights", "");
-    if (!init_file.empty()) {
+    const Settings settings(config, context.world_size);
+    const std::string path = data::configured_path(settings.job.data);
+    data::check_split(path, "train");
+    data::check_split(path, "test");
+    if (settings.job.scaling.use_gpu.value && settings.job.data.shuffle.value == Shuffle::blocks)
+        throw ConfigError(fmt::format("config: {} = blocks streams from disk, and fashion_mlp on GPUs keeps its data "
+                                      "on the device: use none or global", settings.job.data.shuffle.where()));
+    if (!settings.train.init_weights.value.empty()) {
         Mlp probe;
-        load_weights(init_file, probe);
+        load_weights(settings.train.init_weights.value, probe);
     }
 }
 
-Settings read_settings(Session& session) {
-    const JobConfig& config = session.config();
-    return {config.get_int("train.epochs"), data::configured_global_batch(config, session.context().world_size),
-            static_cast<float>(config.get_double("train.lr")), static_cast<std::uint64_t>(config.get_int("run.seed"))};
-}
-
 // Ranks start from identical weights: rank 0's, as DDP broadcasts them.
-void initialise(Session& session, Mlp& model, std::uint64_t seed) {
-    std::string init_file = session.config().get_or("train.init_weights", "");
+void initialise(Session& session, Mlp& model, const Settings& settings) {
+    const std::string& init_file = settings.train.init_weights.value;
     if (init_file.empty())
-        model.init_uniform(seed);
+        model.init_uniform(static_cast<std::uint64_t>(settings.job.run.seed.value));
     else if (session.context().world_rank == 0)
         load_weights(init_file, model);
     for (Layer& layer : model.layers()) {
@@ -94,9 +106,9 @@ BatchOptions for_engine(BatchOptions options, const Engine& engine) {
 
 // What the engine reads: positions only when it keeps whole shards, else images and labels,
 // scaled by the reader.
-BatchOptions stream_options(const Session& session, const Engine& engine, const std::string& split, std::size_t batch) {
-    BatchOptions options = data::configured_batch_options(session.config(), split, batch);
-    return for_engine(options, engine);
+BatchOptions stream_options(const Settings& settings, const Engine& engine, const std::string& split,
+                            std::size_t batch) {
+    return for_engine(data::batch_options(settings.job.data, split, batch), engine);
 }
 
 StepBatch step_batch(const Batch& batch, const Engine& engine) {
@@ -108,8 +120,8 @@ StepBatch step_batch(const Batch& batch, const Engine& engine) {
     return step;
 }
 
-Evaluation evaluate(Session& session, Engine& engine) {
-    const BatchOptions options = stream_options(session, engine, "test", kEvalBatch);
+Evaluation evaluate(Session& session, const Settings& settings, Engine& engine) {
+    const BatchOptions options = stream_options(settings, engine, "test", kEvalBatch);
     double totals[3] = {0.0, 0.0, 0.0};  // loss sum, correct, samples
     std::int64_t correct = 0;
     BatchIterator batches = session.dataset("test").iter_batches(options, 0);
@@ -222,12 +234,12 @@ void report_progress(Session& session, Engine& engine, const Mlp& model, Progres
 // stop is agreed (then returns false: the run ends here and resumes from that checkpoint).
 bool train_epoch(Session& session, const Mlp& model, Engine& engine, const Settings& settings, const Streams& streams,
                  Progress& progress) {
-    const std::int64_t every = session.config().get_int("checkpoint.every_steps");
+    const std::int64_t every = settings.job.checkpoint.every_steps.value;
     BatchIterator batches = streams.dataset.iter_batches(streams.train, {progress.epoch, progress.next_batch});
     const auto last = static_cast<std::int64_t>(batches.batches());
     engine.set_loss_sum(progress.loss_sum);
     while (const Batch* batch = batches.next()) {
-        engine.train_step(step_batch(*batch, engine), settings.lr);
+        engine.train_step(step_batch(*batch, engine), static_cast<float>(settings.train.lr.value));
         ++progress.batches;
         ++progress.step;
         progress.next_batch = static_cast<std::int64_t>(batch->index) + 1;
@@ -246,16 +258,15 @@ bool train_epoch(Session& session, const Mlp& model, Engine& engine, const Setti
 Progress start(Session& session, Mlp& model, const Settings& settings, const Streams& streams) {
     if (const Checkpoint* checkpoint = session.checkpoint())
         return restore(*checkpoint, model, session.context(), streams);
-    initialise(session, model, settings.seed);
+    initialise(session, model, settings);
     return {};
 }
 
-std::unique_ptr<Engine> make_engine(Session& session, Mlp& model) {
-    const JobConfig& config = session.config();
-    auto bucket_bytes = static_cast<std::size_t>(config.get_double("scaling.bucket_mb") * 1048576.0);
+std::unique_ptr<Engine> make_engine(Session& session, const Settings& settings, Mlp& model) {
+    const auto bucket_bytes = static_cast<std::size_t>(settings.job.scaling.bucket_mb.value * 1048576.0);
     CudaOptions cuda;
-    cuda.resident_data = config.get_bool("train.gpu_resident_data");
-    return config.get_bool("scaling.use_gpu") ? make_cuda_engine(model, session.communicator(), cuda)
+    cuda.resident_data = settings.train.gpu_resident_data.value;
+    return settings.job.scaling.use_gpu.value ? make_cuda_engine(model, session.communicator(), cuda)
                                               : make_cpu_engine(model, session.communicator(), bucket_bytes);
 }
 
@@ -281,58 +292,41 @@ Metrics epoch_metrics(Session& session, const Progress& progress, const Evaluati
 }
 
 void run(Session& session) {
-    const Settings settings = read_settings(session);
+    const Settings settings(session.config(), session.context().world_size);
     Mlp model;
-    Streams streams{session.dataset("train"), data::configured_batch_options(session.config(), "train", settings.global_batch)};
+    Streams streams{session.dataset("train"), data::batch_options(settings.job.data, "train", settings.global_batch)};
     Progress progress = start(session, model, settings, streams);
-    std::unique_ptr<Engine> engine = make_engine(session, model);  // from the started model
+    std::unique_ptr<Engine> engine = make_engine(session, settings, model);  // from the started model
     streams.train = for_engine(streams.train, *engine);
     DatasetShard test, train;
     if (engine->reads_shards()) {
         test = session.dataset_shard("test", 0);
         engine->set_data(Split::test, test);
     }
-    for (bool first = true; progress.epoch < settings.epochs; first = false) {
+    const std::int64_t epochs = settings.train.epochs.value;
+    for (bool first = true; progress.epoch < epochs; first = false) {
         load_train_shard(session, *engine, streams, progress.epoch, first, train);
         auto started = Clock::now();
         if (!train_epoch(session, model, *engine, settings, streams, progress)) return;
         double train_time = seconds_since(started);
         auto eval_start = Clock::now();
-        Evaluation evaluation = evaluate(session, *engine);
+        Evaluation evaluation = evaluate(session, settings, *engine);
         Metrics metrics = epoch_metrics(session, progress, evaluation, train_time, seconds_since(eval_start), streams);
         progress = {progress.epoch + 1, 0, 0.0, 0, progress.step, 0.0};
         session.report(metrics, snapshot(*engine, model, progress, session.context(), streams));
-        if (progress.epoch < settings.epochs && session.should_stop()) return;
+        if (progress.epoch < epochs && session.should_stop()) return;
     }
     engine->sync_to_host();
-    std::string save = session.config().get_or("train.save_weights", "");
+    const std::string& save = settings.train.save_weights.value;
     if (!save.empty() && session.context().world_rank == 0) save_weights(save, model);
     if (session.context().world_rank == 0)
         std::cout << "weights_digest=" << weights_digest(model) << std::endl;
-}
-
-std::vector<OptionSpec> train_keys() {
-    OptionSpec epochs{"train.epochs", "20", ValueKind::integer, "passes over the training set"};
-    epochs.min = 1;
-    OptionSpec batch{"train.batch_size", "64", ValueKind::integer,
-                     "global batch, split over the ranks (local batches differ by at most one sample; "
-                     "gradients weighted by sample count)"};
-    batch.min = 1;
-    OptionSpec lr{"train.lr", "0.001", ValueKind::real, "SGD learning rate"};
-    lr.min = 1e-12;
-    return {epochs, batch, lr,
-            {"train.init_weights", "", ValueKind::path,
-             "HDF5 weights to start from instead of the random init (hdf5_schemas/mlp_weights.md)"},
-            {"train.save_weights", "", ValueKind::path, "write the final weights here (rank 0)"},
-            {"train.gpu_resident_data", "true", ValueKind::boolean,
-             "scaling.use_gpu: copy the rank's shards to the GPU once and build batches there (false: "
-             "scale each batch on the host and copy it)"}};
 }
 
 }  // namespace
 
 // Registered like any user workload (trainrt/plugin.hpp), from inside libtrainrt.
 TRAINRT_WORKLOAD_WITH(fashion_mlp, "Ray Train's FashionMNIST recipe: MLP 784-512-512-10, SGD, cross-entropy",
-                      run, train_keys, preflight);
+                      run, TrainKeys::specs, preflight);
 
 }  // namespace trainrt::workloads::fashion_mlp

@@ -8,7 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "data/global_batch.hpp"
+#include "config/settings.hpp"
+#include "data/configured.hpp"
 #include "data/stream.hpp"
 #include "trainrt/error.hpp"
 #include "trainrt/plugin.hpp"
@@ -21,6 +22,42 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kEvalBatch = 256;
 
+enum class TaskSetting { automatic, classify, regress };
+
+}  // namespace
+}  // namespace trainrt::workloads::linear_model
+
+template <> struct trainrt::EnumNames<trainrt::workloads::linear_model::TaskSetting> {
+    using TaskSetting = trainrt::workloads::linear_model::TaskSetting;
+    static const std::vector<std::pair<std::string, TaskSetting>>& get() {
+        static const std::vector<std::pair<std::string, TaskSetting>> names = {
+            {"auto", TaskSetting::automatic}, {"classify", TaskSetting::classify}, {"regress", TaskSetting::regress}};
+        return names;
+    }
+};
+
+namespace trainrt::workloads::linear_model {
+namespace {
+
+#define LINEAR_MODEL_TRAIN_KEYS(KEY)                                                                          \
+    KEY(epochs, std::int64_t, "20", at_least(1), "passes over the training split")                            \
+    KEY(batch_size, std::int64_t, "32", at_least(1), "global batch, split over the ranks")                    \
+    KEY(lr, double, "0.1", at_least(1e-12), "SGD learning rate (on standardised features)")                   \
+    KEY(task, TaskSetting, "auto", any_value(),                                                                \
+        "classify (softmax regression) or regress (least squares); auto: classify integer labels")
+TRAINRT_KEYS(TrainKeys, "train", LINEAR_MODEL_TRAIN_KEYS);
+
+// Everything a run reads from its config, once.
+struct Settings {
+    TrainKeys train;
+    trainrt::Settings job;
+    std::size_t global_batch = 0;
+
+    Settings(const JobConfig& config, int ranks)
+        : train(TrainKeys::read(config)), job(trainrt::Settings::read(config)),
+          global_batch(data::global_batch(train.batch_size, ranks)) {}
+};
+
 // What the dataset gives the model.
 struct Table {
     std::string features, label;
@@ -30,18 +67,17 @@ struct Table {
     double target_mean = 0.0, target_std = 1.0; // regress: the target's
 };
 
-std::string column_name(const JobConfig& config, const char* key, const std::string& file_default, const char* what) {
-    const std::string name = config.get_or(key, file_default);
+std::string column_name(const Setting<std::string>& setting, const std::string& file_default, const char* what) {
+    const std::string name = setting.value.empty() ? file_default : setting.value;
     if (name.empty())
         throw ConfigError(fmt::format("config: linear_model needs a {} column: set {} or import the data with "
-                                      "--label (the file names none)", what, key));
+                                      "--label (the file names none)", what, setting.key));
     return name;
 }
 
-Task task_of(const JobConfig& config, const ColumnInfo& label) {
-    const std::string task = config.get("train.task");
-    if (task == "classify") return Task::classify;
-    if (task == "regress") return Task::regress;
+Task task_of(TaskSetting task, const ColumnInfo& label) {
+    if (task == TaskSetting::classify) return Task::classify;
+    if (task == TaskSetting::regress) return Task::regress;
     const bool integers = label.type != ColumnType::f16 && label.type != ColumnType::f32 && label.type != ColumnType::f64;
     return integers ? Task::classify : Task::regress;
 }
@@ -56,10 +92,10 @@ void standardisation(const ColumnInfo& column, std::size_t inputs, Table& table)
     }
 }
 
-Table describe(const JobConfig& config, const Dataset& train) {
+Table describe(const Settings& settings, const Dataset& train) {
     Table table;
-    table.features = column_name(config, "data.features", train.feature_column(), "feature");
-    table.label = column_name(config, "data.label", train.label_column(), "label");
+    table.features = column_name(settings.job.data.features, train.feature_column(), "feature");
+    table.label = column_name(settings.job.data.label, train.label_column(), "label");
     const ColumnInfo& features = train.column(table.features);
     const ColumnInfo& label = train.column(table.label);
     if (features.sample_shape.size() != 1 || !label.sample_shape.empty())
@@ -67,7 +103,7 @@ Table describe(const JobConfig& config, const Dataset& train) {
                                     "has column '{}' with {} dimension(s) per sample and '{}' with {}", train.path(),
                                     table.features, features.sample_shape.size(), table.label, label.sample_shape.size()));
     table.inputs = features.sample_shape[0];
-    table.task = task_of(config, label);
+    table.task = task_of(settings.train.task.value, label);
     if (table.task == Task::classify) {
         if (label.num_classes < 2)
             throw DataError(fmt::format("data: {}: label column '{}' records no class count (num_classes) of 2 or "
@@ -108,8 +144,9 @@ void prepare(const Table& table, Batch& batch) {
         y[i] = static_cast<float>((raw[i] - table.target_mean) / table.target_std);
 }
 
-BatchOptions stream_options(const JobConfig& config, const Table& table, const std::string& split, std::size_t batch) {
-    BatchOptions options = data::configured_batch_options(config, split, batch);
+BatchOptions stream_options(const Settings& settings, const Table& table, const std::string& split,
+                            std::size_t batch) {
+    BatchOptions options = data::batch_options(settings.job.data, split, batch);
     options.columns = std::vector<std::string>{table.features, table.label};
     options.transform = [table](Batch& b) { prepare(table, b); };
     return options;
@@ -154,8 +191,9 @@ struct Evaluation {
     double loss = 0, accuracy = 0, rmse = 0, r2 = 0;
 };
 
-Evaluation evaluate(Session& session, const LinearModel& model, const Table& table, const std::string& split) {
-    BatchOptions options = stream_options(session.config(), table, split, kEvalBatch);
+Evaluation evaluate(Session& session, const Settings& settings, const LinearModel& model, const Table& table,
+                    const std::string& split) {
+    BatchOptions options = stream_options(settings, table, split, kEvalBatch);
     // loss sum, correct or squared error (original units), samples, target sum, target square sum
     double totals[5] = {0, 0, 0, 0, 0};
     std::vector<float> out(model.outputs());
@@ -200,8 +238,10 @@ void report_running(Session& session, const LinearModel& model, const Progress& 
 
 // The rest of the epoch; a checkpoint every checkpoint.every_steps steps and at an agreed stop
 // (then false: the run ends there and resumes from that checkpoint).
-bool train_epoch(Session& session, LinearModel& model, const TrainStream& stream, float lr, Progress& progress) {
-    const std::int64_t every = session.config().get_int("checkpoint.every_steps");
+bool train_epoch(Session& session, LinearModel& model, const TrainStream& stream, const Settings& settings,
+                 Progress& progress) {
+    const std::int64_t every = settings.job.checkpoint.every_steps.value;
+    const auto lr = static_cast<float>(settings.train.lr.value);
     BatchIterator batches = stream.dataset.iter_batches(stream.options, {progress.epoch, progress.next_batch});
     const auto last = static_cast<std::int64_t>(batches.batches());
     std::vector<float> packed;
@@ -233,21 +273,20 @@ std::string eval_split(Session& session) {
 }
 
 void run(Session& session) {
-    const JobConfig& config = session.config();
+    const Settings settings(session.config(), session.context().world_size);
     const Dataset train = session.dataset("train");
-    const Table table = describe(config, train);
-    const TrainStream stream{
-        train, stream_options(config, table, "train", data::configured_global_batch(config, session.context().world_size))};
+    const Table table = describe(settings, train);
+    const TrainStream stream{train, stream_options(settings, table, "train", settings.global_batch)};
     LinearModel model(table.task, table.inputs, table.outputs);
     Progress progress;
     if (const Checkpoint* checkpoint = session.checkpoint()) progress = restore(*checkpoint, model, stream);
-    const auto lr = static_cast<float>(config.get_double("train.lr"));
     const std::string test = eval_split(session);
-    for (; progress.epoch < config.get_int("train.epochs");) {
+    const std::int64_t epochs = settings.train.epochs.value;
+    for (; progress.epoch < epochs;) {
         const auto started = Clock::now();
-        if (!train_epoch(session, model, stream, lr, progress)) return;
+        if (!train_epoch(session, model, stream, settings, progress)) return;
         const double train_time = std::chrono::duration<double>(Clock::now() - started).count();
-        const Evaluation evaluation = evaluate(session, model, table, test);
+        const Evaluation evaluation = evaluate(session, settings, model, table, test);
         Metrics metrics;
         metrics.set("epoch", progress.epoch + 1).set("loss", progress.loss_sum / static_cast<double>(progress.batches))
             .set("test_loss", evaluation.loss).set("train_time_s", train_time);
@@ -255,7 +294,7 @@ void run(Session& session) {
         else metrics.set("test_rmse", evaluation.rmse).set("test_r2", evaluation.r2);
         progress = {progress.epoch + 1, 0, 0.0, 0, progress.step};
         session.report(metrics, make_state(model, progress, stream));
-        if (progress.epoch < config.get_int("train.epochs") && session.should_stop()) return;
+        if (progress.epoch < epochs && session.should_stop()) return;
     }
     if (session.context().world_rank == 0) {
         std::vector<float> all(model.weight());
@@ -265,26 +304,14 @@ void run(Session& session) {
 }
 
 void preflight(const JobConfig& config, const Context& context) {
-    data::configured_global_batch(config, context.world_size);
-    describe(config, data::open_dataset(config.get("data.path"), "train", context.world_rank, context.world_size, 0));
-}
-
-std::vector<OptionSpec> train_keys() {
-    OptionSpec epochs{"train.epochs", "20", ValueKind::integer, "passes over the training split"};
-    epochs.min = 1;
-    OptionSpec batch{"train.batch_size", "32", ValueKind::integer, "global batch, split over the ranks"};
-    batch.min = 1;
-    OptionSpec lr{"train.lr", "0.1", ValueKind::real, "SGD learning rate (on standardised features)"};
-    lr.min = 1e-12;
-    OptionSpec task{"train.task", "auto", ValueKind::choice,
-                    "classify (softmax regression) or regress (least squares); auto: classify integer labels"};
-    task.choices = {"auto", "classify", "regress"};
-    return {epochs, batch, lr, task};
+    const Settings settings(config, context.world_size);
+    describe(settings, data::open_dataset(data::configured_path(settings.job.data), "train", context.world_rank,
+                                          context.world_size, 0));
 }
 
 }  // namespace
 
 TRAINRT_WORKLOAD_WITH(linear_model, "softmax or linear regression on an imported table (trainrt data import csv)",
-                      run, train_keys, preflight);
+                      run, TrainKeys::specs, preflight);
 
 }  // namespace trainrt::workloads::linear_model

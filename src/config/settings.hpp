@@ -1,0 +1,193 @@
+#pragma once
+// The one declaration of every built-in setting (README "Configuration"): one line per key, from
+// which come the typed section structs below (cfg.checkpoint.async.value), the OptionSpecs the
+// loader validates against, --help, --print-config, the Python view (trainrt.get_config()) and
+// the README's key table (`trainrt --keys-markdown`, checked by tests/config/). A workload's
+// [train] keys are declared the same way beside its code (include/trainrt/keys.hpp).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "trainrt/data.hpp"
+#include "trainrt/keys.hpp"
+
+namespace trainrt {
+
+enum class Backend { automatic, mpi, nccl, gloo, trainrt };
+enum class CheckpointLayout { file_per_rank, shared };
+enum class ScoreOrder { max, min };
+enum class ProgressSetting { automatic, tty, lines, off };
+enum class RequeuePolicy { automatic, never };
+enum class NonFinitePolicy { fail, ignore };
+
+// [stop] signals: signal numbers and their names as configured ("USR2", without SIG).
+struct SignalList {
+    std::vector<int> numbers;
+    std::vector<std::string> names;
+};
+// [stop] time_margin: seconds, or nullopt for auto (from the measured step and checkpoint times).
+struct TimeMargin {
+    std::optional<double> seconds;
+};
+
+template <> struct EnumNames<Backend> { static const std::vector<std::pair<std::string, Backend>>& get(); };
+template <> struct EnumNames<Shuffle> { static const std::vector<std::pair<std::string, Shuffle>>& get(); };
+template <> struct EnumNames<CheckpointLayout> {
+    static const std::vector<std::pair<std::string, CheckpointLayout>>& get();
+};
+template <> struct EnumNames<ScoreOrder> { static const std::vector<std::pair<std::string, ScoreOrder>>& get(); };
+template <> struct EnumNames<ProgressSetting> {
+    static const std::vector<std::pair<std::string, ProgressSetting>>& get();
+};
+template <> struct EnumNames<RequeuePolicy> {
+    static const std::vector<std::pair<std::string, RequeuePolicy>>& get();
+};
+template <> struct EnumNames<NonFinitePolicy> {
+    static const std::vector<std::pair<std::string, NonFinitePolicy>>& get();
+};
+template <> struct KeyType<SignalList> {
+    static constexpr ValueKind kind = ValueKind::string;
+    static SignalList read(const JobConfig& config, const std::string& key);
+};
+template <> struct KeyType<TimeMargin> {
+    static constexpr ValueKind kind = ValueKind::string;
+    static TimeMargin read(const JobConfig& config, const std::string& key);
+};
+
+// clang-format off
+#define TRAINRT_RUN_KEYS(KEY)                                                                                   \
+    KEY(name, std::string, "trainrt", a_name(),                                                                 \
+        "run name: the run directory is storage_path/name")                                                     \
+    KEY(storage_path, std::string, "runs", a_path(),                                                            \
+        "where run directories live (a shared filesystem on a cluster)")                                       \
+    KEY(seed, std::int64_t, "0", at_least(0),                                                                   \
+        "seed for weight init and data shuffling (same seed, same world size: bitwise-identical results)")    \
+    KEY(workload, std::string, "", any_value(),                                                                 \
+        "the training function: a built-in workload (trainrt --help lists them), plugin:/path/lib.so[:name] "  \
+        "or python:FILE.py:FUNC")
+
+#define TRAINRT_SCALING_KEYS(KEY)                                                                               \
+    KEY(use_gpu, bool, "false", any_value(), "one GPU per rank (by local rank)")                                \
+    KEY(backend, Backend, "auto", any_value(),                                                                  \
+        "collective backend: auto (MPI on CPU, NCCL on GPU), mpi, nccl; for a Python function's "              \
+        "torch.distributed also gloo, and trainrt (trainrt's MPI process group)")                              \
+    KEY(bucket_mb, double, "2", between(0.001, 1024),                                                           \
+        "gradient allreduce bucket size in MiB (small tensors fused into buckets)")
+
+#define TRAINRT_DATA_KEYS(KEY)                                                                                  \
+    KEY(path, std::string, "", a_path(), "HDF5 dataset (written by trainrt data import)")                      \
+    KEY(shuffle, Shuffle, "none", any_value(),                                                                  \
+        "training order each epoch, drawn from run.seed and the epoch: none (file order), global (a true "     \
+        "permutation), blocks (chunk-sized blocks permuted, shuffled inside data.shuffle_buffer samples); "    \
+        "true = global, false = none")                                                                          \
+    KEY(prefetch_batches, std::int64_t, "2", between(0, 1024),                                                  \
+        "batches a background reader keeps ready per rank (0: read on the training thread)")                   \
+    KEY(shuffle_buffer, std::int64_t, "0", at_least(0), "shuffle = blocks: samples shuffled together (0: 16 chunks' worth)") \
+    KEY(features, std::string, "", any_value(), "the feature column (empty: the dataset file's feature_column)") \
+    KEY(label, std::string, "", any_value(), "the label column (empty: the dataset file's label_column)")
+
+#define TRAINRT_CHECKPOINT_KEYS(KEY)                                                                            \
+    KEY(layout, CheckpointLayout, "file_per_rank", any_value(),                                                 \
+        "file_per_rank (each rank its own file; fastest on Lustre) or shared (one file through parallel "     \
+        "HDF5 / MPI-IO)")                                                                                       \
+    KEY(num_to_keep, std::int64_t, "0", at_least(0),                                                            \
+        "keep the best N checkpoints by score_attribute (and always the latest); 0 keeps all")                 \
+    KEY(score_attribute, std::string, "", any_value(),                                                          \
+        "reported metric that ranks checkpoints for num_to_keep (unset: by recency)")                          \
+    KEY(score_order, ScoreOrder, "max", any_value(), "whether a higher (max) or lower (min) score_attribute is better") \
+    KEY(async, bool, "false", any_value(),                                                                      \
+        "copy the state to host memory and write it in the background (file_per_rank only)")                  \
+    KEY(every_steps, std::int64_t, "0", at_least(0),                                                            \
+        "also checkpoint every N training steps (0: at the end of each epoch only)")                           \
+    KEY(resume_from, std::string, "", a_path(), "resume from this checkpoint directory instead of the newest valid one") \
+    KEY(alignment_mb, double, "1", at_least(0), "shared layout: align datasets to this many MiB (the stripe size)") \
+    KEY(stripe_count, std::int64_t, "0", at_least(0), "shared layout: ROMIO striping_factor hint (0: filesystem default)") \
+    KEY(stripe_size_mb, double, "0", at_least(0), "shared layout: ROMIO striping_unit hint in MiB (0: filesystem default)")
+
+#define TRAINRT_STOP_KEYS(KEY)                                                                                  \
+    KEY(signals, SignalList, "USR2,TERM", any_value(),                                                          \
+        "signals that request a stop: checkpoint at the next step and exit (comma list of USR1, USR2, TERM, "  \
+        "INT, HUP, QUIT, XCPU, ALRM; USR1 is left to NCCL)")                                                    \
+    KEY(time_margin, TimeMargin, "auto", any_value(),                                                           \
+        "stop this many seconds before the Slurm time limit; auto: 10 s + 2 x the slowest recent step + 2 x "  \
+        "the slowest recent checkpoint")
+
+#define TRAINRT_FAILURE_KEYS(KEY)                                                                               \
+    KEY(max_failures, int, "3", at_least(-1),                                                                   \
+        "give up after more failures than this (crashed rank, dead node, hung collective), counted across "    \
+        "relaunches and requeues; -1: never")                                                                   \
+    KEY(max_launch_failures, int, "5", at_least(0),                                                             \
+        "step launches that fail before trainrt starts (srun cannot create the step, a node cannot start it), " \
+        "in a row: retried after 2, 4, 8 ... 60 s, not counted in max_failures; then give up")                 \
+    KEY(min_nodes, int, "1", at_least(1),                                                                       \
+        "after a node failure, relaunch on the nodes left only if at least this many are; fewer: requeue the " \
+        "job for a whole allocation (needs --requeue)")                                                         \
+    KEY(requeue, RequeuePolicy, "auto", any_value(),                                                            \
+        "auto: after a stop for the time limit or a preemption, rank 0 requeues the job (scontrol requeue); "  \
+        "never: just checkpoint and exit")                                                                      \
+    KEY(collective_timeout, double, "600", at_least(0),                                                         \
+        "seconds a collective may block before the watchdog ends the step as failed (0: no watchdog)")         \
+    KEY(peer_timeout, double, "60", at_least(0),                                                                \
+        "seconds a node may go without a heartbeat (heartbeats/<host> in the run directory) while the others " \
+        "wait for it in a collective before they end the step and the relaunch excludes it, before Slurm "     \
+        "notices (SlurmdTimeout); 0: no heartbeats")                                                            \
+    KEY(on_nonfinite, NonFinitePolicy, "fail", any_value(),                                                     \
+        "fail: a report() with a NaN or infinite metric ends the run (exit 7) without committing its "         \
+        "checkpoint, so the latest checkpoint is the last finite one; ignore: go on")
+
+#define TRAINRT_METRICS_KEYS(KEY)                                                                               \
+    KEY(straggler_threshold, double, "1.5", at_least(0),                                                        \
+        "log a rank as straggling when its own work in an iteration (time not spent waiting in collectives) "  \
+        "exceeds this many times the other ranks' mean; 0 turns it off")                                       \
+    KEY(progress_interval, double, "30", at_least(0), "seconds between progress lines when stdout is not a terminal") \
+    KEY(progress, ProgressSetting, "auto", any_value(),                                                         \
+        "auto (a redrawn line on a terminal, plain lines otherwise), tty, lines, off")
+// clang-format on
+
+TRAINRT_KEYS(RunSettings, "run", TRAINRT_RUN_KEYS);
+TRAINRT_KEYS(ScalingSettings, "scaling", TRAINRT_SCALING_KEYS);
+TRAINRT_KEYS(DataSettings, "data", TRAINRT_DATA_KEYS);
+TRAINRT_KEYS(CheckpointSettings, "checkpoint", TRAINRT_CHECKPOINT_KEYS);
+TRAINRT_KEYS(StopSettings, "stop", TRAINRT_STOP_KEYS);
+TRAINRT_KEYS(FailureSettings, "failure", TRAINRT_FAILURE_KEYS);
+TRAINRT_KEYS(MetricsSettings, "metrics", TRAINRT_METRICS_KEYS);
+
+// Every built-in section, typed. Read once per process after the config is loaded.
+struct Settings {
+    RunSettings run;
+    ScalingSettings scaling;
+    DataSettings data;
+    CheckpointSettings checkpoint;
+    StopSettings stop;
+    FailureSettings failure;
+    MetricsSettings metrics;
+
+    static Settings read(const JobConfig& config);
+    static Settings defaults();
+    // visitor(section_name, section) per section, in order.
+    template <class Visitor> void visit(Visitor&& visitor) const {
+        visitor(RunSettings::section_name, run);
+        visitor(ScalingSettings::section_name, scaling);
+        visitor(DataSettings::section_name, data);
+        visitor(CheckpointSettings::section_name, checkpoint);
+        visitor(StopSettings::section_name, stop);
+        visitor(FailureSettings::section_name, failure);
+        visitor(MetricsSettings::section_name, metrics);
+    }
+};
+
+namespace config {
+
+// The built-in sections' names, in order; TRAINRT_<SECTION>_<KEY> is read for these and [train].
+const std::vector<std::string>& sections();
+
+// Every built-in key's spec, section by section in declaration order.
+std::vector<OptionSpec> builtin_options();
+
+// "USR2" / "SIGUSR2" / "12" -> 12; nullopt for anything that is not a catchable stop signal.
+std::optional<int> stop_signal_number(const std::string& name);
+
+}  // namespace config
+}  // namespace trainrt

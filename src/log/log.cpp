@@ -1,0 +1,83 @@
+#include "log/log.hpp"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+namespace trainrt::log {
+namespace {
+
+struct Loggers {
+    std::shared_ptr<spdlog::logger> out, err;
+    std::mutex mutex;
+    std::string tag = "[trainrt]";
+    int rank = -1;
+};
+
+Loggers& loggers() {
+    static Loggers* all = [] {
+        auto* made = new Loggers;  // leaked: lines may still be written while statics are destroyed
+        made->out = std::make_shared<spdlog::logger>("trainrt.out", std::make_shared<spdlog::sinks::stdout_sink_mt>());
+        made->err = std::make_shared<spdlog::logger>("trainrt.err", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+        for (auto* logger : {made->out.get(), made->err.get()}) {
+            logger->set_pattern("%v");
+            logger->set_level(spdlog::level::trace);
+            logger->flush_on(spdlog::level::trace);  // a line is out when write() returns
+        }
+        return made;
+    }();
+    return *all;
+}
+
+std::atomic<Level> g_level{Level::info};
+
+const char* level_word(Level level) {
+    switch (level) {
+        case Level::debug: return "debug: ";
+        case Level::warn: return "warning: ";
+        case Level::error: return "error: ";
+        case Level::info:
+        case Level::off: break;
+    }
+    return "";
+}
+
+}  // namespace
+
+void set_rank(int rank) {
+    Loggers& all = loggers();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    all.rank = rank;
+    all.tag = fmt::format("[trainrt {}]", rank);
+}
+
+void set_role(const std::string& who) {
+    Loggers& all = loggers();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    all.tag = "[trainrt " + who + "]";
+}
+
+void set_level(Level level) { g_level.store(level); }
+Level level() { return g_level.load(); }
+
+void write(Level level, const std::string& text) noexcept {
+    try {
+        Loggers& all = loggers();
+        std::string line;
+        {
+            std::lock_guard<std::mutex> lock(all.mutex);
+            line = all.tag + " " + level_word(level) + text;
+        }
+        (level == Level::info ? all.out : all.err)->info(line);
+    } catch (...) {  // a line that cannot be printed never ends the run
+    }
+}
+
+void write_once(Level level, const std::string& text) noexcept {
+    if (loggers().rank <= 0) write(level, text);
+}
+
+}  // namespace trainrt::log

@@ -1,0 +1,43 @@
+#pragma once
+// The one logger (spdlog underneath): every line trainrt prints about a run goes through here,
+// tagged with who prints it, "[trainrt 3]" for rank 3 ("[trainrt]" before the rank is known,
+// "[trainrt supervise]" for the supervisor), and a level ("warning: ", "error: "; none for info).
+// Info goes to stdout, the rest to stderr, each line in one write so ranks sharing a file never
+// interleave mid-line. The level is [log] level (TRAINRT_LOG_LEVEL, --log.level). Lines every rank
+// would print alike (an agreed refusal, the stop decision) are printed by rank 0 alone: job_*.
+#include <string>
+
+#include <fmt/format.h>
+
+namespace trainrt::log {
+
+enum class Level { debug, info, warn, error, off };
+
+// "[trainrt 3]": call once the rank is known.
+void set_rank(int rank);
+// "[trainrt <who>]": a process that is not a rank (the supervisor, a CLI command).
+void set_role(const std::string& who);
+void set_level(Level level);
+Level level();
+
+void write(Level level, const std::string& text) noexcept;
+// rank 0 only (others print nothing): lines every rank reaches identically.
+void write_once(Level level, const std::string& text) noexcept;
+
+template <class... Args> void debug(fmt::format_string<Args...> format, Args&&... args) {
+    if (level() <= Level::debug) write(Level::debug, fmt::format(format, std::forward<Args>(args)...));
+}
+template <class... Args> void info(fmt::format_string<Args...> format, Args&&... args) {
+    if (level() <= Level::info) write(Level::info, fmt::format(format, std::forward<Args>(args)...));
+}
+template <class... Args> void warn(fmt::format_string<Args...> format, Args&&... args) {
+    if (level() <= Level::warn) write(Level::warn, fmt::format(format, std::forward<Args>(args)...));
+}
+template <class... Args> void error(fmt::format_string<Args...> format, Args&&... args) {
+    if (level() <= Level::error) write(Level::error, fmt::format(format, std::forward<Args>(args)...));
+}
+template <class... Args> void job_info(fmt::format_string<Args...> format, Args&&... args) {
+    if (level() <= Level::info) write_once(Level::info, fmt::format(format, std::forward<Args>(args)...));
+}
+
+}  // namespace trainrt::log
