@@ -44,6 +44,8 @@ template <class T> struct Setting {
     std::string key;
     std::string source;
     std::string where() const { return key + " (" + source + ")"; }
+    // "data.shuffle = blocks (jobs/a.ini:4)": the setting as it was given, for a refusal.
+    std::string stated(const std::string& shown) const { return key + " = " + shown + " (" + source + ")"; }
 };
 
 // What a key accepts beyond its type: numeric bounds (inclusive), a choice of words for a

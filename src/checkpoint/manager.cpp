@@ -53,8 +53,8 @@ CheckpointOptions options_from(const CheckpointSettings& settings) {
     options.resume_from = settings.resume_from.value;
     if (options.async && settings.layout.value == CheckpointLayout::shared)
         throw ConfigError(fmt::format(
-            "config: {} = true needs {} = file_per_rank: the shared layout writes collectively through MPI-IO, "
-            "which a background thread cannot", settings.async.where(), settings.layout.key));
+            "config: {} needs {} = file_per_rank: the shared layout writes collectively through MPI-IO, "
+            "which a background thread cannot", settings.async.stated("true"), settings.layout.key));
     return options;
 }
 

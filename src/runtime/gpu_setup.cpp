@@ -16,13 +16,13 @@ void bind_gpu(const ScalingSettings& settings, const Context& context) {
     const Backend backend = settings.backend.value;
     if (!settings.use_gpu.value) {
         if (backend == Backend::nccl)
-            throw ConfigError(fmt::format("config: {} = nccl needs {} = true", settings.backend.where(),
+            throw ConfigError(fmt::format("config: {} needs {} = true", settings.backend.stated("nccl"),
                                           settings.use_gpu.key));
         return;
     }
     if (backend == Backend::mpi)
-        throw ConfigError(fmt::format("config: {} = mpi cannot reduce GPU buffers: this MPICH is not CUDA-aware; "
-                                      "use auto or nccl", settings.backend.where()));
+        throw ConfigError(fmt::format("config: {} cannot reduce GPU buffers: this MPICH is not CUDA-aware; "
+                                      "use auto or nccl", settings.backend.stated("mpi")));
     comm::DeviceRequest request;
     request.world_rank = context.world_rank;
     request.local_rank = context.local_rank;

@@ -196,9 +196,9 @@ DatasetShard SessionImpl::dataset_shard(const std::string& split, std::uint64_t 
     request.ranks = context_.world_size;
     const Shuffle shuffle = split == "train" ? settings_.data.shuffle.value : Shuffle::none;
     if (shuffle == Shuffle::blocks)
-        throw ConfigError(fmt::format("config: {} = blocks needs the streaming reader (session.dataset, "
+        throw ConfigError(fmt::format("config: {} needs the streaming reader (session.dataset, "
                                       "trainrt.get_dataset); dataset_shard reads a rank's whole part: use none or "
-                                      "global with it", settings_.data.shuffle.where()));
+                                      "global with it", settings_.data.shuffle.stated("blocks")));
     request.shuffle = shuffle != Shuffle::none;
     request.seed = static_cast<std::uint64_t>(settings_.run.seed.value);
     request.epoch = epoch;

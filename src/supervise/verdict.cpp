@@ -30,14 +30,27 @@ Context step_context(const runlog::History& history, bool started, Context conte
     return context;
 }
 
-// The verdicts that need no failure record: the step finished, stopped, or cannot be helped.
+// The verdicts that need no failure record: the step finished, stopped, or cannot be helped. The
+// run record decides what an exit code means: mpiexec reports a rank killed by signal N as exit N
+// (9 SIGKILL, 6 SIGABRT, 2 SIGINT), which the table's stopped, data and config codes share. A step
+// that started and left no record of its end was killed, whatever its code; one that never started
+// and exits 2, 6 or 10 was refused (bad input, an exhausted budget) before it began.
 std::optional<StepDecision> ended_step(int exit_code, bool started, const runlog::History& history) {
+    const bool refused = exit_code == exit_codes::config || exit_code == exit_codes::data ||
+                         exit_code == exit_codes::failure_limit;
+    if (!started)
+        return refused ? std::optional(StepDecision{Verdict::give_up, fmt::format(
+                                                        "step refused with exit code {} before it started (bad "
+                                                        "input or failure limit): relaunching cannot help", exit_code),
+                                                    exit_code})
+                       : std::nullopt;
+    if (history.open) return std::nullopt;
     if (exit_code == exit_codes::stopped)
         return StepDecision{Verdict::done, "step stopped on request; checkpoint committed", exit_codes::stopped};
     if (exit_code == exit_codes::requeue_needed)
         return StepDecision{Verdict::requeue, "step stopped; the job needs a requeue", exit_code};
-    if (exit_code == 0 && started && !history.open) return StepDecision{Verdict::done, "training finished", 0};
-    if (exit_code == exit_codes::config || exit_code == exit_codes::data || exit_code == exit_codes::failure_limit)
+    if (exit_code == 0) return StepDecision{Verdict::done, "training finished", 0};
+    if (refused)
         return StepDecision{Verdict::give_up, fmt::format("step failed with exit code {} (bad input or failure "
                                                           "limit): relaunching cannot help", exit_code), exit_code};
     return std::nullopt;

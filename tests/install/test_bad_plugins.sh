@@ -4,6 +4,7 @@
 # workload name, a plugin built against another trainrt version, bad values for a plugin's
 # declared keys. A preflight failing on one rank only ends every rank (exit 7), no hang. A training function that throws
 # on one rank ends the job on both ranks (no hang) with that rank's message in the failure record.
+# ctest: fixture=trainrt_installed
 source "$(dirname "$0")/lib.sh"
 PLUGINS=$TRAINRT_BUILD/tests/plugins
 

@@ -4,6 +4,7 @@
 # module load trainrt` puts the installed trainrt on PATH (`trainrt --version` works) and sets
 # LD_LIBRARY_PATH, CMAKE_PREFIX_PATH and TRAINRT_ROOT; `module unload trainrt` restores the
 # environment exactly; help and whatis text are there.
+# ctest: fixture=trainrt_installed
 source "$(dirname "$0")/lib.sh"
 EM=${TRAINRT_EM_DIR:-/opt/trainrt-deps/environment-modules}/usr/lib/x86_64-linux-gnu/modulecmd.tcl
 LMOD_INIT=/usr/share/lmod/lmod/init/bash

@@ -5,6 +5,8 @@ set -euo pipefail
 : "${TRAINRT_SRC:?run through ctest (TRAINRT_SRC unset)}"
 cd "$TRAINRT_SRC"
 DATA="$TRAINRT_SRC/data/fashion-mnist.h5"
+# 6000 training and 1000 test images of the same (fixture small_data: tests/lib/small_data.sh).
+SMALL_DATA="$TRAINRT_SRC/data/fashion-mnist-6k.h5"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/trainrt-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 failures=0
@@ -19,6 +21,9 @@ finish() {
 }
 require_data() {
   [ -f "$DATA" ] || { echo "FAIL: $DATA missing (make test imports it first)" >&2; exit 1; }
+}
+require_small_data() {
+  [ -f "$SMALL_DATA" ] || { echo "FAIL: $SMALL_DATA missing (the small_data fixture makes it)" >&2; exit 1; }
 }
 
 # rows RUN_DIR: result rows so far.

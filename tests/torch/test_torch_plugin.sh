@@ -5,6 +5,7 @@
 # mid-epoch and rerun it ends with the uninterrupted run's digest; the same run resumed with another
 # width is refused with exit 8 naming the tensor; a batch that does not divide is refused by its
 # preflight (exit 2, one line, nothing written).
+# ctest: fixture=trainrt_installed
 source "$(dirname "$0")/../checkpoint/lib.sh"
 prefix=$TRAINRT_BUILD/test-install/prefix
 plugin=$TRAINRT_BUILD/test-install/torch_example/libtorch_model.so

@@ -61,8 +61,8 @@ void preflight(const JobConfig& config, const Context& context) {
     data::check_split(path, "train");
     data::check_split(path, "test");
     if (settings.job.scaling.use_gpu.value && settings.job.data.shuffle.value == Shuffle::blocks)
-        throw ConfigError(fmt::format("config: {} = blocks streams from disk, and fashion_mlp on GPUs keeps its data "
-                                      "on the device: use none or global", settings.job.data.shuffle.where()));
+        throw ConfigError(fmt::format("config: {} streams from disk, and fashion_mlp on GPUs keeps its data "
+                                      "on the device: use none or global", settings.job.data.shuffle.stated("blocks")));
     if (!settings.train.init_weights.value.empty()) {
         Mlp probe;
         load_weights(settings.train.init_weights.value, probe);

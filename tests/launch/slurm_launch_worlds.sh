@@ -3,9 +3,10 @@
 # under srun --mpi=pmix and --mpi=pmi2 (plain srun, inside salloc, inside an sbatch job); under
 # --mpi=none MPICH has no PMI and every task is an MPI singleton, and the probe must show that
 # mismatch (launcher: rank r of 2; MPI: rank 0 of 1) so trainrt's comm layer can refuse it.
+# ctest: resource=slurm_cluster
 set -euo pipefail
-# shellcheck source=tests/slurm/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/lib/slurm.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
 
 PROBE=$TRAINRT_BUILD/launch_probe

@@ -2,9 +2,10 @@
 # The local cluster is up and is what the other tests assume: one node "head" declaring
 # CPUs=8, 4-task steps, batch jobs, and a requeue that comes back within seconds; and the
 # namespaced nodes node1..node3 (partition multi) running a batch step across them.
+# ctest: resource=slurm_cluster
 set -euo pipefail
-# shellcheck source=tests/slurm/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/lib/slurm.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
 
 # --- the script's own view -------------------------------------------------------------------

@@ -3,8 +3,9 @@
 # reads the end time from Slurm, stops by itself with time to spare, commits a checkpoint and
 # requeues the job (`stop` reason time_limit, `requeue` by trainrt); the job never reaches
 # TIMEOUT, and the next run finishes the training. Result rows once each.
+# ctest: resource=slurm_cluster
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
 
 sed '/^#SBATCH --signal/d' "$TRAINRT_SRC/jobs/fashion_mlp.sbatch" >"$TEST_TMP/nosignal.sbatch"

@@ -3,9 +3,10 @@
 # weights digest under `mpiexec -n 2`, `srun --mpi=pmix` and `srun --mpi=pmi2`; a 4-task sbatch job
 # of torch_fashion_cnn, requeued twice while it trains, finishes bitwise identical to an
 # uninterrupted 4-rank run.
+# ctest: resource=slurm_cluster
 set -euo pipefail
-# shellcheck source=tests/slurm/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/lib/slurm.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
 cd "$TRAINRT_SRC"
 [[ -r data/fashion-mnist.h5 ]] || fail "missing data/fashion-mnist.h5 (make data builds it)"

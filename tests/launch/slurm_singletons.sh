@@ -2,9 +2,10 @@
 # `srun --mpi=none -n 4 trainrt`: MPICH gets no PMI, so every task comes up as an MPI singleton.
 # trainrt must refuse (exit 3, one line per task naming the task and how to launch instead) and
 # write nothing, rather than train four separate copies into one run directory.
+# ctest: resource=slurm_cluster
 set -euo pipefail
-# shellcheck source=tests/slurm/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/lib/slurm.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
 cd "$TRAINRT_SRC"
 

@@ -6,9 +6,10 @@
 #
 # TRAINRT_TEST_FASHION_ARGS overrides the shortening (default: one epoch, batch size 256);
 # TRAINRT_TEST_JOB_TIMEOUT bounds each job in seconds (default 400; ctest gives the test 900).
+# ctest: resource=slurm_cluster
 set -euo pipefail
-# shellcheck source=tests/slurm/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/lib/slurm.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
 
 [[ -x "$TRAINRT" ]] || fail "trainrt binary '$TRAINRT' not found or not executable"

@@ -3,7 +3,7 @@
 # loss / accuracy / step-time panels and a labelled line where a stopped run was resumed; a run
 # still in progress plots; bad input and a failing gnuplot exit 2 with one stderr line and
 # leave no PNG, no FILE.png.tmp-* and no temporary directory behind.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../metrics/lib.sh"
 export TMPDIR=$WORK/tmp  # trainrt plot's private directories land here: checked empty below
 mkdir -p "$TMPDIR" "$WORK/out"
 

@@ -3,8 +3,10 @@
 # (fixture install.setup), as a batch job with its own sbatch file and trainrt from the install's
 # bin/ on PATH, as after `module load trainrt`. Requeued mid-epoch with `scontrol requeue`, it
 # stops, comes back, resumes and ends with the same weights as an uninterrupted mpiexec run.
+# ctest: fixture=trainrt_installed
+# ctest: resource=slurm_cluster
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
 
 prefix=$TRAINRT_BUILD/test-install/prefix

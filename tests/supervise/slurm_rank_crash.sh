@@ -6,8 +6,9 @@
 # Then max_failures exhausted: task 1 dies (fault injection) every time it reports iteration 3;
 # with [failure] max_failures = 1 the supervisor relaunches once, then gives up with a final record,
 # and the job ends FAILED with exit code 10.
+# ctest: resource=slurm_cluster
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
 
 reference_digest "$LIFECYCLE_ARGS"

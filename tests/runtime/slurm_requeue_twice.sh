@@ -5,8 +5,9 @@
 # an uninterrupted run of the same training. Result rows: every iteration exactly once.
 # TRAINRT_REQUEUE_SBATCH: extra sbatch options (test_multinode_requeue.sh: 2 nodes), and
 # TRAINRT_REQUEUE_HOSTS: the hosts every start must report (comma separated).
+# ctest: resource=slurm_cluster
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
 read -r -a sbatch_extra <<<"${TRAINRT_REQUEUE_SBATCH:-}"
 

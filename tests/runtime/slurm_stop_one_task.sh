@@ -6,8 +6,9 @@
 # Then the container case: trainrt finds no scontrol (TRAINRT_SCONTROL points nowhere), says so,
 # exits 75, and the supervisor (which has scontrol) requeues the job instead. This second job
 # goes through the generic template slurm/trainrt.sbatch.
+# ctest: resource=slurm_cluster
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
 
 reference_digest "$LIFECYCLE_ARGS"

@@ -293,7 +293,7 @@ TEST_CASE("supervise: a step that could not requeue itself (75) is requeued here
     SECTION("refused: no scontrol here either -> 75 for RequeueExit") {
         Harness h;
         h.slurm.scontrol_found = false;
-        h.step_exits(exit_codes::requeue_needed);
+        h.step_exits(exit_codes::requeue_needed, [&] { h.ranks.start(kAll); h.ranks.stop(); });
         CHECK(h.run() == exit_codes::requeue_needed);
         CHECK(h.slurm.requeued.empty());
         CHECK(h.said_line("cannot requeue job 42"));
@@ -301,7 +301,7 @@ TEST_CASE("supervise: a step that could not requeue itself (75) is requeued here
     SECTION("the job is being cancelled: not requeued") {
         Harness h;
         h.slurm.job.state = "COMPLETING";
-        h.step_exits(exit_codes::requeue_needed);
+        h.step_exits(exit_codes::requeue_needed, [&] { h.ranks.start(kAll); h.ranks.stop(); });
         CHECK(h.run() == exit_codes::stopped);
         CHECK(h.slurm.requeued.empty());
         CHECK(h.said_line("is ending"));
@@ -309,12 +309,38 @@ TEST_CASE("supervise: a step that could not requeue itself (75) is requeued here
 }
 
 TEST_CASE("supervise: stopped on request (9) and bad input (2, 6) are never relaunched", "[supervise]") {
-    for (int code : {exit_codes::stopped, exit_codes::config, exit_codes::data}) {
+    SECTION("stopped: its stop record") {
         Harness h;
-        h.step_exits(code, [&] { h.ranks.start(kAll); });
+        h.step_exits(exit_codes::stopped, [&] { h.ranks.start(kAll); h.ranks.stop(); });
+        CHECK(h.run() == exit_codes::stopped);
+        CHECK(h.slurm.launched.size() == 1);
+        CHECK(h.count("relaunch") == 0);
+    }
+    for (int code : {exit_codes::config, exit_codes::data}) {
+        Harness h;
+        h.step_exits(code);  // refused before it started: no start record
         CHECK(h.run() == code);
         CHECK(h.slurm.launched.size() == 1);
         CHECK(h.count("relaunch") == 0);
+        CHECK(h.said_line("before it started"));
+    }
+    SECTION("a data error while training: the rank's record") {
+        Harness h;
+        h.step_exits(exit_codes::data, [&] { h.ranks.start(kAll); h.ranks.fail(0, "data"); });
+        CHECK(h.run() == exit_codes::data);
+        CHECK(h.count("relaunch") == 0);
+    }
+}
+
+TEST_CASE("supervise: exit 9, 6 or 2 without the step's record is a killed rank (mpiexec's signal codes)",
+          "[supervise]") {
+    for (int code : {exit_codes::stopped, exit_codes::data, exit_codes::config}) {
+        Harness h;
+        h.step_killed(code);  // started, then ended with no record: SIGKILL, SIGABRT, SIGINT under mpiexec
+        h.step_finishes();
+        CHECK(h.run() == 0);
+        CHECK(h.slurm.launched.size() == 2);
+        CHECK(h.last<runlog::FailureEvent>().reason == "unrecorded_end");
     }
 }
 
@@ -438,7 +464,7 @@ TEST_CASE("supervise: outside Slurm a requeue verdict is exit 75", "[supervise]"
     Harness h;
     h.allocation = Allocation{};
     h.allocation.host = h.allocation.node_name = "laptop";
-    h.step_exits(exit_codes::requeue_needed);
+    h.step_exits(exit_codes::requeue_needed, [&] { h.ranks.start({"laptop"}); h.ranks.stop(); });
     CHECK(h.run() == exit_codes::requeue_needed);
     CHECK(h.said_line("not a Slurm job"));
 }

@@ -2,9 +2,10 @@
 # The issue's acceptance check: fashion_mlp with the same seed on 2 ranks prints the same
 # weights digest under `mpiexec -n 2`, `srun -n 2 --mpi=pmix` and `srun -n 2 --mpi=pmi2`
 # (one epoch of the real recipe, batch 64), and every launch reports world_size 2.
+# ctest: resource=slurm_cluster
 set -euo pipefail
-# shellcheck source=tests/slurm/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/lib/slurm.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
 cd "$TRAINRT_SRC"
 [[ -r data/fashion-mnist.h5 ]] || fail "missing data/fashion-mnist.h5 (make data builds it)"

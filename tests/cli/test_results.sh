@@ -7,7 +7,7 @@
 # then stopped by USR2 (stopped, exit 9) and resumed (a restart naming the stop), a copied run
 # directory with a torn last line, and bad input (exit 2, one line on stderr). `trainrt results`
 # exits with its own status codes (TRAINRT_RESULTS_*), never a training code.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../metrics/lib.sh"
 THROWING="$TRAINRT_BUILD/tests/plugins/libtest_plugin_throwing.so"
 [ -f "$THROWING" ] || { echo "FAIL: $THROWING missing (built with the tests)" >&2; exit 1; }
 

@@ -3,8 +3,9 @@
 # in PyTorch): `srun -n 4 --mpi=pmi2` gives the weights digest of `mpiexec -n 4`; the example's
 # sbatch file (4 tasks, srun --mpi=pmix; 2 epochs) requeued twice with `scontrol requeue` stops in the middle
 # of the epoch each time, resumes, and ends with the same digest; result rows once each.
+# ctest: resource=slurm_cluster
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
 cd "$TRAINRT_SRC"
 args=(--config examples/python/fashion_mnist.ini --train.epochs=2 --train.batch_size=256 --train.check_every=20

@@ -8,9 +8,10 @@
 # excluded), trainrt resumes from the latest checkpoint and trains to the end, and the watcher ends
 # the job (scancel: CANCELLED, the run itself finished). The time from the kill to training again
 # is logged and must be well under SlurmdTimeout. The node is brought back once the relaunch runs.
+# ctest: resource=slurm_cluster
 set -euo pipefail
-# shellcheck source=tests/slurm/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/lib/slurm.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
 need_nodes 3
 CLUSTER=$TRAINRT_SRC/slurm/local-cluster.sh

@@ -4,8 +4,10 @@
 # installed copy): trainrt and trainrt-srun come from the install's bin/ on PATH, as after
 # `module load trainrt`. Requeued once mid-run with `scontrol requeue`: it stops, comes back,
 # resumes from its checkpoint and ends with the same weights as an uninterrupted mpiexec run.
+# ctest: fixture=trainrt_installed
+# ctest: resource=slurm_cluster
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
 
 prefix=$TRAINRT_BUILD/test-install/prefix

@@ -22,12 +22,16 @@ expect_error() {
 
 JOB=jobs/fashion_mlp.ini
 cat >"$WORK/typo.ini" <<'INI'
+[run]
+workload = fashion_mlp
 [train]
 epochs = 1
 epoch = 2
 INI
-expect_error unknown_key 2 "unknown key 'train.epoch' \(.*typo.ini:3\).*did you mean 'train.epochs'" \
+expect_error unknown_key 2 "unknown key 'train.epoch' \(.*typo.ini:5\).*did you mean 'train.epochs'" \
   "$TRAINRT" --config "$WORK/typo.ini"
+expect_error no_workload 2 "run.workload is not set; name the training function" \
+  "$TRAINRT" --train.epochs=1
 expect_error unknown_flag 2 "unknown key 'train.epocs' \(command line\).*did you mean 'train.epochs'" \
   "$TRAINRT" --config $JOB --train.epocs=2
 expect_error wrong_type 2 "bad value 'two' for train.epochs \(command line\): expected an integer" \
@@ -68,7 +72,7 @@ for bad in '../../etc' 'a/b' '.' '..'; do
     "bad value '$bad' for run.name \(command line\): expected a name of letters, digits" \
     "$TRAINRT" --config $JOB --train.epochs=1 --run.name="$bad"
 done
-printf '[run]\nname =\n' >"$WORK/empty_name.ini"
+printf '[run]\nname =\nworkload = fashion_mlp\n' >"$WORK/empty_name.ini"
 expect_error bad_run_name_empty 2 "bad value '' for run.name \($WORK/empty_name.ini:2\)" \
   "$TRAINRT" --config "$WORK/empty_name.ini" --train.epochs=1
 [ ! -e "$WORK/../etc" ] && [ ! -e "$WORK/a" ] || fail "a bad run name wrote outside run.storage_path"

@@ -7,9 +7,10 @@
 #    printed on stderr (multi-node PMIx launches used to print two error lines per rank);
 #  - fashion_mlp gives the same weights digest across nodes as mpiexec with the same world on one
 #    node (2x2 under pmix and pmi2, 3x1 under pmix; batch 60 so that 3 ranks divide it).
+# ctest: resource=slurm_cluster
 set -euo pipefail
-# shellcheck source=tests/slurm/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/lib/slurm.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
 cd "$TRAINRT_SRC"
 need_nodes 3

@@ -19,9 +19,10 @@
 # (total_time_s - useful_time_s). The time from the fault to training again is logged and must be
 # well under SlurmdTimeout. node2 is brought back (killed and restarted) once the relaunch runs,
 # so that Slurm can end the job.
+# ctest: resource=slurm_cluster
 set -euo pipefail
-# shellcheck source=tests/slurm/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/lib/slurm.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
 need_nodes 3
 CLUSTER=$TRAINRT_SRC/slurm/local-cluster.sh
