@@ -6,7 +6,7 @@ TRAINRT := $(BUILD)/trainrt
 DATA := data/fashion-mnist.h5
 PREFIX ?= /usr/local
 
-.PHONY: all deps build data demo test test-unit test-mpi test-metrics test-slurm test-install install bench bench-nodes clean
+.PHONY: all deps build data demo test test-long test-unit test-mpi test-metrics test-slurm test-install install bench bench-nodes clean
 
 all: build
 
@@ -27,8 +27,15 @@ data: build $(DATA)
 demo: data
 	bash jobs/demo.sh
 
+# Tests run in parallel: each declares the cores it keeps busy (ctest PROCESSORS), and ctest keeps
+# their sum within TEST_JOBS; tests sharing the local cluster's nodes hold a lock (README "Tests").
+TEST_JOBS ?= 3
 test: data
-	cd $(BUILD) && ctest --output-on-failure --timeout 900 $(CTEST_ARGS)
+	cd $(BUILD) && ctest --output-on-failure --timeout 900 -j $(TEST_JOBS) $(CTEST_ARGS)
+
+# The same tests with their slow repeat-runs (every kill phase, more random kills).
+test-long: data
+	cd $(BUILD) && TRAINRT_TEST_LONG=1 ctest --output-on-failure --timeout 1800 -j $(TEST_JOBS) $(CTEST_ARGS)
 
 test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -L unit

@@ -3,6 +3,7 @@
 # committed; a rank killed while its background writer is saving (after_data) leaves the previous
 # checkpoint valid and a restart resumes from it exactly; so does a kill while the last save is
 # being committed at the end of the run (before_rename of the final iteration).
+# ctest: fixture=small_data
 source "$(dirname "$0")/lib.sh"
 
 train 2 sync "$WORK/sync.out"

@@ -4,6 +4,7 @@
 # warns (file and reason), resumes from the checkpoint before it and finishes with the weights of
 # an uninterrupted run. A damaged older checkpoint does not stop the good newest one being used.
 # Each case works on a fresh copy of one finished 2-rank run (9 checkpoints).
+# ctest: fixture=small_data
 source "$(dirname "$0")/lib.sh"
 
 train 2 pristine "$WORK/pristine.out"

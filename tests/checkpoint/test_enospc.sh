@@ -5,6 +5,7 @@
 # storage_path is a small tmpfs (needs root for mount). Two places the space runs out:
 #   A. rank 0's shard of a later checkpoint (12 MiB: four 2.7 MB checkpoints fit, the fifth not)
 #   D. the shared layout's data.h5 (MPI-IO) of a later checkpoint (12 MiB: two 4 MB checkpoints fit)
+# ctest: fixture=small_data
 source "$(dirname "$0")/lib.sh"
 
 FS="$WORK/fs"

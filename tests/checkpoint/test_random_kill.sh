@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # A rank killed (SIGKILL) at a random moment of training, not during a save: the job ends, a
 # restart resumes from the newest committed checkpoint and finishes with bitwise the same weights
-# as an uninterrupted run; result.jsonl then holds every iteration once. Three random moments.
+# as an uninterrupted run; result.jsonl then holds every iteration once. One random moment in
+# `make test`, three in `make test-long` (TRAINRT_TEST_LONG=1).
+# ctest: fixture=small_data
 source "$(dirname "$0")/lib.sh"
+use_full_data  # its kills and signals land at moments of training
 
 train 2 reference "$WORK/reference.out"
 [ "$rc" -eq 0 ] || { show "$WORK/reference.out"; fail "uninterrupted run exits $rc"; finish; }
@@ -11,7 +14,9 @@ pass "uninterrupted run: digest $base"
 
 # The moment is drawn in training progress, not wall-clock time (a faster build must not finish
 # before the kill): after a random number of result rows (0-6 of 9), plus a random 0-0.2 s.
-for attempt in 1 2 3; do
+attempts=1
+[ "${TRAINRT_TEST_LONG:-0}" = 1 ] && attempts=3
+for attempt in $(seq 1 "$attempts"); do
   name=kill$attempt
   rows_before=$(( RANDOM % 7 ))
   extra=$(awk -v seed="$RANDOM" 'BEGIN { srand(seed); printf "%.2f", rand() * 0.2 }')

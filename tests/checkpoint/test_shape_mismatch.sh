@@ -7,6 +7,7 @@
 #     checksum updated, so only the schema check can tell); verify and resume both reject it.
 # The checkpoints are rewritten with /usr/bin/python3 + h5py; XXH3-64 comes from libxxhash (the
 # library trainrt itself links) through ctypes.
+# ctest: fixture=small_data
 source "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 "$PY" -c 'import h5py, numpy' || { echo "FAIL: $PY lacks h5py/numpy (python3-h5py, python3-numpy)" >&2; exit 1; }

@@ -6,7 +6,9 @@
 # in another order (batch size, shuffle window) is refused (exit 8), positions saved before order
 # keys still resume (and are refused under another batch size), and one from 2 ranks resumes on 3.
 # fashion_mlp's stops and kills land where the newest checkpoint is mid-epoch.
+# ctest: fixture=small_data
 source "$(dirname "$0")/../checkpoint/lib.sh"
+use_full_data  # its kills and signals land at moments of training
 
 # interrupt NAME SIGNAL RANK ROWS [ARGS...]: a run signalled at RANK once it has ROWS result rows;
 # sets $rc to the run's exit code.

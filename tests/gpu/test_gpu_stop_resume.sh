@@ -4,6 +4,7 @@
 # checkpoint committed and verified) and rerun: it resumes on the GPU and ends with bitwise the
 # uninterrupted run's weights (same weights_digest).
 source "$(dirname "$0")/../checkpoint/lib.sh"
+use_full_data  # its kills and signals land at moments of training
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
   echo "SKIP: no GPU visible (nvidia-smi -L)"; exit 77
 fi

@@ -7,6 +7,7 @@
 # TRAINRT_TEST_FASHION_ARGS overrides the shortening (default: one epoch, batch size 256);
 # TRAINRT_TEST_JOB_TIMEOUT bounds each job in seconds (default 400; ctest gives the test 900).
 # ctest: resource=slurm_cluster
+# ctest: fixture=small_data
 set -euo pipefail
 # shellcheck source=tests/lib/slurm.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
@@ -18,7 +19,7 @@ slurm_setup
 [[ -r "$TRAINRT_SRC/data/fashion-mnist.h5" ]] \
   || fail "missing $TRAINRT_SRC/data/fashion-mnist.h5 (make data builds it)"
 
-short_args=${TRAINRT_TEST_FASHION_ARGS:---train.epochs=1 --train.batch_size=256}
+short_args=${TRAINRT_TEST_FASHION_ARGS:---train.epochs=1 --train.batch_size=256 --data.path=$SMALL_DATA}
 job_timeout=${TRAINRT_TEST_JOB_TIMEOUT:-400}
 epochs=$(sed -n 's/.*--train\.epochs=\([0-9]\+\).*/\1/p' <<<"$short_args")
 [[ -n "$epochs" ]] || fail "TRAINRT_TEST_FASHION_ARGS must set --train.epochs=N (got '$short_args')"

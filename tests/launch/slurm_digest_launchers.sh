@@ -3,6 +3,7 @@
 # weights digest under `mpiexec -n 2`, `srun -n 2 --mpi=pmix` and `srun -n 2 --mpi=pmi2`
 # (one epoch of the real recipe, batch 64), and every launch reports world_size 2.
 # ctest: resource=slurm_cluster
+# ctest: fixture=small_data
 set -euo pipefail
 # shellcheck source=tests/lib/slurm.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
@@ -10,7 +11,7 @@ slurm_setup
 cd "$TRAINRT_SRC"
 [[ -r data/fashion-mnist.h5 ]] || fail "missing data/fashion-mnist.h5 (make data builds it)"
 
-args=(--config jobs/fashion_mlp.ini --train.epochs=1 --run.seed=11 --run.storage_path="$TEST_TMP")
+args=(--config jobs/fashion_mlp.ini --data.path="$SMALL_DATA" --train.epochs=1 --run.seed=11 --run.storage_path="$TEST_TMP")
 declare -A digest=()
 run_launcher() {  # NAME COMMAND...
   local name=$1; shift

@@ -8,6 +8,7 @@
 #  - fashion_mlp gives the same weights digest across nodes as mpiexec with the same world on one
 #    node (2x2 under pmix and pmi2, 3x1 under pmix; batch 60 so that 3 ranks divide it).
 # ctest: resource=slurm_cluster
+# ctest: fixture=small_data
 set -euo pipefail
 # shellcheck source=tests/lib/slurm.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
@@ -43,7 +44,7 @@ probe pmi2 2 2
 probe pmix 3 1
 probe pmi2 3 1
 
-args=(--config jobs/fashion_mlp.ini --train.epochs=1 --train.batch_size=60 --run.seed=5 --metrics.progress=off
+args=(--config jobs/fashion_mlp.ini --data.path="$SMALL_DATA" --train.epochs=1 --train.batch_size=60 --run.seed=5 --metrics.progress=off
       --run.storage_path="$TEST_TMP")
 # train NAME WORLD COMMAND...: one epoch; the digest line into $TEST_TMP/NAME.digest.
 train() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_requeue_twice.sh across 2 of the namespaced nodes (1 task each): a 2-node sbatch job requeued
+# slurm_requeue_twice.sh across 2 of the namespaced nodes (1 task each): a 2-node sbatch job requeued
 # twice resumes each time and ends bitwise where mpiexec -n 2 on one node ends, every row once.
 # ctest: resource=slurm_cluster
 set -euo pipefail
@@ -7,4 +7,4 @@ set -euo pipefail
   { echo "FAIL [test_multinode_requeue]: the local cluster has fewer than 2 namespaced nodes (TRAINRT_SLURM_NODES)" >&2; exit 1; }
 export TRAINRT_REQUEUE_SBATCH="-p multi -N 2 --ntasks-per-node=1 --ntasks=2"
 export TRAINRT_REQUEUE_HOSTS="node1,node2"
-exec bash "$(dirname "${BASH_SOURCE[0]}")/test_requeue_twice.sh"
+exec bash "$(dirname "${BASH_SOURCE[0]}")/slurm_requeue_twice.sh"

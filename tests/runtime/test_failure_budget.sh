@@ -4,6 +4,7 @@
 # that attempt as a failure. With max_failures = 1 the second such crash makes the third start
 # give up: exit 10, one clear line, a final `failure` record, no training. A final record starts
 # a new series: the next start (no fault) resumes and finishes with the uninterrupted weights.
+# ctest: fixture=small_data
 source "$(dirname "$0")/lib.sh"
 
 train 2 reference "$WORK/reference.out"

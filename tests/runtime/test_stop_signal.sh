@@ -3,7 +3,9 @@
 # stops at the same step boundary, the stop checkpoint commits, trainrt exits 9 with a `stop`
 # event; the rerun resumes and ends with bitwise the weights of an uninterrupted run, and
 # result.jsonl holds every iteration exactly once.
+# ctest: fixture=small_data
 source "$(dirname "$0")/lib.sh"
+use_full_data  # its kills and signals land at moments of training
 
 train 2 reference "$WORK/reference.out"
 [ "$rc" -eq 0 ] || { show "$WORK/reference.out"; fail "uninterrupted run exits $rc"; finish; }

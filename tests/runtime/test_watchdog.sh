@@ -4,6 +4,7 @@
 # exit 4 and one line naming the blocked collective and the step, records a `failure` event
 # (reason collective_timeout), and mpiexec tears rank 1 down. Without the watchdog
 # (collective_timeout = 0) the same run is still hanging after 20 s (the fault is real).
+# ctest: fixture=small_data
 source "$(dirname "$0")/lib.sh"
 
 start=$SECONDS

@@ -4,11 +4,13 @@
 # every process of that node gets SIGKILL. Slurm would keep such a job RUNNING with nothing in it
 # (--no-kill) or notice only after SlurmdTimeout. the supervisor's watcher step on another node sees
 # the batch host silent (its supervisor's beat and its ranks' heartbeat) for [failure] peer_timeout
-# (30 s here), takes the job over, relaunches on the 2 nodes left (4 ranks, the batch host
+# (10 s here), takes the job over, relaunches on the 2 nodes left (4 ranks, the batch host
 # excluded), trainrt resumes from the latest checkpoint and trains to the end, and the watcher ends
 # the job (scancel: CANCELLED, the run itself finished). The time from the kill to training again
 # is logged and must be well under SlurmdTimeout. The node is brought back once the relaunch runs.
 # ctest: resource=slurm_cluster
+# ctest: fixture=small_data
+# ctest: processors=1
 set -euo pipefail
 # shellcheck source=tests/lib/slurm.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
@@ -27,7 +29,7 @@ restore_batch_host() {
 }
 trap 'rc=$?; restore_batch_host; _on_exit $rc' EXIT
 
-args="--train.epochs=6 --train.batch_size=240 --checkpoint.every_steps=50 --failure.peer_timeout=30"
+args="--data.path=$SMALL_DATA --train.epochs=12 --train.batch_size=240 --checkpoint.every_steps=5 --failure.peer_timeout=10"
 submit_fashion batchhost jobs/fashion_mlp.sbatch "$args" -p multi -N 3 --ntasks=6 --ntasks-per-node=2 --no-kill
 wait_start "$RUN" 0
 wait_rows "$RUN" 4
@@ -62,11 +64,11 @@ others=$(printf 'node%s\n' 1 2 3 | grep -v -x "$batch_host" | paste -sd, -)
 restored_at_least "$RUN" 4
 [[ "$(count_events "$RUN" '.event == "finish"')" == 1 ]] || fail "expected 1 finish event"
 rows_once "$RUN"
-[[ "$(jq -s -r 'last | .epoch' "$RUN/result.jsonl")" == 6 ]] || fail "the last row is not epoch 6"
+[[ "$(jq -s -r 'last | .epoch' "$RUN/result.jsonl")" == 12 ]] || fail "the last row is not epoch 12"
 grep -q "took over job $JOB from the silent batch host $batch_host" "$OUT" ||
   fail "the watcher's lines are not in the job's output"
 again=$(awk -v a="$t_kill" -v b="$t_again" 'BEGIN{printf "%.1f", b-a}')
 awk -v a="$again" -v t="$slurmd_timeout" 'BEGIN{exit !(a < t / 2)}' ||
   fail "training again only $again s after the kill: not well before SlurmdTimeout ($slurmd_timeout s)"
 log "batch host $batch_host killed: training again on $others after $again s (SlurmdTimeout $slurmd_timeout s," \
-    "peer_timeout 30 s); $(rows "$RUN") rows once each; job $JOB_STATE by the watcher (fault at $t_kill)"
+    "peer_timeout 10 s); $(rows "$RUN") rows once each; job $JOB_STATE by the watcher (fault at $t_kill)"

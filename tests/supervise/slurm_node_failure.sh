@@ -5,7 +5,7 @@
 #     its ranks), as a power loss;
 #   TRAINRT_NODE_FAULT=freeze: every process of node2 is stopped (SIGSTOP), sockets open, as a
 #     hung kernel or driver.
-# Frozen, trainrt's own heartbeats ([failure] peer_timeout = 30 here) notice it: the survivors end
+# Frozen, trainrt's own heartbeats ([failure] peer_timeout = 10 here) notice it: the survivors end
 # the step ("peer_timeout" failure naming node2) and the supervisor excludes node2 while Slurm still
 # calls it alive. Killed, MPI may abort the survivors within seconds (when the closed sockets
 # reach it) or leave them blocked until peer_timeout (seen both ways here); Slurm reports node2
@@ -20,6 +20,8 @@
 # well under SlurmdTimeout. node2 is brought back (killed and restarted) once the relaunch runs,
 # so that Slurm can end the job.
 # ctest: resource=slurm_cluster
+# ctest: fixture=small_data
+# ctest: processors=1
 set -euo pipefail
 # shellcheck source=tests/lib/slurm.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
@@ -38,8 +40,8 @@ restore_node2() {
 }
 trap 'rc=$?; restore_node2; _on_exit $rc' EXIT
 
-# A checkpoint (and a result row) every 50 steps of batch 240.
-args="--train.epochs=6 --train.batch_size=240 --checkpoint.every_steps=50 --failure.peer_timeout=30"
+# The small dataset: 25 steps of batch 240 per epoch, a checkpoint (and a result row) every 5.
+args="--data.path=$SMALL_DATA --train.epochs=12 --train.batch_size=240 --checkpoint.every_steps=5 --failure.peer_timeout=10"
 submit_fashion "node$FAULT" jobs/fashion_mlp.sbatch "$args" -p multi -N 3 --ntasks=6 --ntasks-per-node=2 --no-kill
 wait_start "$RUN" 0
 wait_rows "$RUN" 4
@@ -85,9 +87,9 @@ relaunched=$(date -d "$(jq -s -r '[.[] | select(.event == "start") | .time] | .[
 gap=$(awk -v a="$t_kill" -v b="$relaunched" 'BEGIN{printf "%.1f", b-a}')
 awk -v l="$lost" -v g="$gap" 'BEGIN{exit !(l >= g)}' ||
   fail "trainrt results: total - useful = ${lost} s, less than the ${gap} s from the kill to the relaunch"
-[[ "$(jq -s -r 'last | .epoch' "$RUN/result.jsonl")" == 6 ]] || fail "the last row is not epoch 6"
+[[ "$(jq -s -r 'last | .epoch' "$RUN/result.jsonl")" == 12 ]] || fail "the last row is not epoch 12"
 again=$(awk -v a="$t_kill" -v b="$t_again" 'BEGIN{printf "%.1f", b-a}')
 awk -v a="$again" -v t="$slurmd_timeout" 'BEGIN{exit !(a < t / 2)}' ||
   fail "training again only $again s after the $FAULT: not well before SlurmdTimeout ($slurmd_timeout s)"
 log "node2 $FAULT: training again on node1,node3 after $again s (SlurmdTimeout $slurmd_timeout s," \
-    "peer_timeout 30 s); $(rows "$RUN") rows once each (fault at $t_kill)"
+    "peer_timeout 10 s); $(rows "$RUN") rows once each (fault at $t_kill)"

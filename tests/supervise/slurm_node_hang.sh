@@ -3,5 +3,7 @@
 # heartbeats notice it long before Slurm (SlurmdTimeout=300), the job finishes on the other two.
 # The kill variant's test with TRAINRT_NODE_FAULT=freeze; see slurm_node_failure.sh.
 # ctest: resource=slurm_cluster
+# ctest: fixture=small_data
+# ctest: processors=1
 export TRAINRT_NODE_FAULT=freeze
 exec bash "$(dirname "${BASH_SOURCE[0]}")/slurm_node_failure.sh"

@@ -4,6 +4,7 @@
 # of torch_fashion_cnn, requeued twice while it trains, finishes bitwise identical to an
 # uninterrupted 4-rank run.
 # ctest: resource=slurm_cluster
+# ctest: fixture=small_data
 set -euo pipefail
 # shellcheck source=tests/lib/slurm.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
@@ -11,7 +12,7 @@ slurm_setup
 cd "$TRAINRT_SRC"
 [[ -r data/fashion-mnist.h5 ]] || fail "missing data/fashion-mnist.h5 (make data builds it)"
 
-mlp=(--config jobs/fashion_mlp.ini --run.workload=torch_fashion_mlp --train.epochs=1 --train.batch_size=256
+mlp=(--config jobs/fashion_mlp.ini --data.path="$SMALL_DATA" --run.workload=torch_fashion_mlp --train.epochs=1 --train.batch_size=256
      --run.seed=5 --metrics.progress=off --run.storage_path="$TEST_TMP/runs")
 declare -A digest=()
 for launch in "mpiexec -n 2" "srun -n 2 --mpi=pmix" "srun -n 2 --mpi=pmi2"; do
@@ -24,7 +25,8 @@ for launch in "mpiexec -n 2" "srun -n 2 --mpi=pmix" "srun -n 2 --mpi=pmi2"; do
 done
 [[ $(printf '%s\n' "${digest[@]}" | sort -u | wc -l) == 1 ]] || fail "launchers disagree: ${digest[*]}"
 
-cnn="--run.workload=torch_fashion_cnn --train.epochs=1 --train.batch_size=256 --checkpoint.every_steps=20 --metrics.progress=off"
+# The small dataset: 24 steps of batch 256 per epoch, a checkpoint (and a row) every 3.
+cnn="--data.path=$SMALL_DATA --run.workload=torch_fashion_cnn --train.epochs=2 --train.batch_size=256 --checkpoint.every_steps=3 --metrics.progress=off"
 # shellcheck disable=SC2086
 run_ok 600 "$TEST_TMP/cnn_reference.out" mpiexec -n 4 "$TRAINRT" --config jobs/fashion_mlp.ini $cnn \
   --run.storage_path="$TEST_TMP/runs" --run.name=cnn_reference

@@ -4,6 +4,7 @@
 # kill -9 mid-epoch and rerun, each ends with the uninterrupted run's digest; torch_fashion_cnn
 # (Adam) the same after a USR2 stop. A checkpoint of the CNN given to the MLP (resume_from) is
 # refused with exit 8 naming the tensor and both shapes.
+# ctest: fixture=small_data
 source "$(dirname "$0")/../checkpoint/lib.sh"
 
 resume_case() {  # NAME WORKLOAD HOW(usr2|kill) ARGS...
@@ -30,11 +31,12 @@ resume_case() {  # NAME WORKLOAD HOW(usr2|kill) ARGS...
 
 resume_case mlp_usr2 torch_fashion_mlp usr2 --train.epochs=2 --train.batch_size=256 --checkpoint.every_steps=60
 resume_case mlp_kill torch_fashion_mlp kill --train.epochs=2 --train.batch_size=256 --checkpoint.every_steps=60
-resume_case cnn_usr2 torch_fashion_cnn usr2 --train.epochs=1 --train.batch_size=256 --checkpoint.every_steps=40
+resume_case cnn_usr2 torch_fashion_cnn usr2 --data.path="$SMALL_DATA" --train.epochs=2 --train.batch_size=256 \
+  --checkpoint.every_steps=4
 
 cnn_ckpt=$(newest_committed "$WORK/cnn_usr2_ref")
 code=0
-mpiexec -n 2 "$TRAINRT" --config jobs/fashion_mlp.ini --run.workload=torch_fashion_mlp --train.epochs=1 \
+mpiexec -n 2 "$TRAINRT" --config jobs/fashion_mlp.ini --data.path="$SMALL_DATA" --run.workload=torch_fashion_mlp --train.epochs=1 \
   --checkpoint.resume_from="$WORK/cnn_usr2_ref/checkpoints/$cnn_ckpt" --run.storage_path="$WORK" --run.name=mismatch \
   >"$WORK/mismatch.out" 2>"$WORK/mismatch.err" || code=$?
 [ "$code" -eq 8 ] && grep -q "tensor 'model.fc1.weight' is float32 \[128, 1600\], the model's is float32 \[512, 784\]" "$WORK/mismatch.err" \
