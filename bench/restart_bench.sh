@@ -39,10 +39,10 @@ for rep in $(seq 1 "$reps"); do
   t1=$(date +%s.%N)
   ((rc == 9)) || { echo "restart_bench: stopped run exited $rc, expected 9" >&2; tail "$out.first" >&2; exit 1; }
   commit=$(jq -r 'select(.event == "stop") | .request_to_commit_s' "$out/events.jsonl")
-  fresh=$(sed -n 's/^\[trainrt\] first step \([0-9.]*\) s after process start (fresh start)$/\1/p' "$out.first")
+  fresh=$(sed -n 's/^\[trainrt 0\] first step \([0-9.]*\) s after process start (fresh start)$/\1/p' "$out.first")
   mpiexec -n "$ranks" "$trainrt" "${args[@]}" --run.name="$name" >"$out.resume" 2>&1 \
     || { echo "restart_bench: resume failed" >&2; tail "$out.resume" >&2; exit 1; }
-  line=$(grep '^\[trainrt\] resumed: first step' "$out.resume" | tail -1)
+  line=$(grep '^\[trainrt 0\] resumed: first step' "$out.resume" | tail -1)
   [[ -n "$line" && -n "$fresh" ]] || { echo "restart_bench: no timing lines" >&2; exit 1; }
   read -r first reading latency < <(sed -E 's/.*first step ([0-9.]+) s after process start, ([0-9.]+) s of it.*restart latency ([0-9.]+) s$/\1 \2 \3/' <<<"$line")
   printf '{"bench":"restart","ranks":%d,"rep":%d,"stop_to_exit_s":%.4f,"request_to_commit_s":%s,"first_resumed_step_s":%s,"checkpoint_read_s":%s,"restart_latency_s":%s,"fresh_first_step_s":%s}\n' \

@@ -182,7 +182,7 @@ startup_run() {
     "$TRAINRT" --config jobs/fashion_mlp.ini --run.workload="$workload" --train.epochs=1 --metrics.progress=off \
     --run.storage_path="$storage" --run.name="$name"
   local first rss
-  first=$(sed -n 's/^\[trainrt\] first step \([0-9.]*\) s after process start.*/\1/p' "$OUT/$name.stdout" "$OUT/$name.log" | head -1)
+  first=$(sed -n 's/^\[trainrt 0\] first step \([0-9.]*\) s after process start.*/\1/p' "$OUT/$name.stdout" "$OUT/$name.log" | head -1)
   rss=$(cat "$OUT/$name".rss.* 2>/dev/null | sort -n | tail -1)
   [[ -n $first && -n $rss ]] || die "$name: no first-step time or RSS in $OUT/$name.stdout / $OUT/$name.log"
   printf '{"bench":"startup","workload":"%s","first_step_s":%s,"max_rss_kb":%s}\n' "$workload" "$first" "$rss" >>"$OUT/torch_startup.jsonl"

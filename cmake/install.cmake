@@ -16,7 +16,7 @@ install(TARGETS trainrt_lib EXPORT trainrtTargets
 install(TARGETS trainrt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(PROGRAMS slurm/trainrt-srun DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY include/trainrt DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES ${CMAKE_BINARY_DIR}/generated/trainrt/build_config.hpp
+install(FILES ${CMAKE_BINARY_DIR}/generated/trainrt/build_config.hpp ${CMAKE_BINARY_DIR}/generated/trainrt/version.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/trainrt)
 install(EXPORT trainrtTargets NAMESPACE trainrt:: DESTINATION ${TRAINRT_CMAKE_DIR})
 # The LibTorch component: its own library and export set (find_package(trainrt COMPONENTS torch)).

@@ -1,10 +1,14 @@
 // Your own LibTorch model on trainrt: a residual MLP (a custom torch::nn::Module with layer norm
-// and dropout) trained data-parallel on FashionMNIST with AdamW. It is what a training function
-// needs to do for trainrt to take care of the rest: DDP with prepare_model, the rank's data with
-// ShardLoader, state dict checkpoints with report(), resume with get_checkpoint(), and a clean stop
-// when Slurm asks (should_stop). Selected with run.workload = plugin:/path/libtorch_model.so.
+// and dropout) trained data-parallel with AdamW on any table imported with `trainrt data import`
+// (a CSV's features and label, FashionMNIST's images and labels: the file's own feature and label
+// columns). It is what a training function needs to do for trainrt to take care of the rest: its
+// keys declared (trainrt/keys.hpp), DDP with prepare_model, the rank's part of each batch from the
+// streaming reader (session.dataset), state dict checkpoints with report() that hold the stream's
+// position, resume with checkpoint(), and a clean stop when Slurm asks (should_stop). Selected with
+// run.workload = plugin:/path/libtorch_model.so.
 #include <torch/torch.h>
 #include <trainrt/error.hpp>
+#include <trainrt/keys.hpp>
 #include <trainrt/plugin.hpp>
 #include <trainrt/torch.hpp>
 
@@ -30,34 +34,89 @@ struct ResidualBlockImpl : nn::Module {
 TORCH_MODULE(ResidualBlock);
 
 struct ResidualMlpImpl : nn::Module {
-    ResidualMlpImpl(int64_t width, int64_t blocks, double dropout)
-        : stem(register_module("stem", nn::Linear(28 * 28, width))),
-          head(register_module("head", nn::Linear(width, 10))) {
+    ResidualMlpImpl(int64_t inputs, int64_t width, int64_t blocks, double dropout, int64_t classes)
+        : stem(register_module("stem", nn::Linear(inputs, width))),
+          head(register_module("head", nn::Linear(width, classes))) {
         for (int64_t b = 0; b < blocks; ++b) body->push_back(ResidualBlock(width, dropout));
         register_module("body", body);
     }
-    torch::Tensor forward(const torch::Tensor& images) {
-        return head(body->forward(torch::relu(stem(images.flatten(1)))));
+    torch::Tensor forward(const torch::Tensor& features) {
+        return head(body->forward(torch::relu(stem(features.flatten(1)))));
     }
     nn::Linear stem, head;
     nn::Sequential body;
 };
 TORCH_MODULE(ResidualMlp);
 
+// The [train] keys, declared once: checked before anything starts, listed by --help.
+#define TORCH_MODEL_TRAIN_KEYS(KEY)                                                                   \
+    KEY(epochs, int64_t, "3", trainrt::at_least(1), "passes over the training split")                 \
+    KEY(batch_size, int64_t, "128", trainrt::at_least(1), "global batch, split over the ranks")       \
+    KEY(lr, double, "0.001", trainrt::between(1e-12, 10), "AdamW learning rate")                      \
+    KEY(width, int64_t, "256", trainrt::at_least(1), "the residual blocks' width")                    \
+    KEY(blocks, int64_t, "2", trainrt::at_least(0), "residual blocks")                                \
+    KEY(dropout, double, "0.1", trainrt::between(0, 1), "dropout after each block's layer norm")      \
+    KEY(report_every, int64_t, "100", trainrt::at_least(0), "steps between progress rows (0: none)")
+TRAINRT_KEYS(TorchModelKeys, "train", TORCH_MODEL_TRAIN_KEYS);
+
 namespace {
 
-// The test set's accuracy over every rank's real (not padded) samples.
-double accuracy(trainrt::Session& session, ResidualMlp& model, const trainrt::DatasetShard& test) {
+// What the table gives the model: its feature and label columns, the features per sample and the
+// classes (the importer records num_classes for integer labels).
+struct Table {
+    std::string features, label;
+    int64_t inputs = 1, classes = 0;
+    bool bytes = false;  // u8 features (images): scaled to [0, 1]
+};
+
+Table describe(const trainrt::Dataset& train) {
+    Table table{train.feature_column(), train.label_column()};
+    if (table.features.empty() || table.label.empty())
+        throw trainrt::DataError("torch_model: " + train.path() + " names no feature or label column; import it "
+                                 "with --features and --label");
+    const trainrt::ColumnInfo& features = train.column(table.features);
+    for (std::size_t d : features.sample_shape) table.inputs *= static_cast<int64_t>(d);
+    table.bytes = features.type == trainrt::ColumnType::u8;
+    table.classes = train.column(table.label).num_classes;
+    if (table.classes < 2)
+        throw trainrt::DataError("torch_model: label column '" + table.label + "' of " + train.path() +
+                                 " records no class count: import integer labels 0..C-1");
+    return table;
+}
+
+// The split's stream: the job's [data] options for this global batch, and on the reader's thread
+// float32 features "x" and int64 labels "y" (the training thread only makes tensors of them).
+trainrt::BatchOptions stream_options(const trainrt::JobConfig& config, const std::string& split, std::size_t batch,
+                                     const Table& table) {
+    trainrt::BatchOptions options = trainrt::configured_batch_options(config, split, batch);
+    options.columns = std::vector<std::string>{table.features, table.label};
+    options.transform = [table](trainrt::Batch& b) {
+        float* x = b.set<float>("x", {b.count, static_cast<std::size_t>(table.inputs)}).data();
+        b.column(table.features).copy_to(x);
+        if (table.bytes)
+            for (std::size_t i = 0; i < b.count * static_cast<std::size_t>(table.inputs); ++i) x[i] /= 255.0f;
+        b.column(table.label).copy_to(b.set<int64_t>("y", {b.count}).data());
+    };
+    return options;
+}
+
+// The accuracy over every rank's part of the split (the test split, else the training one).
+double accuracy(trainrt::Session& session, ResidualMlp& model, const Table& table) {
+    std::string split = "test";
+    try {
+        session.dataset(split);
+    } catch (const trainrt::DataError&) {
+        split = "train";
+    }
     torch::NoGradGuard no_grad;
     model->eval();
-    const tt::ShardLoader loader(test, 1000);
-    double counts[2] = {0, static_cast<double>(test.count - test.padded)};
-    int64_t seen = 0;
-    for (int64_t b = 0; b < loader.size(); ++b) {
-        tt::Batch batch = loader.batch(b);
-        const int64_t real = std::min<int64_t>(batch.labels.size(0), static_cast<int64_t>(counts[1]) - seen);
-        torch::Tensor right = model(batch.features).argmax(1).eq(batch.labels).narrow(0, 0, real);
-        counts[0] += right.sum().item<double>(), seen += real;
+    double counts[2] = {0, 0};
+    trainrt::BatchIterator batches =
+        session.dataset(split).iter_batches(stream_options(session.config(), split, 1000, table), 0);
+    while (const trainrt::Batch* b = batches.next()) {
+        if (b->count == 0) continue;
+        torch::Tensor right = model(tt::to_tensor(b->column("x"))).argmax(1).eq(tt::to_tensor(b->column("y")));
+        counts[0] += right.sum().item<double>(), counts[1] += static_cast<double>(b->count);
     }
     session.communicator().allreduce(counts, 2, trainrt::DType::f64, trainrt::ReduceOp::sum);
     model->train();
@@ -79,68 +138,76 @@ std::string digest(ResidualMlp& model) {
 
 // Checked on every rank before anything starts: one line and exit 2 instead of a failed run.
 void preflight(const trainrt::JobConfig& config, const trainrt::Context& context) {
-    const int64_t batch = config.get_int("train.batch_size");
-    if (batch % context.world_size != 0)
-        throw trainrt::ConfigError("torch_model: train.batch_size=" + std::to_string(batch) + " does not divide by the " +
-                                   std::to_string(context.world_size) + " ranks; use a multiple of the rank count");
+    const TorchModelKeys keys = TorchModelKeys::read(config);
+    if (keys.batch_size.value % context.world_size != 0)
+        throw trainrt::ConfigError("torch_model: " + keys.batch_size.stated(std::to_string(keys.batch_size.value)) +
+                                   " does not divide by the " + std::to_string(context.world_size) +
+                                   " ranks; use a multiple of the rank count");
+}
+
+// One step on this rank's part of a global batch: its summed loss over the global batch's mean
+// count, so DDP's average is the global batch's mean.
+double train_step(ResidualMlp& model, torch::optim::Optimizer& optimizer, const trainrt::Batch& b) {
+    optimizer.zero_grad();
+    const auto summed = torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum);
+    torch::Tensor loss = torch::nn::functional::cross_entropy(model(tt::to_tensor(b.column("x"))),
+                                                              tt::to_tensor(b.column("y")), summed)
+                             .div(b.mean_over);
+    loss.backward();
+    optimizer.step();
+    return loss.item<double>();
 }
 
 void train(trainrt::Session& session) {
-    const trainrt::JobConfig& config = session.config();
+    const TorchModelKeys keys = TorchModelKeys::read(session.config());
     tt::set_compute_threads(session);
-    torch::manual_seed(static_cast<uint64_t>(config.get_int("run.seed")));  // equal init on every rank
-    ResidualMlp model(config.get_int("train.width"), config.get_int("train.blocks"), config.get_double("train.dropout"));
-    torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(config.get_double("train.lr")));
-    const int64_t epochs = config.get_int("train.epochs");
-    const int64_t batch = config.get_int("train.batch_size") / session.context().world_size;
-    const int64_t report_every = config.get_int("train.report_every");  // batches
+    const trainrt::Dataset data = session.dataset("train");
+    const Table table = describe(data);
+    const trainrt::BatchOptions options =
+        stream_options(session.config(), "train", static_cast<std::size_t>(keys.batch_size.value), table);
+    torch::manual_seed(static_cast<uint64_t>(session.config().get_int("run.seed")));  // equal init on every rank
+    ResidualMlp model(table.inputs, keys.width.value, keys.blocks.value, keys.dropout.value, table.classes);
+    torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(keys.lr.value));
 
-    int64_t epoch = 0, next_batch = 0;
+    trainrt::DataPosition at{0, 0};
     if (const trainrt::Checkpoint* checkpoint = session.checkpoint()) {  // a requeue, a stop or a crash
         tt::load_module(*checkpoint, *model);
         tt::load_optimizer(*checkpoint, optimizer);
         tt::load_rng(*checkpoint);  // dropout continues with the same masks
-        epoch = checkpoint->attribute_int("epoch");
-        next_batch = checkpoint->attribute_int("next_batch");
+        if (auto saved = trainrt::load_position(*checkpoint, data, options)) at = *saved;
     }
     tt::DistributedModule ddp = tt::prepare_model(model.ptr(), session);  // rank 0's weights, averaged gradients
-    const trainrt::DatasetShard test = session.dataset_shard("test", 0);
-    // A checkpoint says where to go on: the epoch and the next batch of its shard.
-    auto save = [&](const trainrt::Metrics& metrics, int64_t at_epoch, int64_t at_batch) {
+    auto save = [&](const trainrt::Metrics& metrics, const trainrt::DataPosition& position) {
         tt::StateDict state;
-        state.module(*model).optimizer(optimizer).rng().attribute("epoch", at_epoch).attribute("next_batch", at_batch);
+        state.module(*model).optimizer(optimizer).rng().stream_position(data, position, options);
         session.report(metrics, state.state());
     };
-    for (; epoch < epochs; ++epoch, next_batch = 0) {
-        const trainrt::DatasetShard shard = session.dataset_shard("train", static_cast<uint64_t>(epoch));
-        const tt::ShardLoader loader(shard, batch);
+    for (; at.epoch < keys.epochs.value; ++at.epoch, at.next_batch = 0) {
+        trainrt::BatchIterator batches = data.iter_batches(options, at);
         double loss_sum = 0;
-        for (int64_t b = next_batch; b < loader.size(); ++b) {
-            tt::Batch data = loader.batch(b);
-            optimizer.zero_grad();
-            torch::Tensor loss = torch::nn::functional::cross_entropy(model(data.features), data.labels);
-            loss.backward();
-            optimizer.step();
-            loss_sum += loss.item<double>();
-            if (report_every > 0 && (b + 1) % report_every == 0 && b + 1 < loader.size()) {  // progress, no checkpoint
-                const double running = loss_sum / static_cast<double>(b + 1 - next_batch);
-                session.report(trainrt::Metrics().set("epoch", epoch).set("batch", b + 1).set(
-                    "running_loss", session.communicator().allreduce_value(running, trainrt::ReduceOp::mean)));
-            }
-            if (b + 1 < loader.size() && session.should_stop()) {  // Slurm's time limit or preemption
-                save(trainrt::Metrics().set("epoch", epoch).set("batch", b + 1), epoch, b + 1);
+        int64_t steps = 0;
+        while (const trainrt::Batch* b = batches.next()) {
+            loss_sum += train_step(model, optimizer, *b), ++steps;
+            const trainrt::DataPosition next = batches.position();
+            const bool more = next.next_batch < static_cast<int64_t>(batches.batches());
+            if (keys.report_every.value > 0 && next.next_batch % keys.report_every.value == 0 && more)  // progress
+                session.report(trainrt::Metrics().set("epoch", at.epoch).set("batch", next.next_batch).set(
+                    "running_loss", session.communicator().allreduce_value(loss_sum / steps, trainrt::ReduceOp::mean)));
+            if (more && session.should_stop()) {  // Slurm's time limit or preemption
+                save(trainrt::Metrics().set("epoch", at.epoch).set("batch", next.next_batch), next);
                 return;  // trainrt commits the checkpoint, requeues the job and exits
             }
         }
-        const double loss = session.communicator().allreduce_value(loss_sum / static_cast<double>(loader.size() - next_batch),
+        const double loss = session.communicator().allreduce_value(loss_sum / std::max<int64_t>(steps, 1),
                                                                    trainrt::ReduceOp::mean);
-        save(trainrt::Metrics().set("epoch", epoch + 1).set("loss", loss).set("test_accuracy", accuracy(session, model, test)),
-             epoch + 1, 0);
-        if (epoch + 1 < epochs && session.should_stop()) return;
+        save(trainrt::Metrics().set("epoch", at.epoch + 1).set("loss", loss).set("test_accuracy", accuracy(session, model, table)),
+             {at.epoch + 1, 0});
+        if (at.epoch + 1 < keys.epochs.value && session.should_stop()) return;
     }
     if (session.context().world_rank == 0) std::cout << "torch_model_digest=" << digest(model) << std::endl;
 }
 
 }  // namespace
 
-TRAINRT_WORKLOAD_WITH(torch_model, "a residual MLP in LibTorch on FashionMNIST, AdamW", train, nullptr, preflight);
+TRAINRT_WORKLOAD_WITH(torch_model, "a residual MLP in LibTorch on any imported table, AdamW", train,
+                      TorchModelKeys::specs, preflight);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "trainrt/checkpoint.hpp"
+#include "trainrt/config.hpp"
 
 namespace trainrt {
 
@@ -228,6 +229,11 @@ private:
     std::shared_ptr<const Impl> impl_;
 };
 
+// The job's [data] settings as a split's options for a global batch of `global_batch` samples:
+// data.shuffle for "train" (every other split in file order), data.prefetch_batches,
+// data.shuffle_buffer. What a plugin reading session.dataset(split) starts from.
+BatchOptions configured_batch_options(const JobConfig& config, const std::string& split, std::size_t global_batch);
+
 // A stream's position in a checkpoint: attributes data.<split>.epoch, .next_batch, .batch_size,
 // .shuffle and .order (Dataset::order_key). load_position returns nullopt when the checkpoint
 // holds none for the dataset's split, and throws CheckpointError when it was saved under another
@@ -237,11 +243,11 @@ void save_position(CheckpointState& state, const Dataset& dataset, const DataPos
 std::optional<DataPosition> load_position(const Checkpoint& checkpoint, const Dataset& dataset,
                                           const BatchOptions& options);
 
-// ---- a whole part at once (FashionMNIST-shaped: two uint8 columns) ----
+// ---- a whole part at once (an image dataset: the file's uint8 feature and label columns) ----
 
 // With n ranks and N samples each rank gets ceil(N / n) samples, rank r taking positions r, r + n,
 // ... of the epoch's order; when n does not divide N the order is padded by repeating its first
-// samples, marked in `padded`. Reads the `images` and `labels` columns (uint8).
+// samples, marked in `padded`. Reads the file's feature and label columns, both uint8.
 struct DatasetShard {
     std::string split;                      // "train", "test"
     std::size_t global_count = 0;           // samples in the split

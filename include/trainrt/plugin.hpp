@@ -13,7 +13,7 @@
 // (exit 2, before anything starts) a library built against another version.
 #include <vector>
 
-#include "trainrt/build_config.hpp"
+#include "trainrt/version.hpp"
 #include "trainrt/config.hpp"
 #include "trainrt/context.hpp"
 #include "trainrt/session.hpp"

@@ -41,7 +41,8 @@ public:
     // The checkpoint to resume from (Ray's get_checkpoint()); nullptr when starting fresh.
     virtual const Checkpoint* checkpoint() const = 0;
 
-    // This rank's whole part of `split` for `epoch` (data.hpp; FashionMNIST-shaped columns).
+    // This rank's whole part of `split` for `epoch` (data.hpp; an image dataset's uint8 features and
+    // labels). Any other table: dataset(split) below.
     virtual DatasetShard dataset_shard(const std::string& split, std::uint64_t epoch) = 0;
 
     // `split` of data.path as this rank streams it (Ray's get_dataset_shard + iter_batches):

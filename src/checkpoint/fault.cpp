@@ -1,4 +1,5 @@
 #include "checkpoint/fault.hpp"
+#include "log/log.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -44,9 +45,7 @@ void fault_point_at(const char* phase, int rank, std::int64_t iteration) {
     if (spec.rank >= 0 && spec.rank != rank) return;
     if (spec.iteration >= 0 && spec.iteration != iteration) return;
     const bool hang = spec.phase.rfind("hang", 0) == 0;
-    std::fprintf(stderr, "trainrt: fault injection: rank %d %s at %s (iteration %lld)\n", rank,
-                 hang ? "hangs" : "dies", phase, static_cast<long long>(iteration));
-    std::fflush(stderr);
+    log::error("fault injection: rank {} {} at {} (iteration {})", rank, hang ? "hangs" : "dies", phase, iteration);
     if (!hang) ::kill(::getpid(), SIGKILL);
     for (;;) ::pause();
 }

@@ -19,6 +19,7 @@
 #include "storage/posix.hpp"
 #include "runlog/clock.hpp"
 #include "trainrt/error.hpp"
+#include "log/log.hpp"
 
 namespace fs = std::filesystem;
 
@@ -216,8 +217,7 @@ void CheckpointManager::Impl::publish(const Manifest& manifest) {
     try {  // committed by the rename; `latest` is a convenience (restore scans the directory)
         write_latest(context.run_dir, manifest.name);
     } catch (const Error& e) {
-        storage::write_stderr_line(fmt::format("trainrt: warning: {} is committed, but updating "
-                                               "checkpoints/latest failed: {}", manifest.name, e.what()));
+        log::warn("{} is committed, but updating checkpoints/latest failed: {}", manifest.name, e.what());
     }
 }
 
@@ -229,7 +229,7 @@ void CheckpointManager::Impl::apply_retention(const std::string& newest) {
             delete_checkpoint(context.run_dir, victim);
         }
     } catch (const std::exception& e) {
-        storage::write_stderr_line(std::string("trainrt: warning: checkpoint retention: ") + e.what());
+        log::warn("checkpoint retention: {}", e.what());
     }
 }
 
@@ -252,7 +252,7 @@ std::optional<Checkpoint> CheckpointManager::restore() {
     if (m.root())
         failure = attempt_checkpoint([&] {
             for (const std::string& removed : clean_leftovers(m.context.run_dir))
-                storage::write_stderr_line("trainrt: removed leftover of an interrupted save: " + removed);
+                log::warn("removed leftover of an interrupted save: {}", removed);
             if (!m.options.resume_from.empty()) {
                 std::string problem = verify(m.options.resume_from);
                 if (!problem.empty())
@@ -262,7 +262,7 @@ std::optional<Checkpoint> CheckpointManager::restore() {
             } else {
                 Selection selection = select_latest_valid(m.context.run_dir);
                 for (const std::string& warning : selection.warnings)
-                    storage::write_stderr_line("trainrt: warning: " + warning);
+                    log::warn("{}", warning);
                 chosen = selection.path.value_or("");
             }
         });

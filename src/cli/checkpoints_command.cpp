@@ -9,6 +9,7 @@
 #include "checkpoint/catalog.hpp"
 #include "cli/commands.hpp"
 #include "trainrt/error.hpp"
+#include "log/log.hpp"
 
 namespace fs = std::filesystem;
 
@@ -68,7 +69,7 @@ int verify_all(const std::string& run_dir) {
         if (name == names.back()) newest_ok = problem.empty();
     }
     if (names.empty()) std::cout << "no committed checkpoints in " << run_dir << "\n";
-    if (!newest_ok) std::cerr << "trainrt: the newest checkpoint of " << run_dir << " is bad\n";
+    if (!newest_ok) log::error("the newest checkpoint of {} is bad", run_dir);
     return newest_ok ? 0 : exit_codes::checkpoint;
 }
 

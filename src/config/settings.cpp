@@ -59,6 +59,13 @@ const std::vector<std::pair<std::string, NonFinitePolicy>>& EnumNames<NonFiniteP
     return names;
 }
 
+const std::vector<std::pair<std::string, LogLevel>>& EnumNames<LogLevel>::get() {
+    static const std::vector<std::pair<std::string, LogLevel>> names = {
+        {"debug", LogLevel::debug}, {"info", LogLevel::info}, {"warning", LogLevel::warning},
+        {"error", LogLevel::error}};
+    return names;
+}
+
 namespace {
 
 // Signals a batch system or a user sends to ask a job to end; KILL and STOP cannot be caught,
@@ -116,7 +123,7 @@ TimeMargin KeyType<TimeMargin>::read(const JobConfig& config, const std::string&
 Settings Settings::read(const JobConfig& config) {
     return {RunSettings::read(config),        ScalingSettings::read(config), DataSettings::read(config),
             CheckpointSettings::read(config), StopSettings::read(config),    FailureSettings::read(config),
-            MetricsSettings::read(config)};
+            MetricsSettings::read(config),    LogSettings::read(config)};
 }
 
 Settings Settings::defaults() { return read(keys_detail::defaults_of(config::builtin_options())); }
@@ -127,7 +134,8 @@ const std::vector<std::string>& sections() {
     static const std::vector<std::string> names = {RunSettings::section_name,     ScalingSettings::section_name,
                                                    DataSettings::section_name,    CheckpointSettings::section_name,
                                                    StopSettings::section_name,    FailureSettings::section_name,
-                                                   MetricsSettings::section_name, kTrainSection};
+                                                   MetricsSettings::section_name, LogSettings::section_name,
+                                                   kTrainSection};
     return names;
 }
 
@@ -135,9 +143,19 @@ std::vector<OptionSpec> builtin_options() {
     std::vector<OptionSpec> specs;
     for (auto section : {RunSettings::specs(), ScalingSettings::specs(), DataSettings::specs(),
                          CheckpointSettings::specs(), StopSettings::specs(), FailureSettings::specs(),
-                         MetricsSettings::specs()})
+                         MetricsSettings::specs(), LogSettings::specs()})
         specs.insert(specs.end(), section.begin(), section.end());
     return specs;
+}
+
+log::Level log_level_of(LogLevel level) {
+    switch (level) {
+        case LogLevel::debug: return log::Level::debug;
+        case LogLevel::warning: return log::Level::warn;
+        case LogLevel::error: return log::Level::error;
+        case LogLevel::info: break;
+    }
+    return log::Level::info;
 }
 
 std::optional<int> stop_signal_number(const std::string& name) {

@@ -12,6 +12,7 @@
 
 #include "trainrt/data.hpp"
 #include "trainrt/keys.hpp"
+#include "log/log.hpp"
 
 namespace trainrt {
 
@@ -21,6 +22,7 @@ enum class ScoreOrder { max, min };
 enum class ProgressSetting { automatic, tty, lines, off };
 enum class RequeuePolicy { automatic, never };
 enum class NonFinitePolicy { fail, ignore };
+enum class LogLevel { debug, info, warning, error };
 
 // [stop] signals: signal numbers and their names as configured ("USR2", without SIG).
 struct SignalList {
@@ -47,6 +49,7 @@ template <> struct EnumNames<RequeuePolicy> {
 template <> struct EnumNames<NonFinitePolicy> {
     static const std::vector<std::pair<std::string, NonFinitePolicy>>& get();
 };
+template <> struct EnumNames<LogLevel> { static const std::vector<std::pair<std::string, LogLevel>>& get(); };
 template <> struct KeyType<SignalList> {
     static constexpr ValueKind kind = ValueKind::string;
     static SignalList read(const JobConfig& config, const std::string& key);
@@ -122,17 +125,19 @@ template <> struct KeyType<TimeMargin> {
         "step launches that fail before trainrt starts (srun cannot create the step, a node cannot start it), " \
         "in a row: retried after 2, 4, 8 ... 60 s, not counted in max_failures; then give up")                 \
     KEY(min_nodes, int, "1", at_least(1),                                                                       \
-        "after a node failure, relaunch on the nodes left only if at least this many are; fewer: requeue the " \
-        "job for a whole allocation (needs --requeue)")                                                         \
+        "after a node failure, relaunch on the nodes left only if at least this many are; fewer: the "          \
+        "supervisor requeues the job (needs --requeue) to start again on a whole allocation")                   \
     KEY(requeue, RequeuePolicy, "auto", any_value(),                                                            \
         "auto: after a stop for the time limit or a preemption, rank 0 requeues the job (scontrol requeue); "  \
         "never: just checkpoint and exit")                                                                      \
     KEY(collective_timeout, double, "600", at_least(0),                                                         \
         "seconds a collective may block before the watchdog ends the step as failed (0: no watchdog)")         \
     KEY(peer_timeout, double, "60", at_least(0),                                                                \
-        "seconds a node may go without a heartbeat (heartbeats/<host> in the run directory) while the others " \
-        "wait for it in a collective before they end the step and the relaunch excludes it, before Slurm "     \
-        "notices (SlurmdTimeout); 0: no heartbeats")                                                            \
+        "seconds a node may go without a heartbeat (heartbeats/<host> in the run directory, rewritten every "   \
+        "timeout/6 s, 0.5-10 s, by the node's first process) while the others are blocked in a collective: "   \
+        "they end the step (a peer_timeout failure naming the node) and the relaunch excludes it, long before " \
+        "Slurm's SlurmdTimeout (300 s by default); 0: no heartbeats. Lower it for faster recovery, at the "     \
+        "risk of a false alarm when the filesystem stalls longer than it")                                      \
     KEY(on_nonfinite, NonFinitePolicy, "fail", any_value(),                                                     \
         "fail: a report() with a NaN or infinite metric ends the run (exit 7) without committing its "         \
         "checkpoint, so the latest checkpoint is the last finite one; ignore: go on")
@@ -144,6 +149,9 @@ template <> struct KeyType<TimeMargin> {
     KEY(progress_interval, double, "30", at_least(0), "seconds between progress lines when stdout is not a terminal") \
     KEY(progress, ProgressSetting, "auto", any_value(),                                                         \
         "auto (a redrawn line on a terminal, plain lines otherwise), tty, lines, off")
+#define TRAINRT_LOG_KEYS(KEY)                                                                                   \
+    KEY(level, LogLevel, "info", any_value(),                                                                   \
+        "what trainrt prints: debug, info (progress, decisions), warning, error (one line per refusal)")
 // clang-format on
 
 TRAINRT_KEYS(RunSettings, "run", TRAINRT_RUN_KEYS);
@@ -153,6 +161,7 @@ TRAINRT_KEYS(CheckpointSettings, "checkpoint", TRAINRT_CHECKPOINT_KEYS);
 TRAINRT_KEYS(StopSettings, "stop", TRAINRT_STOP_KEYS);
 TRAINRT_KEYS(FailureSettings, "failure", TRAINRT_FAILURE_KEYS);
 TRAINRT_KEYS(MetricsSettings, "metrics", TRAINRT_METRICS_KEYS);
+TRAINRT_KEYS(LogSettings, "log", TRAINRT_LOG_KEYS);
 
 // Every built-in section, typed. Read once per process after the config is loaded.
 struct Settings {
@@ -163,6 +172,7 @@ struct Settings {
     StopSettings stop;
     FailureSettings failure;
     MetricsSettings metrics;
+    LogSettings log;
 
     static Settings read(const JobConfig& config);
     static Settings defaults();
@@ -175,6 +185,7 @@ struct Settings {
         visitor(StopSettings::section_name, stop);
         visitor(FailureSettings::section_name, failure);
         visitor(MetricsSettings::section_name, metrics);
+        visitor(LogSettings::section_name, log);
     }
 };
 
@@ -185,6 +196,9 @@ const std::vector<std::string>& sections();
 
 // Every built-in key's spec, section by section in declaration order.
 std::vector<OptionSpec> builtin_options();
+
+// [log] level as the logger's level (log/log.hpp).
+log::Level log_level_of(LogLevel level);
 
 // "USR2" / "SIGUSR2" / "12" -> 12; nullopt for anything that is not a catchable stop signal.
 std::optional<int> stop_signal_number(const std::string& name);

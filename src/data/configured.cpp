@@ -31,6 +31,15 @@ std::size_t global_batch(const Setting<std::int64_t>& batch, int ranks) {
     return static_cast<std::size_t>(batch.value);
 }
 
+}  // namespace trainrt::data
+
+trainrt::BatchOptions trainrt::configured_batch_options(const JobConfig& config, const std::string& split,
+                                                       std::size_t global_batch) {
+    return data::batch_options(DataSettings::read(config), split, global_batch);
+}
+
+namespace trainrt::data {
+
 Shuffle shuffle_from(const std::string& word, const std::string& where) {
     for (const auto& [name, shuffle] : EnumNames<Shuffle>::get())
         if (name == word) return shuffle;

@@ -13,20 +13,21 @@
 namespace trainrt::data {
 namespace {
 
-constexpr const char* kImages = "images";
-constexpr const char* kLabels = "labels";
-
 std::vector<ColumnInfo> shard_columns(const std::string& path, const std::string& split_name, std::size_t& rows) {
     DatasetInfo info = read_dataset_info(path);
     const SplitInfo& split = info.split(split_name);
-    const ColumnInfo& images = find_column(info, split, kImages);
-    const ColumnInfo& labels = find_column(info, split, kLabels);
-    if (images.type != ColumnType::u8 || labels.type != ColumnType::u8 || !labels.sample_shape.empty())
-        throw DataError(fmt::format("data: {}: split '{}' needs uint8 'images' and a uint8 scalar 'labels' column "
-                                    "(FashionMNIST-shaped) for a whole-shard read; stream other columns with "
-                                    "session.dataset()", path, split_name));
+    if (info.feature_column.empty() || info.label_column.empty())
+        throw DataError(fmt::format("data: {} names no feature or label column (import it with --features and "
+                                    "--label) for a whole-shard read; stream its columns with session.dataset()",
+                                    path));
+    const ColumnInfo& features = find_column(info, split, info.feature_column);
+    const ColumnInfo& labels = find_column(info, split, info.label_column);
+    if (features.type != ColumnType::u8 || labels.type != ColumnType::u8 || !labels.sample_shape.empty())
+        throw DataError(fmt::format("data: {}: split '{}' needs uint8 features ('{}') and a uint8 scalar label ('{}') "
+                                    "for a whole-shard read (an image dataset); stream other columns with "
+                                    "session.dataset()", path, split_name, info.feature_column, info.label_column));
     rows = split.rows;
-    return {images, labels};
+    return {features, labels};
 }
 
 }  // namespace

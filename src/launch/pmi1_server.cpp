@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "trainrt/error.hpp"
+#include "log/log.hpp"
 
 namespace trainrt::launch::pmi1 {
 namespace {
@@ -40,7 +41,7 @@ Server::Server(JobFacts facts, Backend& backend, ErrorLog log)
     wake_write_ = UniqueFd(fds[1]);
     if (!log_) {
         log_ = [rank = facts_.rank](const std::string& what) {
-            std::fprintf(stderr, "trainrt: PMI-1 server of rank %d: %s\n", rank, what.c_str());
+            log::error("PMI-1 server of rank {}: {}", rank, what);
         };
     }
 }

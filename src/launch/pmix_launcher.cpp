@@ -19,6 +19,7 @@
 #include "launch/pmix_client.hpp"
 #include "launch/pmix_kvs.hpp"
 #include "trainrt/error.hpp"
+#include "log/log.hpp"
 
 namespace trainrt::launch {
 namespace {
@@ -62,9 +63,9 @@ void export_pmi_env(int client_fd, const LaunchInfo& info) {
 void run_server(pmi1::Server& server, pmi1::UniqueFd fd, std::promise<void> done) {
     try {
         if (server.serve(fd.get()) == pmi1::ServeEnd::aborted)
-            std::fprintf(stderr, "trainrt: MPI aborted the job through PMI-1\n");
+            log::error("MPI aborted the job through PMI-1");
     } catch (const std::exception& error) {
-        std::fprintf(stderr, "trainrt: PMI-1 server stopped: %s\n", error.what());
+        log::error("PMI-1 server stopped: {}", error.what());
     }
     fd.reset();  // a client still waiting for a reply now reads end of file
     done.set_value();
@@ -143,9 +144,8 @@ bool PmixLauncher::stop_server() noexcept {
 // The thread is stuck inside PMIx (a fence other ranks never joined): leave it and everything it
 // uses alive, and skip PMIx_Finalize, which would pull PMIx from under it. The process is ending.
 void PmixLauncher::abandon_server() noexcept {
-    std::fprintf(stderr, "trainrt: the PMI-1 server thread did not stop within %lld s; "
-                 "leaving it (and PMIx) to process exit\n",
-                 static_cast<long long>(server_stop_timeout.count()));
+    log::warn("the PMI-1 server thread did not stop within {} s; leaving it (and PMIx) to process exit",
+              static_cast<long long>(server_stop_timeout.count()));
     thread_.detach();
     (void)server_.release();
     (void)kvs_.release();

@@ -14,7 +14,8 @@ struct Loggers {
     std::shared_ptr<spdlog::logger> out, err;
     std::mutex mutex;
     std::string tag = "[trainrt]";
-    int rank = -1;
+    std::atomic<int> rank{-1};
+    std::function<void()> before_line;
 };
 
 Loggers& loggers() {
@@ -61,23 +62,32 @@ void set_role(const std::string& who) {
 }
 
 void set_level(Level level) { g_level.store(level); }
+
+std::string tag() {
+    Loggers& all = loggers();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    return all.tag;
+}
+
+void set_line_break(std::function<void()> before_line) {
+    Loggers& all = loggers();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    all.before_line = std::move(before_line);
+}
 Level level() { return g_level.load(); }
 
 void write(Level level, const std::string& text) noexcept {
     try {
         Loggers& all = loggers();
-        std::string line;
-        {
-            std::lock_guard<std::mutex> lock(all.mutex);
-            line = all.tag + " " + level_word(level) + text;
-        }
-        (level == Level::info ? all.out : all.err)->info(line);
+        std::lock_guard<std::mutex> lock(all.mutex);  // one line at a time, after a redrawn line ended
+        if (all.before_line) all.before_line();
+        (level == Level::info ? all.out : all.err)->info(all.tag + " " + level_word(level) + text);
     } catch (...) {  // a line that cannot be printed never ends the run
     }
 }
 
 void write_once(Level level, const std::string& text) noexcept {
-    if (loggers().rank <= 0) write(level, text);
+    if (loggers().rank.load() <= 0) write(level, text);
 }
 
 }  // namespace trainrt::log

@@ -5,6 +5,7 @@
 // Info goes to stdout, the rest to stderr, each line in one write so ranks sharing a file never
 // interleave mid-line. The level is [log] level (TRAINRT_LOG_LEVEL, --log.level). Lines every rank
 // would print alike (an agreed refusal, the stop decision) are printed by rank 0 alone: job_*.
+#include <functional>
 #include <string>
 
 #include <fmt/format.h>
@@ -19,6 +20,12 @@ void set_rank(int rank);
 void set_role(const std::string& who);
 void set_level(Level level);
 Level level();
+// The tag lines start with: "[trainrt 3]".
+std::string tag();
+
+// Called before each line is written: a display that redraws its own line (rank 0's progress on
+// a terminal) ends it first. nullptr removes it.
+void set_line_break(std::function<void()> before_line);
 
 void write(Level level, const std::string& text) noexcept;
 // rank 0 only (others print nothing): lines every rank reaches identically.

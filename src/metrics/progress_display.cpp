@@ -1,5 +1,7 @@
 #include "metrics/progress_display.hpp"
 
+#include "log/log.hpp"
+
 #include <unistd.h>
 
 #include <cctype>
@@ -52,7 +54,7 @@ ProgressMode progress_mode(ProgressSetting setting) {
 }
 
 std::string progress_text(const Row& row, std::int64_t total_epochs, double eta_s) {
-    std::string text = fmt::format("[trainrt] iter {}", row.value("_training_iteration", std::int64_t{0}));
+    std::string text = fmt::format("{} iter {}", log::tag(), row.value("_training_iteration", std::int64_t{0}));
     if (auto epoch = number(row, "epoch"))
         text += total_epochs > 0 ? fmt::format(" | epoch {}/{}", *epoch, total_epochs) : fmt::format(" | epoch {}", *epoch);
     if (const auto* loss = find_metric(row, "loss", "loss")) text += fmt::format(" | loss {:.4f}", loss->get<double>());
@@ -93,10 +95,16 @@ void ProgressDisplay::show(const Row& row) {
     pending_.clear();
 }
 
-void ProgressDisplay::notice(const std::string& line) {
-    if (line_open_) write_out("\n");
-    line_open_ = false;
-    write_out(line + "\n");
+ProgressDisplay::ProgressDisplay(ProgressOptions options) : options_(options) {
+    if (options_.mode == ProgressMode::tty)
+        log::set_line_break([this] {
+            if (line_open_.exchange(false)) write_out("\n");
+        });
+}
+
+ProgressDisplay::~ProgressDisplay() {
+    if (options_.mode == ProgressMode::tty) log::set_line_break(nullptr);
+    end();
 }
 
 void ProgressDisplay::end() {

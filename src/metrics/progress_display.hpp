@@ -3,6 +3,7 @@
 // throughput (samples/s), elapsed training time and ETA. On a terminal one line is redrawn in
 // place at every report; otherwise (Slurm's output file) a plain line is printed at the first
 // report and then at most every `interval_s` seconds, and the last row at the end. Never both.
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -26,17 +27,18 @@ struct ProgressOptions {
     std::int64_t total_epochs = 0;  // 0: unknown (no ETA)
 };
 
-// "[trainrt] iter 12 | epoch 3/20 | loss 0.4123 | accuracy 0.8120 | 5321 samples/s | 0:01:23 | ETA 0:07:02"
-// `eta_s` < 0: none.
+// "[trainrt 0] iter 12 | epoch 3/20 | loss 0.4123 | accuracy 0.8120 | 5321 samples/s | 0:01:23 | ETA 0:07:02"
+// (the logger's tag first); `eta_s` < 0: none.
 std::string progress_text(const Row& row, std::int64_t total_epochs, double eta_s);
 
 class ProgressDisplay {
 public:
-    explicit ProgressDisplay(ProgressOptions options) : options_(options) {}
-    ~ProgressDisplay() { end(); }
+    // On a terminal it ends its redrawn line before the logger writes one of its own.
+    explicit ProgressDisplay(ProgressOptions options);
+    ~ProgressDisplay();
+    ProgressDisplay(const ProgressDisplay&) = delete;
+    ProgressDisplay& operator=(const ProgressDisplay&) = delete;
     void show(const Row& row);
-    // A line of its own (a notice): on a terminal, the redrawn line is ended first.
-    void notice(const std::string& line);
     // Ends the display: the last row when lines mode has not printed it, the newline on a terminal.
     void end();
 
@@ -47,7 +49,8 @@ private:
     std::optional<Clock::time_point> last_printed_;
     std::optional<std::pair<double, Clock::time_point>> first_epoch_;  // this attempt's first row
     std::string pending_;    // lines mode: the newest row's text, not printed yet
-    bool line_open_ = false; // tty mode: a redrawn line without its newline
+    std::atomic<bool> line_open_{false};  // tty mode: a redrawn line without its newline (the
+                                          // logger may end it from another thread)
 };
 
 }  // namespace trainrt::metrics

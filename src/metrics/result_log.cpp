@@ -9,6 +9,7 @@
 #include "comm/collective_watch.hpp"
 #include "runlog/run_files.hpp"
 #include "storage/posix.hpp"
+#include "log/log.hpp"
 
 namespace trainrt::metrics {
 namespace {
@@ -61,7 +62,7 @@ std::int64_t ResultLog::resume_after(std::int64_t iteration) {
         rows_.reopen();
     }
     if (!kept.empty()) total_before_s_ = kept.back().value("_time_total_s", 0.0);
-    for (const std::string& warning : tables_.reconcile(kept)) storage::write_stderr_line("trainrt: " + warning);
+    for (const std::string& warning : tables_.reconcile(kept)) log::warn("{}", warning);
     return static_cast<std::int64_t>(superseded.size());
 }
 
@@ -110,8 +111,8 @@ void ResultLog::write(const nlohmann::ordered_json& row, const RankSummary& summ
     progress_.show(row);
     note_straggler(summary);
     if (summary.names_differ && !names_differ_noted_)
-        progress_.notice(fmt::format("[trainrt] warning: ranks reported different metric names at iteration {}; "
-                                     "only the step times are summarized across ranks in such rows", iteration_));
+        log::warn("ranks reported different metric names at iteration {}; only the step times are summarized "
+                  "across ranks in such rows", iteration_);
     names_differ_noted_ = names_differ_noted_ || summary.names_differ;
 }
 
@@ -123,11 +124,10 @@ void ResultLog::note_straggler(const RankSummary& summary) {
     if (last_straggler_note_ && std::chrono::duration<double>(now - *last_straggler_note_).count() < straggler_note_every_s)
         return;
     const Straggler& slow = *summary.straggler;
-    progress_.notice(fmt::format(
-        "[trainrt] straggler: rank {} worked {:.3f} s in iteration {}, the other ranks {:.3f} s on average ({:.1f}x, "
-        "[metrics] straggler_threshold = {}; {} straggling iteration(s) since the last note)",
-        slow.rank, slow.work_s, iteration_, slow.others_mean_s, slow.work_s / std::max(slow.others_mean_s, 1e-9),
-        options_.straggler_threshold, stragglers_unnoted_));
+    log::info("straggler: rank {} worked {:.3f} s in iteration {}, the other ranks {:.3f} s on average ({:.1f}x, "
+              "[metrics] straggler_threshold = {}; {} straggling iteration(s) since the last note)",
+              slow.rank, slow.work_s, iteration_, slow.others_mean_s, slow.work_s / std::max(slow.others_mean_s, 1e-9),
+              options_.straggler_threshold, stragglers_unnoted_);
     last_straggler_note_ = now;
     stragglers_unnoted_ = 0;
 }

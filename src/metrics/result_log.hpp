@@ -45,7 +45,6 @@ public:
     // Ends the progress display (before the runtime's closing lines).
     void end_progress() { progress_.end(); }
     // Rank 0's own line during the run (not torn into the progress line on a terminal).
-    void notice(const std::string& line) { progress_.notice(line); }
 
 private:
     using Clock = std::chrono::steady_clock;

@@ -6,13 +6,14 @@
 
 #include "runlog/events.hpp"
 #include "storage/posix.hpp"
+#include "log/log.hpp"
 
 namespace trainrt::runlog {
 
 History read_history(const std::string& run_dir) {
-    EventLog log = read_events(run_dir);
-    for (const std::string& warning : log.warnings) storage::write_stderr_line("trainrt: warning: " + warning);
-    return fold(std::move(log.events));
+    EventLog records = read_events(run_dir);
+    for (const std::string& warning : records.warnings) log::warn("{}", warning);
+    return fold(std::move(records.events));
 }
 
 bool budget_exhausted(const History& history, int max_failures) {

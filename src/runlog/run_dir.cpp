@@ -8,7 +8,7 @@
 #include "runlog/clock.hpp"
 #include "runlog/run_files.hpp"
 #include "storage/posix.hpp"
-#include "trainrt/build_config.hpp"
+#include "trainrt/version.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt::runlog {

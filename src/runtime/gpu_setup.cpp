@@ -9,6 +9,7 @@
 #include "comm/gpu.hpp"
 #include "comm/strings.hpp"
 #include "trainrt/error.hpp"
+#include "log/log.hpp"
 
 namespace trainrt::runtime {
 
@@ -59,8 +60,7 @@ std::unique_ptr<Communicator> session_communicator(const ScalingSettings& settin
     check_distinct_gpus(*mpi, context);
     std::unique_ptr<Communicator> nccl = comm::make_nccl_communicator(*mpi);
     if (mpi->rank() == 0)
-        std::cout << "[trainrt] GPU run: " << comm::gpu_build_info() << "; NCCL communicator over "
-                  << mpi->size() << " ranks" << std::endl;
+        log::info("GPU run: {}; NCCL communicator over {} ranks", comm::gpu_build_info(), mpi->size());
     return comm::make_dispatch_communicator(std::move(mpi), std::move(nccl));
 }
 

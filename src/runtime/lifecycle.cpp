@@ -10,11 +10,12 @@
 #include "runlog/events.hpp"
 #include "runlog/failure_budget.hpp"
 #include "trainrt/error.hpp"
+#include "log/log.hpp"
 
 namespace trainrt::runtime {
 namespace {
 
-void say(const std::string& line) { std::cout << "[trainrt] " << line << std::endl; }
+void say(const std::string& line) { log::info("{}", line); }
 
 launch::RequeueOutcome requeue_after_stop(const Context& context, const Settings& settings) {
     if (settings.failure.requeue.value == RequeuePolicy::never) {

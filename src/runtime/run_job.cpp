@@ -21,6 +21,7 @@
 #include "runlog/run_dir.hpp"
 #include "runlog/run_files.hpp"
 #include "trainrt/error.hpp"
+#include "log/log.hpp"
 
 namespace trainrt::runtime {
 namespace {
@@ -77,11 +78,9 @@ void print_summary(const SessionImpl& session, const Context& context) {
             metrics += last[key].is_number_float()
                            ? fmt::format(", {} {:.4f}", key, last[key].get<double>())
                            : fmt::format(", {} {}", key, last[key].dump());
-    std::cout << fmt::format("[trainrt] finished: {} reports in {:.2f} s on {} ranks{}; run dir {} "
-                             "(trainrt results {})",
-                             session.results().iterations(), session.results().total_seconds(),
-                             context.world_size, metrics, context.run_dir, context.run_dir)
-              << std::endl;
+    log::info("finished: {} reports in {:.2f} s on {} ranks{}; run dir {} (trainrt results {})",
+              session.results().iterations(), session.results().total_seconds(), context.world_size, metrics,
+              context.run_dir, context.run_dir);
 }
 
 // Errors every rank raises identically (`everyone`) are printed once (rank 0) and end the job
@@ -90,7 +89,7 @@ void print_summary(const SessionImpl& session, const Context& context) {
 int fail(const Error& error, const Context& context, bool everyone) {
     everyone = everyone || error.on_all_ranks();
     if (!everyone || context.world_rank == 0)
-        storage::write_stderr_line(fmt::format("trainrt: rank {}: {}", context.world_rank, error.what()));
+        log::error("{}", error.what());
     const bool recorded = dynamic_cast<const FailureLimitError*>(&error) != nullptr;
     if (!recorded && !context.run_dir.empty() &&
         storage::path_exists(runlog::path_in(context.run_dir, runlog::kEvents)) && (!everyone || context.world_rank == 0)) {
@@ -147,6 +146,7 @@ int run_job(const JobConfig& config, const Settings& settings,
     comm::MpiRuntime mpi(*launcher);
     Context context;
     context.world_rank = launcher->info().world_rank;
+    log::set_rank(context.world_rank);
     std::unique_ptr<Communicator> comm;
     try {
         context = comm::build_context(launcher->info());

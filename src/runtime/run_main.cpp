@@ -15,6 +15,7 @@
 #include "trainrt/error.hpp"
 #include "trainrt/plugin.hpp"
 #include "trainrt/run.hpp"
+#include "log/log.hpp"
 
 namespace trainrt::runtime {
 namespace {
@@ -85,6 +86,7 @@ int run_loaded(int argc, const config::Loaded& loaded, const workloads::Workload
     if (loaded.flags.config_file.empty() && argc <= 1)
         throw ConfigError("config: no job given; run `trainrt --config FILE` (see `trainrt --help`)");
     const Settings settings = Settings::read(loaded.config);
+    log::set_level(config::log_level_of(settings.log.level.value));
     const bool wants_gpu = settings.scaling.use_gpu.value || settings.scaling.backend.value == Backend::nccl;
     if (wants_gpu && !TRAINRT_HAS_CUDA)
         throw ConfigError(fmt::format(
@@ -107,12 +109,12 @@ int guarded(const std::function<int()>& body) noexcept {
     try {
         return body();
     } catch (const Error& error) {
-        storage::write_stderr_line(std::string("trainrt: ") + error.what());
+        log::error("{}", error.what());
         return error.exit_code();
     } catch (const std::exception& error) {
-        storage::write_stderr_line(std::string("trainrt: internal error: ") + error.what());
+        log::error("internal error: {}", error.what());
     } catch (...) {
-        storage::write_stderr_line("trainrt: internal error: an exception that is not a std::exception");
+        log::error("internal error: an exception that is not a std::exception");
     }
     return exit_codes::internal;
 }

@@ -21,6 +21,7 @@
 #include "trainrt/error.hpp"
 #include "runlog/events.hpp"
 #include "runlog/run_files.hpp"
+#include "log/log.hpp"
 
 namespace trainrt::runtime {
 namespace {
@@ -160,13 +161,12 @@ void SessionImpl::log_resume_latency() {
     if (context_.world_rank != 0) return;
     const double age = process_age_seconds();
     if (!restored_) {
-        results_.notice(fmt::format("[trainrt] first step {:.3f} s after process start (fresh start)", age));
+        log::info("first step {:.3f} s after process start (fresh start)", age);
         return;
     }
     const double reading = restore_seconds_ + restored_->read_seconds();
-    results_.notice(fmt::format("[trainrt] resumed: first step {:.3f} s after process start, {:.3f} s "
-                                "of it verifying and reading the checkpoint; restart latency {:.3f} s",
-                                age, reading, age - reading));
+    log::info("resumed: first step {:.3f} s after process start, {:.3f} s of it verifying and reading the "
+              "checkpoint; restart latency {:.3f} s", age, reading, age - reading);
 }
 
 void SessionImpl::restore() {
@@ -175,16 +175,14 @@ void SessionImpl::restore() {
     restore_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const std::int64_t superseded = results_.resume_after(restored_ ? restored_->iteration() : 0);
     if (superseded > 0 && context_.world_rank == 0)
-        storage::write_stderr_line(fmt::format(
-            "trainrt: {} result row(s) reported after the {} were moved to {}", superseded,
-            restored_ ? "restored checkpoint" : "last start", runlog::kSupersededResults));
+        log::warn("{} result row(s) reported after the {} were moved to {}", superseded,
+                  restored_ ? "restored checkpoint" : "last start", runlog::kSupersededResults);
     if (!restored_) return;
     if (context_.world_rank == 0) {
         runlog::append(context_.run_dir, context_,
                        runlog::RestoreEvent{restored_->path(), restored_->iteration(), restored_->world_size(),
                                             superseded});
-        std::cout << "[trainrt] resuming from " << restored_->path() << " (iteration "
-                  << restored_->iteration() << ")" << std::endl;
+        log::info("resuming from {} (iteration {})", restored_->path(), restored_->iteration());
     }
 }
 

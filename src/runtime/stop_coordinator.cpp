@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "runtime/stop_signals.hpp"
+#include "log/log.hpp"
 
 namespace trainrt::runtime {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 // Re-asking Slurm (an admin may have extended the limit) at most this often.
 constexpr double requery_interval_s = 30.0;
 
-void say(const std::string& line) { std::cout << "[trainrt] " << line << std::endl; }
+void say(const std::string& line) { log::info("{}", line); }
 
 }  // namespace
 

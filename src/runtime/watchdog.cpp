@@ -15,6 +15,7 @@
 #include "runtime/stop_signals.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
+#include "log/log.hpp"
 
 namespace trainrt::runtime {
 
@@ -64,9 +65,7 @@ void Watchdog::beat(double now_wall) {
     try {
         runlog::write_heartbeat(context_.run_dir, context_.hostname, now_wall);
     } catch (const Error& error) {
-        if (!beat_failed_)
-            storage::write_stderr_line(fmt::format("trainrt: rank {}: warning: heartbeat not written: {}",
-                                                   context_.world_rank, error.what()));
+        if (!beat_failed_) log::warn("heartbeat not written: {}", error.what());
         beat_failed_ = true;
     }
 }
@@ -91,7 +90,7 @@ void Watchdog::check_peers(double blocked_s, const std::string& collective) {
 
 // The main thread is stuck inside MPI, so no clean shutdown is possible: record, then _Exit.
 void Watchdog::fire(const std::string& message, const char* reason) {
-    storage::write_stderr_line(fmt::format("trainrt: rank {}: {}", context_.world_rank, message));
+    log::error("{}", message);
     try {
         if (!context_.run_dir.empty())
             runlog::append(context_.run_dir, context_,

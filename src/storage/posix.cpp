@@ -91,19 +91,6 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     rename_durable(temporary, path);
 }
 
-void write_stderr_line(const std::string& line) noexcept {
-    std::string record = line + "\n";
-    const char* cursor = record.data();
-    std::size_t left = record.size();
-    while (left > 0) {
-        ssize_t written = ::write(STDERR_FILENO, cursor, left);
-        if (written < 0 && errno == EINTR) continue;
-        if (written <= 0) return;
-        cursor += written;
-        left -= static_cast<std::size_t>(written);
-    }
-}
-
 void append_line(const std::string& path, const std::string& line) {
     Fd fd = open_or_throw(path, O_WRONLY | O_CREAT | O_APPEND);
     std::string record = line + "\n";

@@ -35,10 +35,6 @@ void write_file_atomic(const std::string& path, const std::string& content);
 // Renames `from` to `to` and makes the rename durable.
 void rename_durable(const std::string& from, const std::string& to);
 
-// Writes `line` and a newline to stderr in one write(2), so lines of ranks sharing a terminal or
-// an output file never interleave mid-line.
-void write_stderr_line(const std::string& line) noexcept;
-
 // Appends one line (a '\n' is added) with a single write(2) on an O_APPEND descriptor.
 void append_line(const std::string& path, const std::string& line);
 

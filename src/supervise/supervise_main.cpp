@@ -17,6 +17,7 @@
 #include "storage/posix.hpp"
 #include "supervise/supervisor.hpp"
 #include "trainrt/error.hpp"
+#include "log/log.hpp"
 
 namespace trainrt::supervise {
 namespace {
@@ -83,9 +84,8 @@ void catch_ending_signals() {
     for (int signal_number : {SIGTERM, SIGUSR2, SIGINT}) ::sigaction(signal_number, &action, nullptr);
 }
 
-void say(const std::string& line) {
-    storage::write_stderr_line(fmt::format("trainrt supervise: {} ({})", line, runlog::time_now()));
-}
+// The supervisor's lines carry their time: a job's output spans days and requeues.
+void say(const std::string& line) { log::info("{} ({})", line, runlog::time_now()); }
 
 // A watcher runs in a one-task step of its own: that step's variables describe it, not the job.
 void forget_watcher_step_environment() {
@@ -140,7 +140,9 @@ int supervise_main(int argc, const char* const argv[]) {
         if (!args.watch_output.empty()) append_output_to(args.watch_output);
     }
     catch_ending_signals();
+    log::set_role(args.role ? "supervise@" + args.role->batch_node : "supervise");
     const SupervisedJob job = load_supervised_job({args.command.begin() + 1, args.command.end()});
+    log::set_level(config::log_level_of(job.log.level.value));
     auto slurm = launch::make_slurm_client();
     Allocation allocation = read_allocation(launch::process_env(), *slurm);
     if (args.role) {

@@ -11,7 +11,8 @@ SupervisedJob load_supervised_job(const std::vector<std::string>& run_args) {
     // As an embedded program's: any train.* key is accepted here, the step checks them.
     const config::Loaded loaded =
         config::load(static_cast<int>(argv.size()), argv.data(), config::WorkloadKeys{}, "supervised");
-    return {runlog::run_dir_path(RunSettings::read(loaded.config)), FailureSettings::read(loaded.config)};
+    return {runlog::run_dir_path(RunSettings::read(loaded.config)), FailureSettings::read(loaded.config),
+            LogSettings::read(loaded.config)};
 }
 
 }  // namespace trainrt::supervise

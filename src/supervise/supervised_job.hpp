@@ -11,6 +11,7 @@ namespace trainrt::supervise {
 struct SupervisedJob {
     std::string run_dir;
     FailureSettings failure;
+    LogSettings log;
 };
 
 // `run_args`: the program's arguments (--config FILE, --section.key=value ...). Keys of the

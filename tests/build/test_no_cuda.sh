@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The build without the optional components (-DTRAINRT_WITH_CUDA=OFF: the nocuda/ alternative
 # sources; -DTRAINRT_WITH_TORCH=OFF: no libtrainrt_torch; -DTRAINRT_WITH_PYTHON=OFF: no
-# libtrainrt_python): it configures and builds (trainrt, unit tests) in $TRAINRT_BUILD/no-cuda,
+# libtrainrt_python): it configures and builds (trainrt, unit tests) in $TRAINRT_BUILD-no-components
+# (beside the main build: with ccache, every translation unit the components do not change comes
+# from the cache; the library compiles the same with or without CUDA),
 # `trainrt --version` says CUDA/NCCL: no, LibTorch: no and Python: no, the unit tests pass,
 # use_gpu = true, a LibTorch workload and a Python workload are refused with one line and exit 2,
 # the LibTorch example plugin cannot be configured against its install, and a
 # short CPU training gives bitwise the weights of this (CUDA) build.
 source "$(dirname "$0")/../lib/common.sh"
 require_data
-build=$TRAINRT_BUILD/no-cuda
+build=$TRAINRT_BUILD-no-components
 cmake -S "$TRAINRT_SRC" -B "$build" -DTRAINRT_WITH_CUDA=OFF -DTRAINRT_WITH_TORCH=OFF \
   -DTRAINRT_WITH_PYTHON=OFF >"$WORK/configure.log" 2>&1 \
   || { cat "$WORK/configure.log"; fail "configure without CUDA"; finish; }

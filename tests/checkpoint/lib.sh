@@ -40,8 +40,8 @@ indent() { awk '{ print "    " $0 }' >&2; }
 
 digest_of() { sed -n 's/^weights_digest=\([0-9a-f]\{16\}\)$/\1/p' "$1" | tail -1; }
 
-# The iteration named by "[trainrt] resuming from ... (iteration N)"; empty when none.
-resumed_iteration() { sed -n 's/^\[trainrt\] resuming from .* (iteration \([0-9][0-9]*\))$/\1/p' "$1" | tail -1; }
+# The iteration named by "[trainrt 0] resuming from ... (iteration N)"; empty when none.
+resumed_iteration() { sed -n 's/^\[trainrt 0\] resuming from .* (iteration \([0-9][0-9]*\))$/\1/p' "$1" | tail -1; }
 
 ckpt_name() { printf 'checkpoint_%06d' "$1"; }
 

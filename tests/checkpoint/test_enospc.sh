@@ -30,21 +30,21 @@ run_on_fs() {
   cat "$out.stdout" "$out.stderr" >"$out"
 }
 
-# error_lines ERR: the error lines on stderr ("trainrt: ..." but not warnings or notes).
-error_lines() { grep '^trainrt: ' "$1" | grep -v -e '^trainrt: warning:' -e '^trainrt: removed leftover' || true; }
+# error_lines ERR: the error lines on stderr ("[trainrt R] error: ...", not warnings or notes).
+error_lines() { grep '^\[trainrt [0-9]*\] error: ' "$1" || true; }
 
 # clear_enospc WHAT OUT FILE_REGEX: exit 8, one distinct error message (each rank may print it
-# once, as "trainrt: rank R: ..."), on whole lines, saying "No space left on device" and naming
+# once, as "[trainrt R] error: ..."), on whole lines, saying "No space left on device" and naming
 # the file being written.
 clear_enospc() {
   local what=$1 out=$2 file=$3 err="$2.stderr"
   [ "$rc" -eq 8 ] && pass "$what: exit 8" || { show "$out"; fail "$what: exit $rc, expected 8"; }
   local lines; lines=$(error_lines "$err")
-  if grep -q '.trainrt: ' "$err"; then
+  if grep -q '.\[trainrt [0-9]*\] ' "$err"; then
     fail "$what: two messages on one line (the ranks' stderr writes interleave):"
-    grep '.trainrt: ' "$err" | head -2 | indent
+    grep '.\[trainrt [0-9]*\] ' "$err" | head -2 | indent
   fi
-  local distinct; distinct=$(printf '%s\n' "$lines" | sed -E 's/^trainrt: rank [0-9]+: //' | sed '/^$/d' | sort -u | wc -l)
+  local distinct; distinct=$(printf '%s\n' "$lines" | sed -E 's/^\[trainrt [0-9]+\] error: //' | sed '/^$/d' | sort -u | wc -l)
   [ "$distinct" -eq 1 ] && pass "$what: one error message" \
     || { fail "$what: $distinct distinct error messages, expected 1:"; printf '%s\n' "$lines" | indent; }
   if printf '%s\n' "$lines" | grep -E "$file" | grep -Eq 'No space left on device|ENOSPC'; then

@@ -72,7 +72,7 @@ kill_case() {
   local from; from=$(resumed_iteration "$again")
   [ "$from" = "$resume" ] && pass "$what: restart resumes from iteration $resume" \
     || { show "$again"; fail "$what: restart resumed from iteration '${from}', expected $resume"; }
-  grep -q "^\[trainrt\] resuming from $run_dir/checkpoints/$expected (iteration $resume)\$" "$again" \
+  grep -q "^\[trainrt 0\] resuming from $run_dir/checkpoints/$expected (iteration $resume)\$" "$again" \
     || fail "$what: resume line does not name $run_dir/checkpoints/$expected"
   local left; left=$(leftovers "$run_dir")
   [ -z "$left" ] && pass "$what: no leftover after the restart" \

@@ -65,7 +65,7 @@ resume_rejected() {
   local line; line=$(grep -F "fc2.weight" "$out.stderr" | grep -F "$stored" | grep -F "512, 512" | head -1 || true)
   [ -n "$line" ] && pass "$what: $line" \
     || { show "$out"; fail "$what: no error line names 'fc2.weight' with [$stored] and [512, 512]"; }
-  grep -q '^\[trainrt\] iter ' "$out.stdout" && fail "$what: training ran (an iteration was reported)"
+  grep -q '^\[trainrt 0\] iter ' "$out.stdout" && fail "$what: training ran (an iteration was reported)"
   local n; n=$(committed "$WORK/$name" | wc -l)
   [ "$n" -eq 0 ] || fail "$what: $n checkpoints written by the rejected run"
 }

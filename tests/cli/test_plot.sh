@@ -45,7 +45,7 @@ refused() {
   local name=$1 want=$2
   shift 2
   plot "$WORK/$name" "$@"
-  [ "$prc" -eq 2 ] && [ "$(grep -c . "$WORK/$name.err")" -eq 1 ] && grep -q "^trainrt: plot: .*$want" "$WORK/$name.err" \
+  [ "$prc" -eq 2 ] && [ "$(grep -c . "$WORK/$name.err")" -eq 1 ] && grep -q "^\[trainrt\] error: plot: .*$want" "$WORK/$name.err" \
     && pass "$name: exit 2: $(cut -c1-150 "$WORK/$name.err")" \
     || fail "$name: exit $prc, stderr: $(cat "$WORK/$name.err")"
   [ ! -e "$WORK/out/bad.png" ] || fail "$name: $WORK/out/bad.png written"

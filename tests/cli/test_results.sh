@@ -189,7 +189,7 @@ mkdir -p "$WORK/empty" && : >"$WORK/plain"
 bad() {
   local what=$1; shift
   results "$@"
-  if [ "$xrc" -eq "$TRAINRT_EXIT_CONFIG" ] && [ "$(wc -l <"$WORK/res.err")" -eq 1 ] && grep -q '^trainrt: results: ' "$WORK/res.err" \
+  if [ "$xrc" -eq "$TRAINRT_EXIT_CONFIG" ] && [ "$(wc -l <"$WORK/res.err")" -eq 1 ] && grep -q '^\[trainrt\] error: results: ' "$WORK/res.err" \
      && ! grep -qE 'terminate called|internal error' "$WORK/res.err" && [ ! -s "$WORK/res.out" ]; then
     pass "$what: exit 2, $(cat "$WORK/res.err")"
   else

@@ -39,7 +39,7 @@ refused() {
   local problems=()
   [ "$rc" -eq "$code" ] || problems+=("exit $rc, expected $code")
   [ "$(nlines "$dir.err")" -eq 1 ] || problems+=("$(nlines "$dir.err") stderr lines, expected 1")
-  [[ "$err" == "trainrt: "* ]] || problems+=("stderr does not start with 'trainrt: '")
+  [[ "$err" == "[trainrt] error: "* ]] || problems+=("stderr does not start with '[trainrt] error: '")
   grep -qE -- "$pattern" "$dir.err" || problems+=("stderr lacks /$pattern/")
   [ ! -s "$dir.out" ] || problems+=("stdout: $(cat "$dir.out")")
   [ -z "$(ls -A "$dir")" ] || problems+=("wrote $(ls -A "$dir" | tr '\n' ' ')")

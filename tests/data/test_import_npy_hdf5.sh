@@ -442,7 +442,7 @@ refused idx_missing 6 "cannot open .*idx_none/train-images-idx3-ubyte" import mn
 refused mnist_without_from 2 "mnist: give the directory of its IDX files with --from DIR" import mnist
 # Options that choose splits or a label do not apply to the IDX files: a usage error naming them.
 # shellcheck disable=SC2054  # the commas are inside one argument
-refused idx_split 2 "^trainrt: data import fashion-mnist: --split does not apply \(the IDX files come split" \
+refused idx_split 2 "^\[trainrt\] error: data import fashion-mnist: --split does not apply \(the IDX files come split" \
   import fashion-mnist --split train=0.5,test=0.5
 refused idx_seed 2 "data import mnist: --seed does not apply" import mnist --from "$FASHION" --seed 3
 refused idx_label 2 "data import fashion-mnist: --label does not apply" import fashion-mnist --label labels

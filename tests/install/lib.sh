@@ -39,7 +39,7 @@ stop_and_resume() {
   jq -e -s 'map(select(.event == "stop"))[0] | .reason == "signal" and (.checkpoint | type) == "string"' \
     "$WORK/$name/events.jsonl" >/dev/null && pass "$name: stop event with its checkpoint" || fail "$name: no stop event"
   launch "$name" "$WORK/$name.resume.out" "$@"
-  [ "$rc" -eq 0 ] && grep -q '^\[trainrt\] resuming from' "$WORK/$name.resume.out" \
+  [ "$rc" -eq 0 ] && grep -q '^\[trainrt 0\] resuming from' "$WORK/$name.resume.out" \
     && [ "$(digest_in "$WORK/$name.resume.out")" = "$ref" ] \
     && pass "$name: resumed and finished with the uninterrupted digest $ref" \
     || { tail "$WORK/$name.resume.out" >&2; fail "$name: resume exit $rc, digest $(digest_in "$WORK/$name.resume.out") vs $ref"; }

@@ -76,7 +76,7 @@ for i, j in enumerate(jsonl):
     assert math.isnan(df["val_loss"][i]) == ("val_loss" not in j)
 assert df["_time_compute_s/max"].notna().all()
 PY
-grep -q '\[trainrt\] finished' "$WORK/files.out" && pass "run finished" || fail "no finish line"
+grep -q '\[trainrt 0\] finished' "$WORK/files.out" && pass "run finished" || fail "no finish line"
 
 # A stop (USR2) and the rerun: the tables are reopened and appended to, not rebuilt.
 report_run 2 stopped "$WORK/stopped.out" --train.reports=30 --train.checkpoint_every=1 --train.sleep_ms=50 &

@@ -19,7 +19,7 @@ check_straggler() {
     && pass "$name: iteration times alike on every rank (the others wait)" \
     || fail "$name: _time_this_iter_s $(jq -c ._ranks._time_this_iter_s "$WORK/$name/result.jsonl" | tail -3)"
   local lines
-  lines=$(grep -c "\[trainrt\] straggler: rank $slow " "$WORK/$name.out" || true)
+  lines=$(grep -c "\[trainrt 0\] straggler: rank $slow " "$WORK/$name.out" || true)
   [ "$lines" -eq 1 ] && pass "$name: logged once: $(grep -o 'straggler: rank.*iteration [0-9]*' "$WORK/$name.out")" \
     || { show "$WORK/$name.out"; fail "$name: $lines straggler lines for rank $slow"; }
 }

@@ -25,7 +25,7 @@ jq -e '.reason == "signal" and .signal == "USR2" and .signal_rank == 1 and .boun
   <<<"$stop" >/dev/null || fail "stop event: $stop"
 [[ "$(count_events "$RUN" '.event == "requeue" and .by == "trainrt" and .restart_count == 0')" == 1 ]] \
   || fail "no requeue event by trainrt: $(jq -c 'select(.event == "requeue")' "$RUN/events.jsonl")"
-grep -q "\[trainrt\] requeued job $JOB" "$OUT" || fail "trainrt did not say it requeued job $JOB"
+grep -q "\[trainrt 0\] requeued job $JOB" "$OUT" || fail "trainrt did not say it requeued job $JOB"
 [[ "$(digest_in "$OUT")" == "$BASE" ]] || fail "digest $(digest_in "$OUT") != uninterrupted $BASE"
 rows_once "$RUN"
 log "USR2 to one task: all ranks stopped at boundary $(jq .boundary <<<"$stop"), requeued by trainrt, same digest"
@@ -41,7 +41,7 @@ wait_job "$JOB" 300
 expect_job_ok "$JOB"
 grep -q "cannot requeue job $JOB: '/nonexistent/scontrol' not found.*exiting 75" "$OUT" \
   || fail "no clear line about the missing scontrol in $OUT"
-grep -q "trainrt supervise: requeued job $JOB" "$OUT" || fail "the supervisor did not requeue job $JOB"
+grep -q "\[trainrt supervise\] requeued job $JOB" "$OUT" || fail "the supervisor did not requeue job $JOB"
 [[ "$(count_events "$RUN" '.event == "requeue"')" == 0 ]] || fail "trainrt recorded a requeue it could not do"
 [[ "$(digest_in "$OUT")" == "$BASE" ]] || fail "digest $(digest_in "$OUT") != uninterrupted $BASE"
 rows_once "$RUN"

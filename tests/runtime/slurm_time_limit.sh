@@ -23,7 +23,7 @@ stop=$(jq -c 'select(.event == "stop")' "$RUN/events.jsonl" | head -1)
 jq -e '.reason == "time_limit" and (.checkpoint | type) == "string"' <<<"$stop" >/dev/null || fail "first stop event: $stop"
 [[ "$(count_events "$RUN" '.event == "requeue" and .by == "trainrt" and .reason == "time_limit"')" -ge 1 ]] \
   || fail "no requeue by trainrt for the time limit"
-left=$(sed -n 's/^\[trainrt\] stopping for the time limit: \([0-9.]*\) s left.*/\1/p' "$OUT" | head -1)
+left=$(sed -n 's/^\[trainrt 0\] stopping for the time limit: \([0-9.]*\) s left.*/\1/p' "$OUT" | head -1)
 [[ -n "$left" ]] || fail "no logged time-limit decision in $OUT"
 awk -v l="$left" 'BEGIN { exit !(l > 0) }' || fail "stopped with $left s left"
 grep -q 'DUE TO TIME LIMIT' "$OUT" && fail "Slurm killed the job for its time limit"

@@ -22,12 +22,12 @@ n=$(events "$WORK/budget" 'select(.event == "failure" and .reason == "unrecorded
 
 train 2 budget "$WORK/giveup.out" --failure.max_failures=1
 [ "$rc" -eq 10 ] && pass "third start gives up with exit 10" || { show "$WORK/giveup.out"; fail "third start exits $rc, expected 10"; }
-grep -E '^trainrt: rank 0: failure: giving up: 2 failure\(s\), more than \[failure\] max_failures = 1' "$WORK/giveup.out" >/dev/null \
+grep -E '^\[trainrt 0\] error: failure: giving up: 2 failure\(s\), more than \[failure\] max_failures = 1' "$WORK/giveup.out" >/dev/null \
   && pass "one clear line: $(grep 'giving up' "$WORK/giveup.out" | head -1)" || fail "no give-up line: $(cat "$WORK/giveup.out")"
 [ "$(grep -c 'giving up' "$WORK/giveup.out")" -eq 1 ] || fail "give-up message printed more than once"
 events "$WORK/budget" 'select(.event == "failure" and .final == true)' | jq -e -s 'length == 1 and .[0].failures == 2' >/dev/null \
   && pass "final failure record in events.jsonl" || fail "final records: $(events "$WORK/budget" 'select(.final == true)')"
-grep -q '^\[trainrt\] iter' "$WORK/giveup.out" && fail "the run that gave up trained anyway"
+grep -q '^\[trainrt 0\] iter' "$WORK/giveup.out" && fail "the run that gave up trained anyway"
 
 train 2 budget "$WORK/resume.out" --failure.max_failures=1
 [ "$rc" -eq 0 ] && [ "$(digest_of "$WORK/resume.out")" = "$base" ] \

@@ -8,7 +8,7 @@ source "$(dirname "$0")/../metrics/lib.sh"
 # The reporter checkpoints every report; rank 1 reports loss = NaN at iteration 6.
 report_run 2 diverged "$WORK/diverged.out" --train.reports=10 --train.checkpoint_every=1 --train.nan_at=6 --train.nan_rank=1
 [ "$rc" -eq 7 ] && pass "NaN on rank 1 at iteration 6: exit 7" || { show "$WORK/diverged.out"; fail "exit $rc, expected 7"; }
-line=$(grep '^trainrt: ' "$WORK/diverged.out" || true)
+line=$(grep '^\[trainrt [0-9]*\] error: ' "$WORK/diverged.out" || true)
 [ "$(grep -c . <<<"$line")" -eq 1 ] && grep -q "on rank 1: workload: metric 'loss' = nan reported at iteration 6 is not finite" <<<"$line" \
   && pass "one line: $line" || fail "error lines: $line"
 latest=$(cat "$WORK/diverged/checkpoints/latest" 2>/dev/null || true)

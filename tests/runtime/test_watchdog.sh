@@ -13,7 +13,7 @@ took=$((SECONDS - start))
 [ "$rc" -eq 4 ] && pass "hung rank: exit 4 after ${took}s" || { show "$WORK/hung.out"; fail "hung rank: exit $rc after ${took}s, expected 4"; }
 line=$(grep 'watchdog:' "$WORK/hung.out" || true)
 [ "$(grep -c . <<<"$line")" -eq 1 ] || fail "expected one watchdog line, got: $line"
-grep -qE '^trainrt: rank 0: watchdog: blocked [0-9.]+ s in (allreduce|allgather).* at step boundary [0-9]+ \(after iteration 1\).*collective_timeout = 3 s' <<<"$line" \
+grep -qE '^\[trainrt 0\] error: watchdog: blocked [0-9.]+ s in (allreduce|allgather).* at step boundary [0-9]+ \(after iteration 1\).*collective_timeout = 3 s' <<<"$line" \
   && pass "watchdog line: $line" || fail "watchdog line lacks rank/collective/step: '$line'"
 events "$WORK/hung" 'select(.event == "failure")' | jq -e -s 'length == 1 and .[0].reason == "collective_timeout" and .[0].rank == 0' >/dev/null \
   && pass "one failure event (collective_timeout, rank 0)" || fail "failure events: $(events "$WORK/hung" 'select(.event == "failure")')"

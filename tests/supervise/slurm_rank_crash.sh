@@ -18,7 +18,7 @@ victim=$(task_pid "$JOB" 1)
 killed_at=$(date +%s.%N)
 kill -9 "$victim"
 log "kill -9 task 1 (pid $victim) of job $JOB at row $(rows "$RUN")"
-wait_for_line "$OUT" 'trainrt supervise: step exited with status [0-9]+: relaunch' 60
+wait_for_line "$OUT" '\[trainrt supervise\] step exited with status [0-9]+: relaunch' 60
 failed_after=$(awk -v a="$killed_at" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 awk -v t="$failed_after" 'BEGIN { exit !(t < 15) }' || fail "the step took ${failed_after}s to fail after the kill"
 wait_job "$JOB" 300
@@ -44,7 +44,7 @@ final=$(jq -c 'select(.event == "failure" and .final == true)' "$RUN/events.json
 [[ "$(grep -c . <<<"$final")" == 1 ]] || fail "expected one final failure record: $final"
 jq -e '.failures == 2 and (.message | test("giving up: 2 failure\\(s\\), more than \\[failure\\] max_failures = 1"))' \
   <<<"$final" >/dev/null || fail "final record: $final"
-grep -q 'trainrt supervise: step exited with status [0-9]*: give_up: giving up: 2 failure(s)' "$OUT" || fail "no give-up line in the job output"
+grep -q '\[trainrt supervise\] step exited with status [0-9]*: give_up: giving up: 2 failure(s)' "$OUT" || fail "no give-up line in the job output"
 [[ "$(count_events "$RUN" '.event == "relaunch"')" == 1 ]] || fail "expected exactly one relaunch"
 rows_once "$RUN"
 log "max_failures=1: one relaunch, then a final record and ExitCode 10"

@@ -29,7 +29,7 @@ pid=$(rank_pid stopped 1) && kill -USR2 "$pid" || fail "rank 1 not found"
 wait "$runner" || true
 [ "$(cat "$WORK/stopped.rc")" = 9 ] || { show "$WORK/stopped.out"; fail "stopped run exits $(cat "$WORK/stopped.rc"), expected 9"; }
 train 2 stopped "$WORK/resumed.out"
-[ "$rc" -eq 0 ] && grep -q '^\[trainrt\] resuming from' "$WORK/resumed.out" && [ "$(model_digest "$WORK/resumed.out")" = "$base" ] \
+[ "$rc" -eq 0 ] && grep -q '^\[trainrt 0\] resuming from' "$WORK/resumed.out" && [ "$(model_digest "$WORK/resumed.out")" = "$base" ] \
   && pass "stopped mid-epoch by USR2 and rerun: resumed, same digest $base" \
   || { show "$WORK/resumed.out"; fail "resume: exit $rc, digest $(model_digest "$WORK/resumed.out") vs $base"; }
 
