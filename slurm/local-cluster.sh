@@ -12,7 +12,7 @@
 #   slurm/local-cluster.sh node-kill I     node I dies: SIGKILL to every process in its namespace
 #                                   (slurmd, slurmstepd, tasks), as a power loss would
 #   slurm/local-cluster.sh node-freeze I   node I hangs: SIGSTOP to every process in its namespace
-#   slurm/local-cluster.sh node-start I    node I comes back: a fresh slurmd, waits until it is idle
+#   slurm/local-cluster.sh node-start I    node I comes back: a fresh slurmd, waits until it registered
 #                                   (ReturnToService=2 returns a DOWN node when it registers)
 #
 # Then: source "${TRAINRT_SLURM_DIR:-/tmp/trainrt-slurm}/env.sh"   (exports SLURM_CONF)
@@ -517,14 +517,18 @@ cmd_node_start() {
   export SLURM_CONF=$CONF
   (node_exec "$1" setsid slurmd -D -N "node$1" -f "$CONF") </dev/null >>"$STATE/log/slurmd.node$1.out" 2>&1 &
   echo $! >"$STATE/run/slurmd.node$1.launch.pid"
-  # A job that ran on the node when it died is cleaned up once it registers: mixed for a while.
+  # Back once its slurmd registered: no longer flagged not responding (a trailing '*') or down. It
+  # may stay mixed while a job that held it when it died still runs on the other nodes.
   local deadline=$((SECONDS + 2 * START_TIMEOUT)) state=""
   while ((SECONDS < deadline)); do
     state=$(node_state "node$1" || true)
-    [[ "$state" != idle ]] || { say "node$1 is back (idle)"; return 0; }
+    case "$state" in
+      ""|*'*'|down*|unk*|drain*|fail*) ;;
+      *) say "node$1 is back ($state)"; return 0 ;;
+    esac
     sleep 0.2
   done
-  die "node$1 not idle $((2 * START_TIMEOUT))s after its slurmd started (state '${state:-no answer}')"
+  die "node$1 not back $((2 * START_TIMEOUT))s after its slurmd started (state '${state:-no answer}')"
 }
 
 case "${1:-}" in

@@ -115,8 +115,10 @@ Phase Supervisor::watch() {
 }
 
 Phase Supervisor::decide() {
-    NodeSet lost = lost_nodes(deps_.slurm, allocation_, excluded_, kProbeTimeoutS, deps_.say);
-    lost.add(excluded_);
+    NodeSet known = excluded_;  // left out already, or silent in the step: no probe
+    known.add(silent_nodes_of_step(job_.run_dir, job_.failure.peer_timeout.value, step_started_));
+    NodeSet lost = lost_nodes(deps_.slurm, allocation_, known, kProbeTimeoutS, deps_.say);
+    lost.add(known);
     decision_ = decide_after_step(job_.run_dir, context(), job_.failure,
                                   {step_status_, step_started_, deps_.ending()}, lost,
                                   static_cast<int>(allocation_.nodes.size()), role_ ? role_->batch_node : "");

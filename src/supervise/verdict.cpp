@@ -108,6 +108,11 @@ const char* verdict_name(Verdict verdict) {
     return "give_up";
 }
 
+NodeSet silent_nodes_of_step(const std::string& run_dir, double peer_timeout_s, double step_started) {
+    const runlog::History history = runlog::read_history(run_dir);
+    return started_since(history, step_started) ? silent_step_hosts(history, run_dir, peer_timeout_s) : NodeSet{};
+}
+
 double launch_backoff_s(int launch_failures) {
     return std::min(60.0, std::ldexp(1.0, std::clamp(launch_failures, 1, 6)));
 }

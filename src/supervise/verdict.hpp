@@ -28,6 +28,10 @@ struct StepDecision {
     double delay_s = 1;   // relaunch: seconds to wait first (back-off after launch failures)
 };
 
+// The nodes of the step launched at `step_started` whose heartbeats went silent (empty when it
+// never started): lost whatever Slurm says yet, so they need no probe.
+NodeSet silent_nodes_of_step(const std::string& run_dir, double peer_timeout_s, double step_started);
+
 // Seconds before relaunching after `launch_failures` launches in a row failed: 2, 4, 8 ... 60.
 double launch_backoff_s(int launch_failures);
 

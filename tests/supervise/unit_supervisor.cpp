@@ -201,6 +201,23 @@ TEST_CASE("supervise: a hung node (silent heartbeat) is excluded while Slurm sti
     CHECK(has(srun_args(h.slurm.launched[1]), "--exclude=node2"));
 }
 
+TEST_CASE("supervise: a node its heartbeats already call silent is not probed", "[supervise]") {
+    Harness h;
+    h.step_exits(4, [&] {
+        h.ranks.start(kAll);
+        h.ranks.beat("node2", h.clock.now() + 1);
+        h.clock.advance(40);
+        h.ranks.beat("node1", h.clock.now());
+        h.ranks.beat("node3", h.clock.now());
+        h.ranks.fail(0, "peer_timeout");
+        h.slurm.states["node2"] = "no_respond";  // Slurm's pings fail too, later
+    });
+    h.step_finishes({"node1", "node3"});
+    CHECK(h.run() == 0);
+    CHECK(h.slurm.probed.empty());
+    CHECK(h.excluded == NodeSet{"node2"});
+}
+
 TEST_CASE("supervise: a node flagged not responding is probed: alive stays, dead goes", "[supervise]") {
     SECTION("alive") {
         Harness h;
