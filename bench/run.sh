@@ -193,7 +193,7 @@ torch_overlap_and_startup() {
   local i mode workload
   for i in 1 2 3; do
     for mode in overlap flat; do
-      run "torch_ddp_${mode}_$i" "$OUT/torch_ddp_${mode}_$i.stdout" mpiexec -n 2 "$TRAINRT" --config jobs/fashion_mlp.ini \
+      run "torch_ddp_${mode}_$i" "$OUT/torch_ddp_${mode}_$i.stdout" mpiexec -n 2 "$TRAINRT" --data.path="$DATA" \
         --run.workload="plugin:$repo/$BUILD/bench/libtorch_ddp_bench.so" --train.mode="$mode" --train.warmup=30 \
         --train.steps=400 --metrics.progress=off --run.storage_path="$storage" --run.name="torch_ddp_${mode}_$i"
       grep '"bench":"torch_ddp"' "$OUT/torch_ddp_${mode}_$i.stdout" >>"$OUT/torch_ddp.jsonl" ||

@@ -4,6 +4,7 @@
 // allreduce of all gradients, flattened, after backward (train.mode = flat). Rank 0 prints one
 // JSON line with the median step time. Same model, data, batch and threads in both modes.
 #include <torch/torch.h>
+#include <trainrt/keys.hpp>
 #include <trainrt/plugin.hpp>
 #include <trainrt/torch.hpp>
 
@@ -28,6 +29,13 @@ struct MlpImpl : torch::nn::Module {
 };
 TORCH_MODULE(Mlp);
 
+#define DDP_BENCH_TRAIN_KEYS(KEY)                                                                      \
+    KEY(mode, std::string, "overlap", trainrt::one_of({"overlap", "flat"}), "how gradients are averaged") \
+    KEY(batch_size, std::int64_t, "64", trainrt::at_least(1), "global batch, split over the ranks")       \
+    KEY(warmup, std::int64_t, "30", trainrt::at_least(0), "steps not timed")                               \
+    KEY(steps, std::int64_t, "200", trainrt::at_least(1), "steps timed")
+TRAINRT_KEYS(BenchKeys, "train", DDP_BENCH_TRAIN_KEYS);
+
 // One blocking allreduce (mean) of every gradient, flattened into one buffer, after backward.
 void flat_average(trainrt::Session& session, Mlp& model) {
     std::vector<torch::Tensor> grads;
@@ -43,8 +51,8 @@ void flat_average(trainrt::Session& session, Mlp& model) {
 }
 
 void train(trainrt::Session& session) {
-    const trainrt::JobConfig& config = session.config();
-    const bool overlap = config.get("train.mode") == "overlap";
+    const BenchKeys keys = BenchKeys::read(session.config());
+    const bool overlap = keys.mode.value == "overlap";
     tt::set_compute_threads(session);
     torch::manual_seed(0);
     Mlp model;
@@ -52,8 +60,8 @@ void train(trainrt::Session& session) {
     std::unique_ptr<tt::DistributedModule> ddp;
     if (overlap) ddp = std::make_unique<tt::DistributedModule>(tt::prepare_model(model.ptr(), session));
     const trainrt::DatasetShard shard = session.dataset_shard("train", 0);
-    const tt::ShardLoader loader(shard, config.get_int("train.batch_size") / session.context().world_size);
-    const std::int64_t warmup = config.get_int("train.warmup"), steps = config.get_int("train.steps");
+    const tt::ShardLoader loader(shard, keys.batch_size.value / session.context().world_size);
+    const std::int64_t warmup = keys.warmup.value, steps = keys.steps.value;
     std::vector<double> times;
     for (std::int64_t s = 0; s < warmup + steps; ++s) {
         tt::Batch batch = loader.batch(s % loader.size());
@@ -73,4 +81,4 @@ void train(trainrt::Session& session) {
 
 }  // namespace
 
-TRAINRT_WORKLOAD(torch_ddp_bench, train);
+TRAINRT_WORKLOAD_WITH(torch_ddp_bench, "DDP overlap vs flat allreduce", train, BenchKeys::specs, nullptr);

@@ -4,4 +4,4 @@
 
 #include "regression.hpp"
 
-int main(int argc, char** argv) { return trainrt::run(argc, argv, regression::train, "regression"); }
+int main(int argc, char** argv) { return trainrt::run(argc, argv, regression::train, "regression", regression::train_keys); }

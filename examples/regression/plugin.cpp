@@ -3,4 +3,5 @@
 
 #include "regression.hpp"
 
-TRAINRT_WORKLOAD(regression, regression::train);
+TRAINRT_WORKLOAD_WITH(regression, "linear regression on synthetic data", regression::train,
+                      regression::train_keys, nullptr);

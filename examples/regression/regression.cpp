@@ -9,30 +9,34 @@
 #include <vector>
 
 #include <trainrt/error.hpp>
+#include <trainrt/keys.hpp>
 
 namespace regression {
 namespace {
 
 constexpr int dims = 16;
 
+#define REGRESSION_TRAIN_KEYS(KEY)                                                                    \
+    KEY(epochs, std::int64_t, "20", trainrt::at_least(1), "passes over the data")                        \
+    KEY(samples, std::int64_t, "65536", trainrt::at_least(1), "synthetic samples, dealt over the ranks") \
+    KEY(batch_size, std::int64_t, "64", trainrt::at_least(1), "global batch, divisible by the ranks")     \
+    KEY(lr, double, "0.05", trainrt::between(0, 10), "SGD learning rate")                                \
+    KEY(step_delay_ms, std::int64_t, "0", trainrt::at_least(0), "sleep after each step (tests: a slow job)")
+TRAINRT_KEYS(RegressionKeys, "train", REGRESSION_TRAIN_KEYS);
+
 struct Settings {
-    std::int64_t epochs, samples, batch, delay_ms, seed;
+    std::int64_t epochs, samples, batch, delay_ms;
+    std::uint64_t seed;
     double lr;
 };
 
-std::int64_t int_or(const trainrt::JobConfig& config, const std::string& key, std::int64_t fallback) {
-    return config.has(key) ? config.get_int(key) : fallback;
-}
-
 Settings read_settings(const trainrt::Session& session) {
-    const trainrt::JobConfig& config = session.config();
-    Settings settings{int_or(config, "train.epochs", 20), int_or(config, "train.samples", 65536),
-                      int_or(config, "train.batch_size", 64), int_or(config, "train.step_delay_ms", 0),
-                      config.get_int("run.seed"),
-                      config.has("train.lr") ? config.get_double("train.lr") : 0.05};
-    if (settings.batch % session.context().world_size != 0)
-        throw trainrt::ConfigError("regression: train.batch_size must be divisible by the number of ranks");
-    return settings;
+    const RegressionKeys keys = RegressionKeys::read(session.config());
+    if (keys.batch_size.value % session.context().world_size != 0)
+        throw trainrt::ConfigError("regression: " + keys.batch_size.where() + " must be divisible by the " +
+                                   std::to_string(session.context().world_size) + " ranks");
+    return {keys.epochs.value, keys.samples.value, keys.batch_size.value, keys.step_delay_ms.value,
+            trainrt::run_seed(session.config()), keys.lr.value};
 }
 
 // This rank's samples (every world_size-th), the same on every run with the same seed:
@@ -43,7 +47,7 @@ struct Shard {
 };
 
 Shard make_shard(const Settings& settings, int rank, int ranks) {
-    std::mt19937_64 generator(static_cast<std::uint64_t>(settings.seed));
+    std::mt19937_64 generator(settings.seed);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     std::normal_distribution<float> noise(0.0f, 0.01f);
     Shard shard;
@@ -99,6 +103,8 @@ std::uint64_t digest(const Model& model) {  // FNV-1a over the weights' bytes
 }
 
 }  // namespace
+
+std::vector<trainrt::OptionSpec> train_keys() { return RegressionKeys::specs(); }
 
 void train(trainrt::Session& session) {
     const Settings settings = read_settings(session);

@@ -165,7 +165,7 @@ void train(trainrt::Session& session) {
     const Table table = describe(data);
     const trainrt::BatchOptions options =
         stream_options(session.config(), "train", static_cast<std::size_t>(keys.batch_size.value), table);
-    torch::manual_seed(static_cast<uint64_t>(session.config().get_int("run.seed")));  // equal init on every rank
+    torch::manual_seed(trainrt::run_seed(session.config()));  // equal init on every rank
     ResidualMlp model(table.inputs, keys.width.value, keys.blocks.value, keys.dropout.value, table.classes);
     torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(keys.lr.value));
 

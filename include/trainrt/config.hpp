@@ -48,4 +48,8 @@ private:
     std::map<std::string, ConfigValue> values_;
 };
 
+// run.seed, read through its declaration: a plugin's weight init seeds from it, as the built-in
+// workloads do, so that one seed and one world size give bitwise-identical runs.
+std::uint64_t run_seed(const JobConfig& config);
+
 }  // namespace trainrt

@@ -9,6 +9,9 @@
 // [run] workload key is ignored. Returns the process exit code (README "Exit codes"); never
 // throws. Call it once per process.
 #include <functional>
+#include <vector>
+
+#include "trainrt/config.hpp"
 
 #include "trainrt/session.hpp"
 
@@ -16,5 +19,10 @@ namespace trainrt {
 
 int run(int argc, const char* const argv[], std::function<void(Session&)> train,
         const char* name = "embedded");
+
+// The same with the train.* keys the function accepts (a TRAINRT_KEYS struct's `specs`): they are
+// checked, defaulted and shown by --help and --print-config like a plugin's.
+int run(int argc, const char* const argv[], std::function<void(Session&)> train, const char* name,
+        std::vector<OptionSpec> (*train_keys)());
 
 }  // namespace trainrt

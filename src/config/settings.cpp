@@ -126,6 +126,10 @@ Settings Settings::read(const JobConfig& config) {
             MetricsSettings::read(config),    LogSettings::read(config)};
 }
 
+std::uint64_t run_seed(const JobConfig& config) {
+    return static_cast<std::uint64_t>(RunSettings::read(config).seed.value);
+}
+
 Settings Settings::defaults() { return read(keys_detail::defaults_of(config::builtin_options())); }
 
 namespace config {

@@ -130,10 +130,16 @@ int run_main(int argc, const char* const argv[], const workloads::Workload* embe
 
 int trainrt::run(int argc, const char* const argv[], std::function<void(Session&)> train,
                  const char* name) {
+    return run(argc, argv, std::move(train), name, nullptr);
+}
+
+int trainrt::run(int argc, const char* const argv[], std::function<void(Session&)> train, const char* name,
+                 std::vector<OptionSpec> (*train_keys)()) {
     workloads::Workload workload;
     workload.name = name != nullptr ? name : "embedded";
     workload.description = "embedded training function";
-    workload.any_train_key = true;
+    workload.any_train_key = train_keys == nullptr;
+    if (train_keys != nullptr) workload.train_keys = train_keys();
     workload.run = std::move(train);
     return runtime::run_main(argc, argv, &workload);
 }

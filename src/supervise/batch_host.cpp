@@ -112,6 +112,8 @@ std::optional<Takeover> await_takeover(const std::string& run_dir, double peer_t
                                        const std::function<bool()>& cancelled, const Say& say) {
     const double interval = runlog::heartbeat_interval(peer_timeout_s);
     const double watching_since = clock.now();
+    say(fmt::format("{} watches the batch host {}: it takes the job over after {:g} s of silence ([failure] "
+                    "peer_timeout)", own_host, batch_host, peer_timeout_s));
     Takeover takeover;
     while ((takeover.silent_s = batch_host_silence(run_dir, batch_host, watching_since, clock.now(),
                                                    takeover.step_started)) <= peer_timeout_s) {

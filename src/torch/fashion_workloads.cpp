@@ -22,6 +22,7 @@
 #include "trainrt/torch.hpp"
 #include "workloads/fashion_mlp/mlp.hpp"
 #include "workloads/fashion_mlp/weights_file.hpp"
+#include "workloads/workload_settings.hpp"
 
 namespace trainrt::torch {
 namespace {
@@ -71,16 +72,7 @@ enum class Kind { mlp, cnn };
     KEY(save_weights, std::string, "", a_path(), "torch_fashion_mlp: write the final weights here (rank 0)")
 TRAINRT_KEYS(TrainKeys, "train", TORCH_FASHION_TRAIN_KEYS);
 
-// Everything a run reads from its config, once.
-struct Settings {
-    TrainKeys train;
-    trainrt::Settings job;
-    std::size_t global_batch = 0;
-
-    Settings(const JobConfig& config, int ranks)
-        : train(TrainKeys::read(config)), job(trainrt::Settings::read(config)),
-          global_batch(data::global_batch(train.batch_size, ranks)) {}
-};
+using Settings = workloads::WorkloadSettings<TrainKeys>;
 
 struct Model {
     std::shared_ptr<nn::Module> module;

@@ -20,6 +20,6 @@ for task in 0 1 2 3; do
   grep -q "slurm started 4 tasks (this is task $task), but MPI_Init came up as a singleton.*srun --mpi=pmix" \
     "$TEST_TMP/err" || fail "no launch error line for task $task"
 done
-[[ $(grep -c 'trainrt:' "$TEST_TMP/err") -eq 4 ]] || fail "expected exactly one error line per task"
+[[ $(grep -c '^\[trainrt [0-3]\] error: launch:' "$TEST_TMP/err") -eq 4 ]] || fail "expected exactly one error line per task"
 [[ ! -e "$TEST_TMP/runs" ]] || fail "singletons created $TEST_TMP/runs"
 ! grep -q weights_digest "$TEST_TMP/out" || fail "a singleton trained anyway"

@@ -7,6 +7,7 @@ cd "$TRAINRT_SRC"
 DATA="$TRAINRT_SRC/data/fashion-mnist.h5"
 # 6000 training and 1000 test images of the same (fixture small_data: tests/lib/small_data.sh).
 SMALL_DATA="$TRAINRT_SRC/data/fashion-mnist-6k.h5"
+SMALL_IDX="$TRAINRT_SRC/data/fashion-mnist-6k-idx"  # the same, as IDX files (the Python example)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/trainrt-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 failures=0

@@ -9,13 +9,13 @@ common=(--train.reports=20 --train.sleep_ms=100 --train.epochs=4)
 # A terminal: a single-process run (no launcher in between) under script(1).
 script -qec "$TRAINRT --config $WORK/reporter.ini --run.name=tty ${common[*]}" "$WORK/tty.log" >/dev/null 2>&1 \
   || { show "$WORK/tty.log"; fail "run on a terminal failed"; }
-redraws=$(grep -o $'\r\e\\[K\\[trainrt\\] iter [0-9]*' "$WORK/tty.log" | wc -l)
+redraws=$(grep -o $'\r\e\\[K\\[trainrt 0\\] iter [0-9]*' "$WORK/tty.log" | wc -l)
 [ "$redraws" -eq 20 ] && pass "terminal: the line was redrawn at each of the 20 reports" \
   || { cat -v "$WORK/tty.log" | tail -5 >&2; fail "terminal: $redraws redraws"; }
 plain=$(grep -ac '^\[trainrt 0\] iter' "$WORK/tty.log" || true)
 [ "$plain" -eq 0 ] && pass "terminal: no plain progress lines" \
   || { cat -v "$WORK/tty.log" | head -20 >&2; fail "terminal: $plain plain progress lines"; }
-grep -aq $'first step.*\r$' "$WORK/tty.log" && ! grep -aq $'samples/s | [0-9:]*\\[trainrt\\] first step' "$WORK/tty.log" \
+grep -aq $'first step.*\r$' "$WORK/tty.log" && ! grep -aq $'samples/s | [0-9:]*\\[trainrt 0\\] first step' "$WORK/tty.log" \
   && pass "terminal: trainrt's own notice gets a line of its own" || { cat -v "$WORK/tty.log" | head >&2; fail "terminal: notice torn into the progress line"; }
 last=$(tr '\r' '\n' <"$WORK/tty.log" | grep -ao '\[trainrt 0\] iter 20 .*' | head -1 | grep -o '.*| [0-9]*:[0-9][0-9]:[0-9][0-9]\( | ETA [0-9:]*\)\?')
 grep -Eq 'iter 20 \| epoch 4/4 \| loss 0\.0500 \| accuracy 0\.9500 \| 1000 samples/s \| 0:00:0[0-9]' <<<"$last" \
@@ -26,7 +26,7 @@ grep -q 'ETA 0:00:0' <<<"$mid" && pass "terminal: ETA shown mid-run ($(grep -o '
 # A file: plain lines every 0.5 s (each report takes about 0.1 s) and the last row.
 report_run 2 lines "$WORK/lines.out" "${common[@]}" --metrics.progress_interval=0.5
 [ "$rc" -eq 0 ] || { show "$WORK/lines.out"; fail "file mode: exits $rc"; }
-mapfile -t iters < <(grep -o '^\[trainrt 0\] iter [0-9]*' "$WORK/lines.out" | awk '{print $3}')
+mapfile -t iters < <(grep -o '^\[trainrt 0\] iter [0-9]*' "$WORK/lines.out" | awk '{print $4}')
 gaps_ok=1
 for ((i = 1; i < ${#iters[@]} - 1; i++)); do ((iters[i] - iters[i - 1] >= 3)) || gaps_ok=0; done
 [ "${#iters[@]}" -ge 3 ] && [ "${#iters[@]}" -le 10 ] && [ "${iters[0]}" = 1 ] && [ "${iters[-1]}" = 20 ] && [ "$gaps_ok" = 1 ] \

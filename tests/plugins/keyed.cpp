@@ -2,18 +2,16 @@
 // built-in's once the plugin is loaded (unknown key, type, bounds) and fills in defaults.
 #include <cstdio>
 
+#include <trainrt/keys.hpp>
 #include <trainrt/plugin.hpp>
 
 namespace {
 
-std::vector<trainrt::OptionSpec> keys() {
-    trainrt::OptionSpec steps{"train.steps", "3", trainrt::ValueKind::integer, "steps to run"};
-    steps.min = 1;
-    return {steps};
-}
+#define KEYED_TRAIN_KEYS(KEY) KEY(steps, std::int64_t, "3", trainrt::at_least(1), "steps to run")
+TRAINRT_KEYS(KeyedKeys, "train", KEYED_TRAIN_KEYS);
 
 void train(trainrt::Session& session) {
-    const std::int64_t steps = session.config().get_int("train.steps");
+    const std::int64_t steps = KeyedKeys::read(session.config()).steps.value;
     for (std::int64_t step = 1; step <= steps; ++step) {
         trainrt::Metrics metrics;
         metrics.set("step", step);
@@ -24,4 +22,4 @@ void train(trainrt::Session& session) {
 
 }  // namespace
 
-TRAINRT_WORKLOAD_WITH(keyed, "declares train.steps", train, keys, nullptr);
+TRAINRT_WORKLOAD_WITH(keyed, "declares train.steps", train, KeyedKeys::specs, nullptr);

@@ -13,25 +13,22 @@
 #include <cstdio>
 #include <thread>
 
+#include <trainrt/keys.hpp>
 #include <trainrt/plugin.hpp>
 
 namespace {
 
-std::vector<trainrt::OptionSpec> keys() {
-    using trainrt::OptionSpec;
-    using trainrt::ValueKind;
-    OptionSpec reports{"train.reports", "20", ValueKind::integer, "reports to make"};
-    reports.min = 1;
-    return {reports,
-            {"train.sleep_ms", "0", ValueKind::real, "every rank's work per iteration (ms)"},
-            {"train.slow_rank", "-1", ValueKind::integer, "the straggling rank (-1: none)"},
-            {"train.slow_ms", "0", ValueKind::real, "the straggler's extra work per iteration (ms)"},
-            {"train.late_key_at", "0", ValueKind::integer, "first iteration reporting val_loss (0: never)"},
-            {"train.checkpoint_every", "0", ValueKind::integer, "checkpoint every N reports (0: never)"},
-            {"train.epochs", "0", ValueKind::integer, "epochs the run has (5 reports each; for the ETA only)"},
-            {"train.nan_at", "0", ValueKind::integer, "iteration whose loss is NaN (0: none)"},
-            {"train.nan_rank", "-1", ValueKind::integer, "the rank reporting it (-1: every rank)"}};
-}
+#define REPORTER_TRAIN_KEYS(KEY)                                                                          \
+    KEY(reports, std::int64_t, "20", trainrt::at_least(1), "reports to make")                                \
+    KEY(sleep_ms, double, "0", trainrt::any_value(), "every rank's work per iteration (ms)")                \
+    KEY(slow_rank, std::int64_t, "-1", trainrt::any_value(), "the straggling rank (-1: none)")               \
+    KEY(slow_ms, double, "0", trainrt::any_value(), "the straggler's extra work per iteration (ms)")        \
+    KEY(late_key_at, std::int64_t, "0", trainrt::any_value(), "first iteration reporting val_loss (0: never)") \
+    KEY(checkpoint_every, std::int64_t, "0", trainrt::any_value(), "checkpoint every N reports (0: never)")  \
+    KEY(epochs, std::int64_t, "0", trainrt::any_value(), "epochs the run has (5 reports each; for the ETA only)") \
+    KEY(nan_at, std::int64_t, "0", trainrt::any_value(), "iteration whose loss is NaN (0: none)")            \
+    KEY(nan_rank, std::int64_t, "-1", trainrt::any_value(), "the rank reporting it (-1: every rank)")
+TRAINRT_KEYS(ReporterKeys, "train", REPORTER_TRAIN_KEYS);
 
 void sleep_ms(double ms) {
     if (ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
@@ -47,21 +44,21 @@ trainrt::Metrics metrics_at(std::int64_t iteration, int rank, std::int64_t late_
 }
 
 void train(trainrt::Session& session) {
-    const auto& config = session.config();
+    const ReporterKeys keys = ReporterKeys::read(session.config());
     const int rank = session.context().world_rank;
-    const std::int64_t reports = config.get_int("train.reports");
-    const std::int64_t every = config.get_int("train.checkpoint_every");
-    const std::int64_t late_key_at = config.get_int("train.late_key_at");
-    const double work_ms = config.get_double("train.sleep_ms");
-    const double extra_ms = rank == config.get_int("train.slow_rank") ? config.get_double("train.slow_ms") : 0.0;
+    const std::int64_t reports = keys.reports.value;
+    const std::int64_t every = keys.checkpoint_every.value;
+    const std::int64_t late_key_at = keys.late_key_at.value;
+    const double work_ms = keys.sleep_ms.value;
+    const double extra_ms = rank == keys.slow_rank.value ? keys.slow_ms.value : 0.0;
     std::int64_t iteration = 0;
     if (const trainrt::Checkpoint* checkpoint = session.checkpoint()) iteration = checkpoint->attribute_int("iteration");
     while (iteration < reports) {
         ++iteration;
         sleep_ms(work_ms + extra_ms);
         trainrt::Metrics metrics = metrics_at(iteration, rank, late_key_at);
-        const std::int64_t nan_rank = config.get_int("train.nan_rank");
-        if (iteration == config.get_int("train.nan_at") && (nan_rank < 0 || nan_rank == rank))
+        const std::int64_t nan_rank = keys.nan_rank.value;
+        if (iteration == keys.nan_at.value && (nan_rank < 0 || nan_rank == rank))
             metrics.set("loss", std::nan(""));
         if (every > 0 && iteration % every == 0) {
             trainrt::CheckpointState state;
@@ -77,4 +74,4 @@ void train(trainrt::Session& session) {
 
 }  // namespace
 
-TRAINRT_WORKLOAD_WITH(reporter, "fast reports with known values (metrics tests)", train, keys, nullptr);
+TRAINRT_WORKLOAD_WITH(reporter, "fast reports with known values (metrics tests)", train, ReporterKeys::specs, nullptr);

@@ -15,6 +15,7 @@
 #include "runlog/events.hpp"
 #include "runlog/history.hpp"
 #include "runlog/run_files.hpp"
+#include "temp_run_dir.hpp"
 
 using namespace trainrt;
 using nlohmann::json;
@@ -28,22 +29,6 @@ json start(const std::string& job, int restart) {
 json failure(const std::string& message) { return {{"event", "failure"}, {"message", message}}; }
 
 runlog::History fold_of(const std::vector<json>& events) { return runlog::fold(runlog::parse_events(events).events); }
-
-// A temporary run directory, removed when the test ends.
-struct TempDir {
-    std::filesystem::path path;
-    TempDir() {
-        static int counter = 0;
-        path = std::filesystem::temp_directory_path() /
-               ("trainrt_runlog_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        std::filesystem::remove_all(path);
-        std::filesystem::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path, ignored);
-    }
-};
 
 }  // namespace
 
@@ -240,14 +225,14 @@ TEST_CASE("history: unknown events are ignored", "[lifecycle]") {
 }
 
 TEST_CASE("history: read_events skips a torn last line", "[lifecycle]") {
-    TempDir dir;
+    testing::TempRunDir dir;
     {
-        std::ofstream out(dir.path / "events.jsonl");
+        std::ofstream out(dir.path() / "events.jsonl");
         out << R"({"event":"start","job_id":"7","restart_count":0})" << '\n'
             << R"({"event":"failure","message":"boom"})" << '\n'
             << R"({"event":"start","job_id":"7","restart_co)";  // torn: no closing brace, no newline
     }
-    runlog::EventLog log = runlog::read_events(dir.path.string());
+    runlog::EventLog log = runlog::read_events(dir.str());
     REQUIRE(log.events.size() == 2);
     CHECK(std::string(log.events[0].kind()) == "start");
     CHECK(log.events[1].as<runlog::FailureEvent>()->message == "boom");
@@ -260,14 +245,14 @@ TEST_CASE("history: read_events skips a torn last line", "[lifecycle]") {
 }
 
 TEST_CASE("history: read_events skips non-object lines and copes with no file", "[lifecycle]") {
-    TempDir dir;
-    CHECK(runlog::read_events(dir.path.string()).events.empty());
-    CHECK(runlog::read_events((dir.path / "missing").string()).events.empty());
+    testing::TempRunDir dir;
+    CHECK(runlog::read_events(dir.str()).events.empty());
+    CHECK(runlog::read_events((dir.path() / "missing").string()).events.empty());
     {
-        std::ofstream out(dir.path / "events.jsonl");
+        std::ofstream out(dir.path() / "events.jsonl");
         out << "42\n\n[1,2]\n" << R"({"event":"finish"})" << "\n";
     }
-    runlog::EventLog log = runlog::read_events(dir.path.string());
+    runlog::EventLog log = runlog::read_events(dir.str());
     REQUIRE(log.events.size() == 1);
     CHECK(std::string(log.events[0].kind()) == "finish");
 }
@@ -277,7 +262,7 @@ TEST_CASE("history: read_events skips non-object lines and copes with no file", 
 // runlog: the writer, the reader, the time format
 
 TEST_CASE("runlog: every event kind written is read back with its fields", "[runlog]") {
-    TempDir dir;
+    testing::TempRunDir dir;
     Context context;
     context.job_id = "4711";
     context.restart_count = 2;
@@ -294,8 +279,8 @@ TEST_CASE("runlog: every event kind written is read back with its fields", "[run
         runlog::FailureEvent{1, "rank 1 died", "comm", 4, "", false, std::nullopt},
         runlog::FinishEvent{20},
     };
-    for (const auto& body : written) runlog::append(dir.path.string(), context, body);
-    runlog::EventLog log = runlog::read_events(dir.path.string());
+    for (const auto& body : written) runlog::append(dir.str(), context, body);
+    runlog::EventLog log = runlog::read_events(dir.str());
     CHECK(log.warnings.empty());
     REQUIRE(log.events.size() == written.size());
     for (const runlog::Event& event : log.events) {
@@ -318,7 +303,7 @@ TEST_CASE("runlog: every event kind written is read back with its fields", "[run
     CHECK(log.events[6].as<runlog::FailureEvent>()->rank == std::optional<int>(1));
     CHECK(log.events[7].as<runlog::FinishEvent>()->iterations == 20);
     // The line keeps the names readers outside trainrt use (jq in tests, users' scripts).
-    std::ifstream in(dir.path / runlog::kEvents);
+    std::ifstream in(dir.path() / runlog::kEvents);
     std::string first;
     std::getline(in, first);
     const json line = json::parse(first);
@@ -327,9 +312,9 @@ TEST_CASE("runlog: every event kind written is read back with its fields", "[run
 }
 
 TEST_CASE("runlog: the reader skips what it cannot use, with one warning each, never throws", "[runlog]") {
-    TempDir dir;
+    testing::TempRunDir dir;
     {
-        std::ofstream out(dir.path / runlog::kEvents);
+        std::ofstream out(dir.path() / runlog::kEvents);
         out << R"({"event":"start","job_id":"7","time":"2026-11-22T09:15:00.123Z"})" << '\n'
             << R"({"event":"teleport","time":"2026-11-22T09:15:01.000Z"})" << '\n'       // unknown kind
             << R"({"event":"failure","rank":"one","message":"bad rank type"})" << '\n'   // wrong-typed field
@@ -337,7 +322,7 @@ TEST_CASE("runlog: the reader skips what it cannot use, with one warning each, n
             << R"({"event":42})" << '\n'                                                 // kind not a string
             << R"({"event":"finish","iterations":3)";                                    // torn last line
     }
-    runlog::EventLog log = runlog::read_events(dir.path.string());
+    runlog::EventLog log = runlog::read_events(dir.str());
     REQUIRE(log.events.size() == 3);
     CHECK(std::string(log.events[0].kind()) == "start");
     CHECK(log.events[0].time == Approx(*runlog::parse_time("2026-11-22T09:15:00.123Z")));

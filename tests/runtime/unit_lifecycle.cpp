@@ -24,22 +24,6 @@ using nlohmann::json;
 
 namespace {
 
-// A temporary run directory, removed when the test ends.
-struct TempDir {
-    std::filesystem::path path;
-    TempDir() {
-        static int counter = 0;
-        path = std::filesystem::temp_directory_path() /
-               ("trainrt_lifecycle_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        std::filesystem::remove_all(path);
-        std::filesystem::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path, ignored);
-    }
-};
-
 // Every [stop] and [failure] key at its default; `overrides` replace values with a source.
 JobConfig lifecycle_config(const std::map<std::string, std::string>& overrides = {},
                            const std::string& source = "test.ini:7") {

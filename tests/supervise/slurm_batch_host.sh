@@ -39,6 +39,9 @@ batch_host=$(job_field "$JOB" BatchHost)
 batch_index=${BASH_REMATCH[1]}
 grep -q "watcher for this batch host ($batch_host) on node" "$OUT" ||
   fail "the wrapper started no watcher step: $(grep "trainrt supervise" "$OUT" | tail -3)"
+# The watcher step runs once it says so (its srun, on the batch host, may still be starting it:
+# a batch host lost before its watcher runs is lost with the job, as without trainrt).
+wait_for_line "$OUT" "watches the batch host $batch_host" 60
 t_kill=$(date +%s.%N)
 bash "$CLUSTER" node-kill "$batch_index"
 log "$batch_host (the batch host): killed at row $(rows "$RUN")"

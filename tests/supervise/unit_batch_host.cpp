@@ -13,26 +13,12 @@
 #include "runlog/clock.hpp"
 #include "runlog/heartbeats.hpp"
 #include "supervise/batch_host.hpp"
+#include "temp_run_dir.hpp"
 
 using namespace trainrt;
+using trainrt::testing::TempRunDir;
 
 namespace {
-
-struct TempRunDir {
-    std::filesystem::path path;
-    TempRunDir() {
-        static int counter = 0;
-        path = std::filesystem::temp_directory_path() /
-               ("trainrt_heartbeats_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        std::filesystem::remove_all(path);
-        std::filesystem::create_directories(path);
-    }
-    ~TempRunDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path, ignored);
-    }
-    std::string str() const { return path.string(); }
-};
 
 const std::function<bool()> never = [] { return false; };
 const supervise::Say quiet = [](const std::string&) {};

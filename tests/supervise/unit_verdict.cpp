@@ -14,29 +14,11 @@
 #include "runlog/heartbeats.hpp"
 #include "supervise/verdict.hpp"
 #include "trainrt/error.hpp"
+#include "temp_run_dir.hpp"
 
 using namespace trainrt;
+using trainrt::testing::TempRunDir;
 using supervise::NodeSet;
-
-namespace {
-
-struct TempRunDir {
-    std::filesystem::path path;
-    TempRunDir() {
-        static int counter = 0;
-        path = std::filesystem::temp_directory_path() /
-               ("trainrt_heartbeats_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        std::filesystem::remove_all(path);
-        std::filesystem::create_directories(path);
-    }
-    ~TempRunDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path, ignored);
-    }
-    std::string str() const { return path.string(); }
-};
-
-}  // namespace
 
 TEST_CASE("verdict: a relaunch excludes the failed step's silent nodes and Slurm's", "[supervise]") {
     TempRunDir dir;

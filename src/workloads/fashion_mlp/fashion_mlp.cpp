@@ -15,6 +15,7 @@
 #include "workloads/fashion_mlp/engine.hpp"
 #include "workloads/fashion_mlp/mlp.hpp"
 #include "workloads/fashion_mlp/weights_file.hpp"
+#include "workloads/workload_settings.hpp"
 
 namespace trainrt::workloads::fashion_mlp {
 namespace {
@@ -39,16 +40,8 @@ double seconds_since(Clock::time_point start) {
         "batch on the host and copy it)")
 TRAINRT_KEYS(TrainKeys, "train", FASHION_MLP_TRAIN_KEYS);
 
-// Everything a run reads from its config, once.
-struct Settings {
-    TrainKeys train;
-    trainrt::Settings job;
-    std::size_t global_batch = 0;  // split over the ranks by trainrt::batch_part
-
-    Settings(const JobConfig& config, int ranks)
-        : train(TrainKeys::read(config)), job(trainrt::Settings::read(config)),
-          global_batch(data::global_batch(train.batch_size, ranks)) {}
-};
+// The global batch is split over the ranks by trainrt::batch_part.
+using Settings = WorkloadSettings<TrainKeys>;
 
 constexpr int kEvalBatch = 1000;  // global evaluation batch
 constexpr const char* kImages = "images";

@@ -15,6 +15,7 @@
 #include "trainrt/plugin.hpp"
 #include "workloads/fashion_mlp/mlp.hpp"
 #include "workloads/linear_model/model.hpp"
+#include "workloads/workload_settings.hpp"
 
 namespace trainrt::workloads::linear_model {
 namespace {
@@ -47,16 +48,7 @@ namespace {
         "classify (softmax regression) or regress (least squares); auto: classify integer labels")
 TRAINRT_KEYS(TrainKeys, "train", LINEAR_MODEL_TRAIN_KEYS);
 
-// Everything a run reads from its config, once.
-struct Settings {
-    TrainKeys train;
-    trainrt::Settings job;
-    std::size_t global_batch = 0;
-
-    Settings(const JobConfig& config, int ranks)
-        : train(TrainKeys::read(config)), job(trainrt::Settings::read(config)),
-          global_batch(data::global_batch(train.batch_size, ranks)) {}
-};
+using Settings = WorkloadSettings<TrainKeys>;
 
 // What the dataset gives the model.
 struct Table {
