@@ -11,8 +11,8 @@
             ...
             trainrt.report({"epoch": epoch + 1, "loss": loss},
                            checkpoint=trainrt.Checkpoint({"w": weights, "epoch": epoch + 1}))
-            if trainrt.should_stop():       # Slurm time limit, preemption, a stop signal
-                return
+            # a stop (Slurm time limit, preemption, a stop signal) ends the function inside
+            # report(), after the checkpoint was committed; should_stop() asks between reports
 
 Run it with `srun trainrt --config job.ini` ([run] workload = python:train.py:train_func), or end
 the script with `raise SystemExit(trainrt.run(train_func))` and launch `python3 train.py` under
@@ -21,12 +21,13 @@ srun/mpiexec. PyTorch helpers: trainrt.torch. README "Python training functions"
 import sys
 
 from . import _state
-from ._state import Context
+from ._state import Context, StopTraining
 from .checkpoint import Checkpoint
 from .data import get_dataset
 
 __all__ = ["allreduce", "Checkpoint", "Context", "digest", "Error", "exit_codes", "get_checkpoint", "get_config",
-           "get_context", "get_dataset", "get_dataset_shard", "get_settings", "report", "run", "should_stop"]
+           "get_context", "get_dataset", "get_dataset_shard", "get_settings", "report", "run", "should_stop",
+           "StopTraining"]
 
 
 def __getattr__(name):
@@ -40,7 +41,9 @@ def __getattr__(name):
 
 def report(metrics, checkpoint=None):
     """Collective (every rank, once per iteration): records `metrics` (numbers and strings) as one
-    result row and, with `checkpoint` (a trainrt.Checkpoint), commits it on every rank."""
+    result row and, with `checkpoint` (a trainrt.Checkpoint), commits it on every rank. When the
+    job is to stop (a stop signal, the Slurm time limit) it then raises trainrt.StopTraining, a
+    BaseException that trainrt catches: the function needs no should_stop() to be stoppable."""
     _state.report(metrics, checkpoint)
 
 
@@ -95,7 +98,8 @@ def digest(arrays):
 
 def should_stop():
     """Collective, at a step boundary: True when the job should save (report with a checkpoint)
-    and return: a stop signal reached a rank, or the Slurm time limit is near."""
+    and return: a stop signal reached a rank, or the Slurm time limit is near. Optional: report()
+    stops the function by itself; this asks between reports (a checkpoint mid-epoch)."""
     return _state.session().should_stop()
 
 

@@ -257,11 +257,15 @@ def run_function(handle, function):
         settings = handle.settings()
         rank = handle.context()["world_rank"]
         _set_threads(handle)
+        _state.seed_everything(settings.run.seed)
         backend = torch_backend(settings)
         if backend is not None:
             _setup_torch(handle, backend, settings.failure.collective_timeout)
             torch_ready = True
-        _call(function, _state.train_config())
+        try:
+            _call(function, _state.train_config())
+        except _state.StopTraining:
+            pass  # the stop is the session's: trainrt ends the job as stopped (or requeues it)
         if torch_ready:
             import torch.distributed as dist
             dist.destroy_process_group()

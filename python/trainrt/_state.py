@@ -96,11 +96,38 @@ def metric_value(name, value):
     raise TypeError(f"trainrt.report(): metric '{name}' is a {type(value).__name__}; give a number or a string")
 
 
+class StopTraining(BaseException):
+    """Raised by report() once every rank agreed to stop (a stop signal, the Slurm time limit):
+    the report's row and checkpoint are committed, then the function unwinds to trainrt, which
+    stops or requeues the job. A BaseException, so a user's `except Exception` does not swallow
+    it (as KeyboardInterrupt)."""
+
+
 def report(metrics, checkpoint=None):
+    """Collective. A stop agreed at this report ends the function here (StopTraining) after the
+    row and the checkpoint were committed, whether or not the function polls should_stop()."""
     values = {str(name): metric_value(name, value) for name, value in metrics.items()}
     handle = session()
     if checkpoint is None:
         handle.report(values)
-        return
-    tensors, attributes = checkpoint._parts(handle.context())
-    handle.report(values, tensors, attributes)
+    else:
+        tensors, attributes = checkpoint._parts(handle.context())
+        handle.report(values, tensors, attributes)
+    if handle.should_stop():  # no collective: the verdict rode in the report's own
+        raise StopTraining()
+
+
+def seed_everything(seed):
+    """Python's random, numpy's and torch's global generators (when torch was imported) seeded
+    alike on every rank, as Ray's enable_reproducibility: the same model initialisation everywhere
+    and from run to run."""
+    import random
+    random.seed(seed)
+    try:
+        import numpy
+        numpy.random.seed(seed % 2**32)
+    except ImportError:
+        pass
+    import sys
+    if "torch" in sys.modules:
+        sys.modules["torch"].manual_seed(seed)
