@@ -50,7 +50,11 @@ def report(metrics, checkpoint=None):
 def get_checkpoint():
     """The checkpoint to resume from (after a requeue, a stop or a failure), or None."""
     committed = _state.session().checkpoint()
-    return Checkpoint._from_committed(committed) if committed is not None else None
+    if committed is None:
+        return None
+    checkpoint = Checkpoint._from_committed(committed)
+    _state.take_checkpoint(checkpoint)  # prepared loaders take their positions from it
+    return checkpoint
 
 
 def get_context():

@@ -240,7 +240,7 @@ def _summary(error):
 def _verdict(error, rank):
     if isinstance(error, SystemExit) and error.code in (None, 0):
         return 0, ""
-    print(f"trainrt: rank {rank}: the Python training function raised:", file=sys.stderr)
+    _state.log("error", f"the Python training function raised on rank {rank}:")
     traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
     code = getattr(error, "exit_code", None)
     if not isinstance(code, int) or code <= 0:

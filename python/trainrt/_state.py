@@ -6,6 +6,7 @@ trainrt/_entry.py begins and ends the session around the user's function; every 
 import numbers
 
 _handle = None
+_local = {}  # this session's Python-side state (trainrt.torch's prepared loaders), reset at begin/end
 
 
 class Context:
@@ -48,6 +49,7 @@ class Context:
 def begin(handle):
     global _handle
     _handle = handle
+    _local.clear()
 
 
 def end():
@@ -55,6 +57,40 @@ def end():
     if _handle is not None:
         _handle.end()
     _handle = None
+    _local.clear()
+
+
+def session_local(name, make):
+    """This session's value `name` (made by make() at its first use)."""
+    if name not in _local:
+        _local[name] = make()
+    return _local[name]
+
+
+def log(level, text, once=False):
+    """One line through trainrt's logger ("[trainrt R] warning: ..."); once: rank 0 alone."""
+    from . import _trainrt
+    _trainrt.log(level, text, once)
+
+
+def add_checkpoint_hooks(save, restore):
+    """save(checkpoint) adds to every checkpoint passed to report(); restore(checkpoint) runs when
+    the function takes its checkpoint (get_checkpoint()). Once per session per pair."""
+    hooks = session_local("checkpoint_hooks", list)
+    if (save, restore) not in hooks:
+        hooks.append((save, restore))
+
+
+def taken_checkpoint():
+    """The checkpoint the function took with get_checkpoint(), or None."""
+    return _local.get("taken")
+
+
+def take_checkpoint(checkpoint):
+    _local["taken"] = checkpoint
+    for _, restore in session_local("checkpoint_hooks", list):
+        restore(checkpoint)
+_local = {}  # this session's Python-side state (trainrt.torch's prepared loaders), reset at begin/end
 
 
 def session():
@@ -111,6 +147,8 @@ def report(metrics, checkpoint=None):
     if checkpoint is None:
         handle.report(values)
     else:
+        for save, _ in session_local("checkpoint_hooks", list):
+            save(checkpoint)
         tensors, attributes = checkpoint._parts(handle.context())
         handle.report(values, tensors, attributes)
     if handle.should_stop():  # no collective: the verdict rode in the report's own

@@ -12,6 +12,7 @@ rest of each state_dict as JSON attributes, plain values as attributes, and this
 numpy and Python RNG states, so a resume continues bitwise where the saved run was.
 """
 import random
+import weakref
 
 import numpy as np
 import torch
@@ -69,11 +70,16 @@ def _reduce_by_parameter(state, bucket):
 
 class _ResumableSampler(DistributedSampler):
     """DistributedSampler that can start an epoch past its first `skip` samples (a resume in the
-    middle of an epoch)."""
+    middle of an epoch) and remembers an epoch the user set (Ray's loader.sampler.set_epoch(e))."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.skip = 0
+        self.requested_epoch = None
+
+    def set_epoch(self, epoch):
+        self.requested_epoch = int(epoch)
+        super().set_epoch(epoch)
 
     def __iter__(self):
         indices = list(super().__iter__())
@@ -86,19 +92,32 @@ class _ResumableSampler(DistributedSampler):
 
 class TrainrtDataLoader:
     """A DataLoader over this rank's DistributedSampler shard that calls set_epoch for the user
-    (each pass over it is the next epoch) and knows its position, for checkpoints."""
+    (each pass over it is the next epoch; an epoch the user sets with loader.sampler.set_epoch(e)
+    wins) and knows its position, which every checkpoint passed to report() carries."""
 
     def __init__(self, loader, sampler):
         self.loader = loader
         self.sampler = sampler
         self.epoch = 0
         self.batches = 0  # batches of the current epoch already yielded
+        self.unrestored = None  # the checkpoint taken that held no position for this loader
 
     def __len__(self):
         return len(self.loader)
 
+    def _begin_epoch(self):
+        requested, self.sampler.requested_epoch = self.sampler.requested_epoch, None
+        if requested is not None and requested != self.epoch:
+            self.epoch, self.batches = requested, 0
+        elif requested is None and self.unrestored is not None and self.sampler.shuffle:
+            _state.log("warning", f"trainrt.torch: resumed from {self.unrestored}, which holds no position for "
+                       f"a prepared data loader, and the function does not call loader.sampler.set_epoch(epoch): "
+                       f"its shuffled order starts again at epoch {self.epoch}'s", once=True)
+        self.unrestored = None
+        DistributedSampler.set_epoch(self.sampler, self.epoch)
+
     def __iter__(self):
-        self.sampler.set_epoch(self.epoch)
+        self._begin_epoch()
         if self.batches:
             # Resuming mid-epoch: the uninterrupted run drew the DataLoader's base seed from the torch
             # RNG at the epoch's start, not here; keep the restored stream where it was.
@@ -121,9 +140,56 @@ class TrainrtDataLoader:
         self.epoch, self.batches = int(state["epoch"]), int(state["batches"])
 
 
+def _prepared_loaders():
+    """This session's prepared loaders, in the order the function prepared them (weak: a loader the
+    function dropped is not saved)."""
+    return _state.session_local("prepared_loaders", list)
+
+
+def _loader_key(index):
+    return f"{LOADER_PREFIX}_prepared{index}."
+
+
+def _save_loader_positions(checkpoint):
+    for index, ref in enumerate(_prepared_loaders()):
+        loader = ref()
+        if loader is not None:
+            for key, number in loader.state_dict().items():
+                checkpoint[_loader_key(index) + key] = number
+
+
+def _restore_loader_position(checkpoint, index, loader):
+    prefix = _loader_key(index)
+    state = {k[len(prefix):]: v for k, v in checkpoint.attributes.items() if k.startswith(prefix)}
+    if state:
+        loader.load_state_dict(state)
+    else:
+        loader.unrestored = checkpoint.path
+
+
+def _restore_loader_positions(checkpoint):
+    for index, ref in enumerate(_prepared_loaders()):
+        if (loader := ref()) is not None:
+            _restore_loader_position(checkpoint, index, loader)
+
+
+def _track(prepared):
+    """Every checkpoint passed to report() carries the loader's position; a checkpoint the function
+    took (get_checkpoint(), before or after preparing it) puts it back."""
+    loaders = _prepared_loaders()
+    loaders.append(weakref.ref(prepared))
+    _state.add_checkpoint_hooks(_save_loader_positions, _restore_loader_positions)
+    if (taken := _state.taken_checkpoint()) is not None:
+        _restore_loader_position(taken, len(loaders) - 1, prepared)
+    return prepared
+
+
 def prepare_data_loader(loader, seed=None):
     """`loader` rebuilt over a DistributedSampler (shuffled when it shuffled, with run.seed),
-    keeping its batch size, collate_fn, workers and drop_last. Iterate it once per epoch."""
+    keeping its batch size, collate_fn, workers and drop_last. Iterate it once per epoch. Its
+    position (epoch, batches) travels in every checkpoint passed to report() and comes back when
+    the function takes the checkpoint: a resume continues its order even when the function saves
+    only `epoch` (load_state(loader=...) and state_dict_checkpoint(loader=...) still work)."""
     if not isinstance(loader, DataLoader):
         raise TypeError("trainrt.torch.prepare_data_loader: give a torch.utils.data.DataLoader")
     context = _state.context()
@@ -136,7 +202,7 @@ def prepare_data_loader(loader, seed=None):
                          num_workers=loader.num_workers, collate_fn=loader.collate_fn,
                          pin_memory=loader.pin_memory, drop_last=loader.drop_last,
                          timeout=loader.timeout, worker_init_fn=loader.worker_init_fn)
-    return TrainrtDataLoader(rebuilt, sampler)
+    return _track(TrainrtDataLoader(rebuilt, sampler))
 
 
 def _unwrapped(model):

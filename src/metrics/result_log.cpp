@@ -43,6 +43,15 @@ ResultLog::ResultLog(std::string run_dir, const Context& context, ResultLogOptio
 
 std::int64_t ResultLog::resume_after(std::int64_t iteration) {
     iteration_ = iteration;
+    return keep_rows([iteration](std::int64_t at) { return at > 0 && at <= iteration; });
+}
+
+std::int64_t ResultLog::start_over() {
+    total_before_s_ = 0;
+    return keep_rows([](std::int64_t) { return false; });
+}
+
+std::int64_t ResultLog::keep_rows(const std::function<bool(std::int64_t)>& keep) {
     if (context_.world_rank != 0) return 0;
     std::vector<Row> kept;
     std::vector<std::string> superseded;
@@ -51,7 +60,7 @@ std::int64_t ResultLog::resume_after(std::int64_t iteration) {
     while (std::getline(in, line)) {
         auto row = Row::parse(line, nullptr, false);
         const std::int64_t at = row.is_object() ? row.value("_training_iteration", std::int64_t{0}) : 0;
-        if (at > 0 && at <= iteration) kept.push_back(std::move(row));
+        if (keep(at)) kept.push_back(std::move(row));
         else if (!line.empty()) superseded.push_back(line);
     }
     if (!superseded.empty()) {

@@ -4,6 +4,7 @@
 // the run's log of record), to progress.csv and metrics.h5 (metrics_tables.hpp), and shows
 // progress on stdout. When record() returns, the row is in all three files.
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -41,6 +42,9 @@ public:
     // holds each iteration of the run that continues exactly once, and makes progress.csv and
     // metrics.h5 hold the same rows. Returns the rows moved.
     std::int64_t resume_after(std::int64_t iteration);
+    // The workload did not take the restored checkpoint and started over: rank 0 moves every row
+    // so far aside as resume_after does; iteration numbers go on. Returns the rows moved.
+    std::int64_t start_over();
     double total_seconds() const;
     // Ends the progress display (before the runtime's closing lines).
     void end_progress() { progress_.end(); }
@@ -51,6 +55,8 @@ private:
     nlohmann::ordered_json autofilled(const Metrics& metrics, Clock::time_point now) const;
     void write(const nlohmann::ordered_json& row, const RankSummary& summary);
     void note_straggler(const RankSummary& summary);
+    // Rank 0 keeps the rows whose iteration `keep` accepts and moves the rest aside.
+    std::int64_t keep_rows(const std::function<bool(std::int64_t)>& keep);
 
     std::string path_;             // result.jsonl
     std::string superseded_path_;  // result.superseded.jsonl

@@ -129,6 +129,7 @@ int train(SessionImpl& session, const workloads::Workload& workload, const Conte
     Watchdog watchdog({settings.failure.collective_timeout.value, settings.failure.peer_timeout.value}, context,
                       [&session] { return session.where(); });
     workload.run(session);
+    session.end_resume();
     session.end_progress();
     session.finish_checkpoints();
     if (session.stopped()) return end_run_stopped(session, context, settings);

@@ -70,14 +70,14 @@ SessionImpl::SessionImpl(const JobConfig& config, const Settings& settings, Cont
     : config_(config), settings_(settings), context_(std::move(context)), comm_(std::move(comm)),
       results_(context_.run_dir, context_, result_options(config, settings_.metrics)),
       checkpoints_(checkpoint::options_from(settings_.checkpoint), context_, *comm_),
-      stops_(*comm_, context_, settings_.stop.time_margin.value.seconds) {}
+      stops_(*comm_, context_, settings_.stop.time_margin.value.seconds), resume_(context_) {}
 
 void SessionImpl::report(const Metrics& metrics) { record_row(metrics); }
 
 // A report() since the last call already was this step's boundary: its agreement is the answer
 // (every rank follows the same sequence, so the verdict is the same everywhere).
 bool SessionImpl::should_stop() {
-    if (stops_.boundaries() == 0) log_resume_latency();
+    if (stops_.boundaries() == 0) first_boundary();
     const bool stop = reported_since_check_ ? stops_.agreed() : stops_.agree();
     reported_since_check_ = false;
     boundary_seen_.store(stops_.boundaries());
@@ -96,7 +96,7 @@ void SessionImpl::before_report() {
 // cross-rank summaries), so a report costs one collective.
 void SessionImpl::record_row(const Metrics& metrics) {
     before_report();
-    if (stops_.boundaries() == 0) log_resume_latency();
+    if (stops_.boundaries() == 0) first_boundary();
     const std::array<std::int64_t, 3> stop = stops_.vote();
     const bool check_finite = settings_.failure.on_nonfinite.value == NonFinitePolicy::fail;
     const std::string nonfinite = check_finite ? nonfinite_metric(metrics) : "";
@@ -155,36 +155,41 @@ void SessionImpl::report(const Metrics& metrics, const CheckpointState& state) {
     if (stops_.agreed()) stop_checkpoint_ = saved.name;  // agreed before or at this boundary
 }
 
+// The first step boundary decides whether the run resumed (resume.hpp).
+void SessionImpl::first_boundary() {
+    resume_.settle(results_);
+    log_resume_latency();
+}
+
 // Restart latency: process start to the first step boundary after a restore, less the time
 // spent verifying and reading the checkpoint (that depends on its size, not on trainrt).
 void SessionImpl::log_resume_latency() {
     if (context_.world_rank != 0) return;
     const double age = process_age_seconds();
-    if (!restored_) {
+    if (!resume_.resumed()) {
         log::info("first step {:.3f} s after process start (fresh start)", age);
         return;
     }
-    const double reading = restore_seconds_ + restored_->read_seconds();
+    const double reading = resume_.read_seconds();
     log::info("resumed: first step {:.3f} s after process start, {:.3f} s of it verifying and reading the "
               "checkpoint; restart latency {:.3f} s", age, reading, age - reading);
 }
 
+// Collective. The restored checkpoint is offered to the workload; rows reported after it by an
+// earlier attempt are set aside now, so result.jsonl never holds an iteration twice.
 void SessionImpl::restore() {
     const auto started = std::chrono::steady_clock::now();
-    restored_ = checkpoints_.restore();
-    restore_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    const std::int64_t superseded = results_.resume_after(restored_ ? restored_->iteration() : 0);
+    std::optional<Checkpoint> restored = checkpoints_.restore();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const std::int64_t superseded = results_.resume_after(restored ? restored->iteration() : 0);
     if (superseded > 0 && context_.world_rank == 0)
         log::warn("{} result row(s) reported after the {} were moved to {}", superseded,
-                  restored_ ? "restored checkpoint" : "last start", runlog::kSupersededResults);
-    if (!restored_) return;
-    if (context_.world_rank == 0) {
-        runlog::append(context_.run_dir, context_,
-                       runlog::RestoreEvent{restored_->path(), restored_->iteration(), restored_->world_size(),
-                                            superseded});
-        log::info("resuming from {} (iteration {})", restored_->path(), restored_->iteration());
-    }
+                  restored ? "restored checkpoint" : "last start", runlog::kSupersededResults);
+    resume_.offer(std::move(restored), seconds, superseded);
 }
+
+// Collective, after the workload returned: a workload that never reported decides here.
+void SessionImpl::end_resume() { resume_.settle(results_); }
 
 DatasetShard SessionImpl::dataset_shard(const std::string& split, std::uint64_t epoch) {
     data::ShardRequest request;

@@ -5,6 +5,7 @@
 #include "checkpoint/manager.hpp"
 #include "config/settings.hpp"
 #include "metrics/result_log.hpp"
+#include "runtime/resume.hpp"
 #include "runtime/stop_coordinator.hpp"
 #include "trainrt/session.hpp"
 
@@ -20,7 +21,7 @@ public:
     void report(const Metrics& metrics) override;
     void report(const Metrics& metrics, const CheckpointState& state) override;
     bool should_stop() override;
-    const Checkpoint* checkpoint() const override { return restored_ ? &*restored_ : nullptr; }
+    const Checkpoint* checkpoint() const override { return resume_.take(); }
     DatasetShard dataset_shard(const std::string& split, std::uint64_t epoch) override;
     Dataset dataset(const std::string& split) override;
     const metrics::ResultLog& results() const { return results_; }
@@ -28,6 +29,8 @@ public:
 
     // Collective: finds the checkpoint to resume from (after the run directory exists).
     void restore();
+    // After the workload returned: a restored checkpoint it never took is given up (resume.hpp).
+    void end_resume();
     // Collective: commits an async checkpoint still in flight.
     void finish_checkpoints() { checkpoints_.finish(); }
 
@@ -43,6 +46,7 @@ private:
     void before_report();
     void record_row(const Metrics& metrics);
     [[noreturn]] void fail_nonfinite(const std::string& mine);
+    void first_boundary();
     void log_resume_latency();
 
     const JobConfig& config_;
@@ -51,12 +55,11 @@ private:
     std::unique_ptr<Communicator> comm_;
     metrics::ResultLog results_;
     checkpoint::CheckpointManager checkpoints_;
-    std::optional<Checkpoint> restored_;
     StopCoordinator stops_;
+    Resume resume_;
     bool stop_seen_ = false;
     bool reported_since_check_ = false;
     std::string stop_checkpoint_;
-    double restore_seconds_ = 0;
     std::atomic<std::int64_t> boundary_seen_{0};
     std::atomic<std::int64_t> iteration_seen_{0};
 };

@@ -29,6 +29,8 @@ require_small_data() {
 
 # rows RUN_DIR: result rows so far.
 rows() { if [ -s "$1/result.jsonl" ]; then wc -l <"$1/result.jsonl"; else echo 0; fi; }
+# count_events RUN JQ_CONDITION: how many events match (0 when there is no events.jsonl).
+count_events() { [ -f "$1/events.jsonl" ] || { echo 0; return; }; jq -c "select($2)" "$1/events.jsonl" | grep -c . || true; }
 # rows_reached RUN_DIR N LIMIT: waits up to LIMIT seconds until result.jsonl has at least N
 # lines; returns 1 when it did not.
 rows_reached() {

@@ -312,9 +312,6 @@ wait_relaunch() {
   T_AGAIN=$(date +%s.%N)
 }
 
-# count_events RUN JQ_CONDITION: how many events match.
-count_events() { jq -c "select($2)" "$1/events.jsonl" | grep -c . || true; }
-
 # rows_once RUN: result.jsonl holds iterations 1..last, each exactly once, in order.
 rows_once() {
   local got want
