@@ -50,6 +50,8 @@ def begin(handle):
     global _handle
     _handle = handle
     _local.clear()
+    from . import _rng  # every checkpoint carries each rank's generators (_rng.py)
+    add_checkpoint_hooks(_rng.save, _restore_rng)
 
 
 def end():
@@ -79,6 +81,11 @@ def add_checkpoint_hooks(save, restore):
     hooks = session_local("checkpoint_hooks", list)
     if (save, restore) not in hooks:
         hooks.append((save, restore))
+
+
+def _restore_rng(checkpoint):
+    from . import _rng
+    _rng.restore(checkpoint, session().context()["world_rank"])
 
 
 def taken_checkpoint():
@@ -144,15 +151,35 @@ def report(metrics, checkpoint=None):
     row and the checkpoint were committed, whether or not the function polls should_stop()."""
     values = {str(name): metric_value(name, value) for name, value in metrics.items()}
     handle = session()
-    if checkpoint is None:
+    any_directory = _agree_on_checkpoints(handle, checkpoint)
+    if checkpoint is None and not any_directory:
         handle.report(values)
     else:
+        if checkpoint is None:  # another rank reports a directory: this one adds no files
+            from .checkpoint import Checkpoint
+            checkpoint = Checkpoint()
         for save, _ in session_local("checkpoint_hooks", list):
             save(checkpoint)
-        tensors, attributes = checkpoint._parts(handle.context())
+        allreduce = (lambda array, op: handle.allreduce(array, op)) if any_directory else None
+        tensors, attributes = checkpoint._parts(handle.context(), allreduce)
         handle.report(values, tensors, attributes)
     if handle.should_stop():  # no collective: the verdict rode in the report's own
         raise StopTraining()
+
+
+def _agree_on_checkpoints(handle, checkpoint):
+    """Collective: whether any rank reports a directory. Ray lets ranks pass a checkpoint or None;
+    trainrt's save is collective, so a rank with None joins a directory save with no files, and a
+    checkpoint of tensors or values passed by some ranks only is refused on every rank alike."""
+    import numpy as np
+    mine = np.array([checkpoint is not None and checkpoint._directory is not None,
+                     checkpoint is not None and checkpoint.has_values(), checkpoint is None], dtype=np.int64)
+    handle.allreduce(mine, "max")
+    any_directory, any_values, any_none = (bool(x) for x in mine)
+    if any_values and any_none:
+        raise ValueError("trainrt.report(): some ranks passed a checkpoint of tensors or values and others None: "
+                         "pass it on every rank (a Checkpoint.from_directory may come from some ranks only)")
+    return any_directory
 
 
 def seed_everything(seed):

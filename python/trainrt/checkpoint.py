@@ -12,13 +12,23 @@ Saving: build a Checkpoint and pass it to trainrt.report(metrics, checkpoint=...
 Restoring: trainrt.get_checkpoint() gives the committed checkpoint: ckpt["w"], ckpt.attributes,
 ckpt.rank_value(name), ckpt.structure(name), ckpt.to_dict().
 
+Directories (Ray's way): Checkpoint.from_directory(d) stores d's files (any bytes); on a committed
+checkpoint as_directory() (a context manager) and to_directory(path) give them back, in a run or
+after it (Checkpoint.open(run_dir_or_checkpoint_dir)). _directory.py holds the layout.
+
 Stored dtypes are trainrt's (float32, float64, int32, int64, uint8); others are stored widened
 (bool, int8, int16, uint16 -> int32 or uint8; uint32 -> int64; float16 -> float32; uint64 as int64
 bits) with the original dtype recorded, and come back as they were.
 """
+import contextlib
 import json
+import os
+import shutil
+import tempfile
 
 import numpy as np
+
+from . import _directory
 
 STORED = {np.dtype(t) for t in ("float32", "float64", "int32", "int64", "uint8")}
 WIDENED = {"bool": "uint8", "int8": "int32", "int16": "int32", "uint16": "int32", "uint32": "int64",
@@ -63,8 +73,62 @@ class Checkpoint:
         self._attributes = {}   # name -> int | float | str
         self._dtypes = {}       # name -> original dtype
         self._committed = None
+        self._directory = None  # from_directory(): the directory whose files are saved
         for name, value in (values or {}).items():
             self[name] = value
+
+    @classmethod
+    def from_directory(cls, path):
+        """A checkpoint of the files under `path` (read when it is reported: keep the directory until
+        report() returns). Ranks may pass one or None: the reported directories are merged."""
+        checkpoint = cls()
+        checkpoint._directory = os.fspath(path)
+        _directory.listing(checkpoint._directory)  # a missing directory fails here, not in report()
+        return checkpoint
+
+    @classmethod
+    def open(cls, path):
+        """A committed checkpoint outside a run: a run directory (its newest valid checkpoint) or a
+        checkpoint directory (runs/NAME/checkpoints/checkpoint_NNNNNN), verified first."""
+        from . import _trainrt
+        return cls._from_committed(_trainrt.open_checkpoint(os.fspath(path)))
+
+    def has_values(self):
+        """Tensors, per-rank values or attributes besides a directory."""
+        return bool(self._tensors or self._per_rank or self._attributes)
+
+    @contextlib.contextmanager
+    def as_directory(self):
+        """The checkpoint's files in a directory for the `with` block: the directory itself for an
+        unsaved from_directory() checkpoint, else a temporary copy removed afterwards."""
+        if self._committed is None:
+            yield self._need_directory()
+            return
+        copy = _directory.temporary_copy(self._need_directory_committed())
+        try:
+            yield copy
+        finally:
+            _directory.remove(copy)
+
+    def to_directory(self, path=None):
+        """Writes the files into `path` (a new temporary directory when None); returns it."""
+        target = os.fspath(path) if path is not None else tempfile.mkdtemp(prefix="trainrt_checkpoint_")
+        if self._committed is None:
+            shutil.copytree(self._need_directory(), target, dirs_exist_ok=True)
+            return target
+        return _directory.write_files(self._need_directory_committed(), target)
+
+    def _need_directory(self):
+        if self._directory is None:
+            raise ValueError("trainrt.Checkpoint: not a directory checkpoint (make one with Checkpoint.from_directory)")
+        return self._directory
+
+    def _need_directory_committed(self):
+        committed = self._committed
+        if _directory.BYTES not in committed.tensor_names():
+            raise ValueError(f"trainrt.Checkpoint: {committed.path} holds no directory (it was saved as tensors "
+                             f"and values: read them with ckpt[name], to_dict() or trainrt.torch.load_state)")
+        return committed
 
     # --- building ---
     def __setitem__(self, name, value):
@@ -120,9 +184,12 @@ class Checkpoint:
             self._dtypes[path] = original
         return {"t": path, "shape": list(array.shape), "kind": kind}
 
-    def _parts(self, context):
-        """(tensors, attributes) for trainrt._trainrt's report()."""
+    def _parts(self, context, allreduce=None):
+        """(tensors, attributes) for trainrt._trainrt's report(). allreduce (collective, given when
+        any rank of this report has a directory): this rank's directory parts, empty without one."""
         tensors = [(name, array, True, [], []) for name, array in self._tensors.items()]
+        if allreduce is not None:
+            tensors += _directory.tensor_parts(self._directory, context, allreduce)
         world, rank = context["world_size"], context["world_rank"]
         for name, array in self._per_rank.items():
             row = array.reshape((1,) + array.shape)
@@ -149,6 +216,9 @@ class Checkpoint:
 
     @property
     def path(self):
+        """The checkpoint directory (a from_directory() checkpoint: its source directory)."""
+        if self._committed is None and self._directory is not None:
+            return self._directory
         return self._need_committed().path
 
     @property
@@ -167,7 +237,8 @@ class Checkpoint:
     def tensor_names(self):
         if self._committed is None:
             return sorted(self._tensors)
-        return [n for n in self._committed.tensor_names() if not n.endswith(RANK_SUFFIX)]
+        return [n for n in self._committed.tensor_names()
+                if not n.endswith(RANK_SUFFIX) and not n.startswith(_directory.PREFIX)]
 
     def __contains__(self, name):
         return name in self._attributes or name in self.tensor_names()
@@ -180,6 +251,12 @@ class Checkpoint:
         if name not in self._committed.tensor_names():
             raise KeyError(f"checkpoint {self._committed.path} has no tensor or attribute '{name}'")
         return _restored(self._committed.read(name), self._dtypes.get(name))
+
+    def _rank_names(self):
+        """Names of the per_rank values saved (committed) or added (unsaved)."""
+        if self._committed is None:
+            return set(self._per_rank)
+        return {n[:-len(RANK_SUFFIX)] for n in self._committed.tensor_names() if n.endswith(RANK_SUFFIX)}
 
     def rank_value(self, name, rank):
         """Rank `rank`'s per_rank value, or None when the saving run had no such rank."""
@@ -222,6 +299,8 @@ class Checkpoint:
         return out
 
     def __repr__(self):
+        if self._committed is None and self._directory is not None:
+            return f"Checkpoint(directory {self._directory})"
         where = self._committed.path if self._committed is not None else "unsaved"
         return f"Checkpoint({where}: tensors {self.tensor_names()}, attributes {sorted(self.attributes)})"
 

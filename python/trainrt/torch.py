@@ -11,7 +11,6 @@ A state_dict checkpoint holds every tensor of each object's state_dict as an HDF
 rest of each state_dict as JSON attributes, plain values as attributes, and this rank's torch,
 numpy and Python RNG states, so a resume continues bitwise where the saved run was.
 """
-import random
 import weakref
 
 import numpy as np
@@ -19,12 +18,9 @@ import torch
 import torch.distributed as dist
 from torch.utils.data import DataLoader, DistributedSampler, RandomSampler
 
-from . import _state
+from . import _rng, _state
 from .checkpoint import Checkpoint, leaves_to
 
-RNG_TORCH = "_rng.torch"
-RNG_NUMPY = "_rng.numpy"
-RNG_PYTHON = "_rng.python"
 LOADER_PREFIX = "_loader."
 PER_RANK_PREFIX = "_per_rank."
 
@@ -219,26 +215,11 @@ def _tensor_to_array(leaf):
 
 
 def _save_rng(checkpoint):
-    checkpoint.per_rank(RNG_TORCH, torch.get_rng_state().numpy())
-    kind, keys, position, has_gauss, gauss = np.random.get_state()
-    checkpoint.per_rank(RNG_NUMPY, np.concatenate([keys.astype(np.int64), [position, has_gauss]]))
-    checkpoint.per_rank(RNG_NUMPY + ".gauss", np.array([gauss], dtype=np.float64))
-    version, state, _ = random.getstate()
-    checkpoint.per_rank(RNG_PYTHON, np.array(state, dtype=np.int64))
+    _rng.save(checkpoint)
 
 
 def _load_rng(checkpoint, rank):
-    torch_state = checkpoint.rank_value(RNG_TORCH, rank)
-    if torch_state is None:
-        return False  # saved by fewer ranks: this rank starts its own streams
-    torch.set_rng_state(torch.from_numpy(np.ascontiguousarray(torch_state, dtype=np.uint8)))
-    numpy_state = checkpoint.rank_value(RNG_NUMPY, rank)
-    gauss = checkpoint.rank_value(RNG_NUMPY + ".gauss", rank)
-    np.random.set_state(("MT19937", numpy_state[:-2].astype(np.uint32), int(numpy_state[-2]),
-                         int(numpy_state[-1]), float(gauss[0])))
-    python_state = checkpoint.rank_value(RNG_PYTHON, rank)
-    random.setstate((3, tuple(int(x) for x in python_state), None))
-    return True
+    return _rng.restore(checkpoint, rank)
 
 
 def state_dict_checkpoint(per_rank=None, **objects_and_values):

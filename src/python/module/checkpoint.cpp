@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "checkpoint/open_path.hpp"
 #include "python/module/bindings.hpp"
 #include "python/module/tensors.hpp"
 
@@ -46,6 +47,9 @@ void bind_checkpoint(py::module_& module) {
         .def("global_shape", &Checkpoint::global_shape)
         .def("read", &read_block, py::arg("name"), py::arg("offset") = py::none(), py::arg("shape") = py::none())
         .def("attribute", &attribute);
+    module.def("open_checkpoint", &checkpoint::open_verified, py::arg("path"),
+               "A committed checkpoint outside a run: a checkpoint directory (verified) or a run "
+               "directory (its newest valid checkpoint).");
 }
 
 }  // namespace trainrt::python
