@@ -32,3 +32,29 @@ if(NOT TRAINRT_WITH_CUDA STREQUAL "OFF")
   endif()
 endif()
 message(STATUS "trainrt: CUDA/NCCL path ${TRAINRT_HAS_CUDA} (TRAINRT_WITH_CUDA=${TRAINRT_WITH_CUDA})")
+
+# libtrainrt_cuda (target trainrt_cuda): every CUDA, cuBLAS and NCCL call (src/*/cuda/), loaded by
+# libtrainrt on the first GPU call (comm/gpu_component.hpp), so CPU jobs never map CUDA's
+# libraries. Host sources and kernels are compiled apart so that nvcc gets none of the host
+# compiler's warning flags, and only these sources see CUDA's headers.
+function(trainrt_add_cuda_component)
+  file(GLOB_RECURSE host_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/*/cuda/*.cpp)
+  add_library(trainrt_gpu OBJECT ${host_sources})
+  set_target_properties(trainrt_gpu PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  target_include_directories(trainrt_gpu PRIVATE ${NCCL_INCLUDE_DIR})
+  target_compile_options(trainrt_gpu PRIVATE -O3 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers)
+  target_link_libraries(trainrt_gpu PRIVATE trainrt_lib trainrt_deps CUDA::cudart CUDA::cublas)
+  file(GLOB_RECURSE kernel_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/*/*/cuda/*.cu)
+  add_library(trainrt_kernels OBJECT ${kernel_sources})
+  set_target_properties(trainrt_kernels PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  target_include_directories(trainrt_kernels PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include
+                             ${CMAKE_BINARY_DIR}/generated)
+  target_compile_options(trainrt_kernels PRIVATE -O3)
+  target_link_libraries(trainrt_kernels PRIVATE CUDA::cudart CUDA::cublas)
+  add_library(trainrt_cuda SHARED $<TARGET_OBJECTS:trainrt_gpu> $<TARGET_OBJECTS:trainrt_kernels>)
+  set_target_properties(trainrt_cuda PROPERTIES
+    OUTPUT_NAME trainrt_cuda
+    VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib INSTALL_RPATH "$ORIGIN")
+  target_link_libraries(trainrt_cuda PRIVATE trainrt_lib trainrt_deps CUDA::cudart CUDA::cublas ${NCCL_LIBRARY})
+endfunction()

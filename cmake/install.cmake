@@ -1,6 +1,7 @@
 # `cmake --install build --prefix PREFIX` (README "Installing"):
 #   bin/trainrt, bin/trainrt-srun
 #   lib/libtrainrt.so.X.Y.Z (SONAME libtrainrt.so.X.Y), lib/cmake/trainrt/ (find_package(trainrt))
+#   lib/libtrainrt_{cuda,torch,python}.so.X.Y.Z: the components built, loaded when a job needs one
 #   include/trainrt/ (public API + build_config.hpp)
 #   share/trainrt/{jobs,slurm,hdf5_schemas,examples}
 #   modulefiles/trainrt/VERSION (Environment Modules, TCL) and VERSION.lua (Lmod), .version
@@ -19,6 +20,10 @@ install(DIRECTORY include/trainrt DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${CMAKE_BINARY_DIR}/generated/trainrt/build_config.hpp ${CMAKE_BINARY_DIR}/generated/trainrt/version.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/trainrt)
 install(EXPORT trainrtTargets NAMESPACE trainrt:: DESTINATION ${TRAINRT_CMAKE_DIR})
+# The CUDA component, loaded by libtrainrt on the first GPU call.
+if(TRAINRT_HAS_CUDA)
+  install(TARGETS trainrt_cuda LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 # The LibTorch component: its own library and export set (find_package(trainrt COMPONENTS torch)).
 if(TRAINRT_HAS_TORCH)
   install(TARGETS trainrt_torch EXPORT trainrtTorchTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

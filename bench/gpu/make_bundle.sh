@@ -36,7 +36,7 @@ for f in "${binaries[@]}"; do
   mkdir -p "$stage/build/$(dirname "${f#"$BUILD"/}")"
   objcopy --strip-debug "$f" "$stage/build/${f#"$BUILD"/}"
 done
-for f in "$BUILD"/lib/libtrainrt.so*; do
+for f in "$BUILD"/lib/libtrainrt.so* "$BUILD"/lib/libtrainrt_cuda.so*; do  # the core and its CUDA component
   if [[ -L $f ]]; then cp -P "$f" "$stage/build/lib/"; else objcopy --strip-debug "$f" "$stage/build/lib/$(basename "$f")"; fi
 done
 (cd "$BUILD" && find . -name CTestTestfile.cmake -print0 | xargs -0 -I{} cp --parents {} "$stage/build/")
@@ -46,7 +46,7 @@ cp -r "$BUILD/generated" "$stage/build/"
 # extracted from the .deb of the package that owns it.
 skip='^(libtrainrt|linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libstdc\+\+|libgcc_s|libcuda|libcudart|libcublas|libcublasLt|libnccl|libnvidia)\.'
 mpich_tools=(/usr/bin/mpiexec.hydra /usr/bin/hydra_pmi_proxy)
-mapfile -t wanted < <(for f in "${binaries[@]}" "$BUILD"/lib/libtrainrt.so "${mpich_tools[@]}"; do ldd "$f"; done |
+mapfile -t wanted < <(for f in "${binaries[@]}" "$BUILD"/lib/libtrainrt.so "$BUILD"/lib/libtrainrt_cuda.so "${mpich_tools[@]}"; do ldd "$f"; done |
   awk '$3 ~ /^\// {print $1" "$3}' | sort -u | while read -r name path; do
     [[ $name =~ $skip ]] || echo "$path"
   done)

@@ -1,11 +1,11 @@
-// comm/gpu.hpp with CUDA and NCCL: device discovery and binding.
-#include "comm/gpu.hpp"
+// comm/gpu.hpp with CUDA and NCCL, inside libtrainrt_cuda: device discovery and binding.
+#include "comm/cuda/gpu_impl.hpp"
 
 #include <fmt/format.h>
 
 #include "comm/cuda/cuda_check.hpp"
 
-namespace trainrt::comm {
+namespace trainrt::comm::cuda {
 
 std::string gpu_build_info() {
     int nccl = 0;
@@ -35,4 +35,4 @@ std::string current_device_bus_id() {
     return bus_id;
 }
 
-}  // namespace trainrt::comm
+}  // namespace trainrt::comm::cuda

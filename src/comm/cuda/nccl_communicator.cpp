@@ -9,7 +9,7 @@
 #include "comm/collective_watch.hpp"
 #include "comm/cuda/cuda_check.hpp"
 #include "comm/cuda/cuda_owners.hpp"
-#include "comm/gpu.hpp"
+#include "comm/cuda/gpu_impl.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt::comm {
@@ -223,6 +223,8 @@ private:
 
 }  // namespace
 
+namespace cuda {
+
 std::unique_ptr<Communicator> make_nccl_communicator(Communicator& bootstrap) {
     return std::make_unique<NcclCommunicator>(bootstrap);
 }
@@ -253,5 +255,7 @@ void enqueue_device_allreduce(Communicator& comm, void* device_data, std::size_t
 void wait_collective_event(Communicator& comm, void* cuda_event, const char* what) {
     nccl_inside(comm).wait(static_cast<cudaEvent_t>(cuda_event), what);
 }
+
+}  // namespace cuda
 
 }  // namespace trainrt::comm

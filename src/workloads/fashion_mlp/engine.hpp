@@ -63,4 +63,11 @@ std::unique_ptr<Engine> make_cpu_engine(Mlp& model, Communicator& comm, std::siz
 // throws ConfigError.
 std::unique_ptr<Engine> make_cuda_engine(Mlp& model, Communicator& comm, const CudaOptions& options);
 
+// The CUDA engine's entry in libtrainrt_cuda (symbol trainrt_cuda_fashion_engine,
+// comm/gpu_component.hpp); make_cuda_engine forwards to it.
+struct CudaEngineApi {
+    int abi;  // comm::kGpuComponentAbi
+    std::unique_ptr<Engine> (*make)(Mlp& model, Communicator& comm, const CudaOptions& options);
+};
+
 }  // namespace trainrt::workloads::fashion_mlp

@@ -7,7 +7,7 @@
 // shape (sample count, mean_over, learning rate) as a CUDA graph and replayed: one launch per step instead of ~20. Only the batch's staging
 // (a kernel over the resident shard, or a copy from pinned host memory) is launched separately.
 // The host runs ahead of the GPU by at most kInFlight steps; every wait polls NCCL's async error
-// (comm::wait_collective_event), so a dead peer still ends in a CommError, never a hang.
+// (comm::cuda::wait_collective_event), so a dead peer still ends in a CommError, never a hang.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -21,7 +21,8 @@
 
 #include "comm/cuda/cuda_check.hpp"
 #include "comm/cuda/cuda_owners.hpp"
-#include "comm/gpu.hpp"
+#include "comm/cuda/gpu_impl.hpp"
+#include "comm/gpu_component.hpp"
 #include "trainrt/error.hpp"
 #include "workloads/fashion_mlp/cuda/kernels.cuh"
 #include "workloads/fashion_mlp/engine.hpp"
@@ -137,7 +138,7 @@ class CudaEngine final : public Engine {
 public:
     CudaEngine(Mlp& model, Communicator& comm, const CudaOptions& options)
         : model_(model), comm_(comm), options_(options),
-          stream_(static_cast<cudaStream_t>(comm::collective_stream(comm))), blas_(stream_) {
+          stream_(static_cast<cudaStream_t>(comm::cuda::collective_stream(comm))), blas_(stream_) {
         std::size_t total = 0;
         for (int l = 0; l < kLayers; ++l) {
             const Layer& layer = model.layers()[l];
@@ -242,7 +243,7 @@ private:
     // Waits for everything enqueued on the stream so far.
     void drain() {
         TRAINRT_CUDA_CHECK(cudaEventRecord(done_.get(), stream_));
-        comm::wait_collective_event(comm_, done_.get(), "fashion_mlp on the GPU");
+        comm::cuda::wait_collective_event(comm_, done_.get(), "fashion_mlp on the GPU");
         in_flight_.fill(false);
     }
 
@@ -250,7 +251,7 @@ private:
     // staging buffers are then free again).
     std::size_t claim_slot() {
         const std::size_t slot = next_slot_++ % kInFlight;
-        if (in_flight_[slot]) comm::wait_collective_event(comm_, window_[slot].get(), "fashion_mlp step on the GPU");
+        if (in_flight_[slot]) comm::cuda::wait_collective_event(comm_, window_[slot].get(), "fashion_mlp step on the GPU");
         in_flight_[slot] = false;
         return slot;
     }
@@ -330,7 +331,7 @@ private:
     void empty_backward() {
         for (int l = kLayers - 1; l >= 0; --l) {
             TRAINRT_CUDA_CHECK(cudaMemsetAsync(grad_weight(l), 0, layer_params(l) * sizeof(float), stream_));
-            comm::enqueue_device_allreduce(comm_, grad_weight(l), layer_params(l), DType::f32, ReduceOp::mean);
+            comm::cuda::enqueue_device_allreduce(comm_, grad_weight(l), layer_params(l), DType::f32, ReduceOp::mean);
         }
     }
 
@@ -361,7 +362,7 @@ private:
             CUBLAS_DO(cublasSgemm(blas_.get(), CUBLAS_OP_N, CUBLAS_OP_T, inputs, outputs, batch, &one, in, inputs,
                                   delta, outputs, &zero, grad_weight(l), inputs));
             kernels::column_sum(delta, batch, outputs, grad_bias(l), stream_);
-            comm::enqueue_device_allreduce(comm_, grad_weight(l), layer_params(l), DType::f32, ReduceOp::mean);
+            comm::cuda::enqueue_device_allreduce(comm_, grad_weight(l), layer_params(l), DType::f32, ReduceOp::mean);
             if (l == 0) break;
             CUBLAS_DO(cublasSgemm(blas_.get(), CUBLAS_OP_N, CUBLAS_OP_N, inputs, batch, outputs, &one, weight(l),
                                   inputs, delta, outputs, &zero, next, inputs));
@@ -390,10 +391,15 @@ private:
     comm::CudaEvent done_ = comm::make_event();
 };
 
-}  // namespace
-
-std::unique_ptr<Engine> make_cuda_engine(Mlp& model, Communicator& comm, const CudaOptions& options) {
+std::unique_ptr<Engine> make_engine(Mlp& model, Communicator& comm, const CudaOptions& options) {
     return std::make_unique<CudaEngine>(model, comm, options);
 }
 
+}  // namespace
 }  // namespace trainrt::workloads::fashion_mlp
+
+extern "C" {
+extern const trainrt::workloads::fashion_mlp::CudaEngineApi trainrt_cuda_fashion_engine;
+const trainrt::workloads::fashion_mlp::CudaEngineApi trainrt_cuda_fashion_engine = {
+    trainrt::comm::kGpuComponentAbi, &trainrt::workloads::fashion_mlp::make_engine};
+}
