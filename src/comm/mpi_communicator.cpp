@@ -1,7 +1,5 @@
 #include "comm/mpi_communicator.hpp"
 
-#include <sched.h>
-
 #include <limits>
 #include <optional>
 
@@ -9,6 +7,7 @@
 
 #include "comm/collective_watch.hpp"
 #include "comm/mpi_check.hpp"
+#include "comm/mpi_wait.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt::comm {
@@ -87,12 +86,11 @@ public:
         : data_(data), count_(count), dtype_(dtype), op_(op), size_(size) {}
     MPI_Request* request() { return &request_; }
 
-    // Polls and yields the core between polls instead of spinning inside MPI_Wait: with more
-    // ranks than cores (tests, oversubscribed nodes) a spinning rank would starve the rank it is
-    // waiting for; on a dedicated core the yield returns at once.
     void wait() override {
         CollectiveScope watched("allreduce (async, e.g. a gradient bucket)");
-        while (!test()) sched_yield();
+        if (done_) return;
+        wait_politely(request_);
+        complete();
     }
     bool test() override {
         if (done_) return true;
@@ -138,10 +136,13 @@ public:
     std::string backend() const override { return "mpi"; }
 
     using Communicator::allreduce;
+    // The blocking collectives start their nonblocking twin and wait politely (comm/mpi_wait.hpp).
     void allreduce(void* data, std::size_t count, DType dtype, ReduceOp op) override {
         MaybeWatched scope(watched_, "allreduce");
-        TRAINRT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, data, checked_count(count), mpi_type(dtype),
-                                        mpi_op(op), comm_.get()));
+        MPI_Request request = MPI_REQUEST_NULL;
+        TRAINRT_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, data, checked_count(count), mpi_type(dtype),
+                                         mpi_op(op), comm_.get(), &request));
+        wait_politely(request);
         if (op == ReduceOp::mean && size_ > 1) divide_in_place(data, count, dtype, size_);
     }
     std::unique_ptr<Work> allreduce_async(void* data, std::size_t count, DType dtype,
@@ -153,17 +154,22 @@ public:
     }
     void broadcast(void* data, std::size_t bytes, int root) override {
         MaybeWatched scope(watched_, "broadcast");
-        TRAINRT_MPI_CHECK(MPI_Bcast(data, checked_count(bytes), MPI_BYTE, root, comm_.get()));
+        MPI_Request request = MPI_REQUEST_NULL;
+        TRAINRT_MPI_CHECK(MPI_Ibcast(data, checked_count(bytes), MPI_BYTE, root, comm_.get(), &request));
+        wait_politely(request);
     }
     void allgather(const void* send, void* recv, std::size_t bytes_per_rank) override {
         int count = checked_count(bytes_per_rank);
         MaybeWatched scope(watched_, "allgather");
-        TRAINRT_MPI_CHECK(
-            MPI_Allgather(send, count, MPI_BYTE, recv, count, MPI_BYTE, comm_.get()));
+        MPI_Request request = MPI_REQUEST_NULL;
+        TRAINRT_MPI_CHECK(MPI_Iallgather(send, count, MPI_BYTE, recv, count, MPI_BYTE, comm_.get(), &request));
+        wait_politely(request);
     }
     void barrier() override {
         MaybeWatched scope(watched_, "barrier");
-        TRAINRT_MPI_CHECK(MPI_Barrier(comm_.get()));
+        MPI_Request request = MPI_REQUEST_NULL;
+        TRAINRT_MPI_CHECK(MPI_Ibarrier(comm_.get(), &request));
+        wait_politely(request);
     }
 
 private:

@@ -223,9 +223,18 @@ submit_template() {
 
 # reference_digest "TRAINRT_ARGS": sets BASE to the weights digest of the same training,
 # uninterrupted, under mpiexec -n 2 (the launchers agree bitwise: test_digest_launchers).
+# Computed once per build and arguments and kept in $TRAINRT_BUILD/test-cache (keyed by the
+# arguments and the binaries' modification times): the lifecycle tests share one reference.
 BASE=""
 reference_digest() {
-  local out=$TEST_TMP/reference.out here=$PWD
+  local key cache out=$TEST_TMP/reference.out here=$PWD
+  key=$(echo "$1 $(stat -c %Y "$TRAINRT" "$TRAINRT_BUILD"/lib/libtrainrt.so.*.*.*)" | md5sum | cut -c1-12)
+  cache=${TRAINRT_BUILD:?}/test-cache/reference-$key.digest
+  if [[ -s "$cache" ]]; then
+    BASE=$(cat "$cache")
+    log "uninterrupted reference (computed earlier by this build): $BASE"
+    return
+  fi
   cd "$TRAINRT_SRC"
   # shellcheck disable=SC2086
   run_ok 300 "$out" mpiexec -n 2 "$TRAINRT" --config jobs/fashion_mlp.ini $1 \
@@ -233,6 +242,7 @@ reference_digest() {
   cd "$here"
   BASE=$(sed -n 's/^weights_digest=//p' "$out" | tail -1)
   [[ "$BASE" =~ ^[0-9a-f]{16}$ ]] || fail "no weights digest from the reference run ($out)"
+  mkdir -p "$(dirname "$cache")" && echo "$BASE" >"$cache.$$" && mv "$cache.$$" "$cache"
   log "uninterrupted reference: $BASE"
 }
 
