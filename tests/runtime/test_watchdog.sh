@@ -3,7 +3,7 @@
 # burn the allocation: with [failure] collective_timeout = 3, rank 0's watchdog ends the run with
 # exit 4 and one line naming the blocked collective and the step, records a `failure` event
 # (reason collective_timeout), and mpiexec tears rank 1 down. Without the watchdog
-# (collective_timeout = 0) the same run is still hanging after 20 s (the fault is real).
+# (collective_timeout = 0) the same run is still hanging after 10 s, three times the watchdog's limit (the fault is real).
 # ctest: fixture=small_data
 source "$(dirname "$0")/lib.sh"
 
@@ -22,7 +22,7 @@ grep -q 'fault injection: rank 1 hangs at hang_report (iteration 2)' "$WORK/hung
 [ -z "$(pgrep -f -- '--run.name=hung' || true)" ] || fail "ranks of the hung run are still alive"
 
 # Control: the same fault without the watchdog really hangs (so the check above is meaningful).
-RUN_TIMEOUT=20 TRAINRT_FAULT=hang_report:1:2 train 2 nowatch "$WORK/nowatch.out" --failure.collective_timeout=0 2>/dev/null
-[ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && pass "control without watchdog: still hanging after 20 s (killed)" \
+RUN_TIMEOUT=10 TRAINRT_FAULT=hang_report:1:2 train 2 nowatch "$WORK/nowatch.out" --failure.collective_timeout=0 2>/dev/null
+[ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && pass "control without watchdog: still hanging after 10 s (killed)" \
   || fail "control without watchdog: exit $rc, expected a hang"
 finish
