@@ -23,6 +23,7 @@ inline constexpr int checkpoint = 8;
 inline constexpr int stopped = 9;         // stopped on request, checkpoint committed: resumable
 inline constexpr int failure_limit = 10;  // more failures than [failure] max_failures
 inline constexpr int requeue_needed = 75; // stopped; the job needs a requeue its caller must do
+inline constexpr int interrupted = 130;   // Ctrl-C (SIGINT): stopped at the next step boundary, not requeued
 }  // namespace exit_codes
 
 // `trainrt results`'s own exit codes: the status of the run it reads (finished, running, stopped,

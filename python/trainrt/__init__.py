@@ -16,7 +16,10 @@
 
 Run it with `srun trainrt --config job.ini` ([run] workload = python:train.py:train_func), or end
 the script with `raise SystemExit(trainrt.run(train_func))` and launch `python3 train.py` under
-srun/mpiexec. PyTorch helpers: trainrt.torch. README "Python training functions".
+srun/mpiexec, or as Ray Train does: `result = trainrt.torch.TorchTrainer(train_func,
+scaling_config=trainrt.ScalingConfig(num_workers=2)).fit()` from `python3 train.py` (trainrt starts
+the ranks) or under srun/mpiexec. PyTorch helpers: trainrt.torch. README "Python training functions"
+and "Coming from Ray Train".
 """
 import sys
 
@@ -24,10 +27,13 @@ from . import _state
 from ._state import Context, StopTraining
 from .checkpoint import Checkpoint
 from .data import get_dataset
+from ._trainer import (CheckpointConfig, DataParallelTrainer, FailureConfig, Result, RunConfig, ScalingConfig,
+                       TrainingFailedError)
 
-__all__ = ["allreduce", "Checkpoint", "Context", "digest", "Error", "exit_codes", "get_checkpoint", "get_config",
-           "get_context", "get_dataset", "get_dataset_shard", "get_settings", "report", "run", "should_stop",
-           "StopTraining"]
+__all__ = ["allreduce", "Checkpoint", "CheckpointConfig", "Context", "DataParallelTrainer", "digest", "Error",
+           "exit_codes", "FailureConfig", "get_checkpoint", "get_config", "get_context", "get_dataset",
+           "get_dataset_shard", "get_settings", "report", "Result", "run", "RunConfig", "ScalingConfig",
+           "should_stop", "StopTraining", "TrainingFailedError"]
 
 
 def __getattr__(name):

@@ -79,6 +79,7 @@ def _load_file(path):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
+    _state.loading_file = path  # a module-level fit() is refused while the file loads (_trainer.py)
     try:
         spec.loader.exec_module(module)
     except SyntaxError as error:
@@ -86,6 +87,8 @@ def _load_file(path):
     except BaseException as error:
         raise LoadError(f"python: loading {path} failed at {_innermost(error.__traceback__, path)}: "
                         f"{type(error).__name__}: {error}") from None
+    finally:
+        _state.loading_file = None
     return module
 
 

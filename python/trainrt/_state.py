@@ -46,6 +46,10 @@ class Context:
                 f"local_rank={self.local_rank}, node_rank={self.node_rank}, device={self.device!r})")
 
 
+# The file trainrt is loading as a python: workload, while its module level runs (_entry.py).
+loading_file = None
+
+
 def begin(handle):
     global _handle
     _handle = handle

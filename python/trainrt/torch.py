@@ -19,10 +19,16 @@ import torch.distributed as dist
 from torch.utils.data import DataLoader, DistributedSampler, RandomSampler
 
 from . import _rng, _state
+from ._trainer import DataParallelTrainer
 from .checkpoint import Checkpoint, leaves_to
 
 LOADER_PREFIX = "_loader."
 PER_RANK_PREFIX = "_per_rank."
+
+
+class TorchTrainer(DataParallelTrainer):
+    """Ray's TorchTrainer: the function runs on every rank with torch.distributed set up over
+    trainrt's world (scaling.backend; README "Python training functions"), DDP by prepare_model."""
 
 
 def get_device():

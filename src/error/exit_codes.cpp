@@ -31,6 +31,9 @@ const std::vector<ExitCodeName>& exit_code_table() {
         {"exit", "requeue_needed", exit_codes::requeue_needed,
          "stopped, and the job needs a requeue trainrt could not do (no `scontrol` where it runs): the supervisor "
          "requeues it, or a site's `RequeueExit=75`"},
+        {"exit", "interrupted", exit_codes::interrupted,
+         "interrupted by Ctrl-C (SIGINT): stopped at the next step boundary with its checkpoint committed, not "
+         "requeued and no failure counted; rerun to resume. A second Ctrl-C ends every rank at once"},
         {"results", "finished", results_codes::finished, "`trainrt results`: the run finished"},
         {"results", "running", results_codes::running,
          "`trainrt results`: the run is running (or was killed without a record)"},

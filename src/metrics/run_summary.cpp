@@ -193,7 +193,7 @@ StatusVerdict run_status(const runlog::History& history) {
                                                  finish->iterations), exit_codes::finished};
     if (const auto* stop = record.as<runlog::StopEvent>())
         return {RunStatus::stopped, stop_detail(record, *stop, runlog::find_after<runlog::RequeueEvent>(history, at + 1)),
-                exit_codes::stopped};
+                runlog::stop_exit_code(*stop)};
     if (const auto* failure = record.as<runlog::FailureEvent>())
         return {RunStatus::failed,
                 failure_detail(record, *failure, runlog::find_after<runlog::RelaunchEvent>(history, at + 1)),

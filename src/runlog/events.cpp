@@ -248,4 +248,8 @@ EventLog read_events(const std::string& run_dir) {
     return log;
 }
 
+int stop_exit_code(const StopEvent& stop) {
+    return stop.reason == "signal" && stop.signal == "INT" ? exit_codes::interrupted : exit_codes::stopped;
+}
+
 }  // namespace trainrt::runlog

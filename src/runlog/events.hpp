@@ -46,6 +46,10 @@ struct StopEvent {  // stopped on request, the stop checkpoint committed
     std::optional<std::string> signal;  // "USR2" when reason = signal
     std::optional<int> signal_rank;
 };
+// The exit code a run that stopped so ends with: Ctrl-C (signal INT) exit_codes::interrupted, not
+// requeued; any other stop exit_codes::stopped.
+int stop_exit_code(const StopEvent& stop);
+
 struct RequeueEvent {  // the job was requeued after a stop
     std::string by;  // trainrt, slurm
     std::int64_t step = 0;

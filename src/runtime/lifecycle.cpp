@@ -17,7 +17,12 @@ namespace {
 
 void say(const std::string& line) { log::info("{}", line); }
 
-launch::RequeueOutcome requeue_after_stop(const Context& context, const Settings& settings) {
+launch::RequeueOutcome requeue_after_stop(const Context& context, const Settings& settings,
+                                          const runlog::StopEvent& stop) {
+    if (runlog::stop_exit_code(stop) == exit_codes::interrupted) {
+        say("interrupted (Ctrl-C): not requeued; run the same command again to resume");
+        return {exit_codes::interrupted, "", ""};
+    }
     if (settings.failure.requeue.value == RequeuePolicy::never) {
         say("not requeued ([failure] requeue = never); resubmit to resume");
         return {exit_codes::stopped, "", ""};
@@ -66,7 +71,7 @@ int end_stopped(const Context& context, const Settings& settings,
     say(fmt::format("stopped at iteration {} ({}); checkpoint {} committed {:.2f} s after the request",
                     stop.iteration, reason_name(stop.request.reason),
                     stop.checkpoint.empty() ? "(none new)" : stop.checkpoint, elapsed));
-    const launch::RequeueOutcome outcome = requeue_after_stop(context, settings);
+    const launch::RequeueOutcome outcome = requeue_after_stop(context, settings, event);
     if (!outcome.by.empty())
         runlog::append(context.run_dir, context,
                        runlog::RequeueEvent{outcome.by, stop.iteration, reason_name(stop.request.reason)});

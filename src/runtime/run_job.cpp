@@ -37,6 +37,7 @@ void check_locally(const Context& context, const Settings& settings,
         if (workload->preflight) workload->preflight(effective, context);
         bind_gpu(settings.scaling, context);
         install_stop_signals(settings.stop.signals.value.numbers);
+        install_interrupt_handler();
     } catch (const Error&) {
         throw;
     } catch (const std::exception& error) {

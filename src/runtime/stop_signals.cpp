@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 
@@ -27,6 +28,20 @@ void on_stop_signal(int signal_number) {
     received_signal.compare_exchange_strong(none, signal_number);
 }
 
+void on_interrupt(int signal_number) {
+    if (received_signal.load() != 0) _exit(exit_codes::interrupted);
+    on_stop_signal(signal_number);
+}
+
+void install(int signal_number, void (*handler)(int)) {
+    struct sigaction action{};
+    action.sa_handler = handler;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(signal_number, &action, nullptr) != 0)
+        throw Error(std::string("runtime: sigaction(") + signal_name(signal_number) + ") failed: " + strerror(errno));
+}
+
 }  // namespace
 
 double monotonic_seconds() {
@@ -36,16 +51,10 @@ double monotonic_seconds() {
 }
 
 void install_stop_signals(const std::vector<int>& signals) {
-    struct sigaction action{};
-    action.sa_handler = on_stop_signal;
-    action.sa_flags = SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    for (int signal_number : signals) {
-        if (sigaction(signal_number, &action, nullptr) != 0)
-            throw Error(std::string("runtime: sigaction(") + signal_name(signal_number) +
-                        ") failed: " + strerror(errno));
-    }
+    for (int signal_number : signals) install(signal_number, on_stop_signal);
 }
+
+void install_interrupt_handler() { install(SIGINT, on_interrupt); }
 
 int stop_signal_received() { return received_signal.load(); }
 

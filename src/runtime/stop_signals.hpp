@@ -9,6 +9,11 @@ namespace trainrt::runtime {
 // Installs the handler for `signals` (SA_RESTART, so blocking calls are not interrupted).
 void install_stop_signals(const std::vector<int>& signals);
 
+// Ctrl-C: SIGINT is a stop request like the stop signals (the run ends with exit_codes::
+// interrupted, not requeued); a SIGINT after any stop request ends the process at once (_exit
+// with exit_codes::interrupted). mpiexec forwards the first Ctrl-C to every rank.
+void install_interrupt_handler();
+
 // The first stop signal received, 0 when none.
 int stop_signal_received();
 

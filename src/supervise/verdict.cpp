@@ -47,6 +47,8 @@ std::optional<StepDecision> ended_step(int exit_code, bool started, const runlog
     if (history.open) return std::nullopt;
     if (exit_code == exit_codes::stopped)
         return StepDecision{Verdict::done, "step stopped on request; checkpoint committed", exit_codes::stopped};
+    if (exit_code == exit_codes::interrupted)
+        return StepDecision{Verdict::done, "step interrupted (Ctrl-C); checkpoint committed", exit_code};
     if (exit_code == exit_codes::requeue_needed)
         return StepDecision{Verdict::requeue, "step stopped; the job needs a requeue", exit_code};
     if (exit_code == 0) return StepDecision{Verdict::done, "training finished", 0};

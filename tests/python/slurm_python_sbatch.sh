@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A Python training function on Slurm (examples/python/fashion_mnist.py, Ray's FashionMNIST recipe
 # in PyTorch): `srun -n 4 --mpi=pmi2` gives the weights digest of `mpiexec -n 4`; the example's
-# sbatch file (4 tasks, srun --mpi=pmix; 2 epochs) requeued twice with `scontrol requeue` stops in the middle
+# sbatch file (4 tasks, srun --mpi=pmix; 3 epochs) requeued twice with `scontrol requeue` stops in the middle
 # of the epoch each time, resumes, and ends with the same digest; result rows once each. On the
 # small dataset's IDX files (6000 training images: 24 steps an epoch, a stop check every 4).
 # ctest: resource=slurm_cluster
@@ -11,7 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
 cd "$TRAINRT_SRC"
 require_small_data
-small=(--train.data_dir="$SMALL_IDX" --train.epochs=2 --train.batch_size=256 --train.check_every=4)
+small=(--train.data_dir="$SMALL_IDX" --train.epochs=3 --train.batch_size=256 --train.check_every=4)
 args=(--config examples/python/fashion_mnist.ini "${small[@]}"
       --metrics.progress=off --failure.collective_timeout=120 --run.storage_path="$TEST_TMP/runs")
 run_ok 300 "$TEST_TMP/mpiexec.out" mpiexec -n 4 "$TRAINRT" "${args[@]}" --run.name=mpiexec

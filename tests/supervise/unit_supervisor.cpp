@@ -325,7 +325,7 @@ TEST_CASE("supervise: a step that could not requeue itself (75) is requeued here
     }
 }
 
-TEST_CASE("supervise: stopped on request (9) and bad input (2, 6) are never relaunched", "[supervise]") {
+TEST_CASE("supervise: stopped on request (9), interrupted (130) and bad input (2, 6) are never relaunched", "[supervise]") {
     SECTION("stopped: its stop record") {
         Harness h;
         h.step_exits(exit_codes::stopped, [&] { h.ranks.start(kAll); h.ranks.stop(); });
@@ -340,6 +340,14 @@ TEST_CASE("supervise: stopped on request (9) and bad input (2, 6) are never rela
         CHECK(h.slurm.launched.size() == 1);
         CHECK(h.count("relaunch") == 0);
         CHECK(h.said_line("before it started"));
+    }
+    SECTION("interrupted (Ctrl-C): its stop record") {
+        Harness h;
+        h.step_exits(exit_codes::interrupted, [&] { h.ranks.start(kAll); h.ranks.stop(); });
+        CHECK(h.run() == exit_codes::interrupted);
+        CHECK(h.slurm.launched.size() == 1);
+        CHECK(h.count("relaunch") == 0);
+        CHECK(h.slurm.requeued.empty());
     }
     SECTION("a data error while training: the rank's record") {
         Harness h;

@@ -4,8 +4,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <string>
+#include <utility>
+
+#include "config/settings.hpp"
+#include "launch/launcher.hpp"
 #include "python/failure.hpp"
 #include "python/module/bindings.hpp"
+#include "python/settings_view.hpp"
 #include "trainrt/run.hpp"
 
 namespace py = pybind11;
@@ -29,10 +35,25 @@ int run_from_python(const std::vector<std::string>& argv, const py::object& func
                [&function](Session& session) { run_python_function(session, function); }, name.c_str());
 }
 
+// Who launched this process (launch/launcher.hpp's rule): (mode, Slurm job id). mode "single"
+// with a job id: a batch script inside an allocation, no step yet.
+std::pair<std::string, std::string> launcher() {
+    const launch::EnvLookup env = launch::process_env();
+    launch::LaunchInfo info;
+    launch::read_slurm_job(env, info);
+    return {launch::mode_name(launch::detect_mode(env)), info.job_id};
+}
+
 }  // namespace
 
 void bind_run(py::module_& module) {
     module.def("run", &run_from_python, py::arg("argv"), py::arg("function"), py::arg("name"));
+    module.def("launcher", &launcher);
+    // The built-in keys' names outside a session (keys.run.name == "run.name"): the driver side
+    // (trainrt.RunConfig & co.) turns Ray's objects into settings by these names.
+    module.def("setting_keys", [] {
+        return settings_view(keys_detail::defaults_of(config::builtin_options()), true);
+    });
 }
 
 }  // namespace trainrt::python

@@ -1,0 +1,270 @@
+"""Ray Train's driver API on trainrt (README "Coming from Ray Train"): ScalingConfig, RunConfig,
+CheckpointConfig, FailureConfig, DataParallelTrainer / trainrt.torch.TorchTrainer(...).fit() ->
+Result.
+
+Where fit() runs the function:
+- in a process a launcher started (srun, mpiexec, `trainrt supervise`: one rank of a world): here,
+  on that world; every rank's fit() returns the Result;
+- in a plain `python3 train.py`: it starts num_workers ranks of this same script (mpiexec, or srun
+  inside a Slurm allocation); each rank runs the function in its own fit() and leaves the script
+  there; the Result comes back to this process.
+Settings, lowest first: trainrt's defaults < the INI file (--config) < TRAINRT_* variables < these
+objects < the script's own --section.key=value arguments.
+A stop (a stop signal, the time limit: exit 9) or a failure ends each rank's process with trainrt's
+exit code, as `trainrt` would end (Slurm and the supervisor act on it); the driver of a spawned run
+exits with a stop's code and raises TrainingFailedError for a failure.
+"""
+import dataclasses
+import json
+import os
+import pickle
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+from . import _state
+
+_CHILD = "TRAINRT_FIT_CHILD"  # set for the ranks fit() starts: the driver's pickled arguments
+
+
+@dataclasses.dataclass
+class ScalingConfig:
+    num_workers: int = None   # ranks to start from a plain python3; under srun/mpiexec the launcher's
+    use_gpu: bool = False
+    resources_per_worker: dict = None  # accepted for Ray's scripts; Slurm's allocation decides
+    trainer_resources: dict = None
+    placement_strategy: str = "PACK"
+
+
+@dataclasses.dataclass
+class CheckpointConfig:
+    num_to_keep: int = None
+    checkpoint_score_attribute: str = None
+    checkpoint_score_order: str = "max"
+
+
+@dataclasses.dataclass
+class FailureConfig:
+    max_failures: int = 0
+    fail_fast: bool = False
+
+
+@dataclasses.dataclass
+class RunConfig:
+    name: str = None           # None: run.name from the job's settings
+    storage_path: str = None   # None: run.storage_path
+    checkpoint_config: CheckpointConfig = None
+    failure_config: FailureConfig = None
+    verbose: int = None
+
+
+class TrainingFailedError(RuntimeError):
+    """A spawned run failed: exit_code is trainrt's (README "Exit codes"); its one line was printed."""
+
+    def __init__(self, exit_code, path):
+        super().__init__(f"training failed with exit code {exit_code} (run directory {path}; "
+                         f"`trainrt results {path}` shows what happened)")
+        self.exit_code = exit_code
+        self.path = path
+
+
+@dataclasses.dataclass
+class Result:
+    """What a finished run left (Ray's Result): the last reported metrics, the newest checkpoint,
+    the retained checkpoints with their metrics, and the run directory."""
+    metrics: dict
+    checkpoint: object
+    best_checkpoints: list
+    path: str
+    error: BaseException = None
+    metrics_dataframe: object = None
+
+    @classmethod
+    def from_path(cls, path):
+        from .checkpoint import Checkpoint
+        rows = _rows(os.path.join(path, "result.jsonl"))
+        retained = _retained_checkpoints(path)
+        latest = None
+        if retained:
+            latest = Checkpoint.open(path)
+        return cls(metrics=rows[-1] if rows else {}, checkpoint=latest, best_checkpoints=retained,
+                   path=os.path.abspath(path), metrics_dataframe=_dataframe(rows))
+
+
+def _rows(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as lines:
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+def _retained_checkpoints(run_dir):
+    """[(Checkpoint, metrics)] of the run's committed checkpoints, oldest first."""
+    from .checkpoint import Checkpoint
+    from ._trainrt import Error
+    root = os.path.join(run_dir, "checkpoints")
+    found = []
+    for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        manifest = os.path.join(root, name, "manifest.json")
+        if not name.startswith("checkpoint_") or not os.path.isfile(manifest):
+            continue
+        try:
+            checkpoint = Checkpoint.open(os.path.join(root, name))
+        except Error:
+            continue  # not committed or damaged: trainrt would not restore it either
+        with open(manifest) as file:
+            found.append((checkpoint, json.load(file).get("metrics", {})))
+    return found
+
+
+def _dataframe(rows):
+    try:
+        import pandas
+    except ImportError:
+        return None
+    return pandas.DataFrame(rows)
+
+
+def _object_args(scaling, run):
+    """These objects as trainrt settings {key: text}, named by trainrt's own declarations."""
+    from ._trainrt import setting_keys
+    keys = setting_keys()
+    args = {}
+    if scaling.use_gpu:
+        args[keys.scaling.use_gpu] = "true"
+    if run.name:
+        args[keys.run.name] = run.name
+    if run.storage_path:
+        args[keys.run.storage_path] = os.path.abspath(os.path.expanduser(os.fspath(run.storage_path)))
+    kept = run.checkpoint_config
+    if kept is not None:
+        if kept.num_to_keep is not None:
+            args[keys.checkpoint.num_to_keep] = str(kept.num_to_keep)
+        if kept.checkpoint_score_attribute:
+            args[keys.checkpoint.score_attribute] = kept.checkpoint_score_attribute
+            args[keys.checkpoint.score_order] = kept.checkpoint_score_order
+    if run.failure_config is not None:
+        args[keys.failure.max_failures] = str(run.failure_config.max_failures)
+    return args
+
+
+def _given_keys(argv):
+    """The --section.key settings a command line names (either --k=v or --k v)."""
+    return {arg[2:].split("=", 1)[0] for arg in argv if arg.startswith("--") and "." in arg.split("=", 1)[0]}
+
+
+def _argv(argv, objects):
+    """The script's command line plus the objects' settings it does not name itself."""
+    given = _given_keys(argv)
+    return list(argv) + [f"--{key}={value}" for key, value in objects.items() if key not in given]
+
+
+class DataParallelTrainer:
+    """Runs train_loop_per_worker on every rank (Ray's DataParallelTrainer); fit() -> Result."""
+
+    def __init__(self, train_loop_per_worker, *, train_loop_config=None, scaling_config=None, run_config=None,
+                 datasets=None, **ignored):
+        if datasets:
+            raise NotImplementedError("trainrt: datasets= (Ray Data) is not supported: read data in the function "
+                                      "(trainrt.get_dataset_shard() for imported tables, or a torch DataLoader)")
+        self.train_loop_per_worker = train_loop_per_worker
+        self.train_loop_config = dict(train_loop_config or {})
+        self.scaling_config = scaling_config or ScalingConfig()
+        self.run_config = run_config or RunConfig()
+
+    def fit(self):
+        if _state.loading_file is not None:
+            raise RuntimeError(
+                f"trainrt: {_state.loading_file} calls fit() while trainrt loads it as the workload "
+                f"(run.workload = python:FILE:FUNC runs FUNC itself): put the driver code under "
+                f"`if __name__ == \"__main__\":`, or run the script with python3 instead")
+        from ._trainrt import launcher
+        mode, job_id = launcher()
+        if os.environ.get(_CHILD) or mode != "single":
+            return self._fit_here()
+        return self._spawn("srun" if job_id else "mpiexec")
+
+    # --- a rank of a launched world ---
+
+    def _fit_here(self):
+        from . import _entry, _trainrt
+        config = self.train_loop_config
+        child = os.environ.pop(_CHILD, None)
+        if child:
+            with open(os.path.join(child, "config.pickle"), "rb") as file:
+                config = pickle.load(file)
+        ran = {}
+        wanted = self.scaling_config.num_workers
+
+        def train_func(from_job):
+            context = _state.context()
+            ran.update(run_dir=context.run_dir, rank=context.world_rank)
+            if wanted and context.world_size != wanted:
+                _state.log("warning", f"ScalingConfig(num_workers={wanted}), but the launcher started "
+                           f"{context.world_size} ranks: training on {context.world_size}", once=True)
+            return _entry._call(self.train_loop_per_worker, {**config, **from_job})
+
+        _entry.activate_virtual_env()
+        argv = _argv(sys.argv, _object_args(self.scaling_config, self.run_config))
+        name = getattr(self.train_loop_per_worker, "__name__", "python")
+        code = _trainrt.run(argv, train_func, name)
+        if child:
+            if ran.get("rank") == 0:
+                with open(os.path.join(child, "result.json"), "w") as file:
+                    json.dump({"exit_code": code, "run_dir": ran["run_dir"]}, file)
+            raise SystemExit(code)  # a spawned rank leaves the script here: the driver goes on
+        if code != 0:
+            raise SystemExit(code)
+        return Result.from_path(ran["run_dir"])
+
+    # --- the driver of a plain python3 ---
+
+    def _spawn(self, launcher):
+        script = sys.argv[0] if sys.argv else ""
+        if not script or not os.path.isfile(script):
+            raise RuntimeError("trainrt: fit() from a plain python3 runs this script on every rank, but there is "
+                               "no script file (python3 -c, an interactive session): launch it with mpiexec or srun")
+        workers = self.scaling_config.num_workers or 1
+        exchange = tempfile.mkdtemp(prefix="trainrt-fit-")
+        try:
+            with open(os.path.join(exchange, "config.pickle"), "wb") as file:
+                pickle.dump(self.train_loop_config, file)
+            command = _launch_command(launcher, workers) + [sys.executable, script] + sys.argv[1:]
+            code = _wait_through_ctrl_c(subprocess.Popen(command, env={**os.environ, _CHILD: exchange}))
+            outcome = {}
+            if os.path.exists(os.path.join(exchange, "result.json")):
+                with open(os.path.join(exchange, "result.json")) as file:
+                    outcome = json.load(file)
+        finally:
+            shutil.rmtree(exchange, ignore_errors=True)
+        return _driver_result(outcome.get("exit_code", code), outcome.get("run_dir"))
+
+
+def _wait_through_ctrl_c(process):
+    """The launcher's exit code. A Ctrl-C reaches the launcher too (the terminal signals the whole
+    process group): mpiexec hands it to the ranks, which stop at their next report, and a second
+    one ends them; the driver waits for that instead of killing the launcher."""
+    previous = signal.signal(signal.SIGINT, lambda number, frame: None)
+    try:
+        return process.wait()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _launch_command(launcher, workers):
+    if shutil.which(launcher) is None:
+        raise RuntimeError(f"trainrt: fit() starts {workers} ranks with {launcher}, which is not on PATH")
+    if launcher == "srun":
+        return ["srun", f"--ntasks={workers}"]
+    return ["mpiexec", "-n", str(workers)]
+
+
+def _driver_result(code, run_dir):
+    from ._trainrt import exit_codes
+    if code == 0 and run_dir:
+        return Result.from_path(run_dir)
+    if code in (exit_codes.stopped, exit_codes.requeue_needed, exit_codes.interrupted):
+        raise SystemExit(code)  # resumable: rerun (or requeue) the script and it resumes
+    raise TrainingFailedError(code or exit_codes.internal, run_dir)

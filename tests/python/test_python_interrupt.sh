@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Ctrl-C is a stop, not a failure: `python3 driver.py` (TorchTrainer.fit() starts 2 ranks through
+# mpiexec, tests/python/interrupt_driver.py) gets SIGINT in its process group, as a terminal's
+# Ctrl-C does; mpiexec hands it to every rank, the function (which never polls) stops at its next
+# report with that report's checkpoint committed, and every process ends with exit 130: a stop
+# record naming INT, no failure record, no requeue, no traceback. `trainrt results` says 130. The
+# same command again resumes from the checkpoint and finishes, every epoch reported once.
+source "$(dirname "$0")/../lib/common.sh"
+export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" RUNS="$WORK/runs" RUN_NAME=ctrl_c
+run_dir=$RUNS/$RUN_NAME
+
+SLEEP_S=0.3 setsid /usr/bin/python3 tests/python/interrupt_driver.py >"$WORK/first.out" 2>&1 &
+driver=$!
+deadline=$((SECONDS + 120))
+until [ "$(rows "$run_dir")" -ge 3 ] || ((SECONDS > deadline)); do sleep 0.1; done
+[ "$(rows "$run_dir")" -ge 3 ] || fail "no 3 result rows within 120 s"
+kill -INT -- "-$driver"  # the driver's whole process group, as a terminal does
+rc=0; wait "$driver" || rc=$?
+[ "$rc" -eq "$TRAINRT_EXIT_INTERRUPTED" ] && pass "Ctrl-C: the driver exits $rc" \
+  || { tail -20 "$WORK/first.out" >&2; fail "Ctrl-C: the driver exits $rc, expected $TRAINRT_EXIT_INTERRUPTED"; }
+stopped_at=$(rows "$run_dir")
+[ "$(count_events "$run_dir" '.event == "stop" and .signal == "INT" and (.checkpoint | type) == "string"')" -eq 1 ] \
+  && [ "$(count_events "$run_dir" '.event == "failure" or .event == "requeue"')" -eq 0 ] && [ "$stopped_at" -lt 12 ] \
+  && pass "one stop record (INT) with its checkpoint at row $stopped_at; no failure, no requeue" \
+  || fail "records after Ctrl-C: $(jq -c 'select(.event != "start")' "$run_dir/events.jsonl")"
+! grep -q "Traceback" "$WORK/first.out" && grep -q "interrupted (Ctrl-C)" "$WORK/first.out" \
+  && pass "no traceback; $(grep -m1 -o 'interrupted (Ctrl-C).*' "$WORK/first.out")" \
+  || { cat "$WORK/first.out" >&2; fail "Ctrl-C output"; }
+code=0; "$TRAINRT" results "$run_dir" >"$WORK/results.out" 2>&1 || code=$?
+grep -q "130" "$WORK/results.out" && pass "trainrt results: $(grep -m1 130 "$WORK/results.out" | cut -c1-100)" \
+  || { cat "$WORK/results.out" >&2; fail "trainrt results does not say 130"; }
+
+rc=0; timeout -k 10 300 /usr/bin/python3 tests/python/interrupt_driver.py >"$WORK/again.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && grep -q "^driver: finished at epoch 12" "$WORK/again.out" \
+  && [ "$(jq -s -c '[.[] | .epoch]' "$run_dir/result.jsonl")" = "[1,2,3,4,5,6,7,8,9,10,11,12]" ] \
+  && [ "$(count_events "$run_dir" '.event == "restore"')" -eq 1 ] \
+  && pass "rerun: resumed and finished, epochs 1..12 once each" \
+  || { tail -20 "$WORK/again.out" >&2; fail "rerun: exit $rc, epochs $(jq -s -c '[.[] | .epoch]' "$run_dir/result.jsonl")"; }
+finish

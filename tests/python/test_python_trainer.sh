@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Ray Train's quickstart (tests/python/ray_quickstart.py) after `sed s/ray.train/trainrt/g` only:
+# from a plain `python3 train.py` TorchTrainer.fit() starts its 2 ranks (mpiexec) and returns the
+# Result to the driver alone, whose checkpoint's model.pt loads into a fresh model with the
+# reported accuracy; under `mpiexec -n 2` every rank runs the function and gets the Result; under
+# `mpiexec -n 3` a mismatch with num_workers is one line and 3 ranks train; the script's own
+# --run.name beats RunConfig's; loaded as a python: workload, its module-level fit() is one line,
+# exit 2, nothing run.
+# ctest: fixture=small_data
+source "$(dirname "$0")/../lib/common.sh"
+require_small_data
+export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" QUICKSTART_DATA="$SMALL_IDX" QUICKSTART_RUNS="$WORK/runs"
+sed 's/ray\.train/trainrt/g' tests/python/ray_quickstart.py >"$WORK/train.py"
+grep -q "ray" "$WORK/train.py" && fail "the sed left a Ray name: $(grep -m1 ray "$WORK/train.py")"
+
+# driver_line OUT: the driver's summary lines.
+drivers() { grep -c '^driver: ' "$1" || true; }
+check_driver() {  # NAME OUT RUN_NAME: the driver's model has the reported accuracy, from RUN_NAME's run
+  local line; line=$(grep -m1 '^driver: ' "$2")
+  [[ "$line" =~ path\ ([^,]*),\ 2\ checkpoints,\ epoch\ 1,\ reported\ accuracy\ ([0-9.]+),\ loaded\ model\'s\ ([0-9.]+) ]] \
+    && [ "${BASH_REMATCH[2]}" = "${BASH_REMATCH[3]}" ] && [ "${BASH_REMATCH[1]}" = "$WORK/runs/$3" ] \
+    && pass "$1: $line" || { tail -5 "$2" >&2; fail "$1: driver line '$line'"; }
+}
+
+rc=0; timeout -k 10 300 /usr/bin/python3 "$WORK/train.py" >"$WORK/plain.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && [ "$(drivers "$WORK/plain.out")" -eq 1 ] \
+  && [ "$(jq -r 'select(.event == "start") | .world_size' "$WORK/runs/quickstart/events.jsonl")" = 2 ] \
+  && pass "python3 train.py: fit() started 2 ranks, one driver line" || { tail "$WORK/plain.out" >&2; fail "python3 train.py: exit $rc"; }
+check_driver plain "$WORK/plain.out" quickstart
+
+rc=0; timeout -k 10 300 mpiexec -n 2 /usr/bin/python3 "$WORK/train.py" --run.name=launched >"$WORK/launched.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && [ "$(drivers "$WORK/launched.out")" -eq 2 ] && [ ! -e "$WORK/runs/quickstart/launched" ] \
+  && pass "mpiexec -n 2 python3 train.py --run.name=launched: both ranks get the Result of run 'launched'" \
+  || { tail "$WORK/launched.out" >&2; fail "under mpiexec: exit $rc"; }
+check_driver launched "$WORK/launched.out" launched
+
+rc=0; timeout -k 10 300 mpiexec -n 3 /usr/bin/python3 "$WORK/train.py" --run.name=three >"$WORK/three.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && [ "$(grep -c 'ScalingConfig(num_workers=2), but the launcher started 3 ranks' "$WORK/three.out")" -eq 1 ] \
+  && pass "mpiexec -n 3: $(grep -m1 'num_workers=2' "$WORK/three.out")" || { tail "$WORK/three.out" >&2; fail "mpiexec -n 3: exit $rc"; }
+
+rc=0; timeout -k 10 120 "$TRAINRT" --run.workload=python:"$WORK/train.py":train_func --run.storage_path="$WORK/runs" \
+  --run.name=workload >"$WORK/workload.out" 2>&1 || rc=$?
+[ "$rc" -eq "$TRAINRT_EXIT_CONFIG" ] && [ "$(grep -c 'calls fit() while trainrt loads it' "$WORK/workload.out")" -eq 1 ] \
+  && [ ! -e "$WORK/runs/workload" ] \
+  && pass "as a python: workload, module-level fit(): exit 2, $(grep -m1 -o 'calls fit() while.*' "$WORK/workload.out" | cut -c1-80)..." \
+  || { cat "$WORK/workload.out" >&2; fail "module-level fit() under trainrt: exit $rc"; }
+finish
