@@ -64,8 +64,9 @@ class TrainingFailedError(RuntimeError):
     """A spawned run failed: exit_code is trainrt's (README "Exit codes"); its one line was printed."""
 
     def __init__(self, exit_code, path):
-        super().__init__(f"training failed with exit code {exit_code} (run directory {path}; "
-                         f"`trainrt results {path}` shows what happened)")
+        where = (f"run directory {path}; `trainrt results {path}` shows what happened" if path
+                 else "before the run started: the lines above say why")
+        super().__init__(f"training failed with exit code {exit_code} ({where})")
         self.exit_code = exit_code
         self.path = path
 
@@ -232,23 +233,28 @@ class DataParallelTrainer:
             with open(os.path.join(exchange, "config.pickle"), "wb") as file:
                 pickle.dump(self.train_loop_config, file)
             command = _launch_command(launcher, workers) + [sys.executable, script] + sys.argv[1:]
-            code = _wait_through_ctrl_c(subprocess.Popen(command, env={**os.environ, _CHILD: exchange}))
+            code, interrupted = _wait_through_ctrl_c(subprocess.Popen(command, env={**os.environ, _CHILD: exchange}))
             outcome = {}
             if os.path.exists(os.path.join(exchange, "result.json")):
                 with open(os.path.join(exchange, "result.json")) as file:
                     outcome = json.load(file)
         finally:
             shutil.rmtree(exchange, ignore_errors=True)
+        if interrupted and "exit_code" not in outcome:
+            from ._trainrt import exit_codes
+            raise SystemExit(exit_codes.interrupted)  # a second Ctrl-C ended the ranks at once
         return _driver_result(outcome.get("exit_code", code), outcome.get("run_dir"))
 
 
 def _wait_through_ctrl_c(process):
-    """The launcher's exit code. A Ctrl-C reaches the launcher too (the terminal signals the whole
-    process group): mpiexec hands it to the ranks, which stop at their next report, and a second
-    one ends them; the driver waits for that instead of killing the launcher."""
-    previous = signal.signal(signal.SIGINT, lambda number, frame: None)
+    """(the launcher's exit code, whether a Ctrl-C came). A Ctrl-C reaches the launcher too (the
+    terminal signals the whole process group): mpiexec hands it to the ranks, which stop at their
+    next report, and a second one ends them; the driver waits for that instead of killing the
+    launcher."""
+    seen = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: seen.append(number))
     try:
-        return process.wait()
+        return process.wait(), bool(seen)
     finally:
         signal.signal(signal.SIGINT, previous)
 

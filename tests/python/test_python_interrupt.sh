@@ -4,7 +4,8 @@
 # Ctrl-C does; mpiexec hands it to every rank, the function (which never polls) stops at its next
 # report with that report's checkpoint committed, and every process ends with exit 130: a stop
 # record naming INT, no failure record, no requeue, no traceback. `trainrt results` says 130. The
-# same command again resumes from the checkpoint and finishes, every epoch reported once.
+# same command again resumes from the checkpoint and finishes, every epoch reported once. Two
+# Ctrl-C in a row end the ranks at once, and the driver with 130.
 source "$(dirname "$0")/../lib/common.sh"
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" RUNS="$WORK/runs" RUN_NAME=ctrl_c
 run_dir=$RUNS/$RUN_NAME
@@ -36,4 +37,15 @@ rc=0; timeout -k 10 300 /usr/bin/python3 tests/python/interrupt_driver.py >"$WOR
   && [ "$(count_events "$run_dir" '.event == "restore"')" -eq 1 ] \
   && pass "rerun: resumed and finished, epochs 1..12 once each" \
   || { tail -20 "$WORK/again.out" >&2; fail "rerun: exit $rc, epochs $(jq -s -c '[.[] | .epoch]' "$run_dir/result.jsonl")"; }
+
+# A second Ctrl-C ends the ranks at once: exit 130 again, no traceback from the driver.
+RUN_NAME=twice SLEEP_S=0.3 setsid /usr/bin/python3 tests/python/interrupt_driver.py >"$WORK/twice.out" 2>&1 &
+driver=$!
+deadline=$((SECONDS + 120))
+until [ "$(rows "$RUNS/twice")" -ge 2 ] || ((SECONDS > deadline)); do sleep 0.1; done
+kill -INT -- "-$driver"; sleep 0.1; kill -INT -- "-$driver"
+rc=0; wait "$driver" || rc=$?
+[ "$rc" -eq "$TRAINRT_EXIT_INTERRUPTED" ] && ! grep -q "Traceback" "$WORK/twice.out" \
+  && pass "two Ctrl-C: the driver exits $rc at once, no traceback" \
+  || { tail -20 "$WORK/twice.out" >&2; fail "two Ctrl-C: the driver exits $rc"; }
 finish
