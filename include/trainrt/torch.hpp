@@ -31,6 +31,10 @@ struct DistributedOptions {
     double bucket_mb = 2;                 // gradients are averaged in buckets of about this size
     bool find_unused_parameters = false;  // a parameter without a gradient in a backward pass is
                                           // averaged as zeros instead of being an error
+    bool broadcast_buffers = true;  // after every backward, rank 0's buffers (batch-norm statistics)
+                                    // on every rank, as PyTorch DDP's broadcast before each forward:
+                                    // every rank evaluates with the same statistics, and a checkpoint
+                                    // of rank 0's module holds them all; false: each rank keeps its own
 };
 
 // PyTorch's DistributedDataParallel (Ray's prepare_model) for a LibTorch module. Construction
@@ -66,7 +70,12 @@ private:
 // The session's DistributedModule: a process group over the job's ranks, buckets of
 // scaling.bucket_mb.
 DistributedModule prepare_model(std::shared_ptr<::torch::nn::Module> module, Session& session,
-                                bool find_unused_parameters = false);
+                                bool find_unused_parameters = false, bool broadcast_buffers = true);
+
+// 16 hex digits of XXH3-64 over every parameter's and buffer's bytes, in registration order:
+// equal digests mean bitwise-equal models (rank 0 prints `weights_digest=` as trainrt's own
+// workloads do, for tests that compare an interrupted run with an uninterrupted one).
+std::string weights_digest(const ::torch::nn::Module& module);
 
 // Sets LibTorch's intra-op threads, and those of the BLAS it calls (OpenBLAS ignores
 // at::set_num_threads), to this rank's share of its node: OMP_NUM_THREADS when the user set it,

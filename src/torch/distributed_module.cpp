@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -38,6 +39,7 @@ struct DistributedModule::Impl {
 
     void collect_parameters();
     void broadcast_state();
+    void broadcast_buffers();
     void build_buckets();
     void install_hooks();
     void remove_hooks() noexcept;
@@ -63,6 +65,24 @@ void DistributedModule::Impl::broadcast_state() {
     for (at::Tensor& tensor : tensors) {
         std::vector<at::Tensor> one{tensor};
         group->broadcast(one)->wait();
+    }
+}
+
+// Rank 0's buffers on every rank, one broadcast per buffer type (DistributedOptions).
+void DistributedModule::Impl::broadcast_buffers() {
+    ::torch::NoGradGuard no_grad;
+    std::map<at::ScalarType, std::vector<at::Tensor>> by_type;
+    for (const at::Tensor& buffer : module->buffers()) by_type[buffer.scalar_type()].push_back(buffer);
+    for (auto& [type, buffers] : by_type) {
+        std::vector<at::Tensor> pieces;
+        for (const at::Tensor& buffer : buffers) pieces.push_back(buffer.reshape({-1}));
+        std::vector<at::Tensor> flat{at::cat(pieces)};
+        group->broadcast(flat)->wait();
+        std::int64_t offset = 0;
+        for (at::Tensor& buffer : buffers) {
+            buffer.copy_(flat[0].narrow(0, offset, buffer.numel()).view(buffer.sizes()));
+            offset += buffer.numel();
+        }
     }
 }
 
@@ -164,6 +184,7 @@ void DistributedModule::Impl::finalize() {
         }
     }
     std::fill(ready.begin(), ready.end(), false);
+    if (options.broadcast_buffers) broadcast_buffers();
 }
 
 DistributedModule::DistributedModule(std::shared_ptr<::torch::nn::Module> module,
@@ -196,10 +217,11 @@ DistributedModule& DistributedModule::operator=(DistributedModule&& other) noexc
 std::size_t DistributedModule::bucket_count() const { return impl_->buckets.size(); }
 
 DistributedModule prepare_model(std::shared_ptr<::torch::nn::Module> module, Session& session,
-                                bool find_unused_parameters) {
+                                bool find_unused_parameters, bool broadcast_buffers) {
     DistributedOptions options;
     options.bucket_mb = ScalingSettings::read(session.config()).bucket_mb.value;
     options.find_unused_parameters = find_unused_parameters;
+    options.broadcast_buffers = broadcast_buffers;
     return DistributedModule(std::move(module), make_process_group(), options);
 }
 

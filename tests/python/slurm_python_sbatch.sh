@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # A Python training function on Slurm (examples/python/fashion_mnist.py, Ray's FashionMNIST recipe
 # in PyTorch): `srun -n 4 --mpi=pmi2` gives the weights digest of `mpiexec -n 4`; the example's
-# sbatch file (4 tasks, srun --mpi=pmix; 3 epochs) requeued twice with `scontrol requeue` stops in the middle
+# sbatch file (4 tasks, srun --mpi=pmix; 8 epochs) requeued twice with `scontrol requeue` stops in the middle
 # of the epoch each time, resumes, and ends with the same digest; result rows once each. On the
 # small dataset's IDX files (6000 training images: 24 steps an epoch, a stop check every 4).
+# Ray's quickstart after `sed s/ray.train/trainrt/g` (tests/python/ray_quickstart.py) on the cluster:
+# `srun -n 2 --mpi=pmix python3 train.py` (fit() on srun's ranks) and `sbatch -n 2 --wrap "python3 train.py"`
+# (fit() in the batch script starts its 2 ranks with srun, the driver alone prints the Result).
 # ctest: resource=slurm_cluster
 # ctest: fixture=small_data
 set -euo pipefail
@@ -11,7 +14,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
 cd "$TRAINRT_SRC"
 require_small_data
-small=(--train.data_dir="$SMALL_IDX" --train.epochs=3 --train.batch_size=256 --train.check_every=4)
+small=(--train.data_dir="$SMALL_IDX" --train.epochs=8 --train.batch_size=256 --train.check_every=4)
 args=(--config examples/python/fashion_mnist.ini "${small[@]}"
       --metrics.progress=off --failure.collective_timeout=120 --run.storage_path="$TEST_TMP/runs")
 run_ok 300 "$TEST_TMP/mpiexec.out" mpiexec -n 4 "$TRAINRT" "${args[@]}" --run.name=mpiexec
@@ -20,6 +23,19 @@ BASE=$(digest_in "$TEST_TMP/mpiexec.out")
 run_ok 300 "$TEST_TMP/pmi2.out" srun -n 4 --mpi=pmi2 "$TRAINRT" "${args[@]}" --run.name=pmi2
 [[ "$(digest_in "$TEST_TMP/pmi2.out")" == "$BASE" ]] || fail "srun --mpi=pmi2 digest $(digest_in "$TEST_TMP/pmi2.out") != mpiexec $BASE"
 log "mpiexec -n 4 and srun -n 4 --mpi=pmi2: $BASE"
+
+export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" QUICKSTART_DATA="$SMALL_IDX" QUICKSTART_RUNS="$TEST_TMP/runs"
+sed 's/ray\.train/trainrt/g' tests/python/ray_quickstart.py >"$TEST_TMP/train.py"
+run_ok 300 "$TEST_TMP/quick_srun.out" srun -n 2 --mpi=pmix /usr/bin/python3 "$TEST_TMP/train.py" --run.name=quick_srun
+[[ "$(grep -c '^driver: .*2 checkpoints, epoch 1' "$TEST_TMP/quick_srun.out")" == 2 ]] \
+  || fail "srun -n 2 python3 train.py: $(tail -3 "$TEST_TMP/quick_srun.out")"
+submit -n 2 --output="$TEST_TMP/quick_sbatch.out" --wrap "/usr/bin/python3 $TEST_TMP/train.py --run.name=quick_sbatch"
+wait_job "$JOB" 300
+expect_job_ok "$JOB"
+[[ "$(grep -c '^driver: .*2 checkpoints, epoch 1' "$TEST_TMP/quick_sbatch.out")" == 1 ]] \
+  && [[ "$(jq -r 'select(.event == "start") | "\(.world_size) \(.launcher)"' "$TEST_TMP/runs/quick_sbatch/events.jsonl")" == "2 "* ]] \
+  || fail "sbatch --wrap 'python3 train.py': $(tail -3 "$TEST_TMP/quick_sbatch.out")"
+log "the Ray quickstart: srun -n 2 python3 train.py and sbatch --wrap 'python3 train.py' (fit() starts srun) trained"
 
 example=$TEST_TMP/example
 cp -r examples/python "$example"
@@ -39,7 +55,7 @@ for restart in 0 1; do
     ((SECONDS < deadline)) || fail "run $restart of job $JOB did not reach its first step in 180 s"
     sleep 0.2
   done
-  sleep 1
+  # At once: an epoch takes a fraction of a second here, and the requeue must land mid-run.
   timeout 20 scontrol requeue "$JOB" || fail "scontrol requeue $JOB failed"
   log "requeued job $JOB during restart $restart"
 done

@@ -111,3 +111,77 @@ TEST_CASE("DistributedModule: a parameter without a gradient is an error naming 
     CHECK(net->spare->weight.grad().abs().sum().item<double>() == 0.0);
     CHECK(spread(net->fc1->weight.grad()) == 0.0);
 }
+
+namespace {
+
+struct NormNetImpl : ::torch::nn::Module {
+    NormNetImpl() {
+        fc1 = register_module("fc1", ::torch::nn::Linear(8, 16));
+        norm = register_module("norm", ::torch::nn::BatchNorm1d(16));
+        fc2 = register_module("fc2", ::torch::nn::Linear(16, 4));
+    }
+    at::Tensor forward(const at::Tensor& x) { return fc2->forward(::torch::relu(norm->forward(fc1->forward(x)))); }
+    ::torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+    ::torch::nn::BatchNorm1d norm{nullptr};
+};
+
+std::shared_ptr<NormNetImpl> make_norm_net() {
+    ::torch::manual_seed(3);
+    return std::make_shared<NormNetImpl>();
+}
+
+// `steps` SGD steps on this rank's own batches from `first`; each step's loss, then the
+// evaluation loss of a batch every rank shares (which reads the running statistics).
+std::vector<double> train_steps(NormNetImpl& net, int first, int steps) {
+    ::torch::optim::SGD sgd(net.parameters(), ::torch::optim::SGDOptions(0.05));
+    std::vector<double> losses;
+    for (int step = first; step < first + steps; ++step) {
+        net.train();
+        sgd.zero_grad();
+        at::Tensor loss = net.forward(batch_of(rank() + 10 * step)).pow(2).mean();
+        loss.backward();
+        sgd.step();
+        net.eval();
+        ::torch::NoGradGuard no_grad;
+        losses.push_back(net.forward(batch_of(99)).pow(2).mean().item<double>());
+    }
+    return losses;
+}
+
+}  // namespace
+
+TEST_CASE("DistributedModule: buffers follow rank 0 after every backward, so rank 0's state resumes exactly",
+          "[torch][ddp]") {
+    SECTION("broadcast_buffers = false: each rank's batch-norm statistics are its own") {
+        auto net = make_norm_net();
+        trainrt::torch::DistributedOptions options;
+        options.broadcast_buffers = false;
+        trainrt::torch::DistributedModule ddp(net, trainrt::torch::make_process_group(), options);
+        train_steps(*net, 0, 2);
+        CHECK(spread(net->norm->running_mean) > 0.0);
+    }
+    auto net = make_norm_net();
+    trainrt::torch::DistributedModule ddp(net, trainrt::torch::make_process_group());
+    train_steps(*net, 0, 3);
+    CHECK(spread(net->norm->running_mean) == 0.0);
+    CHECK(spread(net->norm->running_var) == 0.0);
+    // Rank 0's module as a checkpoint holds it: a fresh model loaded from it and prepared again
+    // reports the uninterrupted run's losses (every rank's evaluation included).
+    std::vector<at::Tensor> saved;
+    for (const at::Tensor& t : net->parameters()) saved.push_back(t.detach().clone());
+    for (const at::Tensor& t : net->buffers()) saved.push_back(t.clone());
+    const std::string digest = trainrt::torch::weights_digest(*net);
+    const std::vector<double> uninterrupted = train_steps(*net, 3, 3);
+
+    auto resumed = make_norm_net();
+    {
+        ::torch::NoGradGuard no_grad;
+        std::size_t k = 0;
+        for (at::Tensor& t : resumed->parameters()) t.copy_(saved[k++]);
+        for (at::Tensor& t : resumed->buffers()) t.copy_(saved[k++]);
+    }
+    CHECK(trainrt::torch::weights_digest(*resumed) == digest);
+    trainrt::torch::DistributedModule again(resumed, trainrt::torch::make_process_group());
+    CHECK(train_steps(*resumed, 3, 3) == uninterrupted);
+    CHECK(trainrt::torch::weights_digest(*resumed) == trainrt::torch::weights_digest(*net));
+}
