@@ -330,6 +330,10 @@ write_conf() {
   # slurmd inside `ip netns exec` sees a fresh /sys without cgroup mounts; v1 makes it start
   # (no cgroup is used: proctrack/linuxproc, task/none).
   ((NODES == 0)) || echo "CgroupPlugin=cgroup/v1" >"$STATE/etc/cgroup.conf"
+  # A PMIx fence that can never complete (seen once in 8 runs: a step relaunched after its batch
+  # host died, whose fence ring still named the dead node) fails after 30 s instead of Slurm's
+  # default 300: the step ends before trainrt starts and the supervisor retries the launch.
+  echo "PMIxTimeout=30" >"$STATE/etc/mpi.conf"
   local node
   for node in $(node_names); do mkdir -p "$STATE/tmp/$node" "$STATE/spool/$node"; done
 }
