@@ -27,6 +27,8 @@ import tempfile
 from . import _state
 
 _CHILD = "TRAINRT_FIT_CHILD"  # set for the ranks fit() starts: the driver's pickled arguments
+_driver_runs = []  # the run directories of the fit() calls this driver finished, in order
+_child_calls = 0   # the fit() calls a started rank has passed on its way to the driver's current one
 
 
 @dataclasses.dataclass
@@ -183,7 +185,9 @@ class DataParallelTrainer:
                 f"`if __name__ == \"__main__\":`, or run the script with python3 instead")
         from ._trainrt import launcher
         mode, job_id = launcher()
-        if os.environ.get(_CHILD) or mode != "single":
+        if os.environ.get(_CHILD):
+            return _earlier_result(os.environ[_CHILD]) or self._fit_here()
+        if mode != "single":
             return self._fit_here()
         return self._spawn("srun" if job_id else "mpiexec")
 
@@ -232,6 +236,8 @@ class DataParallelTrainer:
         try:
             with open(os.path.join(exchange, "config.pickle"), "wb") as file:
                 pickle.dump(self.train_loop_config, file)
+            with open(os.path.join(exchange, "earlier.json"), "w") as file:
+                json.dump(_driver_runs, file)
             command = _launch_command(launcher, workers) + [sys.executable, script] + sys.argv[1:]
             code, interrupted = _wait_through_ctrl_c(subprocess.Popen(command, env={**os.environ, _CHILD: exchange}))
             outcome = {}
@@ -243,7 +249,21 @@ class DataParallelTrainer:
         if interrupted and "exit_code" not in outcome:
             from ._trainrt import exit_codes
             raise SystemExit(exit_codes.interrupted)  # a second Ctrl-C ended the ranks at once
-        return _driver_result(outcome.get("exit_code", code), outcome.get("run_dir"))
+        result = _driver_result(outcome.get("exit_code", code), outcome.get("run_dir"))
+        _driver_runs.append(result.path)
+        return result
+
+
+def _earlier_result(exchange):
+    """In a rank fit() started: the Result of one of the driver's earlier fit() calls (the script
+    runs again from the top and meets them first), or None at the call the driver is in now."""
+    global _child_calls
+    with open(os.path.join(exchange, "earlier.json")) as file:
+        earlier = json.load(file)
+    if _child_calls >= len(earlier):
+        return None
+    _child_calls += 1
+    return Result.from_path(earlier[_child_calls - 1])
 
 
 def _wait_through_ctrl_c(process):

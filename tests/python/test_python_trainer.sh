@@ -4,7 +4,7 @@
 # Result to the driver alone, whose checkpoint's model.pt loads into a fresh model with the
 # reported accuracy; under `mpiexec -n 2` every rank runs the function and gets the Result; under
 # `mpiexec -n 3` a mismatch with num_workers is one line and 3 ranks train; the script's own
-# --run.name beats RunConfig's; loaded as a python: workload, its module-level fit() is one line,
+# --run.name beats RunConfig's; two fit() calls in one script train once each; loaded as a python: workload, its module-level fit() is one line,
 # exit 2, nothing run.
 # ctest: fixture=small_data
 source "$(dirname "$0")/../lib/common.sh"
@@ -37,6 +37,25 @@ check_driver launched "$WORK/launched.out" launched
 rc=0; timeout -k 10 300 mpiexec -n 3 /usr/bin/python3 "$WORK/train.py" --run.name=three >"$WORK/three.out" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] && [ "$(grep -c 'ScalingConfig(num_workers=2), but the launcher started 3 ranks' "$WORK/three.out")" -eq 1 ] \
   && pass "mpiexec -n 3: $(grep -m1 'num_workers=2' "$WORK/three.out")" || { tail "$WORK/three.out" >&2; fail "mpiexec -n 3: exit $rc"; }
+
+# Two fit() calls in one script from a plain python3: the ranks of the second meet the first again
+# on their way and get its Result without training it again.
+cat >"$WORK/two_fits.py" <<'PY'
+import os, trainrt
+def f(config):
+    trainrt.report({"x": config["x"], "world": trainrt.get_context().world_size})
+def trainer(name, x):
+    return trainrt.DataParallelTrainer(f, train_loop_config={"x": x}, scaling_config=trainrt.ScalingConfig(num_workers=2),
+                                       run_config=trainrt.RunConfig(name=name, storage_path=os.environ["QUICKSTART_RUNS"]))
+first = trainer("first", 1).fit()
+second = trainer("second", first.metrics["x"] + 1).fit()
+print(f"driver: x {first.metrics['x']} then {second.metrics['x']} on {second.metrics['world']} ranks", flush=True)
+PY
+rc=0; timeout -k 10 120 /usr/bin/python3 "$WORK/two_fits.py" >"$WORK/two_fits.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && grep -qx "driver: x 1 then 2 on 2 ranks" "$WORK/two_fits.out" \
+  && [ "$(count_events "$WORK/runs/first" '.event == "start"')" -eq 1 ] \
+  && pass "two fit() calls from a plain python3: each trained once, the second from the first's Result" \
+  || { tail "$WORK/two_fits.out" >&2; fail "two fit() calls: exit $rc"; }
 
 rc=0; timeout -k 10 120 "$TRAINRT" --run.workload=python:"$WORK/train.py":train_func --run.storage_path="$WORK/runs" \
   --run.name=workload >"$WORK/workload.out" 2>&1 || rc=$?
