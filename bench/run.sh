@@ -173,6 +173,17 @@ python_recipe_run() {
   cp "$storage/bench_$name/result.jsonl" "$OUT/$name.jsonl"
   expect_lines "$OUT/$name.jsonl" "$EPOCHS" "the recipe as a trainrt Python function ($backend) on $n ranks"
 }
+# The same recipe through TorchTrainer.fit() from a plain python3 (python_fit_nN): fit() starts the
+# ranks with mpiexec, as a Ray user's script does.
+python_fit_run() {
+  local n=$1 name=python_fit_n$1
+  run "$name" "$OUT/$name.stdout" env LD_LIBRARY_PATH="$OPENBLAS_OPENMP${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    PYTHONPATH="$BUILD/lib/trainrt/python${PYTHONPATH:+:$PYTHONPATH}" \
+    "$PY" bench/python/recipe_fit.py --ranks "$n" --scaling.backend=gloo --train.epochs="$EPOCHS" --train.init="$INIT" \
+    --metrics.progress=off --run.storage_path="$storage" --run.name="bench_$name"
+  cp "$storage/bench_$name/result.jsonl" "$OUT/$name.jsonl"
+  expect_lines "$OUT/$name.jsonl" "$EPOCHS" "the recipe through TorchTrainer.fit() on $n ranks"
+}
 # startup_run WORKLOAD I: one epoch on 2 ranks under /usr/bin/time; one JSON line with rank 0's
 # "first step ... after process start" and the largest max RSS of the ranks.
 startup_run() {
@@ -222,6 +233,7 @@ for n in "${RANKS[@]}"; do
   fi
   if (( PYTHON_BUILT )); then
     python_recipe_run "$n" gloo
+    python_fit_run "$n"
     if compgen -G "$BUILD/lib/trainrt/python/trainrt/_trainrt_torch.*.so" >/dev/null; then python_recipe_run "$n" trainrt; fi
   fi
   if (( TORCH_BUILT )); then
@@ -631,14 +643,15 @@ else:
     detail3 = f"lowest {fmt(worst['busbw_ratio'])} at {human(int(worst['bytes']))}" + \
               (f"; below 0.95 at {', '.join(misses)}" if misses else "")
 # --- Python: the recipe as a trainrt Python function (gloo and trainrt backends) vs the plain script ---
-py_rows, py_ratio, py_trainrt_ratio = [], {}, {}
+py_rows, py_ratio, py_trainrt_ratio, py_fit_ratio = [], {}, {}, {}
 for n in RANKS:
     gloo, mpi = jsonl(out / f"python_n{n}.jsonl"), jsonl(out / f"python_trainrt_n{n}.jsonl")
+    fit = jsonl(out / f"python_fit_n{n}.jsonl")
     if ("pytorch", n) not in med or (gloo.empty and mpi.empty):
         continue
     base = med["pytorch", n]
     cells = []
-    for df, ratios in ((gloo, py_ratio), (mpi, py_trainrt_ratio)):
+    for df, ratios in ((gloo, py_ratio), (fit, py_fit_ratio), (mpi, py_trainrt_ratio)):
         if df.empty or "epoch_time_s" not in df:
             cells += ["–", "–"]
             continue
@@ -651,10 +664,13 @@ if py_rows:
               "`bench/python/recipe_in_trainrt.py` runs `bench/pytorch_ddp.py`'s epoch body (`train_epochs`) as a "
               "`python:` workload: trainrt embeds CPython, sets up torch.distributed from its own world over "
               "`scaling.backend` = gloo, or = trainrt (trainrt's MPI process group registered as a torch.distributed "
-              "backend), and reports each epoch (outside the timed part). Same OpenBLAS, 1 thread per rank. Medians "
-              "over the epochs of one run each, the runs alternated per rank count.", "",
-              "| ranks | plain PyTorch DDP, gloo (s) | trainrt, gloo (s) | ratio | trainrt, backend trainrt (s) | ratio | last loss |",
-              "|---:|---:|---:|---:|---:|---:|---:|"] + py_rows + [""]
+              "backend), and reports each epoch (outside the timed part). `TorchTrainer.fit()`: the same function "
+              "given to `trainrt.torch.TorchTrainer(...).fit()` in a plain `python3 bench/python/recipe_fit.py`, "
+              "which starts the ranks itself (mpiexec, gloo), as a Ray user's script does. Same OpenBLAS, 1 thread "
+              "per rank. Medians over the epochs of one run each, the runs alternated per rank count.", "",
+              "| ranks | plain PyTorch DDP, gloo (s) | trainrt, gloo (s) | ratio | TorchTrainer.fit(), gloo (s) | ratio "
+              "| trainrt, backend trainrt (s) | ratio | last loss |",
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"] + py_rows + [""]
 def startup_s(name):
     """Launch (the .start file run() wrote) to the end of the first training step (epoch 1's
     first_step_unix), or None."""
@@ -692,6 +708,8 @@ if not directory.empty and "checkpoint_s" in directory:
               f"{fmt(dir_ratio)}× the copy's speed (target ≥ 0.8×).", ""]
 t_py = (py_ratio[2] <= 1.02) if 2 in py_ratio else None
 detail_py = f"{fmt(py_ratio[2])}× on 2 ranks" if 2 in py_ratio else "not run"
+t_fit = (py_fit_ratio[2] <= 1.02) if 2 in py_fit_ratio else None
+detail_fit = f"{fmt(py_fit_ratio[2])}× on 2 ranks" if 2 in py_fit_ratio else "not run"
 t_pym = (py_trainrt_ratio[2] <= 0.40) if 2 in py_trainrt_ratio else None
 detail_pym = f"{fmt(py_trainrt_ratio[2])}× on 2 ranks" if 2 in py_trainrt_ratio else "not run"
 
@@ -718,6 +736,7 @@ lines += ["## Targets", "",
           f"| LibTorch: 1 rank ≤ 1.02 × the same loop in plain LibTorch | {detail_t['plain']} | {verdict(t_pl)} |",
           f"| LibTorch: start-up and RSS with vs without the component (reported, no target) | {detail_t['startup']} | – |",
           f"| Python (gloo): epoch time ≤ 1.02 × plain PyTorch DDP (gloo), same script body and threads | {detail_py} | {verdict(t_py)} |",
+          f"| `TorchTrainer.fit()` from a plain python3 (gloo): epoch time ≤ 1.02 × plain PyTorch DDP (gloo) | {detail_fit} | {verdict(t_fit)} |",
           f"| Python (backend trainrt): epoch time ≤ 0.40 × plain PyTorch DDP (gloo) on 2 ranks | {detail_pym} | {verdict(t_pym)} |",
           f"| Python: Checkpoint.from_directory of 100 MiB ≥ 0.8 × the speed of copying it + fsync | "
           f"{fmt(dir_ratio) + '×' if dir_ratio is not None else 'not run'} | {verdict(dir_ratio >= 0.8 if dir_ratio is not None else None)} |"] + data_targets + ["",

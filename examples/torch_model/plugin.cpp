@@ -12,32 +12,35 @@
 #include <trainrt/plugin.hpp>
 #include <trainrt/torch.hpp>
 
+#include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <cstring>
 #include <iostream>
 
 namespace nn = torch::nn;
 namespace tt = trainrt::torch;
 
-// x + dropout(relu(norm(linear(x)))): a block whose output has its input's width.
+// x + dropout(relu(norm(linear(x)))): a block whose output has its input's width. The norm is a
+// layer norm, or a batch norm (running statistics: buffers that prepare_model keeps equal on
+// every rank and StateDict saves, so a resumed run reports the uninterrupted run's numbers).
 struct ResidualBlockImpl : nn::Module {
-    ResidualBlockImpl(int64_t width, double dropout)
+    ResidualBlockImpl(int64_t width, double dropout, bool batch_norm)
         : linear(register_module("linear", nn::Linear(width, width))),
-          norm(register_module("norm", nn::LayerNorm(nn::LayerNormOptions({width})))),
-          drop(register_module("drop", nn::Dropout(dropout))) {}
-    torch::Tensor forward(const torch::Tensor& x) { return x + drop(torch::relu(norm(linear(x)))); }
+          norm(batch_norm ? nn::AnyModule(nn::BatchNorm1d(width)) : nn::AnyModule(nn::LayerNorm(nn::LayerNormOptions({width})))),
+          drop(register_module("drop", nn::Dropout(dropout))) {
+        register_module("norm", norm.ptr());
+    }
+    torch::Tensor forward(const torch::Tensor& x) { return x + drop(torch::relu(norm.forward(linear(x)))); }
     nn::Linear linear;
-    nn::LayerNorm norm;
+    nn::AnyModule norm;
     nn::Dropout drop;
 };
 TORCH_MODULE(ResidualBlock);
 
 struct ResidualMlpImpl : nn::Module {
-    ResidualMlpImpl(int64_t inputs, int64_t width, int64_t blocks, double dropout, int64_t classes)
+    ResidualMlpImpl(int64_t inputs, int64_t width, int64_t blocks, double dropout, bool batch_norm, int64_t classes)
         : stem(register_module("stem", nn::Linear(inputs, width))),
           head(register_module("head", nn::Linear(width, classes))) {
-        for (int64_t b = 0; b < blocks; ++b) body->push_back(ResidualBlock(width, dropout));
+        for (int64_t b = 0; b < blocks; ++b) body->push_back(ResidualBlock(width, dropout, batch_norm));
         register_module("body", body);
     }
     torch::Tensor forward(const torch::Tensor& features) {
@@ -55,7 +58,8 @@ TORCH_MODULE(ResidualMlp);
     KEY(lr, double, "0.001", trainrt::between(1e-12, 10), "AdamW learning rate")                      \
     KEY(width, int64_t, "256", trainrt::at_least(1), "the residual blocks' width")                    \
     KEY(blocks, int64_t, "2", trainrt::at_least(0), "residual blocks")                                \
-    KEY(dropout, double, "0.1", trainrt::between(0, 1), "dropout after each block's layer norm")      \
+    KEY(dropout, double, "0.1", trainrt::between(0, 1), "dropout after each block's norm")            \
+    KEY(norm, std::string, "layer", trainrt::one_of({"layer", "batch"}), "each block's norm")        \
     KEY(report_every, int64_t, "100", trainrt::at_least(0), "steps between progress rows (0: none)")
 TRAINRT_KEYS(TorchModelKeys, "train", TORCH_MODEL_TRAIN_KEYS);
 
@@ -123,19 +127,6 @@ double accuracy(trainrt::Session& session, ResidualMlp& model, const Table& tabl
     return counts[0] / counts[1];
 }
 
-// FNV-1a over every parameter's bytes: equal digests mean bitwise equal models.
-std::string digest(ResidualMlp& model) {
-    std::uint64_t hash = 1469598103934665603ull;
-    for (const torch::Tensor& p : model->parameters()) {
-        const torch::Tensor flat = p.detach().contiguous();
-        const auto* bytes = static_cast<const unsigned char*>(flat.data_ptr());
-        for (size_t i = 0; i < flat.nbytes(); ++i) hash = (hash ^ bytes[i]) * 1099511628211ull;
-    }
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-    return text;
-}
-
 // Checked on every rank before anything starts: one line and exit 2 instead of a failed run.
 void preflight(const trainrt::JobConfig& config, const trainrt::Context& context) {
     const TorchModelKeys keys = TorchModelKeys::read(config);
@@ -158,6 +149,35 @@ double train_step(ResidualMlp& model, torch::optim::Optimizer& optimizer, const 
     return loss.item<double>();
 }
 
+// The epoch's loss so far on this rank: saved in every checkpoint (its own value on each rank),
+// so that a run resumed mid-epoch reports the uninterrupted run's running and epoch losses.
+struct EpochLoss {
+    double sum = 0;
+    int64_t steps = 0;
+    double mean(trainrt::Session& session) const {
+        return session.communicator().allreduce_value(sum / static_cast<double>(std::max<int64_t>(steps, 1)),
+                                                      trainrt::ReduceOp::mean);
+    }
+    torch::Tensor tensor() const { return torch::tensor({sum, static_cast<double>(steps)}, torch::kFloat64); }
+    // On another world size the ranks' sums are not this world's: the epoch's average starts over.
+    void load(const trainrt::Checkpoint& checkpoint, const trainrt::Context& context) {
+        torch::Tensor saved = tensor();
+        if (!tt::load_per_rank(checkpoint, context, "epoch_loss", saved)) return;
+        sum = saved[0].item<double>(), steps = static_cast<int64_t>(saved[1].item<double>());
+    }
+};
+
+// Restores what save() below wrote; returns where the stream goes on.
+trainrt::DataPosition resume(const trainrt::Checkpoint& checkpoint, const trainrt::Context& context, ResidualMlp& model,
+                             torch::optim::Optimizer& optimizer, const trainrt::Dataset& data,
+                             const trainrt::BatchOptions& options, EpochLoss& loss) {
+    tt::load_module(checkpoint, *model);
+    tt::load_optimizer(checkpoint, optimizer);
+    tt::load_rng(checkpoint);  // dropout continues with the same masks
+    loss.load(checkpoint, context);
+    return trainrt::load_position(checkpoint, data, options).value_or(trainrt::DataPosition{0, 0});
+}
+
 void train(trainrt::Session& session) {
     const TorchModelKeys keys = TorchModelKeys::read(session.config());
     tt::set_compute_threads(session);
@@ -166,45 +186,42 @@ void train(trainrt::Session& session) {
     const trainrt::BatchOptions options =
         stream_options(session.config(), "train", static_cast<std::size_t>(keys.batch_size.value), table);
     torch::manual_seed(trainrt::run_seed(session.config()));  // equal init on every rank
-    ResidualMlp model(table.inputs, keys.width.value, keys.blocks.value, keys.dropout.value, table.classes);
+    ResidualMlp model(table.inputs, keys.width.value, keys.blocks.value, keys.dropout.value,
+                      keys.norm.value == "batch", table.classes);
     torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(keys.lr.value));
 
     trainrt::DataPosition at{0, 0};
-    if (const trainrt::Checkpoint* checkpoint = session.checkpoint()) {  // a requeue, a stop or a crash
-        tt::load_module(*checkpoint, *model);
-        tt::load_optimizer(*checkpoint, optimizer);
-        tt::load_rng(*checkpoint);  // dropout continues with the same masks
-        if (auto saved = trainrt::load_position(*checkpoint, data, options)) at = *saved;
-    }
+    EpochLoss loss;
+    if (const trainrt::Checkpoint* checkpoint = session.checkpoint())  // a requeue, a stop or a crash
+        at = resume(*checkpoint, session.context(), model, optimizer, data, options, loss);
     tt::DistributedModule ddp = tt::prepare_model(model.ptr(), session);  // rank 0's weights, averaged gradients
     auto save = [&](const trainrt::Metrics& metrics, const trainrt::DataPosition& position) {
         tt::StateDict state;
         state.module(*model).optimizer(optimizer).rng().stream_position(data, position, options);
+        state.per_rank(session.context(), "epoch_loss", loss.tensor());
         session.report(metrics, state.state());
     };
     for (; at.epoch < keys.epochs.value; ++at.epoch, at.next_batch = 0) {
         trainrt::BatchIterator batches = data.iter_batches(options, at);
-        double loss_sum = 0;
-        int64_t steps = 0;
         while (const trainrt::Batch* b = batches.next()) {
-            loss_sum += train_step(model, optimizer, *b), ++steps;
+            loss.sum += train_step(model, optimizer, *b), ++loss.steps;
             const trainrt::DataPosition next = batches.position();
             const bool more = next.next_batch < static_cast<int64_t>(batches.batches());
             if (keys.report_every.value > 0 && next.next_batch % keys.report_every.value == 0 && more)  // progress
                 session.report(trainrt::Metrics().set("epoch", at.epoch).set("batch", next.next_batch).set(
-                    "running_loss", session.communicator().allreduce_value(loss_sum / steps, trainrt::ReduceOp::mean)));
+                    "running_loss", loss.mean(session)));
             if (more && session.should_stop()) {  // Slurm's time limit or preemption
                 save(trainrt::Metrics().set("epoch", at.epoch).set("batch", next.next_batch), next);
                 return;  // trainrt commits the checkpoint, requeues the job and exits
             }
         }
-        const double loss = session.communicator().allreduce_value(loss_sum / std::max<int64_t>(steps, 1),
-                                                                   trainrt::ReduceOp::mean);
-        save(trainrt::Metrics().set("epoch", at.epoch + 1).set("loss", loss).set("test_accuracy", accuracy(session, model, table)),
+        const double epoch_loss = loss.mean(session);
+        loss = {};  // the checkpoint at the epoch's end starts the next epoch
+        save(trainrt::Metrics().set("epoch", at.epoch + 1).set("loss", epoch_loss).set("test_accuracy", accuracy(session, model, table)),
              {at.epoch + 1, 0});
         if (at.epoch + 1 < keys.epochs.value && session.should_stop()) return;
     }
-    if (session.context().world_rank == 0) std::cout << "torch_model_digest=" << digest(model) << std::endl;
+    if (session.context().world_rank == 0) std::cout << "torch_model_digest=" << tt::weights_digest(*model) << std::endl;
 }
 
 }  // namespace

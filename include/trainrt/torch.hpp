@@ -178,6 +178,9 @@ public:
     StateDict& module(const ::torch::nn::Module& module, const std::string& prefix = "model.");
     StateDict& optimizer(::torch::optim::Optimizer& optimizer, const std::string& prefix = "optimizer.");
     StateDict& rng(const std::string& name = "rng.cpu");
+    // A tensor whose value differs between ranks (a rank's own statistics, loss sums, a generator
+    // seeded per rank): stored as rank r's row of a [world size, ...] tensor; load_per_rank.
+    StateDict& per_rank(const Context& context, const std::string& name, const at::Tensor& tensor);
     StateDict& attribute(const std::string& name, AttributeValue value);
     // A stream's position (trainrt::save_position): restore it with trainrt::load_position.
     StateDict& stream_position(const Dataset& dataset, const DataPosition& position, const BatchOptions& options);
@@ -185,6 +188,7 @@ public:
 
 private:
     void add(const std::string& name, const at::Tensor& tensor);
+    const at::Tensor& keep(const at::Tensor& tensor, const std::string& name);
     std::vector<at::Tensor> kept_;
     CheckpointState state_;
 };
@@ -196,5 +200,8 @@ void load_module(const Checkpoint& checkpoint, ::torch::nn::Module& module, cons
 void load_optimizer(const Checkpoint& checkpoint, ::torch::optim::Optimizer& optimizer,
                     const std::string& prefix = "optimizer.");
 void load_rng(const Checkpoint& checkpoint, const std::string& name = "rng.cpu");
+// This rank's row of a StateDict::per_rank tensor into `target`; false (target untouched) when
+// the checkpoint was written by another world size, whose rows are not this world's ranks.
+bool load_per_rank(const Checkpoint& checkpoint, const Context& context, const std::string& name, at::Tensor& target);
 
 }  // namespace trainrt::torch

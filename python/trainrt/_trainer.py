@@ -130,38 +130,39 @@ def _dataframe(rows):
     return pandas.DataFrame(rows)
 
 
-def _object_args(scaling, run):
-    """These objects as trainrt settings {key: text}, named by trainrt's own declarations."""
+def _object_settings(scaling, run):
+    """These objects as trainrt settings {key: (text, source)}, named by trainrt's own
+    declarations; the source (`--print-config`) names the script and the object's field."""
     from ._trainrt import setting_keys
     keys = setting_keys()
-    args = {}
+    script = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python"
+    settings = {}
+
+    def take(key, value, field):
+        settings[key] = (str(value), f"{script}: {field}")
+
     if scaling.use_gpu:
-        args[keys.scaling.use_gpu] = "true"
+        take(keys.scaling.use_gpu, "true", "ScalingConfig(use_gpu=True)")
     if run.name:
-        args[keys.run.name] = run.name
+        take(keys.run.name, run.name, "RunConfig(name=)")
     if run.storage_path:
-        args[keys.run.storage_path] = os.path.abspath(os.path.expanduser(os.fspath(run.storage_path)))
+        path = os.path.abspath(os.path.expanduser(os.fspath(run.storage_path)))
+        take(keys.run.storage_path, path, "RunConfig(storage_path=)")
     kept = run.checkpoint_config
     if kept is not None:
         if kept.num_to_keep is not None:
-            args[keys.checkpoint.num_to_keep] = str(kept.num_to_keep)
+            take(keys.checkpoint.num_to_keep, kept.num_to_keep, "CheckpointConfig(num_to_keep=)")
         if kept.checkpoint_score_attribute:
-            args[keys.checkpoint.score_attribute] = kept.checkpoint_score_attribute
-            args[keys.checkpoint.score_order] = kept.checkpoint_score_order
+            take(keys.checkpoint.score_attribute, kept.checkpoint_score_attribute,
+                 "CheckpointConfig(checkpoint_score_attribute=)")
+            take(keys.checkpoint.score_order, kept.checkpoint_score_order, "CheckpointConfig(checkpoint_score_order=)")
     if run.failure_config is not None:
-        args[keys.failure.max_failures] = str(run.failure_config.max_failures)
-    return args
+        take(keys.failure.max_failures, run.failure_config.max_failures, "FailureConfig(max_failures=)")
+    return settings
 
 
-def _given_keys(argv):
-    """The --section.key settings a command line names (either --k=v or --k v)."""
-    return {arg[2:].split("=", 1)[0] for arg in argv if arg.startswith("--") and "." in arg.split("=", 1)[0]}
-
-
-def _argv(argv, objects):
-    """The script's command line plus the objects' settings it does not name itself."""
-    given = _given_keys(argv)
-    return list(argv) + [f"--{key}={value}" for key, value in objects.items() if key not in given]
+# trainrt's flags that answer and exit (`python3 train.py --print-config`): no ranks are started.
+_ANSWERED_HERE = {"--print-config", "--help", "--version", "--exit-codes", "--keys-markdown"}
 
 
 class DataParallelTrainer:
@@ -187,7 +188,8 @@ class DataParallelTrainer:
         mode, job_id = launcher()
         if os.environ.get(_CHILD):
             return _earlier_result(os.environ[_CHILD]) or self._fit_here()
-        if mode != "single":
+        if mode != "single" or _ANSWERED_HERE.intersection(sys.argv[1:]):
+            return self._fit_here()
             return self._fit_here()
         return self._spawn("srun" if job_id else "mpiexec")
 
@@ -212,15 +214,15 @@ class DataParallelTrainer:
             return _entry._call(self.train_loop_per_worker, {**config, **from_job})
 
         _entry.activate_virtual_env()
-        argv = _argv(sys.argv, _object_args(self.scaling_config, self.run_config))
+        settings = _object_settings(self.scaling_config, self.run_config)
         name = getattr(self.train_loop_per_worker, "__name__", "python")
-        code = _trainrt.run(argv, train_func, name)
+        code = _trainrt.run(list(sys.argv), train_func, name, settings)
         if child:
             if ran.get("rank") == 0:
                 with open(os.path.join(child, "result.json"), "w") as file:
                     json.dump({"exit_code": code, "run_dir": ran["run_dir"]}, file)
             raise SystemExit(code)  # a spawned rank leaves the script here: the driver goes on
-        if code != 0:
+        if code != 0 or "run_dir" not in ran:  # failed, or answered --print-config & co.
             raise SystemExit(code)
         return Result.from_path(ran["run_dir"])
 

@@ -199,7 +199,7 @@ Values validate(Values values, const WorkloadKeys& workloads) {
 }  // namespace
 
 Loaded load(int argc, const char* const argv[], const WorkloadKeys& workloads,
-            const std::string& embedded_workload) {
+            const std::string& embedded_workload, const ProgramSettings& program_settings) {
     po::options_description desc = describe(all_specs(workloads));
     Values from_command_line;
     Flags flags;
@@ -212,6 +212,7 @@ Loaded load(int argc, const char* const argv[], const WorkloadKeys& workloads,
     Values merged;
     if (!flags.config_file.empty()) take_file(merged, flags.config_file, desc);
     take_environment(merged, desc);
+    for (const auto& [key, value] : program_settings) merged[key] = value;
     for (auto& [key, value] : from_command_line) merged[key] = value;
     if (!embedded_workload.empty())
         merged[RunSettings::workload_key()] = {"embedded:" + embedded_workload, "set by the program (trainrt::run)"};

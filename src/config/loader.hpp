@@ -1,5 +1,5 @@
 #pragma once
-// Merges command line > TRAINRT_* environment > INI file > defaults into one JobConfig, with
+// Merges command line > a program's settings > TRAINRT_* environment > INI file > defaults into one JobConfig, with
 // Boost.Program_options doing the parsing. Everything wrong is a ConfigError of one line that
 // names the key and where it was set (FILE:LINE for INI), what is accepted, and a close match.
 #include <map>
@@ -29,11 +29,15 @@ struct Loaded {
     Flags flags;
 };
 
+// Settings a program gives in code (Python: Ray's RunConfig & co.), each with its source: above
+// the INI file and TRAINRT_* variables, below the command line.
+using ProgramSettings = std::map<std::string, ConfigValue>;
+
 // `embedded_workload`: a program that embeds trainrt (trainrt::run) names its own training
 // function; run.workload is then "embedded:<name>" whatever the config says, and any train.*
 // key is accepted.
 Loaded load(int argc, const char* const argv[], const WorkloadKeys& workloads,
-            const std::string& embedded_workload = "");
+            const std::string& embedded_workload = "", const ProgramSettings& program_settings = {});
 
 // A plugin's declared train.* keys, known only once it is loaded: checks the config's train.*
 // values against them (unknown key, type, bounds: ConfigError of one line) and adds defaults.

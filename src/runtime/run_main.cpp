@@ -83,7 +83,7 @@ int run_loaded(int argc, const config::Loaded& loaded, const workloads::Workload
         std::cout << config::print_config(with_workload_keys(loaded.config, embedded));
         return 0;
     }
-    if (loaded.flags.config_file.empty() && argc <= 1)
+    if (loaded.flags.config_file.empty() && argc <= 1 && embedded == nullptr)  // a program is its own job
         throw ConfigError("config: no job given; run `trainrt --config FILE` (see `trainrt --help`)");
     const Settings settings = Settings::read(loaded.config);
     log::set_level(config::log_level_of(settings.log.level.value));
@@ -119,27 +119,34 @@ int guarded(const std::function<int()>& body) noexcept {
     return exit_codes::internal;
 }
 
-int run_main(int argc, const char* const argv[], const workloads::Workload* embedded) {
+int run_main(int argc, const char* const argv[], const workloads::Workload* embedded,
+             const config::ProgramSettings& program_settings) {
     return guarded([&] {
-        config::Loaded loaded = config::load(argc, argv, workloads::keys_by_workload(), embedded ? embedded->name : "");
+        config::Loaded loaded = config::load(argc, argv, workloads::keys_by_workload(), embedded ? embedded->name : "",
+                                             program_settings);
         return run_loaded(argc, loaded, embedded);
     });
 }
 
-}  // namespace trainrt::runtime
-
-int trainrt::run(int argc, const char* const argv[], std::function<void(Session&)> train,
-                 const char* name) {
-    return run(argc, argv, std::move(train), name, nullptr);
-}
-
-int trainrt::run(int argc, const char* const argv[], std::function<void(Session&)> train, const char* name,
-                 std::vector<OptionSpec> (*train_keys)()) {
+int run_embedded(int argc, const char* const argv[], std::function<void(Session&)> train, const char* name,
+                 std::vector<OptionSpec> (*train_keys)(), const config::ProgramSettings& program_settings) {
     workloads::Workload workload;
     workload.name = name != nullptr ? name : "embedded";
     workload.description = "embedded training function";
     workload.any_train_key = train_keys == nullptr;
     if (train_keys != nullptr) workload.train_keys = train_keys();
     workload.run = std::move(train);
-    return runtime::run_main(argc, argv, &workload);
+    return run_main(argc, argv, &workload, program_settings);
+}
+
+}  // namespace trainrt::runtime
+
+int trainrt::run(int argc, const char* const argv[], std::function<void(Session&)> train,
+                 const char* name) {
+    return runtime::run_embedded(argc, argv, std::move(train), name, nullptr);
+}
+
+int trainrt::run(int argc, const char* const argv[], std::function<void(Session&)> train, const char* name,
+                 std::vector<OptionSpec> (*train_keys)()) {
+    return runtime::run_embedded(argc, argv, std::move(train), name, train_keys);
 }

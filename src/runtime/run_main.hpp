@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "config/loader.hpp"
 #include "workloads/registry.hpp"
 
 namespace trainrt::runtime {
@@ -15,7 +16,13 @@ namespace trainrt::runtime {
 int guarded(const std::function<int()>& body) noexcept;
 
 // `embedded`: the program's own training function (trainrt::run); nullptr: run.workload.
-int run_main(int argc, const char* const argv[], const workloads::Workload* embedded);
+// `program_settings`: the program's own settings (config/loader.hpp's precedence).
+int run_main(int argc, const char* const argv[], const workloads::Workload* embedded,
+             const config::ProgramSettings& program_settings = {});
+
+// trainrt::run's body: `train` as workload `name` (`train_keys` nullptr: any train.* key).
+int run_embedded(int argc, const char* const argv[], std::function<void(Session&)> train, const char* name,
+                 std::vector<OptionSpec> (*train_keys)(), const config::ProgramSettings& program_settings = {});
 
 std::string version_line();
 

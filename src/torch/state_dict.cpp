@@ -96,10 +96,43 @@ std::unique_ptr<::torch::optim::OptimizerParamState> fresh_state(::torch::optim:
 
 }  // namespace
 
-void StateDict::add(const std::string& name, const at::Tensor& tensor) {
+// A CPU, contiguous copy of `tensor` (a scalar as one element) that lives as long as the dict.
+const at::Tensor& StateDict::keep(const at::Tensor& tensor, const std::string& name) {
     at::Tensor kept = tensor.detach().to(at::kCPU).contiguous();
     if (kept.dim() == 0) kept = kept.reshape({1});
+    type_of(kept, name);  // a type checkpoints hold, or the error naming it
     kept_.push_back(kept);
+    return kept_.back();
+}
+
+namespace {
+
+// `kept` as row context.world_rank of a [world size, ...] tensor.
+template <class T>
+void add_row(CheckpointState& state, const std::string& name, const at::Tensor& kept, const Context& context) {
+    Shape row = shape_of(kept), global = row, offset(row.size() + 1, 0);
+    global.insert(global.begin(), static_cast<std::uint64_t>(context.world_size));
+    offset[0] = static_cast<std::uint64_t>(context.world_rank);
+    row.insert(row.begin(), 1);
+    state.sharded<T>(name, {kept.data_ptr<T>(), std::size_t(kept.numel())}, global, offset, row);
+}
+
+}  // namespace
+
+StateDict& StateDict::per_rank(const Context& context, const std::string& name, const at::Tensor& tensor) {
+    const at::Tensor& kept = keep(tensor, name);
+    switch (type_of(kept, name)) {
+        case TensorType::f32: add_row<float>(state_, name, kept, context); break;
+        case TensorType::f64: add_row<double>(state_, name, kept, context); break;
+        case TensorType::i32: add_row<std::int32_t>(state_, name, kept, context); break;
+        case TensorType::i64: add_row<std::int64_t>(state_, name, kept, context); break;
+        case TensorType::u8: add_row<std::uint8_t>(state_, name, kept, context); break;
+    }
+    return *this;
+}
+
+void StateDict::add(const std::string& name, const at::Tensor& tensor) {
+    const at::Tensor& kept = keep(tensor, name);
     switch (type_of(kept, name)) {
         case TensorType::f32: state_.replicated<float>(name, {kept.data_ptr<float>(), std::size_t(kept.numel())}, shape_of(kept)); break;
         case TensorType::f64: state_.replicated<double>(name, {kept.data_ptr<double>(), std::size_t(kept.numel())}, shape_of(kept)); break;
@@ -173,6 +206,23 @@ void load_optimizer(const Checkpoint& checkpoint, ::torch::optim::Optimizer& opt
             if (fields.step != nullptr) *fields.step = checkpoint.attribute_int(at_param + "step");
         }
     }
+}
+
+bool load_per_rank(const Checkpoint& checkpoint, const Context& context, const std::string& name, at::Tensor& target) {
+    if (checkpoint.world_size() != context.world_size) return false;
+    Shape row = shape_of(target), global = row, offset(row.size() + 1, 0);
+    global.insert(global.begin(), static_cast<std::uint64_t>(context.world_size));
+    offset[0] = static_cast<std::uint64_t>(context.world_rank);
+    row.insert(row.begin(), 1);
+    const TensorType type = type_of(target, name);
+    if (!checkpoint.has_tensor(name) || checkpoint.global_shape(name) != global || checkpoint.tensor_type(name) != type)
+        throw CheckpointError(fmt::format("checkpoint {}: no per-rank tensor '{}' of {} {}: it was written by another "
+                                          "program", checkpoint.path(), name, tensor_type_name(type), shape_text(global)));
+    ::torch::NoGradGuard no_grad;
+    at::Tensor buffer = at::empty(target.sizes(), target.options().device(at::kCPU)).contiguous();
+    checkpoint.read(name, type, offset, row, buffer.data_ptr());
+    target.copy_(buffer);
+    return true;
 }
 
 void load_rng(const Checkpoint& checkpoint, const std::string& name) {

@@ -4,7 +4,7 @@
 # Result to the driver alone, whose checkpoint's model.pt loads into a fresh model with the
 # reported accuracy; under `mpiexec -n 2` every rank runs the function and gets the Result; under
 # `mpiexec -n 3` a mismatch with num_workers is one line and 3 ranks train; the script's own
-# --run.name beats RunConfig's; two fit() calls in one script train once each; loaded as a python: workload, its module-level fit() is one line,
+# --run.name beats RunConfig's, and --print-config names each object field a value came from; two fit() calls in one script train once each; loaded as a python: workload, its module-level fit() is one line,
 # exit 2, nothing run.
 # ctest: fixture=small_data
 source "$(dirname "$0")/../lib/common.sh"
@@ -37,6 +37,13 @@ check_driver launched "$WORK/launched.out" launched
 rc=0; timeout -k 10 300 mpiexec -n 3 /usr/bin/python3 "$WORK/train.py" --run.name=three >"$WORK/three.out" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] && [ "$(grep -c 'ScalingConfig(num_workers=2), but the launcher started 3 ranks' "$WORK/three.out")" -eq 1 ] \
   && pass "mpiexec -n 3: $(grep -m1 'num_workers=2' "$WORK/three.out")" || { tail "$WORK/three.out" >&2; fail "mpiexec -n 3: exit $rc"; }
+
+rc=0; /usr/bin/python3 "$WORK/train.py" --print-config --checkpoint.num_to_keep=5 >"$WORK/print.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && grep -qx "name = quickstart    # train.py: RunConfig(name=)" "$WORK/print.out" \
+  && grep -qx "storage_path = $WORK/runs    # train.py: RunConfig(storage_path=)" "$WORK/print.out" \
+  && grep -qx "num_to_keep = 5    # command line" "$WORK/print.out" && [ ! -e "$WORK/runs/quickstart/print" ] \
+  && pass "python3 train.py --print-config: no ranks started; $(grep -m1 'RunConfig(name=)' "$WORK/print.out"); the command line beats the objects" \
+  || { cat "$WORK/print.out" >&2; fail "--print-config from the script: exit $rc"; }
 
 # Two fit() calls in one script from a plain python3: the ranks of the second meet the first again
 # on their way and get its Result without training it again.

@@ -1,7 +1,7 @@
 // trainrt::torch::StateDict and load_*: LibTorch state through real checkpoints (CheckpointManager
 // on disk): a run resumed from a checkpoint of its module, optimizer (SGD with momentum, Adam)
 // and RNG continues bitwise like the uninterrupted run; a module of another shape is refused
-// naming the tensor and both shapes.
+// naming the tensor and both shapes; a per-rank tensor comes back to its own rank.
 #include <torch/torch.h>
 #undef CHECK  // glog's; Catch2's below (test_process_group.cpp says why)
 
@@ -107,4 +107,27 @@ TEST_CASE("StateDict: a module of another shape is refused naming the tensor and
                       Catch::Matchers::Contains("'model.fc1.weight'") && Catch::Matchers::Contains("[16, 8]") &&
                           Catch::Matchers::Contains("[32, 8]"));
     CHECK_THROWS_AS(trainrt::torch::load_module(*restored, other), CheckpointError);
+}
+
+TEST_CASE("StateDict: per_rank tensors come back to their own rank, not to another world size", "[torch][checkpoint]") {
+    testing::SharedDir run("trainrt-torch-ckpt");
+    auto comm = comm::make_world_communicator();
+    const Context context = testing::world_context(run.path());
+    checkpoint::CheckpointManager manager(options(), context, *comm);
+    const at::Tensor mine = ::torch::tensor({10.0 * context.world_rank, 1.0 + context.world_rank}, at::kDouble);
+    trainrt::torch::StateDict dict;
+    dict.per_rank(context, "loss_sum", mine);
+    manager.save(dict.state(), 1, nlohmann::ordered_json::object());
+    const std::optional<Checkpoint> restored = manager.restore();
+    REQUIRE(restored.has_value());
+    CHECK(restored->global_shape("loss_sum") == Shape{static_cast<std::uint64_t>(context.world_size), 2});
+    at::Tensor back = ::torch::zeros({2}, at::kDouble);
+    REQUIRE(trainrt::torch::load_per_rank(*restored, context, "loss_sum", back));
+    CHECK(at::equal(back, mine));
+    Context wider = context;
+    wider.world_size = context.world_size + 1;
+    at::Tensor untouched = ::torch::full({2}, -1.0, at::kDouble);
+    CHECK_FALSE(trainrt::torch::load_per_rank(*restored, wider, "loss_sum", untouched));
+    CHECK(untouched[0].item<double>() == -1.0);
+    CHECK_THROWS_AS(trainrt::torch::load_per_rank(*restored, context, "no_such", back), CheckpointError);
 }

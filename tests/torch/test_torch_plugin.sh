@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Your own LibTorch model: the installed example (examples/torch_model: a custom residual module,
-# AdamW, dropout), built out of tree against the install with find_package(trainrt COMPONENTS
-# torch) (fixture install.setup), trained by the installed trainrt under mpiexec. Stopped with USR2
-# mid-epoch and rerun it ends with the uninterrupted run's digest; the same run resumed with another
+# AdamW, dropout, here batch norm), built out of tree against the install with find_package(trainrt
+# COMPONENTS torch) (fixture install.setup), trained by the installed trainrt under mpiexec. Stopped
+# with USR2 mid-epoch and rerun it reports every number of the uninterrupted run (running and
+# epoch losses; batch-norm statistics: the test accuracy uses them) and ends with its digest; the same run resumed with another
 # width is refused with exit 8 naming the tensor; a batch that does not divide is refused by its
 # preflight (exit 2, one line, nothing written).
 # ctest: fixture=trainrt_installed
@@ -12,15 +13,18 @@ plugin=$TRAINRT_BUILD/test-install/torch_example/libtorch_model.so
 [ -x "$prefix/bin/trainrt" ] && [ -f "$plugin" ] || { echo "FAIL: no installed trainrt or LibTorch example ($plugin): install.setup" >&2; exit 1; }
 TRAINRT=$prefix/bin/trainrt
 ini=$prefix/share/trainrt/examples/torch_model/torch_model.ini
-CKPT_ARGS=(--config "$ini" --run.workload="plugin:$plugin" --data.path="$DATA" --train.epochs=1
-           --train.batch_size=256 --train.report_every=20 --metrics.progress=off)
+CKPT_ARGS=(--config "$ini" --run.workload="plugin:$plugin" --data.path="$DATA" --train.epochs=2
+           --train.batch_size=256 --train.report_every=20 --train.norm=batch --metrics.progress=off)
 model_digest() { sed -n 's/^torch_model_digest=\([0-9a-f]\{16\}\)$/\1/p' "$1" | tail -1; }
+# The rows' numbers, without the stopped run's own stop row (its checkpoint's report: no loss)
+# and iteration numbers (shifted by that row).
+reported() { jq -c 'select(.running_loss != null or .loss != null) | {epoch, batch, running_loss, loss, test_accuracy}' "$1/result.jsonl"; }
 
 train 2 ref "$WORK/ref.out"
 base=$(model_digest "$WORK/ref.out")
 [ "$rc" -eq 0 ] && [ -n "$base" ] && pass "the example plugin trains under mpiexec -n 2: digest $base, $(tail -1 "$WORK/ref/result.jsonl" | jq -c '{loss, test_accuracy}')" \
   || { show "$WORK/ref.out"; fail "uninterrupted run exits $rc"; finish; }
-jq -e -s 'last | .test_accuracy > 0.75' "$WORK/ref/result.jsonl" >/dev/null || fail "test accuracy after an epoch: $(tail -1 "$WORK/ref/result.jsonl")"
+jq -e -s 'last | .test_accuracy > 0.75' "$WORK/ref/result.jsonl" >/dev/null || fail "test accuracy after two epochs: $(tail -1 "$WORK/ref/result.jsonl")"
 
 ( train 2 stopped "$WORK/stopped.out"; echo "$rc" >"$WORK/stopped.rc" ) &
 runner=$!
@@ -32,8 +36,13 @@ train 2 stopped "$WORK/resumed.out"
 [ "$rc" -eq 0 ] && grep -q '^\[trainrt 0\] resuming from' "$WORK/resumed.out" && [ "$(model_digest "$WORK/resumed.out")" = "$base" ] \
   && pass "stopped mid-epoch by USR2 and rerun: resumed, same digest $base" \
   || { show "$WORK/resumed.out"; fail "resume: exit $rc, digest $(model_digest "$WORK/resumed.out") vs $base"; }
+if diff <(reported "$WORK/ref") <(reported "$WORK/stopped") >"$WORK/rows.diff"; then
+  pass "every reported number equals the uninterrupted run's ($(wc -l <"$WORK/ref/result.jsonl") rows, last $(tail -1 "$WORK/ref/result.jsonl" | jq -c '{loss, test_accuracy}'))"
+else
+  cat "$WORK/rows.diff" >&2; fail "the resumed run reported other numbers"
+fi
 
-train 2 ref "$WORK/wider.out" --train.epochs=2 --train.width=128
+train 2 ref "$WORK/wider.out" --train.epochs=3 --train.width=128
 [ "$rc" -eq 8 ] && grep -q "tensor 'model.stem.weight' is float32 \[256, 784\], the model's is float32 \[128, 784\]" "$WORK/wider.out" \
   && pass "resumed with another width: exit 8, $(grep -m1 -o "tensor 'model.stem.weight'.*" "$WORK/wider.out")" \
   || { show "$WORK/wider.out"; fail "mismatched resume: exit $rc"; }

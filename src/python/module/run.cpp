@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <map>
 #include <string>
 #include <utility>
 
@@ -12,7 +13,7 @@
 #include "python/failure.hpp"
 #include "python/module/bindings.hpp"
 #include "python/settings_view.hpp"
-#include "trainrt/run.hpp"
+#include "runtime/run_main.hpp"
 
 namespace py = pybind11;
 
@@ -26,13 +27,18 @@ void run_python_function(Session& session, const py::object& function) {
 namespace {
 
 // The process exit code (README "Exit codes"). Python code runs on this (the main) thread, which
-// keeps the GIL; trainrt's own threads never take it.
-int run_from_python(const std::vector<std::string>& argv, const py::object& function, const std::string& name) {
+// keeps the GIL; trainrt's own threads never take it. `settings`: {key: (value, source)} the
+// script gives in code (Ray's RunConfig & co.), below its command line (config/loader.hpp).
+int run_from_python(const std::vector<std::string>& argv, const py::object& function, const std::string& name,
+                    const std::map<std::string, std::pair<std::string, std::string>>& settings) {
     std::vector<const char*> args;
     for (const std::string& arg : argv) args.push_back(arg.c_str());
     args.push_back(nullptr);
-    return run(static_cast<int>(argv.size()), args.data(),
-               [&function](Session& session) { run_python_function(session, function); }, name.c_str());
+    config::ProgramSettings program;
+    for (const auto& [key, value] : settings) program[key] = ConfigValue{value.first, value.second};
+    return runtime::run_embedded(static_cast<int>(argv.size()), args.data(),
+                                 [&function](Session& session) { run_python_function(session, function); },
+                                 name.c_str(), nullptr, program);
 }
 
 // Who launched this process (launch/launcher.hpp's rule): (mode, Slurm job id). mode "single"
@@ -47,7 +53,8 @@ std::pair<std::string, std::string> launcher() {
 }  // namespace
 
 void bind_run(py::module_& module) {
-    module.def("run", &run_from_python, py::arg("argv"), py::arg("function"), py::arg("name"));
+    module.def("run", &run_from_python, py::arg("argv"), py::arg("function"), py::arg("name"),
+               py::arg("settings") = std::map<std::string, std::pair<std::string, std::string>>{});
     module.def("launcher", &launcher);
     // The built-in keys' names outside a session (keys.run.name == "run.name"): the driver side
     // (trainrt.RunConfig & co.) turns Ray's objects into settings by these names.
