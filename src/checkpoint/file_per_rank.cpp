@@ -2,8 +2,8 @@
 // replicated tensors, once. No MPI-IO: one plain POSIX file per rank, the fastest pattern on Lustre.
 #include <fcntl.h>
 #include <unistd.h>
-#include <xxhash.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -39,43 +39,47 @@ void write_part(hid_t file, const TensorPart& part) {
     write_shape_attribute(dataset.get(), "offset", part.offset);
 }
 
-// The rank's HDF5 file is built in memory (HDF5's core driver) and written with one POSIX
-// write + fsync. Two reasons: a full disk then fails in our write(2) with a plain "No space left
-// on device" and never inside HDF5 (whose 1.10 close path crashes at exit after a failed flush,
-// HDFFV-11052); and the file's XXH3-64 comes from memory, with no read-back. The cost is one
-// host copy of the rank's state while it is written.
-h5::File create_in_memory(std::uint64_t expected_bytes) {
-    h5::PropertyList fapl(TRAINRT_H5(H5Pcreate(H5P_FILE_ACCESS), "core fapl"));
-    const std::size_t increment = static_cast<std::size_t>(expected_bytes + (1 << 20));
-    TRAINRT_H5(H5Pset_fapl_core(fapl.get(), increment, false), "core fapl");
-    return h5::File(TRAINRT_H5(H5Fcreate("trainrt-checkpoint-image", H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
-                               "in-memory checkpoint file"));
+// The rank's HDF5 file is written in place: HDF5 writes each tensor from the caller's memory
+// straight into the file (no copy of the state), and the file's XXH3-64 is read back from the page
+// cache after the fsync. HDF5 never meets a full disk (its 1.10 close path can crash after a failed
+// flush, HDFFV-11052): an empty HDF5 file is built in memory and written with plain POSIX calls,
+// then the blocks for the state and generous room for HDF5's metadata are reserved (fallocate), so
+// no space fails there with a plain "No space left on device"; only then does HDF5 open the file
+// and write into the reserved blocks. After closing, the file is cut back to HDF5's end of
+// allocation.
+std::uint64_t room_for(const std::vector<const TensorPart*>& parts, std::uint64_t bytes) {
+    return bytes + 65536 + 8192 * static_cast<std::uint64_t>(parts.size());
 }
 
-// The file's bytes, in a buffer that is not zeroed first (it is about the size of the state).
-struct FileImage {
-    std::unique_ptr<char[]> bytes;
-    std::size_t size = 0;
-};
-
-FileImage file_image(hid_t file) {
-    TRAINRT_H5(H5Fflush(file, H5F_SCOPE_GLOBAL), "in-memory checkpoint file");
-    ssize_t size = TRAINRT_H5(H5Fget_file_image(file, nullptr, 0), "file image size");
-    FileImage image{std::unique_ptr<char[]>(new char[static_cast<std::size_t>(size)]),
-                    static_cast<std::size_t>(size)};
-    TRAINRT_H5(H5Fget_file_image(file, image.bytes.get(), image.size), "file image");
+// An empty HDF5 file's bytes (superblock and root group), built with the core driver.
+std::string empty_file_image() {
+    h5::PropertyList fapl(TRAINRT_H5(H5Pcreate(H5P_FILE_ACCESS), "core fapl"));
+    TRAINRT_H5(H5Pset_fapl_core(fapl.get(), 64 * 1024, false), "core fapl");
+    h5::File file(TRAINRT_H5(H5Fcreate("trainrt-empty-image", H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), "empty image"));
+    TRAINRT_H5(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "empty image");
+    const ssize_t size = TRAINRT_H5(H5Fget_file_image(file.get(), nullptr, 0), "empty image size");
+    std::string image(static_cast<std::size_t>(size), '\0');
+    TRAINRT_H5(H5Fget_file_image(file.get(), image.data(), image.size()), "empty image");
     return image;
 }
 
-FileEntry write_image(const std::string& dir, const std::string& name, const FileImage& image) {
-    const std::string path = dir + "/" + name;
-    {
-        storage::Fd fd = storage::open_or_throw(path, O_WRONLY | O_CREAT | O_TRUNC);
-        storage::write_all(fd.get(), image.bytes.get(), image.size, path);
-        if (::fsync(fd.get()) != 0)
-            throw StorageError(fmt::format("storage: fsync of {} failed: {}", path, std::strerror(errno)));
-    }
-    return {name, image.size, fmt::format("{:016x}", XXH3_64bits(image.bytes.get(), image.size))};
+// `path` as an empty HDF5 file with `bytes` reserved on disk: StorageError (no space, quota, file
+// size limit) before HDF5 has touched it.
+void create_reserved(const std::string& path, std::uint64_t bytes) {
+    static const std::string image = empty_file_image();
+    storage::Fd fd = storage::open_or_throw(path, O_WRONLY | O_CREAT | O_TRUNC);
+    storage::write_all(fd.get(), image.data(), image.size(), path);
+    const int error = ::posix_fallocate(fd.get(), 0, static_cast<off_t>(std::max<std::uint64_t>(bytes, image.size())));
+    if (error != 0)
+        throw StorageError(fmt::format("storage: reserving {} bytes for {} failed: {}", bytes, path, std::strerror(error)));
+}
+
+// HDF5's end of allocation: where the file ends once the reserved room it did not use is cut off.
+haddr_t end_of_allocation(hid_t file, const std::string& path) {
+    TRAINRT_H5(H5Fflush(file, H5F_SCOPE_LOCAL), path);
+    haddr_t end = 0;
+    TRAINRT_H5(H5Fget_eoa(file, &end), path);
+    return end;
 }
 
 class FilePerRankWriter final : public LayoutWriter {
@@ -94,10 +98,11 @@ public:
             }
         RankWrite result;
         if (mine.empty()) return result;
-        const std::string file_name = fmt::format("rank_{:05d}.h5", rank);
-        FileImage image;
+        const std::string file_name = fmt::format("rank_{:05d}.h5", rank), path = dir + "/" + file_name;
+        haddr_t end = 0;
+        create_reserved(path, room_for(mine, bytes));
         {
-            h5::File file = create_in_memory(bytes);
+            h5::File file = h5::open_file(path, true);
             write_root_attributes(file.get(), context);
             h5::create_group(file.get(), "tensors");
             for (std::size_t i = 0; i < mine.size(); ++i) {
@@ -106,10 +111,14 @@ public:
                 result.parts.emplace_back(mine[i]->name, PartEntry{file_name, dataset_path(mine[i]->name),
                                                                    mine[i]->offset, mine[i]->shape});
             }
-            image = file_image(file.get());
+            end = end_of_allocation(file.get(), path);
+            h5::close_file(file, path);
         }
+        if (::truncate(path.c_str(), static_cast<off_t>(end)) != 0)
+            throw StorageError(fmt::format("storage: truncating {} failed: {}", path, std::strerror(errno)));
         fault_point("after_data", rank);
-        result.files.push_back(write_image(dir, file_name, image));
+        storage::fsync_path(path);
+        result.files.push_back(describe_file(dir, file_name));
         return result;
     }
 
