@@ -1,0 +1,175 @@
+#include "tune/sweep_config.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include "config/ini_lines.hpp"
+#include "config/loader.hpp"
+#include "config/values.hpp"
+#include "trainrt/error.hpp"
+#include "workloads/registry.hpp"
+
+namespace po = boost::program_options;
+
+namespace trainrt {
+
+const std::vector<std::pair<std::string, tune::SearchKind>>& EnumNames<tune::SearchKind>::get() {
+    static const std::vector<std::pair<std::string, tune::SearchKind>> names = {
+        {"grid", tune::SearchKind::grid}, {"random", tune::SearchKind::random}, {"optuna", tune::SearchKind::optuna}};
+    return names;
+}
+
+const std::vector<std::pair<std::string, SchedulerKind>>& EnumNames<SchedulerKind>::get() {
+    static const std::vector<std::pair<std::string, SchedulerKind>> names = {
+        {"fifo", SchedulerKind::fifo}, {"asha", SchedulerKind::asha}, {"pbt", SchedulerKind::pbt}};
+    return names;
+}
+
+namespace tune {
+namespace {
+
+using Values = std::map<std::string, ConfigValue>;
+constexpr const char* space_prefix = "space.";
+
+struct SweepFile {
+    Values tune;                                           // "tune.metric" -> value, FILE:LINE
+    std::vector<std::pair<std::string, ConfigValue>> space;  // "train.lr" -> domain text, in order
+};
+
+SweepFile read_sweep_file(const std::string& path) {
+    if (std::filesystem::is_directory(path) || !std::filesystem::exists(path))
+        throw ConfigError(fmt::format("tune: sweep file '{}' {}; give an INI file with [tune] and [space] sections",
+                                      path, std::filesystem::exists(path) ? "is a directory" : "does not exist"));
+    std::ifstream in(path);
+    const config::IniLines lines = config::index_ini(path);
+    po::options_description none;
+    po::parsed_options parsed(&none);
+    try {
+        parsed = po::parse_config_file(in, none, true);
+    } catch (const po::error& error) {
+        throw ConfigError(fmt::format("tune: {}: {}", lines.locate_error(error.what()), error.what()));
+    }
+    SweepFile file;
+    for (const po::option& option : parsed.options) {
+        const std::string& key = option.string_key;
+        const ConfigValue value{option.value.empty() ? "" : option.value[0], lines.where(key)};
+        if (key.rfind("tune.", 0) == 0) file.tune[key] = value;
+        else if (key.rfind(space_prefix, 0) == 0) file.space.emplace_back(key.substr(std::string(space_prefix).size()), value);
+        else
+            throw ConfigError(fmt::format("tune: {} ({}): a sweep file holds [tune] and [space] only; the job's own "
+                                          "settings go in the file tune.base names, or on the command line",
+                                          key, value.source));
+    }
+    return file;
+}
+
+// `values` checked against `specs` (unknown key with a close match, type, bounds), defaults added.
+JobConfig checked(Values values, const std::vector<OptionSpec>& specs) {
+    std::vector<std::string> keys;
+    for (const OptionSpec& spec : specs) keys.push_back(spec.key);
+    for (auto& [key, value] : values) {
+        auto spec = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.key == key; });
+        if (spec == specs.end()) {
+            const std::string close = config::closest_match(key, keys);
+            throw ConfigError(fmt::format("tune: unknown key '{}' ({}){}; `trainrt tune --help` lists the [tune] keys",
+                                          key, value.source, close.empty() ? "" : fmt::format(": did you mean '{}'?", close)));
+        }
+        value.value = config::check_value(*spec, value.value, value.source);
+    }
+    for (const OptionSpec& spec : specs)
+        if (!values.count(spec.key) && !spec.default_value.empty()) values[spec.key] = {spec.default_value, "default"};
+    return JobConfig(std::move(values));
+}
+
+// The base job: tune.base with the command line's settings on top, loaded as a run would be.
+JobConfig load_base(const std::string& base_path, const std::vector<std::string>& overrides) {
+    std::vector<std::string> words{"trainrt", "--config", base_path};
+    words.insert(words.end(), overrides.begin(), overrides.end());
+    std::vector<const char*> argv;
+    for (const std::string& word : words) argv.push_back(word.c_str());
+    return config::load(static_cast<int>(argv.size()), argv.data(), workloads::keys_by_workload()).config;
+}
+
+// Every domain's key must be one the base job takes (and not one the sweep sets itself).
+void check_space(const std::vector<Domain>& space, const JobConfig& base) {
+    std::vector<OptionSpec> specs = config::builtin_options();
+    const auto workload_keys = workloads::keys_by_workload();
+    const auto found = workload_keys.find(base.get(RunSettings::workload_key()));
+    const bool free_train_keys = found == workload_keys.end();  // a plugin's or a Python function's
+    if (!free_train_keys) specs.insert(specs.end(), found->second.begin(), found->second.end());
+    std::vector<std::string> keys;
+    for (const OptionSpec& spec : specs) keys.push_back(spec.key);
+    for (const Domain& domain : space) {
+        if (domain.key == RunSettings::name_key() || domain.key == RunSettings::storage_path_key())
+            throw ConfigError(fmt::format("tune: [space] {} ({}): the sweep names each trial's run itself "
+                                          "(SWEEP_DIR/trial_NNNN); remove it", domain.key, domain.source));
+        auto spec = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.key == domain.key; });
+        if (spec != specs.end()) {
+            check_against(domain, *spec);
+            continue;
+        }
+        if (free_train_keys && domain.key.rfind("train.", 0) == 0) continue;  // checked when the trial loads it
+        const std::string close = config::closest_match(domain.key, keys);
+        throw ConfigError(fmt::format("tune: [space] unknown key '{}' ({}){}; a domain sets a key of the base job "
+                                      "(`trainrt --help`)", domain.key, domain.source,
+                                      close.empty() ? "" : fmt::format(": did you mean '{}'?", close)));
+    }
+}
+
+}  // namespace
+
+std::vector<OptionSpec> tune_options() {
+    std::vector<OptionSpec> specs = TuneKeys::specs();
+    for (auto more : {AshaKeys::specs(), PbtKeys::specs()}) specs.insert(specs.end(), more.begin(), more.end());
+    return specs;
+}
+
+SweepConfig load_sweep(int argc, const char* const argv[]) {
+    SweepConfig sweep;
+    std::vector<std::string> overrides;
+    Values from_command_line;
+    for (int i = 1; i < argc; ++i) {
+        const std::string word = argv[i];
+        if (word == "--config" && i + 1 < argc) sweep.path = argv[++i];
+        else if (word.rfind("--config=", 0) == 0) sweep.path = word.substr(9);
+        else if (word.rfind("--tune.", 0) == 0 && word.find('=') != std::string::npos)
+            from_command_line[word.substr(2, word.find('=') - 2)] = {word.substr(word.find('=') + 1), "command line"};
+        else overrides.push_back(word);
+    }
+    if (sweep.path.empty()) throw ConfigError("tune: no sweep file; run `trainrt tune --config sweep.ini`");
+    SweepFile file = read_sweep_file(sweep.path);
+    for (auto& [key, value] : from_command_line) file.tune[key] = value;
+    const JobConfig tune = checked(file.tune, tune_options());
+    sweep.tune = TuneKeys::read(tune), sweep.asha = AshaKeys::read(tune), sweep.pbt = PbtKeys::read(tune);
+    if (sweep.tune.base.value.empty())
+        throw ConfigError(fmt::format("tune: tune.base is not set ({}); name the job every trial runs, e.g. "
+                                      "base = jobs/fashion_mlp.ini", sweep.path));
+    if (sweep.tune.metric.value.empty())
+        throw ConfigError(fmt::format("tune: tune.metric is not set ({}); name the reported metric trials are "
+                                      "compared by, e.g. metric = test_accuracy", sweep.path));
+    const std::filesystem::path base(sweep.tune.base.value);
+    sweep.base_path = base.is_absolute() ? base.string() : (std::filesystem::path(sweep.path).parent_path() / base).string();
+    sweep.base = load_base(sweep.base_path, overrides);
+    if (file.space.empty())
+        throw ConfigError(fmt::format("tune: {} has no [space] domains; give at least one, e.g. train.lr = "
+                                      "loguniform(1e-4, 1e-1)", sweep.path));
+    for (const auto& [key, value] : file.space) sweep.space.push_back(parse_domain(key, value.value, value.source));
+    check_space(sweep.space, sweep.base);
+    sweep.trials = trial_count(sweep.space, sweep.tune.search.value, sweep.tune.num_samples.value,
+                               sweep.tune.num_samples.source);
+    return sweep;
+}
+
+JobConfig trial_config(const SweepConfig& sweep, const TrialValues& values, std::size_t index) {
+    std::map<std::string, ConfigValue> merged = sweep.base.values();
+    for (const auto& [key, value] : values) merged[key] = {value, fmt::format("sweep: trial {}", index)};
+    return JobConfig(std::move(merged));
+}
+
+}  // namespace tune
+}  // namespace trainrt

@@ -1,0 +1,75 @@
+#pragma once
+// `trainrt tune --config sweep.ini [--section.key=VALUE ...]`: the sweep file's [tune] settings
+// (declared once below, as every setting is), its [space] domains, and the base job every trial
+// runs (tune.base, an ordinary job file, with the command line's --section.key=VALUE on top, as
+// for a run). Everything is checked before anything runs: a bad setting or domain is one line
+// (the key, FILE:LINE, what is accepted, a close match) and exit 2.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/settings.hpp"
+#include "trainrt/config.hpp"
+#include "trainrt/keys.hpp"
+#include "tune/native_search.hpp"
+#include "tune/search_space.hpp"
+
+namespace trainrt {
+
+enum class SchedulerKind { fifo, asha, pbt };
+template <> struct EnumNames<tune::SearchKind> {
+    static const std::vector<std::pair<std::string, tune::SearchKind>>& get();
+};
+template <> struct EnumNames<SchedulerKind> { static const std::vector<std::pair<std::string, SchedulerKind>>& get(); };
+
+namespace tune {
+
+#define TRAINRT_TUNE_KEYS(KEY)                                                                                       \
+    KEY(base, std::string, "", a_path(), "the job every trial runs (an INI file; relative to the sweep file)")        \
+    KEY(metric, std::string, "", any_value(), "the reported metric trials are compared by")                          \
+    KEY(mode, ScoreOrder, "max", any_value(), "max: a larger metric is better; min: a smaller one")                   \
+    KEY(num_samples, std::int64_t, "1", at_least(0), "trials (0: one per grid point)")                                \
+    KEY(ranks_per_trial, std::int64_t, "1", at_least(1), "ranks each trial runs on")                                  \
+    KEY(max_concurrent_trials, std::int64_t, "0", at_least(0), "trials at once (0: as many as the allocation holds)") \
+    KEY(search, SearchKind, "random", any_value(), "grid, random, or optuna (TPE, python3-optuna)")                   \
+    KEY(scheduler, SchedulerKind, "fifo", any_value(), "fifo, asha (successive halving) or pbt")                      \
+    KEY(max_failures_per_trial, std::int64_t, "0", at_least(0), "retries of a failed trial before it is ERROR")
+TRAINRT_KEYS(TuneKeys, "tune", TRAINRT_TUNE_KEYS);
+
+#define TRAINRT_ASHA_KEYS(KEY)                                                                                  \
+    KEY(time_attr, std::string, "training_iteration", any_value(), "the reported count rungs are measured in")  \
+    KEY(max_t, std::int64_t, "100", at_least(1), "the time_attr a trial trains to at most")                     \
+    KEY(grace_period, std::int64_t, "1", at_least(1), "the first rung: time_attr before any trial is stopped")   \
+    KEY(reduction_factor, double, "3", between(1.000001, 1e9), "1 / the fraction of trials promoted at a rung")
+TRAINRT_KEYS(AshaKeys, "tune.asha", TRAINRT_ASHA_KEYS);
+
+#define TRAINRT_PBT_KEYS(KEY)                                                                                        \
+    KEY(time_attr, std::string, "training_iteration", any_value(), "the reported count intervals are measured in")   \
+    KEY(perturbation_interval, std::int64_t, "4", at_least(1), "time_attr between exploit/explore decisions")        \
+    KEY(quantile_fraction, double, "0.25", between(0, 0.5), "the bottom fraction that copies the top fraction")      \
+    KEY(resample_probability, double, "0.25", between(0, 1), "chance a mutated value is drawn anew from its domain")
+TRAINRT_KEYS(PbtKeys, "tune.pbt", TRAINRT_PBT_KEYS);
+
+struct SweepConfig {
+    std::string path;  // the sweep file
+    TuneKeys tune;
+    AshaKeys asha;
+    PbtKeys pbt;
+    std::vector<Domain> space;  // in the file's order
+    JobConfig base;             // the base job, command-line overrides included
+    std::size_t trials = 0;     // how many the sweep runs (trial_count)
+    std::string base_path;      // tune.base resolved against the sweep file's directory
+};
+
+// Every [tune] key (the three sections'), for --help and the README's table.
+std::vector<OptionSpec> tune_options();
+
+// Loads and checks `trainrt tune`'s arguments (argv[0] is the program). ConfigError on anything wrong.
+SweepConfig load_sweep(int argc, const char* const argv[]);
+
+// The config a trial runs: the base job with `values` set (source "sweep: trial N").
+JobConfig trial_config(const SweepConfig& sweep, const TrialValues& values, std::size_t index);
+
+}  // namespace tune
+}  // namespace trainrt
