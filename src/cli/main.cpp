@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
         if (command == "data") return trainrt::cli::data_command(argc - 1, argv + 1);
         if (command == "checkpoints") return trainrt::cli::checkpoints_command(argc - 1, argv + 1);
         if (command == "results") return trainrt::cli::results_command(argc - 1, argv + 1);
+        if (command == "tune") return trainrt::cli::tune_command(argc - 1, argv + 1);
         if (command == "plot") return trainrt::cli::plot_command(argc - 1, argv + 1);
         if (command == "supervise") return trainrt::supervise::supervise_main(argc - 1, argv + 1);
         return trainrt::cli::run_command(argc, argv);

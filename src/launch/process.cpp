@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <filesystem>
 #include <cstring>
 #include <string_view>
 
@@ -186,3 +187,9 @@ Child spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
 }
 
 }  // namespace trainrt::launch
+
+std::string trainrt::launch::own_program() {
+    std::error_code error;
+    auto path = std::filesystem::read_symlink("/proc/self/exe", error);
+    return error ? "trainrt" : path.string();
+}

@@ -63,4 +63,7 @@ private:
 // Starts argv[0] (searched on PATH). LaunchError naming the program when it cannot be started.
 Child spawn(const std::vector<std::string>& argv, const SpawnOptions& options = {});
 
+// This program's path (/proc/self/exe), to start more of itself (a watcher, a sweep's trials).
+std::string own_program();
+
 }  // namespace trainrt::launch

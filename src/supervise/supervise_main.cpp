@@ -107,17 +107,11 @@ void append_output_to(const std::string& path) {
     ::close(fd);
 }
 
-std::string own_program() {
-    std::error_code error;
-    auto path = std::filesystem::read_symlink("/proc/self/exe", error);
-    return error ? "trainrt" : path.string();
-}
-
 // The watcher step's command: this program as a watcher of this batch host, with the
 // allocation's shape (its own step's variables describe one task) and the same launch.
 std::vector<std::string> watcher_command(const Arguments& args, const Allocation& allocation, const NodeSet& excluded,
                                          const std::string& output) {
-    std::vector<std::string> command = {own_program(), "supervise",
+    std::vector<std::string> command = {launch::own_program(), "supervise",
                                         std::string(kWatchHost) + allocation.host,
                                         std::string(kWatchNode) + allocation.node_name,
                                         std::string(kWatchExcluded) + excluded.str(),

@@ -155,6 +155,7 @@ SweepConfig load_sweep(int argc, const char* const argv[]) {
     const std::filesystem::path base(sweep.tune.base.value);
     sweep.base_path = base.is_absolute() ? base.string() : (std::filesystem::path(sweep.path).parent_path() / base).string();
     sweep.base = load_base(sweep.base_path, overrides);
+    sweep.overrides = overrides;
     if (file.space.empty())
         throw ConfigError(fmt::format("tune: {} has no [space] domains; give at least one, e.g. train.lr = "
                                       "loguniform(1e-4, 1e-1)", sweep.path));

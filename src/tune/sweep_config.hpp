@@ -60,6 +60,7 @@ struct SweepConfig {
     JobConfig base;             // the base job, command-line overrides included
     std::size_t trials = 0;     // how many the sweep runs (trial_count)
     std::string base_path;      // tune.base resolved against the sweep file's directory
+    std::vector<std::string> overrides;  // the command line's --section.key=VALUE for every trial
 };
 
 // Every [tune] key (the three sections'), for --help and the README's table.

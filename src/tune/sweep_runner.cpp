@@ -1,0 +1,191 @@
+#include "tune/sweep_runner.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "launch/process.hpp"
+#include "log/log.hpp"
+#include "storage/posix.hpp"
+#include "trainrt/error.hpp"
+
+namespace trainrt::tune {
+namespace {
+
+std::string trial_name(std::size_t index) { return fmt::format("trial_{:04d}", index); }
+
+// What a restarted sweep must share with the stored one for its trials to be the same.
+std::map<std::string, std::string> definition_of(const SweepConfig& sweep) {
+    std::map<std::string, std::string> definition{
+        {sweep.tune.base.key, sweep.base_path},
+        {sweep.tune.metric.key, sweep.tune.metric.value},
+        {sweep.tune.mode.key, name_of(sweep.tune.mode.value)},
+        {sweep.tune.num_samples.key, std::to_string(sweep.trials)},
+        {sweep.tune.search.key, name_of(sweep.tune.search.value)},
+        {sweep.tune.scheduler.key, name_of(sweep.tune.scheduler.value)},
+        {sweep.tune.ranks_per_trial.key, std::to_string(sweep.tune.ranks_per_trial.value)},
+        {"run.seed", sweep.base.get("run.seed")}};
+    for (const Domain& domain : sweep.space) definition["space." + domain.key] = domain.text();
+    return definition;
+}
+
+// One trial's step: this program on the base job with the trial's values, in its own run directory.
+std::vector<std::string> trial_command(const SweepConfig& sweep, const SweepPlacement& placement,
+                                       const TrialRecord& trial, const std::string& dir) {
+    const std::string ranks = std::to_string(sweep.tune.ranks_per_trial.value);
+    std::vector<std::string> argv = placement.use_srun
+        ? std::vector<std::string>{"srun", "--exact", "-n", ranks, "--mpi=pmix", "--kill-on-bad-exit=1"}
+        : std::vector<std::string>{"mpiexec", "-n", ranks};
+    argv.insert(argv.end(), {launch::own_program(), "--config", sweep.base_path});
+    argv.insert(argv.end(), sweep.overrides.begin(), sweep.overrides.end());
+    for (const auto& [key, value] : trial.values) argv.push_back(fmt::format("--{}={}", key, value));
+    argv.insert(argv.end(), {"--run.storage_path=" + dir, "--run.name=" + trial.name, "--failure.requeue=never",
+                             "--metrics.progress=off"});
+    return argv;
+}
+
+bool stop_code(int code) {
+    return code == exit_codes::stopped || code == exit_codes::requeue_needed || code == exit_codes::interrupted;
+}
+
+struct Running {
+    std::size_t trial;
+    launch::Child child;
+};
+
+class SweepRun {
+public:
+    SweepRun(const SweepConfig& sweep, const SweepPlacement& placement)
+        : sweep_(sweep), placement_(placement), dir_(sweep_dir(sweep)), state_(prepare_state(sweep, dir_)) {}
+
+    int run() {
+        for (TrialRecord& trial : state_.trials)
+            if (trial.status == TrialStatus::running) trial.status = TrialStatus::pending;  // resumes
+        save_state(dir_, state_);
+        log::info("sweep {}: {} trials of {} rank(s), {} at once", dir_, state_.trials.size(),
+                  sweep_.tune.ranks_per_trial.value, placement_.slots);
+        while (start_more() || !running_.empty()) {
+            reap();
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        return summary();
+    }
+
+private:
+    // Starts pending trials into free slots; false when nothing more will ever start.
+    bool start_more() {
+        if (placement_.stopping() && stop_code_ == 0) stop_code_ = exit_codes::stopped;
+        if (stop_code_ != 0) return false;
+        bool left = false;
+        for (TrialRecord& trial : state_.trials) {
+            if (trial.status != TrialStatus::pending) continue;
+            left = true;
+            if (running_.size() >= placement_.slots) break;
+            const std::vector<std::string> argv = trial_command(sweep_, placement_, trial, dir_);
+            trial.status = TrialStatus::running, ++trial.attempts;
+            save_state(dir_, state_);
+            launch::SpawnOptions options{{}, dir_ + "/" + trial.name + ".out"};
+            running_.push_back({trial.index, launch::spawn(argv, options)});
+            log::info("sweep: {} started (attempt {}): {}", trial.name, trial.attempts, values_text(trial));
+        }
+        return left;
+    }
+
+    void reap() {
+        for (auto it = running_.begin(); it != running_.end();) {
+            const int code = it->child.poll();
+            if (code < 0) { ++it; continue; }
+            finished(state_.trials[it->trial], code);
+            it = running_.erase(it);
+        }
+    }
+
+    void finished(TrialRecord& trial, int code) {
+        trial.last_exit = code;
+        if (code == 0) trial.status = TrialStatus::terminated;
+        else if (stop_code(code)) trial.status = TrialStatus::pending, stop_code_ = std::max(stop_code_, code);
+        else if (trial.attempts > sweep_.tune.max_failures_per_trial.value) trial.status = TrialStatus::error;
+        else trial.status = TrialStatus::pending;
+        save_state(dir_, state_);
+        log::info("sweep: {} ended with exit {}: {} ({})", trial.name, code, status_name(trial.status),
+                  dir_ + "/" + trial.name + ".out");
+    }
+
+    static std::string values_text(const TrialRecord& trial) {
+        std::string text;
+        for (const auto& [key, value] : trial.values) text += fmt::format("{}{}={}", text.empty() ? "" : " ", key, value);
+        return text;
+    }
+
+    int summary() const {
+        std::size_t done = 0, failed = 0;
+        for (const TrialRecord& trial : state_.trials) {
+            done += trial.status == TrialStatus::terminated;
+            failed += trial.status == TrialStatus::error;
+        }
+        if (stop_code_ != 0) {
+            log::info("sweep stopped: {} of {} trials finished; run the same command again to continue the rest",
+                      done, state_.trials.size());
+            return stop_code_;
+        }
+        log::info("sweep finished: {} trials TERMINATED, {} ERROR (trainrt results {})", done, failed, dir_);
+        return done == 0 ? exit_codes::workload : exit_codes::finished;
+    }
+
+    const SweepConfig& sweep_;
+    SweepPlacement placement_;
+    std::string dir_;
+    SweepState state_;
+    std::vector<Running> running_;
+    int stop_code_ = 0;
+};
+
+}  // namespace
+
+SweepPlacement place_trials(const SweepConfig& sweep, std::size_t total_ranks, bool in_allocation) {
+    SweepPlacement placement;
+    placement.use_srun = in_allocation;
+    const auto per_trial = static_cast<std::size_t>(sweep.tune.ranks_per_trial.value);
+    const auto configured = static_cast<std::size_t>(sweep.tune.max_concurrent_trials.value);
+    placement.slots = configured > 0 ? configured : std::max<std::size_t>(1, total_ranks / per_trial);
+    return placement;
+}
+
+std::string sweep_dir(const SweepConfig& sweep) {
+    return sweep.base.get("run.storage_path") + "/" + sweep.base.get("run.name");
+}
+
+SweepState prepare_state(const SweepConfig& sweep, const std::string& dir) {
+    storage::make_dirs(dir);
+    SweepState stored = load_state(dir);
+    const auto definition = definition_of(sweep);
+    if (!stored.trials.empty()) {
+        const std::string change = definition_change(stored.definition, definition);
+        if (!change.empty())
+            throw CheckpointError(fmt::format("tune: {} holds a sweep with another definition ({}); give the new "
+                                              "sweep another run.name, or move the directory away", dir, change));
+        return stored;
+    }
+    SweepState state{definition, {}};
+    const auto seed = static_cast<std::uint64_t>(std::stoll(sweep.base.get("run.seed")));
+    for (std::size_t i = 0; i < sweep.trials; ++i)
+        state.trials.push_back({i, trial_name(i), native_trial(sweep.space, sweep.tune.search.value, seed, i)});
+    return state;
+}
+
+int run_sweep(const SweepConfig& sweep, const SweepPlacement& placement) {
+    if (sweep.tune.search.value == SearchKind::optuna)
+        throw ConfigError("tune: search = optuna is not available yet in this trainrt; use random or grid");
+    if (sweep.tune.scheduler.value != SchedulerKind::fifo)
+        throw ConfigError(fmt::format("tune: scheduler = {} is not available yet in this trainrt; use fifo",
+                                      name_of(sweep.tune.scheduler.value)));
+    return SweepRun(sweep, placement).run();
+}
+
+}  // namespace trainrt::tune

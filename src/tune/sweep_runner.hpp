@@ -1,0 +1,39 @@
+#pragma once
+// `trainrt tune`: runs a sweep's trials in index order (FIFO), up to `slots` at once, each as an
+// ordinary trainrt run in SWEEP_DIR/trial_NNNN (its own config, checkpoints, metrics, events),
+// started as a step of its own: `mpiexec -n R` outside Slurm, `srun --exact -n R` inside an
+// allocation (Slurm places each step on CPUs no other step holds). A trial that fails is started
+// again (and resumes from its checkpoint) up to tune.max_failures_per_trial times, then is ERROR;
+// the sweep goes on. A trial stopped on request (USR2, TERM, time limit, Ctrl-C) stays resumable:
+// the sweep starts nothing more, waits for the running trials and exits with the stop's code;
+// running the same command again continues every unfinished trial where it stopped.
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "tune/sweep_config.hpp"
+#include "tune/sweep_state.hpp"
+
+namespace trainrt::tune {
+
+struct SweepPlacement {
+    std::size_t slots = 1;    // trials at once
+    bool use_srun = false;    // inside a Slurm allocation
+    std::function<bool()> stopping = [] { return false; };  // a stop signal reached the sweep
+};
+
+// Slots: tune.max_concurrent_trials, or (0) the ranks there are (`total_ranks`: the allocation's
+// tasks, or --ranks outside Slurm) divided by tune.ranks_per_trial, at least 1.
+SweepPlacement place_trials(const SweepConfig& sweep, std::size_t total_ranks, bool in_allocation);
+
+// SWEEP_DIR: the base job's run.storage_path / run.name, as a run's directory.
+std::string sweep_dir(const SweepConfig& sweep);
+
+// The state to run from: the stored one when its definition is this sweep's (exit 8 naming the
+// first difference otherwise), else every trial PENDING with its values drawn now.
+SweepState prepare_state(const SweepConfig& sweep, const std::string& dir);
+
+// Runs the sweep to its end or to a stop; returns the exit code (README "Exit codes").
+int run_sweep(const SweepConfig& sweep, const SweepPlacement& placement);
+
+}  // namespace trainrt::tune

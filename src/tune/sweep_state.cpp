@@ -1,0 +1,86 @@
+#include "tune/sweep_state.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "storage/posix.hpp"
+#include "trainrt/error.hpp"
+
+namespace trainrt::tune {
+namespace {
+
+constexpr const char* kStateFile = "sweep.json";
+const char* const kStatusNames[] = {"PENDING", "RUNNING", "TERMINATED", "ERROR"};
+
+TrialStatus status_of(const std::string& name, const std::string& path) {
+    for (int s = 0; s < 4; ++s)
+        if (name == kStatusNames[s]) return static_cast<TrialStatus>(s);
+    throw CheckpointError(fmt::format("tune: {}: unknown trial status '{}'", path, name));
+}
+
+nlohmann::ordered_json to_json(const TrialRecord& trial) {
+    nlohmann::ordered_json values = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : trial.values) values[key] = value;
+    return {{"index", trial.index}, {"name", trial.name}, {"status", status_name(trial.status)},
+            {"attempts", trial.attempts}, {"last_exit", trial.last_exit}, {"values", values}};
+}
+
+TrialRecord trial_of(const nlohmann::ordered_json& row, const std::string& path) {
+    TrialRecord trial;
+    trial.index = row.at("index").get<std::size_t>();
+    trial.name = row.at("name").get<std::string>();
+    trial.status = status_of(row.at("status").get<std::string>(), path);
+    trial.attempts = row.at("attempts").get<int>();
+    trial.last_exit = row.at("last_exit").get<int>();
+    for (const auto& [key, value] : row.at("values").items()) trial.values.emplace_back(key, value.get<std::string>());
+    return trial;
+}
+
+}  // namespace
+
+const char* status_name(TrialStatus status) { return kStatusNames[static_cast<int>(status)]; }
+
+SweepState load_state(const std::string& sweep_dir) {
+    const std::string path = sweep_dir + "/" + kStateFile;
+    SweepState state;
+    if (!std::filesystem::exists(path)) return state;
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    try {
+        const nlohmann::ordered_json json = nlohmann::ordered_json::parse(text.str());
+        state.definition = json.at("definition").get<std::map<std::string, std::string>>();
+        for (const nlohmann::ordered_json& row : json.at("trials")) state.trials.push_back(trial_of(row, path));
+    } catch (const nlohmann::json::exception& error) {
+        throw CheckpointError(fmt::format("tune: {} does not read as a sweep record ({}); it was not written by "
+                                          "trainrt tune, or was damaged: move it away to start the sweep over",
+                                          path, error.what()));
+    }
+    return state;
+}
+
+void save_state(const std::string& sweep_dir, const SweepState& state) {
+    nlohmann::ordered_json json{{"format", "trainrt-sweep"}, {"format_version", 1}};
+    json["definition"] = state.definition;
+    json["trials"] = nlohmann::ordered_json::array();
+    for (const TrialRecord& trial : state.trials) json["trials"].push_back(to_json(trial));
+    storage::write_file_atomic(sweep_dir + "/" + kStateFile, json.dump(2) + "\n");
+}
+
+std::string definition_change(const std::map<std::string, std::string>& stored,
+                              const std::map<std::string, std::string>& now) {
+    for (const auto& [key, value] : now) {
+        auto found = stored.find(key);
+        if (found == stored.end()) return fmt::format("{} added ({})", key, value);
+        if (found->second != value) return fmt::format("{}: {} -> {}", key, found->second, value);
+    }
+    for (const auto& [key, value] : stored)
+        if (!now.count(key)) return fmt::format("{} removed (was {})", key, value);
+    return "";
+}
+
+}  // namespace trainrt::tune

@@ -1,0 +1,43 @@
+#pragma once
+// A sweep's own record, SWEEP_DIR/sweep.json, replaced atomically (write, fsync, rename) after
+// every transition, so a requeued or killed sweep finds every trial where it was: a trial is
+// PENDING until started, RUNNING while its step runs, TERMINATED when it ended 0, ERROR after
+// tune.max_failures_per_trial + 1 failed attempts. A trial found RUNNING after a restart runs again
+// and resumes from its own run directory's checkpoint, as any run does. The sweep's definition
+// ([tune] and [space]) is stored beside the trials: a restart with another one is refused.
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tune/native_search.hpp"
+
+namespace trainrt::tune {
+
+enum class TrialStatus { pending, running, terminated, error };
+const char* status_name(TrialStatus status);
+
+struct TrialRecord {
+    std::size_t index = 0;
+    std::string name;      // trial_0003: its run directory under the sweep's
+    TrialValues values;    // its settings from [space]
+    TrialStatus status = TrialStatus::pending;
+    int attempts = 0;      // steps started for it
+    int last_exit = -1;    // the last step's exit code
+};
+
+struct SweepState {
+    std::map<std::string, std::string> definition;  // "tune.metric" / "space.train.lr" -> value
+    std::vector<TrialRecord> trials;
+};
+
+// Reads SWEEP_DIR/sweep.json; an absent file is an empty state. CheckpointError when unreadable.
+SweepState load_state(const std::string& sweep_dir);
+void save_state(const std::string& sweep_dir, const SweepState& state);
+
+// The first difference between a stored definition and this one ("tune.num_samples: 8 -> 12"),
+// or "" when they are the same.
+std::string definition_change(const std::map<std::string, std::string>& stored,
+                              const std::map<std::string, std::string>& now);
+
+}  // namespace trainrt::tune

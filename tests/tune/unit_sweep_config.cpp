@@ -1,0 +1,113 @@
+// tune/sweep_config: a sweep file's [tune] keys, its [space] domains and its base job load and are
+// checked before anything runs; each mistake is one line naming the key and FILE:LINE.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "trainrt/error.hpp"
+#include "tune/sweep_config.hpp"
+
+using namespace trainrt;
+using namespace trainrt::tune;
+
+namespace {
+
+// A sweep file next to a copy of a fashion_mlp base job, in a fresh directory.
+struct SweepDir {
+    std::filesystem::path dir;
+    SweepDir() {
+        static int counter = 0;
+        dir = std::filesystem::temp_directory_path() /
+              ("trainrt_sweep_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+        std::filesystem::create_directories(dir);
+        std::ofstream(dir / "base.ini") << "[run]\nworkload = fashion_mlp\nseed = 3\n[train]\nepochs = 2\n";
+    }
+    ~SweepDir() { std::filesystem::remove_all(dir); }
+    std::string write(const std::string& text) const {
+        std::ofstream(dir / "sweep.ini") << text;
+        return (dir / "sweep.ini").string();
+    }
+};
+
+SweepConfig load(const std::string& path, std::vector<std::string> more = {}) {
+    std::vector<std::string> words{"trainrt-tune", "--config", path};
+    words.insert(words.end(), more.begin(), more.end());
+    std::vector<const char*> argv;
+    for (const std::string& word : words) argv.push_back(word.c_str());
+    return load_sweep(static_cast<int>(argv.size()), argv.data());
+}
+
+std::string error_of(const std::string& path, std::vector<std::string> more = {}) {
+    try {
+        load(path, std::move(more));
+    } catch (const ConfigError& error) {
+        return error.what();
+    }
+    return "";
+}
+
+const char* const good = R"(# a sweep
+[tune]
+base = base.ini
+metric = test_accuracy
+num_samples = 6
+scheduler = asha
+asha.max_t = 20
+[space]
+train.lr = loguniform(1e-4, 1e-1)
+train.batch_size = choice(32, 64, 128)
+data.shuffle = grid(none, global)
+)";
+
+}  // namespace
+
+TEST_CASE("a sweep file loads: its keys, its domains in order, its base job") {
+    SweepDir dir;
+    const SweepConfig sweep = load(dir.write(good), {"--train.epochs=4", "--tune.num_samples=4"});
+    CHECK(sweep.tune.metric.value == "test_accuracy");
+    CHECK(sweep.tune.mode.value == ScoreOrder::max);
+    CHECK(sweep.tune.scheduler.value == SchedulerKind::asha);
+    CHECK(sweep.asha.max_t.value == 20);
+    CHECK(sweep.asha.grace_period.value == 1);  // a default
+    CHECK(sweep.tune.num_samples.value == 4);   // the command line wins over the file
+    CHECK(sweep.trials == 4);
+    REQUIRE(sweep.space.size() == 3);
+    CHECK(sweep.space[0].key == "train.lr");
+    CHECK(sweep.space[2].source.find("sweep.ini:11") != std::string::npos);
+    CHECK(sweep.base.get("train.epochs") == "4");  // --train.epochs on the tune command line: every trial
+    CHECK(sweep.base.get("run.seed") == "3");
+    const JobConfig trial = trial_config(sweep, native_trial(sweep.space, sweep.tune.search.value, 3, 1), 1);
+    CHECK(trial.source("train.lr") == "sweep: trial 1");
+    CHECK(trial.get("data.shuffle") == "global");
+}
+
+TEST_CASE("a wrong sweep file is one line naming the key and where it was written") {
+    SweepDir dir;
+    auto with = [&](const std::string& from, const std::string& to) {
+        std::string text = good;
+        text.replace(text.find(from), from.size(), to);
+        return dir.write(text);
+    };
+    CHECK_THAT(error_of(with("train.lr =", "train.lrr =")),
+               Catch::Contains("unknown key 'train.lrr'") && Catch::Contains("did you mean 'train.lr'?") &&
+                   Catch::Contains("sweep.ini:9"));
+    CHECK_THAT(error_of(with("metric = test_accuracy", "metirc = test_accuracy")),
+               Catch::Contains("did you mean 'tune.metric'?"));
+    CHECK_THAT(error_of(with("choice(32, 64, 128)", "choice()")), Catch::Contains("empty"));
+    CHECK_THAT(error_of(with("loguniform(1e-4, 1e-1)", "loguniform(0, 1e-1)")), Catch::Contains("low > 0"));
+    CHECK_THAT(error_of(with("num_samples = 6", "num_samples = 5")), Catch::Contains("not a multiple of the grid's 2 points"));
+    CHECK_THAT(error_of(with("scheduler = asha", "scheduler = hyperband")), Catch::Contains("tune.scheduler"));
+    CHECK_THAT(error_of(with("base = base.ini", "base = nowhere.ini")), Catch::Contains("nowhere.ini"));
+    CHECK_THAT(error_of(with("data.shuffle = grid(none, global)", "run.name = grid(a, b)")),
+               Catch::Contains("names each trial's run itself"));
+    CHECK_THAT(error_of(with("[space]", "[train]")), Catch::Contains("a sweep file holds [tune] and [space] only"));
+    CHECK_THAT(error_of(with("data.shuffle = grid(none, global)", "data.shuffle = grid(none, sideways)")),
+               Catch::Contains("sideways"));
+    CHECK_THAT(error_of((dir.dir / "missing.ini").string()), Catch::Contains("does not exist"));
+    for (const std::string& message : {error_of(with("train.lr =", "train.lrr ="))}) CHECK(message.find('\n') == std::string::npos);
+}
