@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/results_report.hpp"
 #include "cli/results_text.hpp"
+#include "cli/sweep_results.hpp"
 #include "metrics/rows_file.hpp"
 #include "runlog/run_files.hpp"
 #include "trainrt/error.hpp"
@@ -22,7 +23,7 @@ namespace po = boost::program_options;
 namespace trainrt::cli {
 namespace {
 
-constexpr const char* kUsage = "usage: trainrt results RUN_DIR [--json | --csv]";
+constexpr const char* kUsage = "usage: trainrt results RUN_DIR|SWEEP_DIR [--json | --csv]";
 constexpr const char* kWhatToDo = "pass a run directory, <run.storage_path>/<run.name>";
 
 constexpr const char* kHelp = R"help(What a run directory says about its run, from the directory's own files (a copy elsewhere works;
@@ -48,6 +49,11 @@ first, those without the score last; without a score_attribute, newest first (sc
 
 The run's own exit code (README "Exit codes") is shown with its status ("failed (exit 7)") and
 as exit_code in --json: 0 finished, 9 stopped, the failure's own code, 10 after giving up.
+
+A sweep's directory (`trainrt tune`: sweep.json) gives one row per trial (status, attempts,
+iterations, the last and best tune.metric, time, its values) and the best trial with its best
+checkpoint; --json one object, --csv one line per trial; the exit code: running while a trial
+runs, stopped while one is pending, else finished.
 
 This command's exit code is the run's status, from its own table (never a training code; the
 same with --json and --csv; `trainrt --exit-codes` prints it):
@@ -111,7 +117,17 @@ void check_run_dir(const std::string& dir) {
                                   dir, kWhatToDo));
 }
 
+int report_sweep(const Request& request) {
+    const nlohmann::ordered_json sweep = build_sweep_report(request.run_dir);
+    if (request.form == Form::json) std::cout << sweep.dump(2) << "\n";
+    if (request.form == Form::csv) std::cout << sweep_csv(sweep);
+    if (request.form == Form::summary) std::cout << sweep_summary(sweep);
+    std::cout.flush();
+    return sweep_exit_code(sweep);
+}
+
 int report(const Request& request) {
+    if (is_sweep_dir(request.run_dir)) return report_sweep(request);
     check_run_dir(request.run_dir);
     const nlohmann::ordered_json summary = build_report(request.run_dir);
     if (request.form == Form::json) std::cout << summary.dump(2) << "\n";

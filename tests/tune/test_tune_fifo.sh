@@ -41,6 +41,13 @@ done
   && pass "each trial is a run of its own with the values sweep.json records: $(jq -c '[.trials[].values]' "$S/sweep.json" | cut -c1-160)" \
   || fail "trial runs and sweep.json disagree"
 jq -e -s 'map(select(.event == "start")) | length == 1' "$S/trial_0002/events.jsonl" >/dev/null || fail "trial_0002 started more than once"
+src=0; "$TRAINRT" results "$S" --json >"$WORK/results.json" || src=$?
+best=$(for i in 0 1 2 3; do jq -r '.test_accuracy' "$S/trial_000$i/result.jsonl" | sed "s/^/trial_000$i /"; done | sort -k2 -g | tail -1)
+[ "$src" -eq 0 ] && jq -e --arg name "${best% *}" --argjson value "${best#* }" \
+    '(.trials | length) == 4 and .best_trial == $name and .best_metric == $value
+     and (.best_checkpoint | test("/" + $name + "/checkpoints/checkpoint_"))' "$WORK/results.json" >/dev/null \
+  && pass "trainrt results SWEEP_DIR: 4 trials, the best is the best reported ($(jq -c '{best_trial, best_metric}' "$WORK/results.json"))" \
+  || { cat "$WORK/results.json" >&2; fail "trainrt results on the sweep: exit $src"; }
 
 tune "$WORK/again.out" --run.name=sweep --train.epochs=1
 [ "$rc" -eq 0 ] && ! grep -q "started (attempt" "$WORK/again.out" && pass "rerun of a finished sweep: exit 0, nothing started" \
@@ -60,8 +67,9 @@ for pid in $(pgrep -f -- "--run.name=stopped|--run.storage_path=$WORK/stopped " 
   [ "$(cat /proc/"$pid"/comm 2>/dev/null)" = trainrt ] && kill -USR2 "$pid"
 done
 wait "$runner" || true
-[ "$(cat "$WORK/stopped.rc")" -eq "$TRAINRT_EXIT_STOPPED" ] && [ "$(jq '[.trials[] | select(.status == "RUNNING")] | length' "$WORK/stopped/sweep.json")" -eq 0 ] \
-  && pass "USR2 mid-sweep: exit 9, no trial left RUNNING: $(statuses "$WORK/stopped")" \
+src=0; "$TRAINRT" results "$WORK/stopped" >/dev/null || src=$?
+[ "$(cat "$WORK/stopped.rc")" -eq "$TRAINRT_EXIT_STOPPED" ] && [ "$src" -eq "$TRAINRT_RESULTS_STOPPED" ] && [ "$(jq '[.trials[] | select(.status == "RUNNING")] | length' "$WORK/stopped/sweep.json")" -eq 0 ] \
+  && pass "USR2 mid-sweep: exit 9, no trial left RUNNING ($(statuses "$WORK/stopped")), trainrt results says stopped" \
   || { tail -20 "$WORK/stopped.out" >&2; fail "stopped sweep: exit $(cat "$WORK/stopped.rc")"; }
 tune "$WORK/resumed.out" --run.name=stopped --train.epochs=6 --tune.max_concurrent_trials=2
 rows_ok=1

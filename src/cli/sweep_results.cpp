@@ -1,0 +1,135 @@
+#include "cli/sweep_results.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/results_report.hpp"
+#include "metrics/rows_file.hpp"
+#include "runlog/run_files.hpp"
+#include "trainrt/error.hpp"
+#include "tune/sweep_state.hpp"
+
+namespace trainrt::cli {
+namespace {
+
+// The best value of `metric` over a trial's rows (`max` or `min`), or nullopt when never reported.
+std::optional<double> best_of(const std::string& run_dir, const std::string& metric, bool maximize) {
+    const std::string path = runlog::path_in(run_dir, runlog::kResults);
+    if (!std::filesystem::exists(path)) return std::nullopt;
+    std::optional<double> best;
+    for (const auto& row : metrics::read_rows(path).rows) {
+        if (!row.contains(metric) || !row[metric].is_number()) continue;
+        const double value = row[metric].get<double>();
+        if (!best || (maximize ? value > *best : value < *best)) best = value;
+    }
+    return best;
+}
+
+nlohmann::ordered_json trial_row(const std::string& dir, const tune::TrialRecord& trial, const std::string& metric,
+                                 bool maximize) {
+    const std::string run_dir = dir + "/" + trial.name;
+    nlohmann::ordered_json values = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : trial.values) values[key] = value;
+    nlohmann::ordered_json row{{"name", trial.name}, {"status", tune::status_name(trial.status)},
+                               {"attempts", trial.attempts}, {"values", values}, {"iterations", 0},
+                               {"last", nullptr}, {"best", nullptr}, {"time_s", nullptr}, {"checkpoint", nullptr}};
+    if (!std::filesystem::exists(run_dir)) return row;  // not started yet
+    const nlohmann::ordered_json run = build_report(run_dir);
+    row["iterations"] = run["iterations"];
+    if (run["metrics"].is_object() && run["metrics"].contains(metric)) row["last"] = run["metrics"][metric];
+    if (auto best = best_of(run_dir, metric, maximize)) row["best"] = *best;
+    row["time_s"] = run["total_time_s"];
+    if (run["best_checkpoints"].is_array() && !run["best_checkpoints"].empty())
+        row["checkpoint"] = run["best_checkpoints"][0]["path"];
+    else row["checkpoint"] = run["latest_checkpoint"];
+    return row;
+}
+
+std::string cell(const nlohmann::ordered_json& value) {
+    if (value.is_null()) return "-";
+    if (value.is_number_float()) return fmt::format("{:.4g}", value.get<double>());
+    if (value.is_string()) return value.get<std::string>();
+    return value.dump();
+}
+
+std::string values_text(const nlohmann::ordered_json& values) {
+    std::string text;
+    for (const auto& [key, value] : values.items()) text += fmt::format("{}{}={}", text.empty() ? "" : " ", key, cell(value));
+    return text;
+}
+
+}  // namespace
+
+bool is_sweep_dir(const std::string& dir) { return std::filesystem::exists(dir + "/sweep.json"); }
+
+nlohmann::ordered_json build_sweep_report(const std::string& sweep_dir) {
+    const tune::SweepState state = tune::load_state(sweep_dir);
+    const std::string metric = state.definition.count("tune.metric") ? state.definition.at("tune.metric") : "";
+    const std::string mode = state.definition.count("tune.mode") ? state.definition.at("tune.mode") : "max";
+    const bool maximize = mode != "min";
+    nlohmann::ordered_json report{{"path", std::filesystem::absolute(sweep_dir).lexically_normal().string()},
+                                  {"metric", metric}, {"mode", mode}, {"trials", nlohmann::ordered_json::array()},
+                                  {"best_trial", nullptr}, {"best_metric", nullptr}, {"best_checkpoint", nullptr}};
+    for (const tune::TrialRecord& trial : state.trials) {
+        nlohmann::ordered_json row = trial_row(sweep_dir, trial, metric, maximize);
+        const bool better = !row["best"].is_null() &&
+                            (report["best_metric"].is_null() ||
+                             (maximize ? row["best"].get<double>() > report["best_metric"].get<double>()
+                                       : row["best"].get<double>() < report["best_metric"].get<double>()));
+        if (better) report["best_trial"] = row["name"], report["best_metric"] = row["best"], report["best_checkpoint"] = row["checkpoint"];
+        report["trials"].push_back(std::move(row));
+    }
+    return report;
+}
+
+std::string sweep_summary(const nlohmann::ordered_json& report) {
+    std::ostringstream out;
+    out << fmt::format("sweep {}: {} trials, metric {} ({})\n", report["path"].get<std::string>(), report["trials"].size(),
+                       report["metric"].get<std::string>(), report["mode"].get<std::string>());
+    out << fmt::format("{:<12} {:<11} {:>5} {:>10} {:>10} {:>8}  {}\n", "trial", "status", "iters", "last", "best",
+                       "time_s", "values");
+    for (const auto& trial : report["trials"])
+        out << fmt::format("{:<12} {:<11} {:>5} {:>10} {:>10} {:>8}  {}\n", cell(trial["name"]), cell(trial["status"]),
+                           cell(trial["iterations"]), cell(trial["last"]), cell(trial["best"]),
+                           trial["time_s"].is_null() ? "-" : fmt::format("{:.1f}", trial["time_s"].get<double>()),
+                           values_text(trial["values"]));
+    if (report["best_trial"].is_null()) out << "best: none yet (no trial has reported the metric)\n";
+    else
+        out << fmt::format("best: {} {} = {} (checkpoint {})\n", cell(report["best_trial"]), cell(report["metric"]),
+                           cell(report["best_metric"]), cell(report["best_checkpoint"]));
+    return out.str();
+}
+
+std::string sweep_csv(const nlohmann::ordered_json& report) {
+    std::ostringstream out;
+    std::vector<std::string> keys;
+    if (!report["trials"].empty())
+        for (const auto& [key, value] : report["trials"][0]["values"].items()) keys.push_back(key);
+    out << "trial,status,attempts,iterations,last,best,time_s,checkpoint";
+    for (const std::string& key : keys) out << "," << key;
+    out << "\n";
+    for (const auto& trial : report["trials"]) {
+        out << fmt::format("{},{},{},{},{},{},{},{}", cell(trial["name"]), cell(trial["status"]), cell(trial["attempts"]),
+                           cell(trial["iterations"]), trial["last"].is_null() ? "" : trial["last"].dump(),
+                           trial["best"].is_null() ? "" : trial["best"].dump(),
+                           trial["time_s"].is_null() ? "" : trial["time_s"].dump(),
+                           trial["checkpoint"].is_null() ? "" : cell(trial["checkpoint"]));
+        for (const std::string& key : keys) out << "," << cell(trial["values"].value(key, nlohmann::ordered_json()));
+        out << "\n";
+    }
+    return out.str();
+}
+
+int sweep_exit_code(const nlohmann::ordered_json& report) {
+    bool pending = false;
+    for (const auto& trial : report["trials"]) {
+        if (trial["status"] == "RUNNING") return results_codes::running;
+        pending = pending || trial["status"] == "PENDING";
+    }
+    return pending ? results_codes::stopped : results_codes::finished;
+}
+
+}  // namespace trainrt::cli
