@@ -57,6 +57,8 @@ int tune_command(int argc, const char* const argv[]) {
     const bool in_allocation = job != nullptr && *job != '\0';
     const long total = in_allocation && tasks != nullptr ? std::atol(tasks) : (ranks > 0 ? ranks : sweep.tune.ranks_per_trial.value);
     tune::SweepPlacement placement = tune::place_trials(sweep, static_cast<std::size_t>(total), in_allocation);
+    if (in_allocation) placement.job_id = job;
+    if (const char* restarts = std::getenv("SLURM_RESTART_COUNT")) placement.restart_count = std::atoi(restarts);
     catch_stop_signals();
     placement.stopping = [] { return g_stop_signal != 0; };
     return tune::run_sweep(sweep, placement);

@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "launch/process.hpp"
+#include "launch/requeue.hpp"
+#include "launch/slurm_client.hpp"
 #include "log/log.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
@@ -130,9 +132,14 @@ private:
             failed += trial.status == TrialStatus::error;
         }
         if (stop_code_ != 0) {
-            log::info("sweep stopped: {} of {} trials finished; run the same command again to continue the rest",
-                      done, state_.trials.size());
-            return stop_code_;
+            log::info("sweep stopped: {} of {} trials finished; the same sweep continues the rest", done,
+                      state_.trials.size());
+            if (placement_.job_id.empty() || stop_code_ == exit_codes::interrupted) return stop_code_;
+            auto slurm = launch::make_slurm_client();
+            const launch::RequeueOutcome outcome =
+                launch::request_requeue(*slurm, placement_.job_id, placement_.restart_count);
+            log::info("{}", outcome.message);
+            return outcome.exit_code;
         }
         log::info("sweep finished: {} trials TERMINATED, {} ERROR (trainrt results {})", done, failed, dir_);
         return done == 0 ? exit_codes::workload : exit_codes::finished;

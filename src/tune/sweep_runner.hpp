@@ -5,8 +5,9 @@
 // allocation (Slurm places each step on CPUs no other step holds). A trial that fails is started
 // again (and resumes from its checkpoint) up to tune.max_failures_per_trial times, then is ERROR;
 // the sweep goes on. A trial stopped on request (USR2, TERM, time limit, Ctrl-C) stays resumable:
-// the sweep starts nothing more, waits for the running trials and exits with the stop's code;
-// running the same command again continues every unfinished trial where it stopped.
+// the sweep starts nothing more, waits for the running trials, and requeues its job (as a run does;
+// not after Ctrl-C) or, outside Slurm, exits with the stop's code: running the same command again
+// continues every unfinished trial where it stopped. Trials themselves never requeue the job.
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -19,6 +20,8 @@ namespace trainrt::tune {
 struct SweepPlacement {
     std::size_t slots = 1;    // trials at once
     bool use_srun = false;    // inside a Slurm allocation
+    std::string job_id;       // that allocation's job (a stopped sweep requeues it), else ""
+    int restart_count = 0;    // SLURM_RESTART_COUNT
     std::function<bool()> stopping = [] { return false; };  // a stop signal reached the sweep
 };
 
