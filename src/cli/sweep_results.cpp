@@ -36,7 +36,10 @@ nlohmann::ordered_json trial_row(const std::string& dir, const tune::TrialRecord
     nlohmann::ordered_json row{{"name", trial.name}, {"status", tune::status_name(trial.status)},
                                {"attempts", trial.attempts}, {"values", values}, {"iterations", 0},
                                {"last", nullptr}, {"best", nullptr}, {"time_s", nullptr}, {"checkpoint", nullptr}};
-    if (!std::filesystem::exists(run_dir)) return row;  // not started yet
+    bool started = false;  // a trial whose step failed before its run began has no run files
+    for (const char* file : {runlog::kRunJson, runlog::kEvents, runlog::kResults})
+        started = started || std::filesystem::exists(runlog::path_in(run_dir, file));
+    if (!started) return row;
     const nlohmann::ordered_json run = build_report(run_dir);
     row["iterations"] = run["iterations"];
     if (run["metrics"].is_object() && run["metrics"].contains(metric)) row["last"] = run["metrics"][metric];

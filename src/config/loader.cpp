@@ -245,6 +245,7 @@ std::string help_text(const WorkloadKeys& workloads) {
     std::ostringstream out;
     out << "usage: trainrt --config FILE [--section.key=VALUE ...] [--print-config]\n"
            "       trainrt data import csv|npy|hdf5|fashion-mnist|mnist INPUT... --out DATA.h5\n"
+           "       trainrt tune --config SWEEP.ini [--ranks N]   (trainrt tune --help)\n"
            "       trainrt --help | --version\n\n"
            "Each key is set (highest first) on the command line as --section.key=VALUE, in the\n"
            "environment as TRAINRT_<SECTION>_<KEY>, in the INI file as `key = value` under\n"

@@ -166,11 +166,5 @@ SweepConfig load_sweep(int argc, const char* const argv[]) {
     return sweep;
 }
 
-JobConfig trial_config(const SweepConfig& sweep, const TrialValues& values, std::size_t index) {
-    std::map<std::string, ConfigValue> merged = sweep.base.values();
-    for (const auto& [key, value] : values) merged[key] = {value, fmt::format("sweep: trial {}", index)};
-    return JobConfig(std::move(merged));
-}
-
 }  // namespace tune
 }  // namespace trainrt

@@ -38,7 +38,7 @@ namespace tune {
 TRAINRT_KEYS(TuneKeys, "tune", TRAINRT_TUNE_KEYS);
 
 #define TRAINRT_ASHA_KEYS(KEY)                                                                                  \
-    KEY(time_attr, std::string, "training_iteration", any_value(), "the reported count rungs are measured in")  \
+    KEY(time_attr, std::string, "epoch", one_of({"epoch"}), "rungs are epochs: a trial runs to train.epochs = each rung") \
     KEY(max_t, std::int64_t, "100", at_least(1), "the time_attr a trial trains to at most")                     \
     KEY(grace_period, std::int64_t, "1", at_least(1), "the first rung: time_attr before any trial is stopped")   \
     KEY(reduction_factor, double, "3", between(1.000001, 1e9), "1 / the fraction of trials promoted at a rung")
@@ -68,9 +68,6 @@ std::vector<OptionSpec> tune_options();
 
 // Loads and checks `trainrt tune`'s arguments (argv[0] is the program). ConfigError on anything wrong.
 SweepConfig load_sweep(int argc, const char* const argv[]);
-
-// The config a trial runs: the base job with `values` set (source "sweep: trial N").
-JobConfig trial_config(const SweepConfig& sweep, const TrialValues& values, std::size_t index);
 
 }  // namespace tune
 }  // namespace trainrt

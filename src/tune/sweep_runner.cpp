@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <optional>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -11,6 +13,9 @@
 #include <fmt/format.h>
 
 #include "launch/process.hpp"
+#include "metrics/rows_file.hpp"
+#include "runlog/run_files.hpp"
+#include "tune/asha.hpp"
 #include "launch/requeue.hpp"
 #include "launch/slurm_client.hpp"
 #include "log/log.hpp"
@@ -33,6 +38,8 @@ std::map<std::string, std::string> definition_of(const SweepConfig& sweep) {
         {sweep.tune.scheduler.key, name_of(sweep.tune.scheduler.value)},
         {sweep.tune.ranks_per_trial.key, std::to_string(sweep.tune.ranks_per_trial.value)},
         {"run.seed", sweep.base.get("run.seed")}};
+    if (sweep.tune.scheduler.value == SchedulerKind::asha)
+        for (const std::int64_t rung : asha_rungs(sweep.asha)) definition["tune.asha.rungs"] += fmt::format("{} ", rung);
     for (const Domain& domain : sweep.space) definition["space." + domain.key] = domain.text();
     return definition;
 }
@@ -47,9 +54,22 @@ std::vector<std::string> trial_command(const SweepConfig& sweep, const SweepPlac
     argv.insert(argv.end(), {launch::own_program(), "--config", sweep.base_path});
     argv.insert(argv.end(), sweep.overrides.begin(), sweep.overrides.end());
     for (const auto& [key, value] : trial.values) argv.push_back(fmt::format("--{}={}", key, value));
+    if (trial.target > 0) argv.push_back(fmt::format("--train.epochs={}", trial.target));
     argv.insert(argv.end(), {"--run.storage_path=" + dir, "--run.name=" + trial.name, "--failure.requeue=never",
                              "--metrics.progress=off"});
     return argv;
+}
+
+// The trial's `metric` in its last row whose epoch is `epoch`, if it reported one there.
+std::optional<double> metric_at(const std::string& run_dir, const std::string& metric, std::int64_t epoch) {
+    const std::string path = runlog::path_in(run_dir, runlog::kResults);
+    if (!std::filesystem::exists(path)) return std::nullopt;
+    std::optional<double> found;
+    for (const auto& row : metrics::read_rows(path).rows)
+        if (row.contains("epoch") && row["epoch"].is_number() && row["epoch"].get<std::int64_t>() == epoch &&
+            row.contains(metric) && row[metric].is_number())
+            found = row[metric].get<double>();
+    return found;
 }
 
 bool stop_code(int code) {
@@ -64,7 +84,8 @@ struct Running {
 class SweepRun {
 public:
     SweepRun(const SweepConfig& sweep, const SweepPlacement& placement)
-        : sweep_(sweep), placement_(placement), dir_(sweep_dir(sweep)), state_(prepare_state(sweep, dir_)) {}
+        : sweep_(sweep), placement_(placement), dir_(sweep_dir(sweep)), state_(prepare_state(sweep, dir_)),
+          rungs_(asha_rungs(sweep.asha)) {}
 
     int run() {
         for (TrialRecord& trial : state_.trials)
@@ -110,13 +131,39 @@ private:
 
     void finished(TrialRecord& trial, int code) {
         trial.last_exit = code;
-        if (code == 0) trial.status = TrialStatus::terminated;
+        if (code == 0 && sweep_.tune.scheduler.value == SchedulerKind::asha) rung_reached(trial);
+        else if (code == 0) trial.status = TrialStatus::terminated;
         else if (stop_code(code)) trial.status = TrialStatus::pending, stop_code_ = std::max(stop_code_, code);
         else if (trial.attempts > sweep_.tune.max_failures_per_trial.value) trial.status = TrialStatus::error;
         else trial.status = TrialStatus::pending;
         save_state(dir_, state_);
         log::info("sweep: {} ended with exit {}: {} ({})", trial.name, code, status_name(trial.status),
                   dir_ + "/" + trial.name + ".out");
+    }
+
+    // ASHA at the rung the trial ran to: continue to the next rung, or stop here.
+    void rung_reached(TrialRecord& trial) {
+        const bool maximize = sweep_.tune.mode.value == ScoreOrder::max;
+        const std::optional<double> value = metric_at(dir_ + "/" + trial.name, sweep_.tune.metric.value, trial.target);
+        if (!value) {
+            trial.status = TrialStatus::error;
+            log::warn("sweep: {} reported no {} at epoch {}: ERROR (ASHA compares trials by it)", trial.name,
+                      sweep_.tune.metric.value, trial.target);
+            return;
+        }
+        std::vector<double> at_rung{*value};
+        for (const TrialRecord& other : state_.trials)
+            for (const RungDecision& decision : other.decisions)
+                if (decision.rung == trial.target && other.index != trial.index) at_rung.push_back(decision.value);
+        const double cutoff = asha_cutoff(at_rung, sweep_.asha.reduction_factor.value, maximize);
+        const std::int64_t next = next_rung(rungs_, trial.target);
+        const bool promoted = next != 0 && asha_promotes(*value, cutoff, maximize);
+        trial.decisions.push_back({trial.target, *value, cutoff, at_rung.size(), promoted});
+        log::info("sweep: {} at epoch {}: {} = {:.6g}, cutoff {:.6g} of {} trial(s): {}", trial.name, trial.target,
+                  sweep_.tune.metric.value, *value, cutoff, at_rung.size(),
+                  promoted ? fmt::format("continues to epoch {}", next) : next == 0 ? "done" : "stopped early");
+        if (promoted) trial.target = next, trial.status = TrialStatus::pending;
+        else trial.status = TrialStatus::terminated;
     }
 
     static std::string values_text(const TrialRecord& trial) {
@@ -149,6 +196,7 @@ private:
     SweepPlacement placement_;
     std::string dir_;
     SweepState state_;
+    std::vector<std::int64_t> rungs_;  // ASHA's
     std::vector<Running> running_;
     int stop_code_ = 0;
 };
@@ -181,17 +229,20 @@ SweepState prepare_state(const SweepConfig& sweep, const std::string& dir) {
     }
     SweepState state{definition, {}};
     const auto seed = static_cast<std::uint64_t>(std::stoll(sweep.base.get("run.seed")));
-    for (std::size_t i = 0; i < sweep.trials; ++i)
+    const std::int64_t first_target = sweep.tune.scheduler.value == SchedulerKind::asha ? asha_rungs(sweep.asha).front() : 0;
+    for (std::size_t i = 0; i < sweep.trials; ++i) {
         state.trials.push_back({i, trial_name(i), native_trial(sweep.space, sweep.tune.search.value, seed, i)});
+        state.trials.back().target = first_target;
+    }
     return state;
 }
 
 int run_sweep(const SweepConfig& sweep, const SweepPlacement& placement) {
     if (sweep.tune.search.value == SearchKind::optuna)
         throw ConfigError("tune: search = optuna is not available yet in this trainrt; use random or grid");
-    if (sweep.tune.scheduler.value != SchedulerKind::fifo)
-        throw ConfigError(fmt::format("tune: scheduler = {} is not available yet in this trainrt; use fifo",
-                                      name_of(sweep.tune.scheduler.value)));
+    if (sweep.tune.scheduler.value == SchedulerKind::pbt)
+        throw ConfigError("tune: scheduler = pbt is not available yet in this trainrt; use fifo or asha");
+
     return SweepRun(sweep, placement).run();
 }
 

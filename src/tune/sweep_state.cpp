@@ -25,8 +25,13 @@ TrialStatus status_of(const std::string& name, const std::string& path) {
 nlohmann::ordered_json to_json(const TrialRecord& trial) {
     nlohmann::ordered_json values = nlohmann::ordered_json::object();
     for (const auto& [key, value] : trial.values) values[key] = value;
+    nlohmann::ordered_json decisions = nlohmann::ordered_json::array();
+    for (const RungDecision& d : trial.decisions)
+        decisions.push_back({{"rung", d.rung}, {"value", d.value}, {"cutoff", d.cutoff}, {"seen", d.seen},
+                             {"promoted", d.promoted}});
     return {{"index", trial.index}, {"name", trial.name}, {"status", status_name(trial.status)},
-            {"attempts", trial.attempts}, {"last_exit", trial.last_exit}, {"values", values}};
+            {"attempts", trial.attempts}, {"last_exit", trial.last_exit}, {"target", trial.target},
+            {"values", values}, {"decisions", decisions}};
 }
 
 TrialRecord trial_of(const nlohmann::ordered_json& row, const std::string& path) {
@@ -37,6 +42,10 @@ TrialRecord trial_of(const nlohmann::ordered_json& row, const std::string& path)
     trial.attempts = row.at("attempts").get<int>();
     trial.last_exit = row.at("last_exit").get<int>();
     for (const auto& [key, value] : row.at("values").items()) trial.values.emplace_back(key, value.get<std::string>());
+    trial.target = row.value("target", std::int64_t{0});
+    for (const auto& d : row.value("decisions", nlohmann::ordered_json::array()))
+        trial.decisions.push_back({d.at("rung").get<std::int64_t>(), d.at("value").get<double>(), d.at("cutoff").get<double>(),
+                                   d.at("seen").get<std::size_t>(), d.at("promoted").get<bool>()});
     return trial;
 }
 

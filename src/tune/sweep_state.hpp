@@ -6,6 +6,7 @@
 // and resumes from its own run directory's checkpoint, as any run does. The sweep's definition
 // ([tune] and [space]) is stored beside the trials: a restart with another one is refused.
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -17,6 +18,15 @@ namespace trainrt::tune {
 enum class TrialStatus { pending, running, terminated, error };
 const char* status_name(TrialStatus status);
 
+// A scheduler's decision at a rung, with the result it was based on.
+struct RungDecision {
+    std::int64_t rung = 0;     // the time_attr value reached (an epoch count)
+    double value = 0;          // the trial's metric there
+    double cutoff = 0;         // the rung's cutoff then (ASHA: the 1 - 1/rf quantile of its values)
+    std::size_t seen = 0;      // trials that had reached the rung, this one included
+    bool promoted = false;     // continues to the next rung; false: stopped early
+};
+
 struct TrialRecord {
     std::size_t index = 0;
     std::string name;      // trial_0003: its run directory under the sweep's
@@ -24,6 +34,8 @@ struct TrialRecord {
     TrialStatus status = TrialStatus::pending;
     int attempts = 0;      // steps started for it
     int last_exit = -1;    // the last step's exit code
+    std::int64_t target = 0;  // train.epochs it runs to (a scheduler's rung); 0: the base job's own
+    std::vector<RungDecision> decisions;
 };
 
 struct SweepState {

@@ -81,9 +81,9 @@ TEST_CASE("a sweep file loads: its keys, its domains in order, its base job") {
     CHECK(sweep.space[2].source.find("sweep.ini:11") != std::string::npos);
     CHECK(sweep.base.get("train.epochs") == "4");  // --train.epochs on the tune command line: every trial
     CHECK(sweep.base.get("run.seed") == "3");
-    const JobConfig trial = trial_config(sweep, native_trial(sweep.space, sweep.tune.search.value, 3, 1), 1);
-    CHECK(trial.source("train.lr") == "sweep: trial 1");
-    CHECK(trial.get("data.shuffle") == "global");
+    const TrialValues trial = native_trial(sweep.space, sweep.tune.search.value, 3, 1);
+    REQUIRE(trial.size() == 3);
+    CHECK(trial[2] == std::pair<std::string, std::string>{"data.shuffle", "global"});  // grid point 1 of 2
 }
 
 TEST_CASE("a wrong sweep file is one line naming the key and where it was written") {

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# ASHA under mpiexec: 6 fashion_mlp trials (1 rank, 2 at once) on the small dataset, rungs at epochs
+# 1 and 3 (grace_period 1, reduction_factor 3, max_t 3). Every trial runs to epoch 1; those not
+# worse than the rung's cutoff then (recorded in sweep.json with the values it was based on)
+# continue from their epoch-1 checkpoint to epoch 3, the others stop: stopped trials have fewer
+# iterations than promoted ones, a promoted trial's rows are epochs 1..3 once (no work repeated),
+# and `trainrt results` names as best the best test accuracy any trial reported.
+# ctest: fixture=small_data
+source "$(dirname "$0")/../lib/common.sh"
+require_small_data
+cat >"$WORK/sweep.ini" <<INI
+[tune]
+base = $TRAINRT_SRC/jobs/fashion_mlp.ini
+metric = test_accuracy
+num_samples = 6
+max_concurrent_trials = 2
+scheduler = asha
+asha.grace_period = 1
+asha.reduction_factor = 3
+asha.max_t = 3
+[space]
+train.lr = loguniform(1e-4, 1e-1)
+INI
+rc=0; timeout -k 10 300 "$TRAINRT" tune --config "$WORK/sweep.ini" --data.path="$SMALL_DATA" --run.storage_path="$WORK" \
+  --run.name=asha >"$WORK/asha.out" 2>&1 || rc=$?
+S=$WORK/asha
+[ "$rc" -eq 0 ] && [ "$(jq '[.trials[] | select(.status == "TERMINATED")] | length' "$S/sweep.json")" -eq 6 ] \
+  || { tail -20 "$WORK/asha.out" >&2; fail "ASHA sweep: exit $rc"; finish; }
+promoted=$(jq '[.trials[] | select(any(.decisions[]; .promoted))] | length' "$S/sweep.json")
+stopped=$(jq '[.trials[] | select(.decisions | length == 1 and (.[0].promoted | not))] | length' "$S/sweep.json")
+[ "$promoted" -ge 1 ] && [ "$stopped" -ge 1 ] && [ $((promoted + stopped)) -eq 6 ] \
+  && pass "6 trials: $promoted continued past epoch 1, $stopped stopped there" || fail "promoted $promoted, stopped $stopped"
+ok=1
+for t in $(jq -r '.trials[] | select(any(.decisions[]; .promoted)) | .name' "$S/sweep.json"); do
+  jq -se '[.[].epoch] == [1, 2, 3]' "$S/$t/result.jsonl" >/dev/null || ok=0
+  grep -q "resuming from .*/$t/checkpoints/checkpoint_000001 (iteration 1)" "$S/$t.out" || ok=0
+done
+for t in $(jq -r '.trials[] | select(.decisions | length == 1 and (.[0].promoted | not)) | .name' "$S/sweep.json"); do
+  jq -se '[.[].epoch] == [1]' "$S/$t/result.jsonl" >/dev/null || ok=0
+done
+[ "$ok" = 1 ] && pass "promoted trials resumed from their epoch-1 checkpoint and report epochs 1..3 once; stopped ones epoch 1" \
+  || fail "trial rows: $(for t in "$S"/trial_*/; do printf '%s ' "$(basename "$t"):$(jq -c .epoch "$t/result.jsonl" | tr '\n' ,)"; done)"
+# Every decision: promoted exactly when not worse than the cutoff recorded with it.
+jq -e '[.trials[].decisions[] | select(.rung == 1) | (.promoted == (.value >= .cutoff))] | all' "$S/sweep.json" >/dev/null \
+  && jq -e '[.trials[].decisions[] | select(.rung == 1)] | any(.seen == 1 and .promoted)' "$S/sweep.json" >/dev/null \
+  && pass "each decision recorded with its value, cutoff and the trials seen at the rung" || fail "decisions: $(jq -c '[.trials[].decisions]' "$S/sweep.json")"
+best=$(for t in "$S"/trial_*/; do jq -r '.test_accuracy' "$t/result.jsonl"; done | sort -g | tail -1)
+"$TRAINRT" results "$S" --json >"$WORK/results.json"
+jq -e --argjson best "$best" '.best_metric == $best' "$WORK/results.json" >/dev/null \
+  && pass "the best trial's accuracy is the best reported: $(jq -c '{best_trial, best_metric}' "$WORK/results.json")" \
+  || fail "best: $(jq -c '{best_trial, best_metric}' "$WORK/results.json"), the best reported $best"
+finish
