@@ -217,6 +217,10 @@ std::string sweep_dir(const SweepConfig& sweep) {
 }
 
 SweepState prepare_state(const SweepConfig& sweep, const std::string& dir) {
+    for (const char* file : {runlog::kRunJson, runlog::kEvents, runlog::kResults})
+        if (std::filesystem::exists(runlog::path_in(dir, file)))
+            throw ConfigError(fmt::format("tune: {} is a run's directory (it holds {}); give the sweep a run.name of "
+                                          "its own, e.g. --run.name=sweep", dir, file));
     storage::make_dirs(dir);
     SweepState stored = load_state(dir);
     const auto definition = definition_of(sweep);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ASHA under mpiexec: 6 fashion_mlp trials (1 rank, 2 at once) on the small dataset, rungs at epochs
+# ASHA under mpiexec, the shipped jobs/fashion_mlp_sweep.ini made smaller: 6 fashion_mlp trials (1 rank, 2 at once) on the small dataset, rungs at epochs
 # 1 and 3 (grace_period 1, reduction_factor 3, max_t 3). Every trial runs to epoch 1; those not
 # worse than the rung's cutoff then (recorded in sweep.json with the values it was based on)
 # continue from their epoch-1 checkpoint to epoch 3, the others stop: stopped trials have fewer
@@ -8,21 +8,10 @@
 # ctest: fixture=small_data
 source "$(dirname "$0")/../lib/common.sh"
 require_small_data
-cat >"$WORK/sweep.ini" <<INI
-[tune]
-base = $TRAINRT_SRC/jobs/fashion_mlp.ini
-metric = test_accuracy
-num_samples = 6
-max_concurrent_trials = 2
-scheduler = asha
-asha.grace_period = 1
-asha.reduction_factor = 3
-asha.max_t = 3
-[space]
-train.lr = loguniform(1e-4, 1e-1)
-INI
-rc=0; timeout -k 10 300 "$TRAINRT" tune --config "$WORK/sweep.ini" --data.path="$SMALL_DATA" --run.storage_path="$WORK" \
-  --run.name=asha >"$WORK/asha.out" 2>&1 || rc=$?
+# The shipped sweep (jobs/fashion_mlp_sweep.ini), smaller: 6 trials of 1 rank, rungs at epochs 1 and 3.
+rc=0; timeout -k 10 300 "$TRAINRT" tune --config "$TRAINRT_SRC/jobs/fashion_mlp_sweep.ini" --tune.num_samples=6 \
+  --tune.ranks_per_trial=1 --tune.max_concurrent_trials=2 --tune.asha.max_t=3 --data.path="$SMALL_DATA" \
+  --run.storage_path="$WORK" --run.name=asha >"$WORK/asha.out" 2>&1 || rc=$?
 S=$WORK/asha
 [ "$rc" -eq 0 ] && [ "$(jq '[.trials[] | select(.status == "TERMINATED")] | length' "$S/sweep.json")" -eq 6 ] \
   || { tail -20 "$WORK/asha.out" >&2; fail "ASHA sweep: exit $rc"; finish; }
@@ -49,4 +38,9 @@ best=$(for t in "$S"/trial_*/; do jq -r '.test_accuracy' "$t/result.jsonl"; done
 jq -e --argjson best "$best" '.best_metric == $best' "$WORK/results.json" >/dev/null \
   && pass "the best trial's accuracy is the best reported: $(jq -c '{best_trial, best_metric}' "$WORK/results.json")" \
   || fail "best: $(jq -c '{best_trial, best_metric}' "$WORK/results.json"), the best reported $best"
+# The sweep's directory may not be a run's.
+rc=0; "$TRAINRT" tune --config "$TRAINRT_SRC/jobs/fashion_mlp_sweep.ini" --data.path="$SMALL_DATA" --run.storage_path="$WORK/asha" \
+  --run.name=trial_0000 >"$WORK/inrun.out" 2>&1 || rc=$?
+[ "$rc" -eq "$TRAINRT_EXIT_CONFIG" ] && grep -q "is a run's directory" "$WORK/inrun.out" \
+  && pass "a sweep into a run's directory: exit 2, $(cut -c1-120 "$WORK/inrun.out")" || { cat "$WORK/inrun.out" >&2; fail "sweep into a run dir: exit $rc"; }
 finish
