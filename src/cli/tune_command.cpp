@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/sweep_results.hpp"
 #include "config/values.hpp"
 #include "trainrt/error.hpp"
 #include "tune/sweep_runner.hpp"
@@ -61,7 +62,9 @@ int tune_command(int argc, const char* const argv[]) {
     if (const char* restarts = std::getenv("SLURM_RESTART_COUNT")) placement.restart_count = std::atoi(restarts);
     catch_stop_signals();
     placement.stopping = [] { return g_stop_signal != 0; };
-    return tune::run_sweep(sweep, placement);
+    const int code = tune::run_sweep(sweep, placement);
+    std::cout << sweep_summary(build_sweep_report(tune::sweep_dir(sweep))) << std::flush;  // as Ray's last table
+    return code;
 }
 
 }  // namespace trainrt::cli

@@ -55,6 +55,11 @@ std::vector<std::string> trial_command(const SweepConfig& sweep, const SweepPlac
     argv.insert(argv.end(), sweep.overrides.begin(), sweep.overrides.end());
     for (const auto& [key, value] : trial.values) argv.push_back(fmt::format("--{}={}", key, value));
     if (trial.target > 0) argv.push_back(fmt::format("--train.epochs={}", trial.target));
+    // A trial's checkpoints ranked by the sweep's metric (unless the base job ranks them itself):
+    // the best trial's best checkpoint is then the one where the metric was best.
+    if (!sweep.base.has("checkpoint.score_attribute") || sweep.base.get("checkpoint.score_attribute").empty())
+        argv.insert(argv.end(), {"--checkpoint.score_attribute=" + sweep.tune.metric.value,
+                                 "--checkpoint.score_order=" + std::string(name_of(sweep.tune.mode.value))});
     argv.insert(argv.end(), {"--run.storage_path=" + dir, "--run.name=" + trial.name, "--failure.requeue=never",
                              "--metrics.progress=off"});
     return argv;

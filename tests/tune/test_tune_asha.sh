@@ -4,7 +4,8 @@
 # worse than the rung's cutoff then (recorded in sweep.json with the values it was based on)
 # continue from their epoch-1 checkpoint to epoch 3, the others stop: stopped trials have fewer
 # iterations than promoted ones, a promoted trial's rows are epochs 1..3 once (no work repeated),
-# and `trainrt results` names as best the best test accuracy any trial reported.
+# and `trainrt results` names as best the best test accuracy any trial reported, with the checkpoint
+# saved at that report (trials rank their checkpoints by the sweep's metric).
 # ctest: fixture=small_data
 source "$(dirname "$0")/../lib/common.sh"
 require_small_data
@@ -36,7 +37,8 @@ jq -e '[.trials[].decisions[] | select(.rung == 1) | (.promoted == (.value >= .c
 best=$(for t in "$S"/trial_*/; do jq -r '.test_accuracy' "$t/result.jsonl"; done | sort -g | tail -1)
 "$TRAINRT" results "$S" --json >"$WORK/results.json"
 jq -e --argjson best "$best" '.best_metric == $best' "$WORK/results.json" >/dev/null \
-  && pass "the best trial's accuracy is the best reported: $(jq -c '{best_trial, best_metric}' "$WORK/results.json")" \
+  && [ "$(jq '.metrics.test_accuracy' "$(jq -r .best_checkpoint "$WORK/results.json")/manifest.json")" = "$best" ] \
+  && pass "the best trial's accuracy is the best reported, and its best checkpoint the one saved with it: $(jq -c '{best_trial, best_metric}' "$WORK/results.json")" \
   || fail "best: $(jq -c '{best_trial, best_metric}' "$WORK/results.json"), the best reported $best"
 # The sweep's directory may not be a run's.
 rc=0; "$TRAINRT" tune --config "$TRAINRT_SRC/jobs/fashion_mlp_sweep.ini" --data.path="$SMALL_DATA" --run.storage_path="$WORK/asha" \
