@@ -1,6 +1,5 @@
 // trainrt tune --config sweep.ini [--ranks N] [--section.key=VALUE ...] (tune/sweep_runner.hpp).
 #include <csignal>
-#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -10,6 +9,9 @@
 #include "cli/commands.hpp"
 #include "cli/sweep_results.hpp"
 #include "config/values.hpp"
+#include "launch/launcher.hpp"
+#include "launch/slurm_client.hpp"
+#include "supervise/allocation.hpp"
 #include "trainrt/error.hpp"
 #include "tune/sweep_runner.hpp"
 
@@ -53,13 +55,15 @@ int tune_command(int argc, const char* const argv[]) {
         else args.push_back(argv[i]);
     }
     const tune::SweepConfig sweep = tune::load_sweep(static_cast<int>(args.size()), args.data());
-    const char* job = std::getenv("SLURM_JOB_ID");
-    const char* tasks = std::getenv("SLURM_NTASKS");
-    const bool in_allocation = job != nullptr && *job != '\0';
-    const long total = in_allocation && tasks != nullptr ? std::atol(tasks) : (ranks > 0 ? ranks : sweep.tune.ranks_per_trial.value);
+    // The allocation as the supervisor reads it (an array task's job id, the restart count).
+    auto slurm = launch::make_slurm_client();
+    const supervise::Allocation allocation = supervise::read_allocation(launch::process_env(), *slurm);
+    const bool in_allocation = !allocation.job_id.empty();
+    const long total = in_allocation && allocation.world_size > 0 ? allocation.world_size
+                                                                  : (ranks > 0 ? ranks : sweep.tune.ranks_per_trial.value);
     tune::SweepPlacement placement = tune::place_trials(sweep, static_cast<std::size_t>(total), in_allocation);
-    if (in_allocation) placement.job_id = job;
-    if (const char* restarts = std::getenv("SLURM_RESTART_COUNT")) placement.restart_count = std::atoi(restarts);
+    placement.job_id = allocation.job_id;
+    placement.restart_count = allocation.restart_count;
     catch_stop_signals();
     placement.stopping = [] { return g_stop_signal != 0; };
     const int code = tune::run_sweep(sweep, placement);

@@ -1,12 +1,9 @@
 #include "tune/sweep_runner.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <optional>
-#include <memory>
 #include <thread>
 #include <vector>
 
