@@ -35,11 +35,13 @@ private:
     double now_ = 1800000000.0;
 };
 
-// A process that does its work when waited for.
+// A process that does its work when waited for. `stopped_flag`, when given, outlives the process
+// (its owner frees it): it turns true on stop().
 class FakeProcess final : public launch::Process {
 public:
-    explicit FakeProcess(std::function<int()> body, bool runs_until_waited = true)
-        : body_(std::move(body)), running_(runs_until_waited) {}
+    explicit FakeProcess(std::function<int()> body, bool runs_until_waited = true,
+                         std::shared_ptr<bool> stopped_flag = nullptr)
+        : body_(std::move(body)), running_(runs_until_waited), stopped_flag_(std::move(stopped_flag)) {}
     int wait() override {
         if (!done_) code_ = body_();
         done_ = true;
@@ -47,15 +49,15 @@ public:
     }
     int poll() override { return running_ && !done_ ? -1 : wait(); }
     void stop(double) noexcept override {
-        stopped = true;
+        if (stopped_flag_) *stopped_flag_ = true;
         done_ = true;
         code_ = 143;
     }
-    bool stopped = false;
 
 private:
     std::function<int()> body_;
     bool running_;
+    std::shared_ptr<bool> stopped_flag_;
     bool done_ = false;
     int code_ = 0;
 };

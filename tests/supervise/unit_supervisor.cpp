@@ -40,7 +40,7 @@ struct Harness {
     bool watcher_alive = true;
     std::vector<std::string> said;
     std::vector<std::string> watcher_nodes;
-    std::vector<FakeProcess*> watchers;
+    std::vector<std::shared_ptr<bool>> watchers_stopped;  // one per watcher started
     std::function<int()> watcher_body = [] { return 0; };
     std::vector<Phase> trace;
     NodeSet excluded;
@@ -74,9 +74,9 @@ struct Harness {
         if (with_watcher)
             deps.start_watcher = [this](const std::string& node, const NodeSet&) {
                 watcher_nodes.push_back(node);
-                auto process = std::make_unique<FakeProcess>(watcher_body, watcher_alive);
-                watchers.push_back(process.get());
-                return std::unique_ptr<launch::Process>(std::move(process));
+                watchers_stopped.push_back(std::make_shared<bool>(false));
+                return std::unique_ptr<launch::Process>(
+                    std::make_unique<FakeProcess>(watcher_body, watcher_alive, watchers_stopped.back()));
             };
         Supervisor supervisor(std::move(deps), allocation, {dir.string(), settings}, role);
         const int code = supervisor.run();
@@ -402,9 +402,9 @@ TEST_CASE("supervise: several nodes: a watcher step on the last other node, repl
     h.step_finishes({"node1", "node2"});
     CHECK(h.run() == 0);
     CHECK(h.watcher_nodes == std::vector<std::string>{"node3", "node2"});
-    REQUIRE(h.watchers.size() == 2);
-    CHECK(h.watchers[0]->stopped);
-    CHECK(h.watchers[1]->stopped);  // stopped when the supervisor leaves
+    REQUIRE(h.watchers_stopped.size() == 2);
+    CHECK(*h.watchers_stopped[0]);
+    CHECK(*h.watchers_stopped[1]);  // stopped when the supervisor leaves
     CHECK(h.said_line("watcher for this batch host (node1) on node3"));
     CHECK(runlog::read_wrapper_beat(h.dir.string()).has_value());
     CHECK(h.slurm.cancelled.empty());
