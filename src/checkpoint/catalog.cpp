@@ -156,11 +156,11 @@ std::vector<std::string> retention_victims(const std::string& run_dir, const std
     return victims;
 }
 
-void delete_checkpoint(const std::string& run_dir, const std::string& name) {
+std::string retire_checkpoint(const std::string& run_dir, const std::string& name) {
     const std::string dir = checkpoints_dir(run_dir);
     const std::string doomed = dir + "/.deleting_" + name;
     storage::rename_durable(dir + "/" + name, doomed);
-    fs::remove_all(doomed);
+    return doomed;
 }
 
 }  // namespace trainrt::checkpoint

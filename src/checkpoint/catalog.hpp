@@ -45,8 +45,9 @@ struct RetentionPolicy {
 std::vector<std::string> retention_victims(const std::string& run_dir, const std::string& newest,
                                            const RetentionPolicy& policy);
 
-// Renames to .deleting_<name> first, so an interrupted delete never leaves a half checkpoint
-// under a committed name.
-void delete_checkpoint(const std::string& run_dir, const std::string& name);
+// Takes checkpoint `name` out of the catalog: a durable rename to .deleting_<name>, so an
+// interrupted removal never leaves a half checkpoint under a committed name. Returns the renamed
+// path, for the caller to remove (storage::BackgroundRemover); the next start removes leftovers.
+std::string retire_checkpoint(const std::string& run_dir, const std::string& name);
 
 }  // namespace trainrt::checkpoint

@@ -41,7 +41,7 @@ void write_part(hid_t file, const TensorPart& part) {
 
 // The rank's HDF5 file is written in place: HDF5 writes each tensor from the caller's memory
 // straight into the file (no copy of the state), and the file's XXH3-64 is read back from the page
-// cache after the fsync. HDF5 never meets a full disk (its 1.10 close path can crash after a failed
+// cache while the fsync runs. HDF5 never meets a full disk (its 1.10 close path can crash after a failed
 // flush, HDFFV-11052): an empty HDF5 file is built in memory and written with plain POSIX calls,
 // then the blocks for the state and generous room for HDF5's metadata are reserved (fallocate), so
 // no space fails there with a plain "No space left on device"; only then does HDF5 open the file
@@ -117,8 +117,7 @@ public:
         if (::truncate(path.c_str(), static_cast<off_t>(end)) != 0)
             throw StorageError(fmt::format("storage: truncating {} failed: {}", path, std::strerror(errno)));
         fault_point("after_data", rank);
-        storage::fsync_path(path);
-        result.files.push_back(describe_file(dir, file_name));
+        result.files.push_back(sync_and_describe_file(dir, file_name));
         return result;
     }
 

@@ -48,6 +48,9 @@ std::unique_ptr<LayoutWriter> make_shared_file_writer(const LayoutOptions& optio
 
 // Size and XXH3-64 of a whole file, read sequentially.
 FileEntry describe_file(const std::string& dir, const std::string& name);
+// fsync of the file, and describe_file() of it at the same time: the fsync waits for the disk, the
+// hash reads the same bytes from the page cache, so the hash costs no time of its own.
+FileEntry sync_and_describe_file(const std::string& dir, const std::string& name);
 
 // The HDF5 dataset path of a tensor inside a checkpoint file: "/tensors/<name>".
 std::string dataset_path(const std::string& tensor_name);

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <vector>
 
@@ -70,6 +71,14 @@ FileEntry describe_file(const std::string& dir, const std::string& name) {
         size += static_cast<std::uint64_t>(got);
     }
     return {name, size, fmt::format("{:016x}", XXH3_64bits_digest(state.get()))};
+}
+
+FileEntry sync_and_describe_file(const std::string& dir, const std::string& name) {
+    std::future<void> synced =
+        std::async(std::launch::async, [path = dir + "/" + name] { storage::fsync_path(path); });
+    FileEntry entry = describe_file(dir, name);  // on a throw, the future's destructor waits
+    synced.get();
+    return entry;
 }
 
 }  // namespace trainrt::checkpoint

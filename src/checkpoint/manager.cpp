@@ -17,6 +17,7 @@
 #include "comm/agreement.hpp"
 #include "comm/strings.hpp"
 #include "storage/posix.hpp"
+#include "storage/remover.hpp"
 #include "runlog/clock.hpp"
 #include "trainrt/error.hpp"
 #include "log/log.hpp"
@@ -133,6 +134,7 @@ struct CheckpointManager::Impl {
     };
     std::unique_ptr<InFlight> in_flight;
     std::vector<HostBuffer> host_copy;  // reused by every async save; one save in flight at most
+    storage::BackgroundRemover remover;  // retired checkpoints' bytes
 
     bool root() const { return context.world_rank == 0; }
     std::string dir() const { return checkpoints_dir(context.run_dir); }
@@ -221,21 +223,24 @@ void CheckpointManager::Impl::publish(const Manifest& manifest) {
     }
 }
 
-// Deletion only after the new checkpoint is committed; a failure here is a warning.
+// Deletion only after the new checkpoint is committed; a failure here is a warning. The victims
+// leave the catalog here; their bytes are removed in the background (the save does not wait).
 void CheckpointManager::Impl::apply_retention(const std::string& newest) {
+    std::vector<std::string> retired;
     try {
         for (const std::string& victim : retention_victims(context.run_dir, newest, options.retention)) {
             fault_point("during_retention", context.world_rank);
-            delete_checkpoint(context.run_dir, victim);
+            retired.push_back(retire_checkpoint(context.run_dir, victim));
         }
     } catch (const std::exception& e) {
         log::warn("checkpoint retention: {}", e.what());
     }
+    remover.remove(std::move(retired));
 }
 
 CheckpointManager::CheckpointManager(CheckpointOptions options, const Context& context,
                                      Communicator& comm)
-    : impl_(std::make_unique<Impl>(Impl{std::move(options), context, comm, nullptr, nullptr})) {
+    : impl_(std::unique_ptr<Impl>(new Impl{std::move(options), context, comm, nullptr, nullptr})) {
     impl_->writer = impl_->options.layout.layout == "shared"
                         ? make_shared_file_writer(impl_->options.layout)
                         : make_file_per_rank_writer(impl_->options.layout);
@@ -249,6 +254,7 @@ std::optional<Checkpoint> CheckpointManager::restore() {
     Impl& m = *impl_;
     std::string chosen;
     std::exception_ptr failure;
+    m.remover.wait();  // retired checkpoints are not leftovers of an interrupted save
     if (m.root())
         failure = attempt_checkpoint([&] {
             for (const std::string& removed : clean_leftovers(m.context.run_dir))

@@ -89,12 +89,14 @@ std::string read_text(const std::string& path) {
 }
 
 // Names in checkpoints/ that a finished save must not leave behind.
-std::vector<std::string> leftovers(const RunDir& run) {
+// Names in checkpoints/ that are not committed checkpoints. Retired checkpoints (".deleting_")
+// are removed in the background until the manager is destroyed: `retired_too = false` skips them.
+std::vector<std::string> leftovers(const RunDir& run, bool retired_too = true) {
     std::vector<std::string> found;
     if (!fs::is_directory(run.checkpoints())) return found;
     for (const auto& entry : fs::directory_iterator(run.checkpoints())) {
         const std::string name = entry.path().filename().string();
-        if (name.rfind(".pending_", 0) == 0 || name.rfind(".deleting_", 0) == 0 ||
+        if (name.rfind(".pending_", 0) == 0 || (retired_too && name.rfind(".deleting_", 0) == 0) ||
             name.rfind("latest.tmp", 0) == 0)
             found.push_back(name);
     }
@@ -561,25 +563,29 @@ TEST_CASE("checkpoint manager: retention keeps the best num_to_keep and the newe
     retention.num_to_keep = 2;
     retention.score_attribute = c.attribute;
     retention.higher_is_better = c.max;
-    CheckpointManager manager(options_for(layout, retention), context, *comm);
-    const double acc[] = {0.5, 0.9, 0.7, 0.3};
     std::vector<std::unique_ptr<Saved>> states;
-    for (int i = 1; i <= 4; ++i) {
-        INFO("after save " << i);
-        states.push_back(make_saved(i));
-        Json metrics = metrics_for(i);
-        metrics["acc"] = acc[i - 1];
-        manager.save(states.back()->state, i, metrics);
-        barrier();
-        CHECK(committed_names(run.path()) == c.after[i - 1]);
-        CHECK(read_text(run.checkpoints() + "/latest") == checkpoint_name(i) + "\n");
-        CHECK(leftovers(run) == std::vector<std::string>{});
-        barrier();  // every rank has looked before any rank changes checkpoints/ again
+    {
+        CheckpointManager manager(options_for(layout, retention), context, *comm);
+        const double acc[] = {0.5, 0.9, 0.7, 0.3};
+        for (int i = 1; i <= 4; ++i) {
+            INFO("after save " << i);
+            states.push_back(make_saved(i));
+            Json metrics = metrics_for(i);
+            metrics["acc"] = acc[i - 1];
+            manager.save(states.back()->state, i, metrics);
+            barrier();
+            CHECK(committed_names(run.path()) == c.after[i - 1]);
+            CHECK(read_text(run.checkpoints() + "/latest") == checkpoint_name(i) + "\n");
+            CHECK(leftovers(run, false) == std::vector<std::string>{});
+            barrier();  // every rank has looked before any rank changes checkpoints/ again
+        }
+        const std::optional<Checkpoint> cp = manager.restore();
+        REQUIRE(cp.has_value());
+        CHECK(cp->iteration() == 4);  // the newest, even when its score is the worst
+        check_contents(*cp, *states.back());
     }
-    const std::optional<Checkpoint> cp = manager.restore();
-    REQUIRE(cp.has_value());
-    CHECK(cp->iteration() == 4);  // the newest, even when its score is the worst
-    check_contents(*cp, *states.back());
+    barrier();
+    CHECK(leftovers(run) == std::vector<std::string>{});  // the retired ones' bytes are gone too
     for (const std::string& name : committed_names(run.path()))
         CHECK(verify(run.checkpoints() + "/" + name) == "");
 }
