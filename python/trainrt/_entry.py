@@ -138,10 +138,15 @@ def _has_trainrt_backend():
     return True
 
 
+# Workloads trainrt ships as Python functions, by run.workload name (the C++ registry routes these
+# names to the Python component: workloads/components.cpp).
+NAMED = {"xgboost": "trainrt.xgboost:builtin"}
+
+
 def load(workload, settings, keys, rank):
     """The function named by [run] workload = python:FILE.py:FUNC | python:package.module:FUNC.
     settings, keys: the job's typed settings and their key names (the extension's views)."""
-    spec = workload[len("python:"):] if workload.startswith("python:") else workload
+    spec = workload[len("python:"):] if workload.startswith("python:") else NAMED.get(workload, workload)
     target, sep, name = spec.rpartition(":")
     if not sep or not target or not name:
         raise LoadError(f"python: {keys.run.workload} = {workload}: name the function: python:FILE.py:FUNC or "

@@ -14,6 +14,7 @@ A stop (a stop signal, the time limit: exit 9) or a failure ends each rank's pro
 exit code, as `trainrt` would end (Slurm and the supervisor act on it); the driver of a spawned run
 exits with a stop's code and raises TrainingFailedError for a failure.
 """
+import contextlib
 import dataclasses
 import json
 import os
@@ -190,8 +191,11 @@ class DataParallelTrainer:
             return _earlier_result(os.environ[_CHILD]) or self._fit_here()
         if mode != "single" or _ANSWERED_HERE.intersection(sys.argv[1:]):
             return self._fit_here()
-            return self._fit_here()
         return self._spawn("srun" if job_id else "mpiexec")
+
+    def _worker_context(self):
+        """What every rank enters around the function (a framework's collective: XGBoostTrainer)."""
+        return contextlib.nullcontext()
 
     # --- a rank of a launched world ---
 
@@ -211,7 +215,8 @@ class DataParallelTrainer:
             if wanted and context.world_size != wanted:
                 _state.log("warning", f"ScalingConfig(num_workers={wanted}), but the launcher started "
                            f"{context.world_size} ranks: training on {context.world_size}", once=True)
-            return _entry._call(self.train_loop_per_worker, {**config, **from_job})
+            with self._worker_context():
+                return _entry._call(self.train_loop_per_worker, {**config, **from_job})
 
         _entry.activate_virtual_env()
         settings = _object_settings(self.scaling_config, self.run_config)

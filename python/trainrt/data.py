@@ -95,6 +95,59 @@ class Dataset:
         """iter_batches with torch tensors instead of numpy arrays (Ray's iter_torch_batches)."""
         return self.iter_batches(batch_size, _torch=True, **kwargs)
 
+    def to_numpy(self, columns=None, batch_size=65536):
+        """This rank's rows of the split, in file order (no shuffle), as {column: numpy array}: every
+        rank's rows together are the split, each row once."""
+        parts = {}
+        for batch in self.iter_batches(batch_size, shuffle="none", columns=columns):
+            for name, array in batch.items():
+                parts.setdefault(name, []).append(array)
+        names = columns if columns is not None else [column["name"] for column in self.columns]
+        return {name: _joined(parts.get(name), column) for name, column in
+                ((n, self._column(n)) for n in names)}
+
+    def to_dmatrix(self, label=None, features=None, missing=float("nan"), **kwargs):
+        """This rank's rows as an xgboost.DMatrix: the label column (None: the file's label column),
+        the features (None: the file's feature column, else every other column; [n] and [n, k]
+        columns side by side as float32); NaN is missing. kwargs go to xgboost.DMatrix."""
+        import numpy as np
+        import xgboost
+        label = label or self.label_column
+        if features is None:
+            features = [self.feature_column] if self.feature_column else \
+                [column["name"] for column in self.columns if column["name"] != label]
+        columns = self.to_numpy(list(features) + ([label] if label else []))
+        matrix = np.hstack([np.asarray(columns[name], dtype=np.float32).reshape(len(columns[name]), -1)
+                            for name in features])
+        return xgboost.DMatrix(matrix, label=columns[label] if label else None, missing=missing, **kwargs)
+
+    def _column(self, name):
+        for column in self.columns:
+            if column["name"] == name:
+                return column
+        known = ", ".join(column["name"] for column in self.columns)
+        raise ValueError(f"trainrt: split '{self._native.split}' of {self._native.path} has no column '{name}' "
+                         f"(its columns: {known})")
+
+
+def _joined(arrays, column):
+    """One array from a column's batches; an empty one of the column's dtype and shape for a rank
+    with no rows."""
+    import numpy as np
+    if arrays:
+        return np.concatenate(arrays)
+    return np.empty([0] + list(column["shape"]), dtype=_NUMPY_TYPES[column["dtype"]])
+
+
+_NUMPY_TYPES = {"u8": "uint8", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "f16": "float16",
+                "f32": "float32", "f64": "float64"}
+
+
+def split_names():
+    """The splits of data.path, in name order."""
+    from ._trainrt import dataset_splits
+    return dataset_splits(_state.settings().data.path)
+
 
 def get_dataset(split="train"):
     """`split` of data.path as this rank streams it (DataError naming the file when unusable)."""

@@ -1,5 +1,6 @@
 #include "workloads/components.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -11,16 +12,19 @@
 namespace trainrt::workloads {
 const std::vector<Component>& components() {
     static const std::vector<Component> all = {
-        {"LibTorch", "TRAINRT_WITH_TORCH, libtorch-dev", config::versioned_library("libtrainrt_torch"), TRAINRT_HAS_TORCH == 1, ""},
+        {"LibTorch", "TRAINRT_WITH_TORCH, libtorch-dev", config::versioned_library("libtrainrt_torch"), TRAINRT_HAS_TORCH == 1, "", {}},
         {"Python", "TRAINRT_WITH_PYTHON, python3-dev and pybind11-dev", config::versioned_library("libtrainrt_python"),
-         TRAINRT_HAS_PYTHON == 1, "python:"},
+         TRAINRT_HAS_PYTHON == 1, "python:", {"xgboost"}},
     };
     return all;
 }
 
 std::optional<Component> component_for_prefix(const std::string& workload) {
-    for (const Component& component : components())
+    for (const Component& component : components()) {
         if (!component.prefix.empty() && workload.rfind(component.prefix, 0) == 0) return component;
+        if (std::find(component.names.begin(), component.names.end(), workload) != component.names.end())
+            return component;
+    }
     return std::nullopt;
 }
 

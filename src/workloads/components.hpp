@@ -15,11 +15,15 @@ struct Component {
     std::string library;     // its file name, e.g. "libtrainrt_torch.so.0.1"
     bool built;              // this build has it
     std::string prefix;      // run.workload prefix it serves ("python:"), "" for named workloads
+    // Named workloads its prefix workload runs (run.workload = xgboost: a function shipped in
+    // trainrt's Python package): the name routes the job to this component without loading others.
+    std::vector<std::string> names;
 };
 
 const std::vector<Component>& components();
 
-// The component serving `workload` by its prefix ("python:FILE.py:FUNC"), if any.
+// The component serving `workload` by its prefix ("python:FILE.py:FUNC") or one of its names
+// ("xgboost"), if any.
 std::optional<Component> component_for_prefix(const std::string& workload);
 
 // The absolute path of the component's library beside libtrainrt; ConfigError (one line) when

@@ -44,6 +44,8 @@ std::string component_with(const std::string& name) {
     std::vector<std::string> names;
     for (const auto& [known, workload] : builtin()) names.push_back(known);
     for (const Workload& workload : component_workloads()) names.push_back(workload.name);
+    for (const Component& component : components())
+        if (component.built) names.insert(names.end(), component.names.begin(), component.names.end());
     const std::string close = config::closest_match(name, names);
     std::string unbuilt;
     for (const Component& component : components())
@@ -106,7 +108,7 @@ config::WorkloadKeys all_workload_keys() {
 }
 
 const Workload& find(const std::string& name) {
-    if (auto component = component_for_prefix(name))  // e.g. python:FILE.py:FUNC: the function is the config's
+    if (auto component = component_for_prefix(name))  // python:FILE.py:FUNC or xgboost: the component finds the function
         return plugin(fmt::format("{}{}:{}", kPluginPrefix, component_library_path(*component),
                                   component->prefix.substr(0, component->prefix.size() - 1)));
     if (name.rfind(kPluginPrefix, 0) == 0) return plugin(name);

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "data/configured.hpp"
+#include "data/dataset_file.hpp"
 #include "data/stream.hpp"
 #include "python/module/bindings.hpp"
 #include "trainrt/error.hpp"
@@ -139,6 +140,8 @@ void bind_dataset(py::module_& module) {
             return PyBatchIterator(d.iter_batches(parsed, DataPosition{epoch, next_batch}));
         })
         .def("resume_position", &resume_position, py::arg("options"), py::arg("state"));
+    module.def("dataset_splits", [](const std::string& path) { return data::read_dataset_info(path).split_names(); },
+               py::arg("path"));
 }
 
 }  // namespace trainrt::python

@@ -1,0 +1,193 @@
+"""Gradient-boosted trees on trainrt (Ray Train's XGBoostTrainer and RayTrainReportCallback), on
+Debian's XGBoost 1.7 and its own collective layer (Rabit).
+
+    def train_func(config):
+        dtrain = trainrt.get_dataset("train").to_dmatrix()           # this rank's rows
+        checkpoint = trainrt.get_checkpoint()
+        booster = RayTrainReportCallback.get_model(checkpoint) if checkpoint else None
+        done = booster.num_boosted_rounds() if booster else 0
+        xgboost.train(config["params"], dtrain, num_boost_round=config["rounds"] - done, xgb_model=booster,
+                      evals=[(dtrain, "train")], callbacks=[RayTrainReportCallback(frequency=10)])
+    XGBoostTrainer(train_func, train_loop_config=..., scaling_config=ScalingConfig(num_workers=2)).fit()
+
+- collective(): every rank joins XGBoost's communicator for the block. Rank 0 starts XGBoost's
+  tracker on a port the kernel picks and its address reaches the other ranks over trainrt's MPI
+  (no fixed port); Rabit's timeout is failure.collective_timeout. XGBoostTrainer and the built-in
+  workload (run.workload = xgboost: builtin()) enter it around the function.
+- RayTrainReportCallback: each round's eval metrics ("train-logloss", XGBoost's names) in one
+  report; the booster (UBJSON bytes, tensor "xgboost.model") in the report's checkpoint every
+  `frequency` rounds, at a stop request (a stop needs no polling) and at the last round.
+- A resumed run continues from the saved booster: the same bytes as an uninterrupted run on the
+  same world size (tested), as long as no parameter draws random numbers XGBoost does not save
+  (subsample/colsample_* < 1 draw from a generator that is not in the model).
+"""
+import contextlib
+import json
+import math
+
+import numpy as np
+import xgboost
+from xgboost import collective as _rabit
+from xgboost.tracker import RabitTracker
+
+from . import _state
+from ._trainer import DataParallelTrainer
+from .checkpoint import Checkpoint
+
+MODEL = "xgboost.model"  # the checkpoint tensor holding the booster's UBJSON bytes
+ROUND = "xgboost.round"  # its attribute: rounds boosted
+
+
+@contextlib.contextmanager
+def collective():
+    """Every rank of the job in XGBoost's communicator for the block (collective; one rank joins
+    nothing). A rank that dies makes the others' next Rabit call fail, which ends the step as any
+    failure does; Rabit's own wait is bounded by failure.collective_timeout."""
+    handle = _state.session()
+    context = handle.context()
+    world, rank = context["world_size"], context["world_rank"]
+    if world == 1:
+        yield
+        return
+    tracker, payload = None, b""
+    if rank == 0:
+        from ._entry import _address
+        tracker = RabitTracker(host_ip=_address(context), n_workers=world, port=0, sortby="task")
+        tracker.start(world)
+        payload = json.dumps(tracker.worker_envs()).encode()
+    envs = json.loads(handle.broadcast_bytes(payload, 0).decode())
+    timeout_s = max(1, int(math.ceil(handle.settings().failure.collective_timeout)))
+    with _rabit.CommunicatorContext(**envs, DMLC_TASK_ID=str(rank), rabit_timeout=1, rabit_timeout_sec=timeout_s):
+        yield
+    if tracker is not None:
+        tracker.join()
+
+
+def model_checkpoint(booster, rounds=None):
+    """A trainrt.Checkpoint of `booster`: its UBJSON bytes (readable with h5py + xgboost:
+    xgboost.Booster(model_file=bytearray(f["tensors/xgboost.model"][...])))."""
+    raw = booster.save_raw("ubj")
+    checkpoint = Checkpoint({MODEL: np.frombuffer(bytes(raw), dtype=np.uint8)})
+    checkpoint[ROUND] = int(rounds if rounds is not None else booster.num_boosted_rounds())
+    return checkpoint
+
+
+def load_model(checkpoint):
+    """The xgboost.Booster a checkpoint of model_checkpoint() holds."""
+    return xgboost.Booster(model_file=bytearray(np.asarray(checkpoint[MODEL]).tobytes()))
+
+
+def round_metrics(evals_log):
+    """{"<data>-<metric>": value of the last round} from XGBoost's evals_log."""
+    return {f"{data}-{metric}": float(values[-1]) for data, metrics in evals_log.items()
+            for metric, values in metrics.items() if values}
+
+
+class RayTrainReportCallback(xgboost.callback.TrainingCallback):
+    """Reports each round (Ray's RayTrainReportCallback): the eval metrics of `metrics` (None: all;
+    a list, or a dict {reported name: XGBoost name}) and "round", with the booster in the report's
+    checkpoint every `frequency` rounds (0: none on the way), at a stop request and at the end.
+    `num_boost_round` (trainrt's): the round the run ends at, so that its report carries the last
+    checkpoint; without it, a checkpoint_at_end comes in one more report after training, as Ray's."""
+
+    def __init__(self, metrics=None, filename=None, frequency=0, checkpoint_at_end=True, num_boost_round=None):
+        super().__init__()
+        self._metrics = [metrics] if isinstance(metrics, str) else metrics
+        self._frequency = int(frequency or 0)
+        self._at_end = checkpoint_at_end
+        self._last_round = num_boost_round
+        self._unsaved = None  # (metrics, round) of the last report when it carried no checkpoint
+
+    @staticmethod
+    def get_model(checkpoint, filename=None):
+        return load_model(checkpoint)
+
+    def _chosen(self, evals_log):
+        everything = round_metrics(evals_log)
+        if self._metrics is None:
+            return everything
+        if isinstance(self._metrics, dict):
+            return {name: everything[key] for name, key in self._metrics.items() if key in everything}
+        return {name: everything[name] for name in self._metrics if name in everything}
+
+    def after_iteration(self, model, epoch, evals_log):
+        boosted = model.num_boosted_rounds()
+        metrics = dict(self._chosen(evals_log), round=boosted)
+        due = (self._frequency and boosted % self._frequency == 0) or (
+            self._at_end and self._last_round is not None and boosted >= self._last_round)
+        checkpoint = model_checkpoint(model, boosted) if due or _state.session().should_stop() else None
+        self._unsaved = None if checkpoint is not None else (metrics, boosted)
+        _state.report(metrics, checkpoint)
+        return False
+
+    def after_training(self, model):
+        if self._at_end and self._unsaved is not None:
+            metrics, boosted = self._unsaved
+            _state.report(metrics, model_checkpoint(model, boosted))
+        return model
+
+
+def train(params, dtrain, num_boost_round=10, *, evals=(), frequency=10, resume=True, **kwargs):
+    """xgboost.train on trainrt: reports every round (RayTrainReportCallback, a checkpoint every
+    `frequency` rounds and at the end), and with `resume`, continues from the run's checkpoint,
+    training only the rounds left of `num_boost_round`. Call it inside collective() (XGBoostTrainer
+    and the built-in workload do) when there is more than one rank."""
+    booster = None
+    checkpoint = _state.session().checkpoint() if resume else None
+    if checkpoint is not None:
+        from . import get_checkpoint
+        booster = load_model(get_checkpoint())
+    done = booster.num_boosted_rounds() if booster is not None else 0
+    callbacks = list(kwargs.pop("callbacks", None) or [])
+    callbacks.append(RayTrainReportCallback(frequency=frequency, num_boost_round=num_boost_round))
+    if done >= num_boost_round:
+        return booster
+    return xgboost.train(params, dtrain, num_boost_round=num_boost_round - done, evals=list(evals),
+                         xgb_model=booster, callbacks=callbacks, verbose_eval=False, **kwargs)
+
+
+class XGBoostTrainer(DataParallelTrainer):
+    """Ray's XGBoostTrainer for a training function: it runs on every rank inside collective()."""
+
+    def _worker_context(self):
+        return collective()
+
+
+# --- run.workload = xgboost ---
+
+_BUILTIN_KEYS = ("num_boost_round", "checkpoint_every_rounds", "label", "features")
+
+
+def _builtin_params(config):
+    """XGBoost's params from [train] params.* (eval_metric may list several, comma-separated)."""
+    params = {}
+    for key, value in config.items():
+        if key.startswith("params."):
+            name = key[len("params."):]
+            if name == "eval_metric" and isinstance(value, str):
+                value = [metric.strip() for metric in value.split(",") if metric.strip()]
+            params[name] = value
+    return params
+
+
+def _check_builtin_keys(config, keys):
+    from ._entry import LoadError
+    for key in config:
+        if not key.startswith("params.") and key not in _BUILTIN_KEYS:
+            raise LoadError(f"config: unknown key train.{key} for {keys.run.workload} = xgboost; its keys: "
+                            f"{', '.join('train.' + k for k in _BUILTIN_KEYS)} and train.params.<XGBoost parameter>")
+
+
+def builtin(config):
+    """The built-in `xgboost` workload: trains on data.path's train split (label: train.label, else
+    the file's label column) and evaluates every other split each round."""
+    _check_builtin_keys(config, _state.session().setting_keys())
+    label, features = config.get("label"), config.get("features")
+    features = [f.strip() for f in features.split(",")] if isinstance(features, str) else None
+    from .data import split_names, get_dataset
+    dtrain = get_dataset("train").to_dmatrix(label=label, features=features)
+    evals = [(dtrain, "train")] + [(get_dataset(split).to_dmatrix(label=label, features=features), split)
+                                   for split in split_names() if split != "train"]
+    with collective():
+        train(_builtin_params(config), dtrain, int(config.get("num_boost_round", 10)), evals=evals,
+              frequency=int(config.get("checkpoint_every_rounds", 10)))
