@@ -143,9 +143,11 @@ def _has_trainrt_backend():
 NAMED = {"xgboost": "trainrt.xgboost:builtin"}
 
 
-def load(workload, settings, keys, rank):
-    """The function named by [run] workload = python:FILE.py:FUNC | python:package.module:FUNC.
-    settings, keys: the job's typed settings and their key names (the extension's views)."""
+def load(workload, settings, keys, rank, train=None):
+    """The function named by [run] workload = python:FILE.py:FUNC | python:package.module:FUNC, or
+    a NAMED one. settings, keys: the job's typed settings and their key names (the extension's
+    views); train: the [train] section, which a NAMED workload's check_config(train, keys) checks
+    here, before anything runs (LoadError)."""
     spec = workload[len("python:"):] if workload.startswith("python:") else NAMED.get(workload, workload)
     target, sep, name = spec.rpartition(":")
     if not sep or not target or not name:
@@ -155,6 +157,8 @@ def load(workload, settings, keys, rank):
     is_file = target.endswith(".py") or os.sep in target
     module = _load_file(target) if is_file else _import_module(target)
     function = _find_function(module, target, name)
+    if workload in NAMED and hasattr(function, "check_config"):
+        function.check_config(train or {}, keys)
     backend = torch_backend(settings)
     if backend is not None:
         try:

@@ -132,11 +132,11 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), frequency=10, resume=
     `frequency` rounds and at the end), and with `resume`, continues from the run's checkpoint,
     training only the rounds left of `num_boost_round`. Call it inside collective() (XGBoostTrainer
     and the built-in workload do) when there is more than one rank."""
-    booster = None
-    checkpoint = _state.session().checkpoint() if resume else None
-    if checkpoint is not None:
-        from . import get_checkpoint
-        booster = load_model(get_checkpoint())
+    from . import get_checkpoint
+    checkpoint = get_checkpoint() if resume else None
+    booster = load_model(checkpoint) if checkpoint is not None else None
+    params = dict(params)
+    params.setdefault("nthread", _state.session().set_compute_threads())  # XGBoost's default: every core
     done = booster.num_boosted_rounds() if booster is not None else 0
     callbacks = list(kwargs.pop("callbacks", None) or [])
     callbacks.append(RayTrainReportCallback(frequency=frequency, num_boost_round=num_boost_round))
@@ -181,13 +181,15 @@ def _check_builtin_keys(config, keys):
 def builtin(config):
     """The built-in `xgboost` workload: trains on data.path's train split (label: train.label, else
     the file's label column) and evaluates every other split each round."""
-    _check_builtin_keys(config, _state.session().setting_keys())
     label, features = config.get("label"), config.get("features")
     features = [f.strip() for f in features.split(",")] if isinstance(features, str) else None
     from .data import split_names, get_dataset
-    dtrain = get_dataset("train").to_dmatrix(label=label, features=features)
-    evals = [(dtrain, "train")] + [(get_dataset(split).to_dmatrix(label=label, features=features), split)
-                                   for split in split_names() if split != "train"]
     with collective():
+        dtrain = get_dataset("train").to_dmatrix(label=label, features=features)
+        evals = [(dtrain, "train")] + [(get_dataset(split).to_dmatrix(label=label, features=features), split)
+                                       for split in split_names() if split != "train"]
         train(_builtin_params(config), dtrain, int(config.get("num_boost_round", 10)), evals=evals,
               frequency=int(config.get("checkpoint_every_rounds", 10)))
+
+
+builtin.check_config = _check_builtin_keys  # called when the job is loaded (_entry.load)

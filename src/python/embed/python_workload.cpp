@@ -36,7 +36,8 @@ void preflight(const JobConfig& config, const Context& context) {
     try {
         const py::object entry = py::module_::import("trainrt._entry");
         loaded_function() = entry.attr("load")(RunSettings::read(config).workload.value, settings_view(config),
-                                                  settings_view(config, true), context.world_rank);
+                                                  settings_view(config, true), context.world_rank,
+                                                  train_config(config));
     } catch (py::error_already_set& error) {
         throw ConfigError(first_line(error));
     }
