@@ -57,10 +57,18 @@ def collective():
         payload = json.dumps(tracker.worker_envs()).encode()
     envs = json.loads(handle.broadcast_bytes(payload, 0).decode())
     timeout_s = max(1, int(math.ceil(handle.settings().failure.collective_timeout)))
-    with _rabit.CommunicatorContext(**envs, DMLC_TASK_ID=str(rank), rabit_timeout=1, rabit_timeout_sec=timeout_s):
-        yield
-    if tracker is not None:
-        tracker.join()
+    ended_together = False  # every rank leaves the communicator: the tracker sees each one's shutdown
+    try:
+        with _rabit.CommunicatorContext(**envs, DMLC_TASK_ID=str(rank), rabit_timeout=1,
+                                        rabit_timeout_sec=timeout_s):
+            yield
+        ended_together = True
+    except _state.StopTraining:  # a stop is agreed: every rank unwinds at the same report
+        ended_together = True
+        raise
+    finally:
+        if tracker is not None and ended_together:
+            tracker.thread.join(timeout_s)  # after a failure nobody waits: the step ends
 
 
 def model_checkpoint(booster, rounds=None):

@@ -43,6 +43,7 @@ void ensure_interpreter() {
     make_libpython_global();
     py::initialize_interpreter(true);
     py::module_::import("sys").attr("path").attr("insert")(0, package_dir());
+    PyEval_SaveThread();  // the thread state is kept for good: the interpreter is never finalized
 }
 
 }  // namespace trainrt::python

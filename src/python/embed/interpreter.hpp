@@ -1,7 +1,10 @@
 #pragma once
-// The embedded CPython of a `python:` workload: started once per process, on the main thread,
-// which keeps the GIL (trainrt's own threads never need it). Never finalized: torch's and
-// numpy's threads may outlive a finalize, and the process exits right after the run.
+// The embedded CPython of a `python:` workload: started once per process, on the main thread.
+// The GIL is released once started: whoever calls into Python takes it (py::gil_scoped_acquire)
+// for the call only, so that trainrt's collectives between calls never freeze the function's
+// Python threads (XGBoost's tracker serves the other ranks' shutdown after a stop). Never
+// finalized: torch's and numpy's threads may outlive a finalize, and the process exits right
+// after the run.
 #include <string>
 
 namespace trainrt::python {

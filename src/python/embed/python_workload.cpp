@@ -33,6 +33,7 @@ std::string first_line(const py::error_already_set& error) {
 
 void preflight(const JobConfig& config, const Context& context) {
     ensure_interpreter();
+    py::gil_scoped_acquire locked;
     try {
         const py::object entry = py::module_::import("trainrt._entry");
         loaded_function() = entry.attr("load")(RunSettings::read(config).workload.value, settings_view(config),
@@ -44,6 +45,7 @@ void preflight(const JobConfig& config, const Context& context) {
 }
 
 void run_function(Session& session) {
+    py::gil_scoped_acquire locked;
     try {
         const py::object handle =
             py::module_::import("trainrt._trainrt").attr("_session")(py::capsule(&session, "trainrt.Session"));

@@ -27,8 +27,10 @@ void run_python_function(Session& session, const py::object& function) {
 namespace {
 
 // The process exit code (README "Exit codes"). Python code runs on this (the main) thread, which
-// keeps the GIL; trainrt's own threads never take it. `settings`: {key: (value, source)} the
-// script gives in code (Ray's RunConfig & co.), below its command line (config/loader.hpp).
+// holds the GIL only while it does: trainrt's collectives around the function (a stop's last
+// agreement) must not freeze the function's Python threads (XGBoost's tracker serves the other
+// ranks' shutdown). `settings`: {key: (value, source)} the script gives in code (Ray's RunConfig
+// & co.), below its command line (config/loader.hpp).
 int run_from_python(const std::vector<std::string>& argv, const py::object& function, const std::string& name,
                     const std::map<std::string, std::pair<std::string, std::string>>& settings) {
     std::vector<const char*> args;
@@ -36,8 +38,12 @@ int run_from_python(const std::vector<std::string>& argv, const py::object& func
     args.push_back(nullptr);
     config::ProgramSettings program;
     for (const auto& [key, value] : settings) program[key] = ConfigValue{value.first, value.second};
+    py::gil_scoped_release unlocked;
     return runtime::run_embedded(static_cast<int>(argv.size()), args.data(),
-                                 [&function](Session& session) { run_python_function(session, function); },
+                                 [&function](Session& session) {
+                                     py::gil_scoped_acquire locked;
+                                     run_python_function(session, function);
+                                 },
                                  name.c_str(), nullptr, program);
 }
 
