@@ -9,7 +9,7 @@
 #   BENCH_EPOCHS=3       epochs per training run (trainrt and PyTorch alike)
 #   BENCH_NODES=0        1: also the node-failure benchmark (root, the local 3-node cluster, ~3 min a fault;
 #                        BENCH_NODE_REPEAT=3 faults of each kind); else its stored results are shown
-#   BENCH_SKIP=          any of: trainrt pytorch torch python allreduce checkpoint restart report nodes data (comma or space separated); skipped parts
+#   BENCH_SKIP=          any of: trainrt pytorch torch python allreduce checkpoint restart report nodes data xgboost (comma or space separated); skipped parts
 #                        show as "not run" in BENCHMARKS.md
 #   BENCH_OUT=           where raw results and logs go (default $BUILD/bench-results/<timestamp>)
 #   BENCH_TIMEOUT=1800   seconds allowed to each benchmark command
@@ -44,7 +44,7 @@ skipped() { [[ "$SKIP" == *" $1 "* ]]; }
 
 [[ "$EPOCHS" =~ ^[1-9][0-9]*$ ]] || die "BENCH_EPOCHS must be a positive integer (got '$EPOCHS')"
 for part in $SKIP; do
-  case $part in trainrt|pytorch|torch|python|allreduce|checkpoint|restart|report|nodes|data) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, torch, python, allreduce, checkpoint, restart, report, nodes, data)";; esac
+  case $part in trainrt|pytorch|torch|python|allreduce|checkpoint|restart|report|nodes|data|xgboost) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, torch, python, allreduce, checkpoint, restart, report, nodes, data, xgboost)";; esac
 done
 
 # --- preflight: every tool before anything long starts ---
@@ -82,10 +82,12 @@ if ! skipped torch && grep -q '^TRAINRT_WITH_TORCH:.*=\(AUTO\|ON\)$' "$BUILD/CMa
 fi
 # The Python part needs the component (libtrainrt_python and the trainrt package).
 # The data part uses it too (trainrt's Python loader beside PyTorch's DataLoader), when configured.
-PYTHON_BUILT=0
-if { ! skipped python || ! skipped data; } && grep -q '^TRAINRT_WITH_PYTHON:.*=\(AUTO\|ON\)$' "$BUILD/CMakeCache.txt" &&
+PYTHON_BUILT=0 PYTHON_BUILT_ANY=0
+if { ! skipped python || ! skipped data || ! skipped xgboost; } &&
+   grep -q '^TRAINRT_WITH_PYTHON:.*=\(AUTO\|ON\)$' "$BUILD/CMakeCache.txt" &&
    grep -q '^pybind11_DIR:PATH=/' "$BUILD/CMakeCache.txt"; then
   skipped python || PYTHON_BUILT=1
+  PYTHON_BUILT_ANY=1
   targets+=(trainrt_python)
 fi
 if (( ${#targets[@]} )); then
@@ -287,6 +289,12 @@ fi
 
 # Data (part "data"): the streaming reader, cold, against a plain read; peak RSS per rank; fashion_mlp's data
 # wait; trainrt from C++ and from Python against PyTorch's DataLoader + h5py (bench/data/data_bench.sh).
+# XGBoost (part "xgboost"): the built-in workload against a hand-written xgboost.train (bench/xgboost/).
+if ! skipped xgboost && (( PYTHON_BUILT_ANY )) && "$PY" -c 'import xgboost' 2>/dev/null; then
+  run xgboost "$OUT/xgboost.stdout" bash bench/xgboost/xgboost_bench.sh "$TRAINRT" "$OUT/xgboost_bench.jsonl" \
+    "$storage/xgboost" "${BENCH_XGB_ROWS:-1000000}" "${BENCH_XGB_ROUNDS:-20}"
+fi
+
 if ! skipped data; then
   run data "$OUT/data.stdout" bash bench/data/data_bench.sh "$TRAINRT" "$BUILD" "$OUT/data_bench.jsonl" "$storage/data"
 fi
@@ -705,7 +713,36 @@ if not directory.empty and "checkpoint_s" in directory:
               f"`report(checkpoint=Checkpoint.from_directory(d))` of a {int(d['mib'])} MiB directory (a `model.pt` of "
               f"random bytes and two JSON files) takes {fmt(d['checkpoint_s'], '.3f')} s, copying the same files onto "
               f"the same filesystem and fsyncing each and the directory {fmt(d['copy_s'], '.3f')} s: "
-              f"{fmt(dir_ratio)}× the copy's speed (target ≥ 0.8×).", ""]
+              f"{fmt(dir_ratio)}× the copy's speed (target ≥ 0.8×). The checkpoint retention removes (one kept) "
+              "is removed in the background, during the copy that follows it.", ""]
+xgb = jsonl(out / "xgboost_bench.jsonl")
+xgb_round, xgb_save = {}, None
+lines += ["## XGBoost: the built-in workload vs a hand-written xgboost.train", ""]
+if "xgboost" in skipped or xgb.empty:
+    lines += ["not run" + ("" if "xgboost" in skipped else ": this build has no Python component or no python3-xgboost"), ""]
+else:
+    lines += ["`run.workload = xgboost` (`bench/xgboost/xgboost_bench.sh`) against `bench/xgboost/plain_xgboost.py`: a tracker "
+              "started by hand, one process per rank reading its rows with h5py, `xgboost.train` with the same parameters "
+              "(binary:logistic, hist, depth 8, eta 0.1, logloss and error on train and test, 1 thread per rank) on the same "
+              "HIGGS-shaped synthetic table (`bench/xgboost/make_table.py`, 28 float32 columns), alternated per rank count. "
+              "Round: median seconds per round after the first (trainrt: report to report, its per-round report and a "
+              "checkpoint every 4 rounds included). Save: trainrt's median checkpoint (atomic, fsynced, hashed) vs "
+              "`booster.save_model()` to a local file, alone and followed by an fsync.", "",
+              "| ranks | train rows | trainrt round (s) | plain round (s) | ratio | rows/s trainrt | rows/s plain | "
+              "trainrt save (s) | save_model (s) | + fsync (s) | ratio to save_model |",
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for n in RANKS:
+        t = xgb[(xgb["bench"] == "xgboost_trainrt") & (xgb["ranks"] == n)]
+        p = xgb[(xgb["bench"] == "xgboost_plain") & (xgb["ranks"] == n)]
+        if t.empty or p.empty:
+            continue
+        t, p = t.iloc[-1], p.iloc[-1]
+        xgb_round[n] = t["round_s"] / p["round_s"]
+        xgb_save = t["save_s"] / p["save_s"]
+        lines.append(f"| {n} | {int(t['train_rows'])} | {fmt(t['round_s'])} | {fmt(p['round_s'])} | {fmt(xgb_round[n])} | "
+                     f"{t['train_rows'] / t['round_s']:.0f} | {p['train_rows'] / p['round_s']:.0f} | {fmt(t['save_s'], '.4f')} | "
+                     f"{fmt(p['save_s'], '.4f')} | {fmt(p['save_fsync_s'], '.4f')} | {fmt(xgb_save, '.1f')} |")
+    lines.append("")
 t_py = (py_ratio[2] <= 1.02) if 2 in py_ratio else None
 detail_py = f"{fmt(py_ratio[2])}× on 2 ranks" if 2 in py_ratio else "not run"
 t_fit = (py_fit_ratio[2] <= 1.02) if 2 in py_fit_ratio else None
@@ -739,7 +776,11 @@ lines += ["## Targets", "",
           f"| `TorchTrainer.fit()` from a plain python3 (gloo): epoch time ≤ 1.02 × plain PyTorch DDP (gloo) | {detail_fit} | {verdict(t_fit)} |",
           f"| Python (backend trainrt): epoch time ≤ 0.40 × plain PyTorch DDP (gloo) on 2 ranks | {detail_pym} | {verdict(t_pym)} |",
           f"| Python: Checkpoint.from_directory of 100 MiB ≥ 0.8 × the speed of copying it + fsync | "
-          f"{fmt(dir_ratio) + '×' if dir_ratio is not None else 'not run'} | {verdict(dir_ratio >= 0.8 if dir_ratio is not None else None)} |"] + data_targets + ["",
+          f"{fmt(dir_ratio) + '×' if dir_ratio is not None else 'not run'} | {verdict(dir_ratio >= 0.8 if dir_ratio is not None else None)} |",
+          f"| XGBoost: round time ≤ 1.05 × a hand-written xgboost.train (2 ranks) | "
+          f"{fmt(xgb_round[2]) + '×' if 2 in xgb_round else 'not run'} | {verdict(xgb_round[2] <= 1.05 if 2 in xgb_round else None)} |",
+          f"| XGBoost: checkpoint ≤ 1.2 × booster.save_model() to a local file | "
+          f"{fmt(xgb_save, '.1f') + '×' if xgb_save is not None else 'not run'} | {verdict(xgb_save <= 1.2 if xgb_save is not None else None)} |"] + data_targets + ["",
           "The machine is shared and small: one measurement can be off by tens of percent when something else "
           "runs (the load average is recorded above and in each log). Run again before drawing conclusions from a MISS.", ""]
 

@@ -201,3 +201,81 @@ def builtin(config):
 
 
 builtin.check_config = _check_builtin_keys  # called when the job is loaded (_entry.load)
+
+
+# --- after the run: python3 -m trainrt.xgboost predict ---
+
+def _split_table(path, split, label, features):
+    """(features [n, F] float32, label or None) of a split of a trainrt dataset file (read with
+    h5py: no run, no MPI). Columns as to_dmatrix() takes them."""
+    import h5py
+    with h5py.File(path, "r") as file:
+        if split not in file:
+            raise _DataError(f"{path} has no split '{split}' (its splits: {', '.join(sorted(file))}); give --split")
+        named = {key: file.attrs[key] for key in ("label_column", "feature_column") if key in file.attrs}
+        named = {key: value.decode() if isinstance(value, bytes) else str(value) for key, value in named.items()}
+        label = label or named.get("label_column") or None
+        group = file[split]
+        if features is None:
+            features = [named["feature_column"]] if named.get("feature_column") else \
+                sorted(name for name in group if name != label)
+        matrix = np.hstack([np.asarray(group[name], dtype=np.float32).reshape(group[name].shape[0], -1)
+                            for name in features])
+        labels = np.asarray(group[label]) if label and label in group else None
+    return matrix, labels
+
+
+class _DataError(ValueError):
+    pass
+
+
+def predict_main(argv):
+    """predict --checkpoint RUN_OR_CHECKPOINT_DIR --data FILE [--split test] --out PREDS.h5
+    [--label NAME] [--features A,B]: the booster of a committed checkpoint (verified) predicts
+    every row of the split; PREDS.h5 holds "predictions" (and "label" when the split has one),
+    written to a temporary name and renamed."""
+    import argparse
+    import os
+    import h5py
+    parser = argparse.ArgumentParser(prog="python3 -m trainrt.xgboost predict")
+    parser.add_argument("--checkpoint", required=True)
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--split", default="test")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--label")
+    parser.add_argument("--features")
+    args = parser.parse_args(argv)
+    from ._trainrt import Error, exit_codes
+    try:
+        booster = load_model(Checkpoint.open(args.checkpoint))
+    except (Error, KeyError) as error:
+        _leave(f"{args.checkpoint}: no XGBoost booster in a committed checkpoint there ({error})", exit_codes.checkpoint)
+    try:
+        features = args.features.split(",") if args.features else None
+        matrix, labels = _split_table(args.data, args.split, args.label, features)
+    except (_DataError, OSError, KeyError) as error:
+        _leave(str(error), exit_codes.data)
+    predictions = booster.predict(xgboost.DMatrix(matrix))
+    partial = f"{args.out}.tmp.{os.getpid()}"
+    with h5py.File(partial, "w") as out:
+        out["predictions"] = predictions
+        if labels is not None:
+            out["label"] = labels
+        out.attrs["checkpoint"] = os.path.abspath(args.checkpoint)
+        out.attrs["split"] = args.split
+    os.replace(partial, args.out)
+    print(f"predicted {len(predictions)} rows of {args.data}:{args.split} with a booster of "
+          f"{booster.num_boosted_rounds()} rounds -> {args.out}")
+
+
+def _leave(message, code):
+    import sys
+    print(f"[trainrt] error: {message}", file=sys.stderr)
+    raise SystemExit(code)
+
+
+if __name__ == "__main__":
+    import sys
+    if sys.argv[1:2] != ["predict"]:
+        raise SystemExit("usage: python3 -m trainrt.xgboost predict --checkpoint DIR --data FILE [--split test] --out PREDS.h5")
+    predict_main(sys.argv[2:])

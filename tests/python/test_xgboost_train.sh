@@ -48,15 +48,25 @@ done
 "$TRAINRT" results "$WORK/bc2" >"$WORK/results.out" 2>&1 && grep -q "test-error" "$WORK/results.out" \
   && pass "trainrt results shows the rounds' metrics" || { cat "$WORK/results.out" >&2; fail "trainrt results lacks test-error"; }
 
+"$TRAINRT" plot "$WORK/bc2" -o "$WORK/bc2.png" >"$WORK/plot.out" 2>&1 && [ -s "$WORK/bc2.png" ] \
+  && grep -q "40 rows" "$WORK/plot.out" && pass "trainrt plot draws the rounds: $(cat "$WORK/plot.out")" \
+  || fail "trainrt plot: $(cat "$WORK/plot.out")"
 read -r digest rounds < <("$PY" tests/python/xgboost_check.py model "$WORK/bc2")
 xgb 2 bc2_again "$WORK/bc.h5" 40 "${BC[@]}"
 read -r again _ < <("$PY" tests/python/xgboost_check.py model "$WORK/bc2_again")
 [ "$rounds" = 40 ] && [ -n "$digest" ] && [ "$digest" = "$again" ] \
   && pass "two runs on 2 ranks: the same model bytes ($digest, 40 rounds)" || fail "model $digest ($rounds rounds) vs again $again"
-accuracy=$("$PY" tests/python/xgboost_check.py predict "$WORK/bc2" "$WORK/bc.h5" test | awk '{print $2}')
-within "$accuracy" "$(jq -n "1 - $(last bc2 test-error)")" 1e-6 \
-  && pass "the checkpoint's booster predicts the reported test accuracy ($accuracy) after the run" \
-  || fail "the checkpoint's booster: accuracy $accuracy, reported $(jq -n "1 - $(last bc2 test-error)")"
+"$PY" -m trainrt.xgboost predict --checkpoint "$WORK/bc2" --data "$WORK/bc.h5" --split test --out "$WORK/preds.h5" \
+  >"$WORK/predict.out" 2>&1 || { cat "$WORK/predict.out" >&2; fail "python3 -m trainrt.xgboost predict failed"; }
+accuracy=$("$PY" -c "import h5py, numpy as np, sys; f = h5py.File(sys.argv[1], 'r')
+print(float(np.mean((f['predictions'][...] > 0.5) == f['label'][...])))" "$WORK/preds.h5")
+within "$accuracy" "$(jq -n "1 - $(last bc2 test-error)")" 1e-9 \
+  && pass "python3 -m trainrt.xgboost predict: the checkpoint's booster predicts the reported test accuracy ($accuracy)" \
+  || fail "predict after the run: accuracy $accuracy, reported $(jq -n "1 - $(last bc2 test-error)")"
+rc=0; "$PY" -m trainrt.xgboost predict --checkpoint "$WORK/bc2" --data "$WORK/bc.h5" --split valid --out "$WORK/p2.h5" \
+  >"$WORK/predict2.out" 2>&1 || rc=$?
+[ "$rc" -eq "$TRAINRT_EXIT_DATA" ] && [ ! -e "$WORK/p2.h5" ] && grep -q "no split 'valid'" "$WORK/predict2.out" \
+  && pass "predict on a missing split: exit $rc, $(cat "$WORK/predict2.out")" || fail "predict --split valid: exit $rc, $(cat "$WORK/predict2.out")"
 
 ref=$("$PY" tests/python/xgboost_check.py reference "$WORK/diabetes.h5" 60 "${DIAB[@]}")
 ref_rmse=$(jq -r '."test-rmse"' <<<"$ref")

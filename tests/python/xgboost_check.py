@@ -4,7 +4,6 @@
                                        of the last round's metrics ("test-error", ...)
   model RUN_DIR                        the newest checkpoint's booster: "<sha256 of its UBJSON
                                        bytes, 16 hex> <rounds>"
-  predict RUN_DIR FILE SPLIT           the newest checkpoint's accuracy (classes) or RMSE on SPLIT
 """
 import hashlib
 import json
@@ -60,15 +59,5 @@ def model(run_dir):
     print(hashlib.sha256(raw).hexdigest()[:16], booster.num_boosted_rounds())
 
 
-def predict(run_dir, path, split):
-    booster = load_model(trainrt.Checkpoint.open(run_dir))
-    x, y = _split(path, split)
-    p = booster.predict(xgboost.DMatrix(x))
-    if json.loads(booster.save_config())["learner"]["objective"]["name"].startswith("binary:"):
-        print(f"accuracy {float(np.mean((p > 0.5) == y)):.6f}")
-    else:
-        print(f"rmse {float(np.sqrt(np.mean((p - y) ** 2))):.6f}")
-
-
 if __name__ == "__main__":
-    {"reference": reference, "model": model, "predict": predict}[sys.argv[1]](*sys.argv[2:])
+    {"reference": reference, "model": model}[sys.argv[1]](*sys.argv[2:])
