@@ -14,6 +14,13 @@ std::string library_dir() {
     return std::filesystem::path(info.dli_fname).parent_path().lexically_normal().string();
 }
 
+std::string binary_path() {
+    const std::filesystem::path lib = library_dir();
+    for (const std::filesystem::path& candidate : {lib / ".." / "bin" / "trainrt", lib / ".." / "trainrt"})
+        if (std::filesystem::is_regular_file(candidate)) return candidate.lexically_normal().string();
+    return "trainrt";
+}
+
 std::string versioned_library(const std::string& base) {
     const std::string version = TRAINRT_VERSION;
     return base + ".so." + version.substr(0, version.find('.', version.find('.') + 1));

@@ -8,6 +8,10 @@ namespace trainrt::config {
 // The directory libtrainrt was loaded from ("." if the loader cannot say).
 std::string library_dir();
 
+// The trainrt program of this libtrainrt: PREFIX/bin/trainrt when installed, the build tree's
+// trainrt beside lib/ in a build; "trainrt" (found on PATH) when neither is there.
+std::string binary_path();
+
 // "libtrainrt_torch" -> "libtrainrt_torch.so.0.1": the file name a component of this version has.
 std::string versioned_library(const std::string& base);
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "config/install_layout.hpp"
 #include "config/settings.hpp"
 #include "launch/launcher.hpp"
 #include "python/failure.hpp"
@@ -62,6 +63,7 @@ void bind_run(py::module_& module) {
     module.def("run", &run_from_python, py::arg("argv"), py::arg("function"), py::arg("name"),
                py::arg("settings") = std::map<std::string, std::pair<std::string, std::string>>{});
     module.def("launcher", &launcher);
+    module.def("binary", &config::binary_path);  // the trainrt program beside this module's libtrainrt
     // The built-in keys' names outside a session (keys.run.name == "run.name"): the driver side
     // (trainrt.RunConfig & co.) turns Ray's objects into settings by these names.
     module.def("setting_keys", [] {

@@ -1,0 +1,280 @@
+"""Ray Tune's driver API on trainrt's sweeps (README "Hyperparameter sweeps"):
+
+    from trainrt import tune
+    tuner = tune.Tuner(train_func,                                   # or a TorchTrainer / DataParallelTrainer
+                       param_space={"lr": tune.loguniform(1e-4, 1e-1), "batch_size": tune.choice([32, 64])},
+                       tune_config=tune.TuneConfig(metric="loss", mode="min", num_samples=8,
+                                                   scheduler=tune.ASHAScheduler(max_t=20, grace_period=1)),
+                       run_config=trainrt.RunConfig(name="sweep", storage_path="runs"))
+    results = tuner.fit()                                            # a ResultGrid
+    best = results.get_best_result()                                 # .config, .metrics, .checkpoint, .path
+
+fit() writes the sweep as trainrt's own files (SWEEP_DIR/tuner/sweep.ini and base.ini: the
+function as run.workload = python:FILE:FUNC, param_space as [space] over train.* keys) and runs
+`trainrt tune` on them: the trials are trainrt runs (srun steps inside an allocation, mpiexec
+outside), requeue-safe as any sweep; run again, fit() resumes the unfinished trials. The trial
+function gets its values in its config (and trainrt.get_config()). The domains are text that
+trainrt's C++ parser reads and checks (one rule, in one place).
+"""
+import dataclasses
+import inspect
+import json
+import os
+import subprocess
+
+from ._trainer import DataParallelTrainer, Result, RunConfig
+
+
+class _Domain:
+    def __init__(self, text, points=None):
+        self.text = text
+        self.points = points  # grid_search: its values, each tried (num_samples times, as Ray)
+
+    def __repr__(self):
+        return self.text
+
+
+def _literal(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    raise TypeError(f"trainrt.tune: {value!r} cannot be a search value (numbers, strings, booleans)")
+
+
+def choice(categories):
+    return _Domain(f"choice({', '.join(_literal(c) for c in categories)})")
+
+
+def grid_search(values):
+    values = list(values)
+    return _Domain(f"grid({', '.join(_literal(v) for v in values)})", points=len(values))
+
+
+def uniform(lower, upper):
+    return _Domain(f"uniform({lower}, {upper})")
+
+
+def quniform(lower, upper, q):
+    return _Domain(f"quniform({lower}, {upper}, {q})")
+
+
+def loguniform(lower, upper):
+    return _Domain(f"loguniform({lower}, {upper})")
+
+
+def randint(lower, upper):
+    return _Domain(f"randint({lower}, {upper})")
+
+
+def qrandint(lower, upper, q=1):
+    return _Domain(f"qrandint({lower}, {upper}, {q})")
+
+
+def randn(mean=0.0, sd=1.0):
+    return _Domain(f"randn({mean}, {sd})")
+
+
+@dataclasses.dataclass
+class FIFOScheduler:
+    pass
+
+
+@dataclasses.dataclass
+class ASHAScheduler:
+    """Ray Tune's ASHAScheduler; time_attr is epochs: a trial trains to train.epochs = each rung."""
+    time_attr: str = "epoch"
+    metric: str = None
+    mode: str = None
+    max_t: int = 100
+    grace_period: int = 1
+    reduction_factor: int = 3
+
+
+AsyncHyperBandScheduler = ASHAScheduler
+
+
+@dataclasses.dataclass
+class TuneConfig:
+    metric: str = None
+    mode: str = None
+    num_samples: int = 1
+    scheduler: object = None
+    search_alg: object = None
+    max_concurrent_trials: int = None
+
+
+class TuneError(RuntimeError):
+    """`trainrt tune` ended with a code other than 0 (its line says why); exit_code is trainrt's."""
+
+    def __init__(self, exit_code, path):
+        super().__init__(f"trainrt tune exited with code {exit_code} (sweep directory {path}; "
+                         f"`trainrt results {path}` shows the trials)")
+        self.exit_code = exit_code
+        self.path = path
+
+
+class ResultGrid:
+    """The trials of a sweep (Ray's ResultGrid): each a Result with its .config."""
+
+    def __init__(self, path, report, constants=None):
+        self.path = path
+        self._report = report
+        self._results = []
+        for trial in report["trials"]:
+            trial_dir = os.path.join(path, trial["name"])
+            result = Result.from_path(trial_dir) if os.path.isdir(trial_dir) else \
+                Result(metrics={}, checkpoint=None, best_checkpoints=[], path=trial_dir)
+            result.config = {**(constants or {}), **{_config_key(key): _parsed(value)
+                                                     for key, value in trial["values"].items()}}
+            result.status = trial["status"]
+            if trial["status"] == "ERROR":
+                result.error = TuneError(1, trial_dir)
+            self._results.append(result)
+
+    def __len__(self):
+        return len(self._results)
+
+    def __getitem__(self, index):
+        return self._results[index]
+
+    def __iter__(self):
+        return iter(self._results)
+
+    @property
+    def errors(self):
+        return [r.error for r in self._results if r.error is not None]
+
+    @property
+    def num_errors(self):
+        return len(self.errors)
+
+    def get_best_result(self, metric=None, mode=None, scope="last"):
+        """The trial whose `metric` is best (`scope`: "last" reported value, or "all": best ever)."""
+        metric = metric or self._report["metric"]
+        mode = mode or self._report["mode"]
+        scored = []
+        for result in self._results:
+            frame = result.metrics_dataframe
+            if frame is None or metric not in getattr(frame, "columns", []):
+                values = [result.metrics[metric]] if metric in result.metrics else []
+            else:
+                values = [v for v in frame[metric].tolist() if v == v]
+            if values:
+                value = values[-1] if scope == "last" else (max(values) if mode == "max" else min(values))
+                scored.append((value, result))
+        if not scored:
+            raise RuntimeError(f"trainrt.tune: no trial reported '{metric}'")
+        return (max if mode == "max" else min)(scored, key=lambda pair: pair[0])[1]
+
+    def get_dataframe(self):
+        """One row per trial: its last reported metrics, "config/<key>" values, path and status."""
+        import pandas
+        rows = []
+        for result in self._results:
+            row = dict(result.metrics)
+            row.update({f"config/{key}": value for key, value in result.config.items()})
+            row.update(trial_path=result.path, status=result.status)
+            rows.append(row)
+        return pandas.DataFrame(rows)
+
+
+class Tuner:
+    def __init__(self, trainable, *, param_space=None, tune_config=None, run_config=None):
+        self.trainable = trainable
+        self.param_space = dict(param_space or {})
+        self.tune_config = tune_config or TuneConfig()
+        self.run_config = run_config or RunConfig()
+
+    def fit(self):
+        """Runs the sweep (`trainrt tune`) and returns its ResultGrid."""
+        from . import _state
+        if _state.loading_file is not None:
+            raise RuntimeError(f"trainrt: {_state.loading_file} calls Tuner.fit() while trainrt loads it as a trial's "
+                               f"workload: put the driver code under `if __name__ == \"__main__\":`")
+        function, constants, ranks = self._function()
+        storage = os.path.abspath(os.path.expanduser(self.run_config.storage_path or "runs"))
+        name = self.run_config.name or function.__name__ + "_tune"
+        sweep_dir = os.path.join(storage, name)
+        files = os.path.join(sweep_dir, "tuner")
+        os.makedirs(files, exist_ok=True)
+        base, sweep = os.path.join(files, "base.ini"), os.path.join(files, "sweep.ini")
+        _write(base, self._base_text(function, constants, storage, name))
+        _write(sweep, self._sweep_text(ranks))
+        from ._trainrt import binary
+        total = ranks * max(1, self.tune_config.max_concurrent_trials or (os.cpu_count() or 1) // ranks)
+        command = [binary(), "tune", "--config", sweep, "--ranks", str(total)]
+        code = subprocess.call(command)
+        report = json.loads(subprocess.run([binary(), "results", sweep_dir, "--json"], capture_output=True,
+                                           text=True).stdout or '{"trials": []}')
+        if code != 0:
+            raise TuneError(code, sweep_dir)
+        return ResultGrid(sweep_dir, report, {**constants, **self._space()[1]})
+
+    def _function(self):
+        """(function, constant config, ranks per trial)."""
+        if isinstance(self.trainable, DataParallelTrainer):
+            trainer = self.trainable
+            return trainer.train_loop_per_worker, dict(trainer.train_loop_config), \
+                trainer.scaling_config.num_workers or 1
+        if callable(self.trainable):
+            return self.trainable, {}, 1
+        raise TypeError("trainrt.tune.Tuner: the trainable is a function or a TorchTrainer/DataParallelTrainer")
+
+    def _space(self):
+        space = self.param_space.get("train_loop_config", self.param_space)
+        return {key: value for key, value in space.items() if isinstance(value, _Domain)}, \
+            {key: value for key, value in space.items() if not isinstance(value, _Domain)}
+
+    def _base_text(self, function, constants, storage, name):
+        source = inspect.getsourcefile(function)
+        if source is None or function.__name__ == "<lambda>":
+            raise TypeError("trainrt.tune.Tuner: the function must be a named function defined in a file")
+        _, fixed = self._space()
+        lines = ["[run]", f"workload = python:{os.path.abspath(source)}:{function.__name__}",
+                 f"storage_path = {storage}", f"name = {name}", "[train]"]
+        lines += [f"{key} = {_literal(value)}" for key, value in {**constants, **fixed}.items()]
+        return "\n".join(lines) + "\n"
+
+    def _sweep_text(self, ranks):
+        config, domains = self.tune_config, self._space()[0]
+        if config.search_alg is not None:
+            raise NotImplementedError("trainrt.tune: search_alg is not supported yet (random and grid_search are)")
+        scheduler = config.scheduler or FIFOScheduler()
+        metric = config.metric or getattr(scheduler, "metric", None)
+        mode = config.mode or getattr(scheduler, "mode", None) or "max"
+        if not metric:
+            raise ValueError("trainrt.tune: TuneConfig(metric=...) names the reported metric trials are compared by")
+        points = 1  # Ray runs num_samples trials per grid point; trainrt's num_samples counts them all
+        for domain in domains.values():
+            points *= domain.points or 1
+        lines = ["[tune]", "base = base.ini", f"metric = {metric}", f"mode = {mode}",
+                 f"num_samples = {config.num_samples * points}", f"ranks_per_trial = {ranks}",
+                 f"max_concurrent_trials = {config.max_concurrent_trials or 0}", "search = random"]
+        if isinstance(scheduler, ASHAScheduler):
+            lines += ["scheduler = asha", f"asha.time_attr = {scheduler.time_attr}", f"asha.max_t = {scheduler.max_t}",
+                      f"asha.grace_period = {scheduler.grace_period}",
+                      f"asha.reduction_factor = {scheduler.reduction_factor}"]
+        lines += ["[space]"] + [f"train.{key} = {domain}" for key, domain in domains.items()]
+        return "\n".join(lines) + "\n"
+
+
+def _config_key(key):
+    """A trial value's key as the function's config names it ("train.lr" -> "lr")."""
+    return key[len("train."):] if key.startswith("train.") else key
+
+
+def _parsed(text):
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except (TypeError, ValueError):
+            pass
+    return text
+
+
+def _write(path, text):
+    partial = f"{path}.tmp.{os.getpid()}"
+    with open(partial, "w") as file:
+        file.write(text)
+    os.replace(partial, path)

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Ray Tune's driver API (trainrt.tune): a plain `python3 script.py` whose Tuner(train_func,
+# param_space, TuneConfig(ASHAScheduler), RunConfig).fit() runs a trainrt sweep (trials as mpiexec
+# steps) and returns a ResultGrid. grid_search over 3 learning rates, one trial at a time, the
+# best first: 3 trials, the best is the largest rate (the function is gradient descent on a
+# quadratic), its Result has the config, metrics after the last rung and a checkpoint; ASHA
+# stopped the two others at the first rung (epoch 1). Run again,
+# the finished sweep starts no trial and gives the same grid. loguniform with num_samples=4: 4
+# trials, the best is the one with the largest sampled rate.
+# ctest: processors=2
+source "$(dirname "$0")/../lib/common.sh"
+export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" TUNER_RUNS="$WORK/runs"
+PY=/usr/bin/python3
+driver() { grep -m1 '^driver: ' "$1" || true; }
+starts() { cat "$WORK"/runs/"$1"/trial_*/events.jsonl 2>/dev/null | jq -c 'select(.event == "start")' | grep -c . || true; }
+
+rc=0; TUNER_NAME=grid timeout -k 10 600 "$PY" tests/python/tuner_func.py >"$WORK/grid.out" 2>&1 || rc=$?
+line=$(driver "$WORK/grid.out")
+[ "$rc" -eq 0 ] && [[ "$line" == "driver: 3 trials, 0 errors, best lr 0.1, best loss "*", epochs 9, checkpoint w "*", dataframe rows 3 with config/lr True" ]] \
+  && pass "grid_search of 3 rates with ASHA: $line" || { tail -20 "$WORK/grid.out" >&2; fail "grid sweep: exit $rc, '$line'"; }
+[ -f "$WORK/runs/grid/sweep.json" ] && [ -f "$WORK/runs/grid/tuner/sweep.ini" ] \
+  && grep -q "^train.lr = grid(0.1, 0.01, 0.001)" "$WORK/runs/grid/tuner/sweep.ini" \
+  && pass "the sweep is trainrt's own: tuner/sweep.ini ($(grep -c . "$WORK/runs/grid/tuner/sweep.ini") lines) and sweep.json" \
+  || fail "no sweep.json / tuner/sweep.ini with the grid in $WORK/runs/grid"
+stopped=$(jq -c '[.trials[] | .iterations]' <("$TRAINRT" results "$WORK/runs/grid" --json))
+[ "$stopped" = "[9,1,1]" ] && pass "ASHA: the best trial trained 9 epochs, the others stopped at epoch 1 ($stopped)" \
+  || fail "ASHA: epochs per trial $stopped, want [9,1,1]: $("$TRAINRT" results "$WORK/runs/grid")"
+
+before=$(starts grid)
+rc=0; TUNER_NAME=grid timeout -k 10 300 "$PY" tests/python/tuner_func.py >"$WORK/again.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && [ "$(driver "$WORK/again.out")" = "$line" ] && [ "$(starts grid)" = "$before" ] \
+  && pass "fit() again on the finished sweep: no trial started, the same ResultGrid" \
+  || { tail "$WORK/again.out" >&2; fail "second fit(): exit $rc, starts $(starts grid) (were $before), '$(driver "$WORK/again.out")'"; }
+
+rc=0; TUNER_NAME=random timeout -k 10 600 "$PY" tests/python/tuner_func.py --random >"$WORK/random.out" 2>&1 || rc=$?
+line=$(driver "$WORK/random.out")
+largest=$("$TRAINRT" results "$WORK/runs/random" --json | jq -r '[.trials[].values."train.lr" | tonumber] | max')
+best=$(sed -n 's/.*best lr \([^,]*\),.*/\1/p' <<<"$line")
+[ "$rc" -eq 0 ] && [[ "$line" == "driver: 4 trials, 0 errors,"* ]] && [ -n "$best" ] \
+  && "$PY" -c "import sys; sys.exit(0 if abs(float(sys.argv[1]) - float(sys.argv[2])) < 1e-12 else 1)" "$best" "$largest" \
+  && pass "loguniform, num_samples=4: the best trial has the largest sampled rate ($best): $line" \
+  || { tail -20 "$WORK/random.out" >&2; fail "random sweep: exit $rc, '$line', largest rate $largest"; }
+finish

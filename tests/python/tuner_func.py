@@ -1,0 +1,40 @@
+"""A Ray Tune user's script on trainrt (tests/python/test_python_tuner.sh): a training function
+(gradient descent on (w - 3)^2, checkpointing w and the epoch) swept over its learning rate with
+ASHA from a plain python3: Tuner(...).fit() -> ResultGrid."""
+import os
+import sys
+
+import numpy as np
+
+import trainrt
+from trainrt import tune
+
+
+def train_func(config):
+    checkpoint = trainrt.get_checkpoint()
+    w = float(checkpoint["w"][0]) if checkpoint else 0.0
+    start = int(checkpoint.attributes["epoch"]) if checkpoint else 0
+    for epoch in range(start + 1, config["epochs"] + 1):
+        for _ in range(20):
+            w -= config["lr"] * 2 * (w - 3.0)
+        trainrt.report({"epoch": epoch, "loss": (w - 3.0) ** 2},
+                       checkpoint=trainrt.Checkpoint({"w": np.array([w]), "epoch": epoch}))
+
+
+if __name__ == "__main__":
+    # The grid one trial at a time, best rate first: ASHA's decisions are then the same every run.
+    space, samples, at_once = {"lr": tune.grid_search([0.1, 0.01, 0.001]), "epochs": 9}, 1, 1
+    if sys.argv[1:] == ["--random"]:
+        space, samples, at_once = {"lr": tune.loguniform(1e-3, 1e-1), "epochs": 9}, 4, None
+    tuner = tune.Tuner(train_func, param_space=space,
+                       tune_config=tune.TuneConfig(metric="loss", mode="min", num_samples=samples,
+                                                   max_concurrent_trials=at_once,
+                                                   scheduler=tune.ASHAScheduler(max_t=9, grace_period=1)),
+                       run_config=trainrt.RunConfig(name=os.environ["TUNER_NAME"], storage_path=os.environ["TUNER_RUNS"]))
+    results = tuner.fit()
+    best = results.get_best_result()
+    frame = results.get_dataframe()
+    print(f"driver: {len(results)} trials, {results.num_errors} errors, best lr {best.config['lr']}, "
+          f"best loss {best.metrics['loss']:.3g}, epochs {best.metrics['epoch']}, checkpoint w "
+          f"{float(best.checkpoint['w'][0]):.4f}, dataframe rows {len(frame)} with config/lr "
+          f"{'config/lr' in frame.columns}", flush=True)
