@@ -95,6 +95,20 @@ AsyncHyperBandScheduler = ASHAScheduler
 
 
 @dataclasses.dataclass
+class PopulationBasedTraining:
+    """Ray Tune's PopulationBasedTraining; intervals are epochs up to config["epochs"] (a constant of
+    param_space). The values explored are param_space's domains; hyperparam_mutations adds domains
+    (a list is a choice) for keys param_space gives as constants."""
+    time_attr: str = "epoch"
+    metric: str = None
+    mode: str = None
+    perturbation_interval: int = 4
+    quantile_fraction: float = 0.25
+    resample_probability: float = 0.25
+    hyperparam_mutations: dict = None
+
+
+@dataclasses.dataclass
 class TuneConfig:
     metric: str = None
     mode: str = None
@@ -222,7 +236,11 @@ class Tuner:
         raise TypeError("trainrt.tune.Tuner: the trainable is a function or a TorchTrainer/DataParallelTrainer")
 
     def _space(self):
-        space = self.param_space.get("train_loop_config", self.param_space)
+        space = dict(self.param_space.get("train_loop_config", self.param_space))
+        mutations = getattr(self.tune_config.scheduler, "hyperparam_mutations", None) or {}
+        for key, domain in mutations.items():
+            if not isinstance(space.get(key), _Domain):
+                space[key] = domain if isinstance(domain, _Domain) else choice(domain)
         return {key: value for key, value in space.items() if isinstance(value, _Domain)}, \
             {key: value for key, value in space.items() if not isinstance(value, _Domain)}
 
@@ -255,6 +273,11 @@ class Tuner:
             lines += ["scheduler = asha", f"asha.time_attr = {scheduler.time_attr}", f"asha.max_t = {scheduler.max_t}",
                       f"asha.grace_period = {scheduler.grace_period}",
                       f"asha.reduction_factor = {scheduler.reduction_factor}"]
+        if isinstance(scheduler, PopulationBasedTraining):
+            lines += ["scheduler = pbt", f"pbt.time_attr = {scheduler.time_attr}",
+                      f"pbt.perturbation_interval = {scheduler.perturbation_interval}",
+                      f"pbt.quantile_fraction = {scheduler.quantile_fraction}",
+                      f"pbt.resample_probability = {scheduler.resample_probability}"]
         lines += ["[space]"] + [f"train.{key} = {domain}" for key, domain in domains.items()]
         return "\n".join(lines) + "\n"
 

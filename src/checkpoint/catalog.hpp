@@ -45,6 +45,12 @@ struct RetentionPolicy {
 std::vector<std::string> retention_victims(const std::string& run_dir, const std::string& newest,
                                            const RetentionPolicy& policy);
 
+// Copies committed checkpoint `name` of run `from_run` (verified first) into run `to_run` as its
+// newest, which the run resumes from (PBT's exploit): `to_run`'s checkpoints of that iteration or
+// later are retired and removed first; the copy goes in through .pending_ and a durable rename.
+// CheckpointError when the source does not verify; StorageError when copying fails.
+void clone_checkpoint(const std::string& from_run, const std::string& name, const std::string& to_run);
+
 // Takes checkpoint `name` out of the catalog: a durable rename to .deleting_<name>, so an
 // interrupted removal never leaves a half checkpoint under a committed name. Returns the renamed
 // path, for the caller to remove (storage::BackgroundRemover); the next start removes leftovers.

@@ -45,8 +45,8 @@ TRAINRT_KEYS(TuneKeys, "tune", TRAINRT_TUNE_KEYS);
 TRAINRT_KEYS(AshaKeys, "tune.asha", TRAINRT_ASHA_KEYS);
 
 #define TRAINRT_PBT_KEYS(KEY)                                                                                        \
-    KEY(time_attr, std::string, "training_iteration", any_value(), "the reported count intervals are measured in")   \
-    KEY(perturbation_interval, std::int64_t, "4", at_least(1), "time_attr between exploit/explore decisions")        \
+    KEY(time_attr, std::string, "epoch", one_of({"epoch"}), "intervals are epochs: a trial trains to each boundary") \
+    KEY(perturbation_interval, std::int64_t, "4", at_least(1), "epochs between exploit/explore decisions (to train.epochs)") \
     KEY(quantile_fraction, double, "0.25", between(0, 0.5), "the bottom fraction that copies the top fraction")      \
     KEY(resample_probability, double, "0.25", between(0, 1), "chance a mutated value is drawn anew from its domain")
 TRAINRT_KEYS(PbtKeys, "tune.pbt", TRAINRT_PBT_KEYS);

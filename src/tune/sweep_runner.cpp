@@ -12,7 +12,9 @@
 #include "launch/process.hpp"
 #include "metrics/rows_file.hpp"
 #include "runlog/run_files.hpp"
+#include "checkpoint/catalog.hpp"
 #include "tune/asha.hpp"
+#include "tune/pbt.hpp"
 #include "launch/requeue.hpp"
 #include "launch/slurm_client.hpp"
 #include "log/log.hpp"
@@ -23,6 +25,15 @@ namespace trainrt::tune {
 namespace {
 
 std::string trial_name(std::size_t index) { return fmt::format("trial_{:04d}", index); }
+
+// PBT's boundaries: every perturbation_interval epochs up to the base job's train.epochs.
+std::vector<std::int64_t> pbt_boundaries_of(const SweepConfig& sweep) {
+    const std::string total = sweep.base.has("train.epochs") ? sweep.base.get("train.epochs") : "";
+    if (total.empty())
+        throw ConfigError(fmt::format("tune: scheduler = pbt trains every trial to the base job's train.epochs, which "
+                                      "{} does not set; set it (e.g. train.epochs = 20)", sweep.base_path));
+    return pbt_boundaries(sweep.pbt.perturbation_interval.value, std::stoll(total));
+}
 
 // What a restarted sweep must share with the stored one for its trials to be the same.
 std::map<std::string, std::string> definition_of(const SweepConfig& sweep) {
@@ -37,6 +48,11 @@ std::map<std::string, std::string> definition_of(const SweepConfig& sweep) {
         {"run.seed", sweep.base.get("run.seed")}};
     if (sweep.tune.scheduler.value == SchedulerKind::asha)
         for (const std::int64_t rung : asha_rungs(sweep.asha)) definition["tune.asha.rungs"] += fmt::format("{} ", rung);
+    if (sweep.tune.scheduler.value == SchedulerKind::pbt) {
+        for (const std::int64_t boundary : pbt_boundaries_of(sweep)) definition["tune.pbt.boundaries"] += fmt::format("{} ", boundary);
+        definition[sweep.pbt.quantile_fraction.key] = real_text(sweep.pbt.quantile_fraction.value);
+        definition[sweep.pbt.resample_probability.key] = real_text(sweep.pbt.resample_probability.value);
+    }
     for (const Domain& domain : sweep.space) definition["space." + domain.key] = domain.text();
     return definition;
 }
@@ -87,7 +103,9 @@ class SweepRun {
 public:
     SweepRun(const SweepConfig& sweep, const SweepPlacement& placement)
         : sweep_(sweep), placement_(placement), dir_(sweep_dir(sweep)), state_(prepare_state(sweep, dir_)),
-          rungs_(asha_rungs(sweep.asha)) {}
+          rungs_(asha_rungs(sweep.asha)),
+          boundaries_(sweep.tune.scheduler.value == SchedulerKind::pbt ? pbt_boundaries_of(sweep) : std::vector<std::int64_t>{}),
+          seed_(static_cast<std::uint64_t>(std::stoll(sweep.base.get("run.seed")))) {}
 
     int run() {
         for (TrialRecord& trial : state_.trials)
@@ -134,6 +152,7 @@ private:
     void finished(TrialRecord& trial, int code) {
         trial.last_exit = code;
         if (code == 0 && sweep_.tune.scheduler.value == SchedulerKind::asha) rung_reached(trial);
+        else if (code == 0 && sweep_.tune.scheduler.value == SchedulerKind::pbt) boundary_reached(trial);
         else if (code == 0) trial.status = TrialStatus::terminated;
         else if (stop_code(code)) trial.status = TrialStatus::pending, stop_code_ = std::max(stop_code_, code);
         else if (trial.attempts > sweep_.tune.max_failures_per_trial.value) trial.status = TrialStatus::error;
@@ -143,16 +162,23 @@ private:
                   dir_ + "/" + trial.name + ".out");
     }
 
-    // ASHA at the rung the trial ran to: continue to the next rung, or stop here.
-    void rung_reached(TrialRecord& trial) {
-        const bool maximize = sweep_.tune.mode.value == ScoreOrder::max;
+    // The trial's metric at the epoch it ran to; without one it is ERROR (the scheduler compares
+    // trials by it).
+    std::optional<double> target_metric(TrialRecord& trial, const char* scheduler) {
         const std::optional<double> value = metric_at(dir_ + "/" + trial.name, sweep_.tune.metric.value, trial.target);
         if (!value) {
             trial.status = TrialStatus::error;
-            log::warn("sweep: {} reported no {} at epoch {}: ERROR (ASHA compares trials by it)", trial.name,
-                      sweep_.tune.metric.value, trial.target);
-            return;
+            log::warn("sweep: {} reported no {} at epoch {}: ERROR ({} compares trials by it)", trial.name,
+                      sweep_.tune.metric.value, trial.target, scheduler);
         }
+        return value;
+    }
+
+    // ASHA at the rung the trial ran to: continue to the next rung, or stop here.
+    void rung_reached(TrialRecord& trial) {
+        const bool maximize = sweep_.tune.mode.value == ScoreOrder::max;
+        const std::optional<double> value = target_metric(trial, "ASHA");
+        if (!value) return;
         std::vector<double> at_rung{*value};
         for (const TrialRecord& other : state_.trials)
             for (const RungDecision& decision : other.decisions)
@@ -166,6 +192,73 @@ private:
                   promoted ? fmt::format("continues to epoch {}", next) : next == 0 ? "done" : "stopped early");
         if (promoted) trial.target = next, trial.status = TrialStatus::pending;
         else trial.status = TrialStatus::terminated;
+    }
+
+    // PBT at the boundary the trial ran to: a trial in the bottom quantile goes on from a top
+    // trial's checkpoint with its values explored; every other trial goes on as it is.
+    void boundary_reached(TrialRecord& trial) {
+        const bool maximize = sweep_.tune.mode.value == ScoreOrder::max;
+        const std::optional<double> value = target_metric(trial, "PBT");
+        if (!value) return;
+        std::vector<PbtScore> scores{{trial.index, *value}};
+        for (const TrialRecord& other : state_.trials)
+            if (other.index != trial.index && !other.decisions.empty()) scores.push_back({other.index, other.decisions.back().value});
+        RungDecision decision{trial.target, *value, 0, scores.size(), true, -1};
+        std::int64_t from = trial.target;
+        const PbtQuantiles split = pbt_quantiles(scores, sweep_.pbt.quantile_fraction.value, maximize);
+        const auto in = [](const std::vector<std::size_t>& group, std::size_t index) {
+            return std::find(group.begin(), group.end(), index) != group.end();
+        };
+        if (pbt_next_boundary(boundaries_, trial.target) != 0 && in(split.lower, trial.index)) {
+            const std::uint64_t draw = pbt_draw_seed(seed_, trial.index, trial.target);
+            const std::size_t donor = pbt_pick_donor(split.upper, draw);
+            if (auto epoch = exploit(trial, state_.trials[donor], draw)) {
+                decision.promoted = false, decision.donor = static_cast<std::int64_t>(donor);
+                from = *epoch;
+            }
+        }
+        trial.decisions.push_back(decision);
+        trial.target = pbt_next_boundary(boundaries_, from);
+        trial.status = trial.target == 0 ? TrialStatus::terminated : TrialStatus::pending;
+        log::info("sweep: {} at epoch {}: {} = {:.6g} ({} trial(s) scored){}", trial.name, decision.rung,
+                  sweep_.tune.metric.value, *value, scores.size(),
+                  trial.target == 0 ? ": done" : fmt::format(": continues to epoch {}", trial.target));
+    }
+
+    // Copies `donor`'s state at `trial`'s epoch (its newest checkpoint saved at or before it: the
+    // population compared at the same time) into `trial`'s run and explores the donor's values;
+    // the epoch the copy was saved at, or nothing when there is none to copy.
+    std::optional<std::int64_t> exploit(TrialRecord& trial, const TrialRecord& donor, std::uint64_t draw) {
+        const std::string from_run = dir_ + "/" + donor.name, to_run = dir_ + "/" + trial.name;
+        const auto [name, epoch] = state_at(from_run, trial.target);
+        if (name.empty()) return std::nullopt;
+        try {
+            checkpoint::clone_checkpoint(from_run, name, to_run);
+        } catch (const Error& error) {
+            log::warn("sweep: {} keeps its own state: copying {}'s {} failed: {}", trial.name, donor.name, name,
+                      error.what());
+            return std::nullopt;
+        }
+        trial.values = pbt_explore(sweep_.space, donor.values, sweep_.pbt.resample_probability.value, draw);
+        log::info("sweep: {} copies {} ({}; {}, epoch {}) and goes on with {}", trial.name, donor.name,
+                  values_text(donor), name, epoch, values_text(trial));
+        return epoch;
+    }
+
+    // The newest committed checkpoint of `run_dir` whose reported epoch is at most `epoch`, and
+    // that epoch; ("", 0) when none is.
+    static std::pair<std::string, std::int64_t> state_at(const std::string& run_dir, std::int64_t epoch) {
+        const std::vector<std::string> names = checkpoint::committed_names(run_dir);
+        for (auto name = names.rbegin(); name != names.rend(); ++name) {
+            try {
+                const auto metrics = checkpoint::read_manifest(checkpoint::checkpoints_dir(run_dir) + "/" + *name).metrics;
+                if (metrics.contains("epoch") && metrics["epoch"].is_number_integer() &&
+                    metrics["epoch"].get<std::int64_t>() <= epoch)
+                    return {*name, metrics["epoch"].get<std::int64_t>()};
+            } catch (const Error&) {  // being removed by the donor's retention: an older one
+            }
+        }
+        return {"", 0};
     }
 
     static std::string values_text(const TrialRecord& trial) {
@@ -199,6 +292,8 @@ private:
     std::string dir_;
     SweepState state_;
     std::vector<std::int64_t> rungs_;  // ASHA's
+    std::vector<std::int64_t> boundaries_;  // PBT's
+    std::uint64_t seed_;
     std::vector<Running> running_;
     int stop_code_ = 0;
 };
@@ -235,7 +330,9 @@ SweepState prepare_state(const SweepConfig& sweep, const std::string& dir) {
     }
     SweepState state{definition, {}};
     const auto seed = static_cast<std::uint64_t>(std::stoll(sweep.base.get("run.seed")));
-    const std::int64_t first_target = sweep.tune.scheduler.value == SchedulerKind::asha ? asha_rungs(sweep.asha).front() : 0;
+    const std::int64_t first_target = sweep.tune.scheduler.value == SchedulerKind::asha ? asha_rungs(sweep.asha).front()
+                                      : sweep.tune.scheduler.value == SchedulerKind::pbt ? pbt_boundaries_of(sweep).front()
+                                                                                         : 0;
     for (std::size_t i = 0; i < sweep.trials; ++i) {
         state.trials.push_back({i, trial_name(i), native_trial(sweep.space, sweep.tune.search.value, seed, i)});
         state.trials.back().target = first_target;
@@ -246,8 +343,7 @@ SweepState prepare_state(const SweepConfig& sweep, const std::string& dir) {
 int run_sweep(const SweepConfig& sweep, const SweepPlacement& placement) {
     if (sweep.tune.search.value == SearchKind::optuna)
         throw ConfigError("tune: search = optuna is not available yet in this trainrt; use random or grid");
-    if (sweep.tune.scheduler.value == SchedulerKind::pbt)
-        throw ConfigError("tune: scheduler = pbt is not available yet in this trainrt; use fifo or asha");
+    if (sweep.tune.scheduler.value == SchedulerKind::pbt) pbt_boundaries_of(sweep);  // train.epochs set: before any file
 
     return SweepRun(sweep, placement).run();
 }

@@ -28,7 +28,7 @@ nlohmann::ordered_json to_json(const TrialRecord& trial) {
     nlohmann::ordered_json decisions = nlohmann::ordered_json::array();
     for (const RungDecision& d : trial.decisions)
         decisions.push_back({{"rung", d.rung}, {"value", d.value}, {"cutoff", d.cutoff}, {"seen", d.seen},
-                             {"promoted", d.promoted}});
+                             {"promoted", d.promoted}, {"donor", d.donor}});
     return {{"index", trial.index}, {"name", trial.name}, {"status", status_name(trial.status)},
             {"attempts", trial.attempts}, {"last_exit", trial.last_exit}, {"target", trial.target},
             {"values", values}, {"decisions", decisions}};
@@ -45,7 +45,8 @@ TrialRecord trial_of(const nlohmann::ordered_json& row, const std::string& path)
     trial.target = row.value("target", std::int64_t{0});
     for (const auto& d : row.value("decisions", nlohmann::ordered_json::array()))
         trial.decisions.push_back({d.at("rung").get<std::int64_t>(), d.at("value").get<double>(), d.at("cutoff").get<double>(),
-                                   d.at("seen").get<std::size_t>(), d.at("promoted").get<bool>()});
+                                   d.at("seen").get<std::size_t>(), d.at("promoted").get<bool>(),
+                                   d.value("donor", std::int64_t{-1})});
     return trial;
 }
 

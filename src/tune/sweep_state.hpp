@@ -24,7 +24,8 @@ struct RungDecision {
     double value = 0;          // the trial's metric there
     double cutoff = 0;         // the rung's cutoff then (ASHA: the 1 - 1/rf quantile of its values)
     std::size_t seen = 0;      // trials that had reached the rung, this one included
-    bool promoted = false;     // continues to the next rung; false: stopped early
+    bool promoted = false;     // continues to the next rung; false: stopped early (PBT: exploited)
+    std::int64_t donor = -1;   // PBT: the trial whose checkpoint and values it went on from
 };
 
 struct TrialRecord {

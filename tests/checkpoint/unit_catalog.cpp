@@ -653,3 +653,31 @@ TEST_CASE("CheckpointState: invalid tensors are CheckpointErrors naming the tens
     // A failed add leaves the state as it was.
     CHECK(state.tensors().size() == 1);
 }
+
+// ------------------------------------------------------------------------------ clone (PBT)
+
+TEST_CASE("clone_checkpoint: the copy becomes the target's newest; its later ones are retired",
+          "[checkpoint]") {
+    TempRunDir donor, target;
+    make_committed(donor, 4, Json{{"epoch", 2}});
+    make_committed(target, 2, Json{{"epoch", 1}});
+    make_committed(target, 4, Json{{"epoch", 2}});
+    make_committed(target, 6, Json{{"epoch", 3}});
+    clone_checkpoint(donor.path(), "checkpoint_000004", target.path());
+    CHECK(committed_names(target.path()) == names_of({2, 4}));
+    CHECK(read_manifest(target.checkpoints() + "/checkpoint_000004").metrics == Json{{"epoch", 2}});
+    CHECK(read_text(target.checkpoints() + "/latest") == "checkpoint_000004\n");
+    CHECK(clean_leftovers(target.path()).empty());  // nothing pending or retired is left behind
+    CHECK(*select_latest_valid(target.path()).path == target.checkpoints() + "/checkpoint_000004");
+    CHECK(committed_names(donor.path()) == names_of({4}));  // the donor keeps its own
+}
+
+TEST_CASE("clone_checkpoint: a source that does not verify is a CheckpointError; the target is untouched",
+          "[checkpoint]") {
+    TempRunDir donor, target;
+    make_committed(donor, 4, Json::object());
+    write_text(donor.checkpoints() + "/checkpoint_000004/stray.h5", "not listed");
+    make_committed(target, 6, Json::object());
+    CHECK_THROWS_AS(clone_checkpoint(donor.path(), "checkpoint_000004", target.path()), trainrt::CheckpointError);
+    CHECK(committed_names(target.path()) == names_of({6}));
+}

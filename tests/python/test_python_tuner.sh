@@ -6,7 +6,8 @@
 # quadratic), its Result has the config, metrics after the last rung and a checkpoint; ASHA
 # stopped the two others at the first rung (epoch 1). Run again,
 # the finished sweep starts no trial and gives the same grid. loguniform with num_samples=4: 4
-# trials, the best is the one with the largest sampled rate.
+# trials, the best is the one with the largest sampled rate. PopulationBasedTraining with
+# hyperparam_mutations: 4 trials to epoch 6, at least one exploit.
 # ctest: processors=2
 source "$(dirname "$0")/../lib/common.sh"
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" TUNER_RUNS="$WORK/runs"
@@ -40,4 +41,12 @@ best=$(sed -n 's/.*best lr \([^,]*\),.*/\1/p' <<<"$line")
   && "$PY" -c "import sys; sys.exit(0 if abs(float(sys.argv[1]) - float(sys.argv[2])) < 1e-12 else 1)" "$best" "$largest" \
   && pass "loguniform, num_samples=4: the best trial has the largest sampled rate ($best): $line" \
   || { tail -20 "$WORK/random.out" >&2; fail "random sweep: exit $rc, '$line', largest rate $largest"; }
+
+rc=0; TUNER_NAME=pbt timeout -k 10 600 "$PY" tests/python/tuner_func.py --pbt >"$WORK/pbt.out" 2>&1 || rc=$?
+line=$(driver "$WORK/pbt.out")
+copies=$(grep -c "copies trial_" "$WORK/pbt.out" || true)
+[ "$rc" -eq 0 ] && [[ "$line" == "driver: 4 trials, 0 errors, best lr "*", epochs 6, "* ]] && [ "$copies" -ge 1 ] \
+  && grep -q "^scheduler = pbt" "$WORK/runs/pbt/tuner/sweep.ini" \
+  && pass "PopulationBasedTraining (hyperparam_mutations over lr): $copies exploit(s), $line" \
+  || { tail -20 "$WORK/pbt.out" >&2; fail "PBT sweep: exit $rc, $copies exploits, '$line'"; }
 finish

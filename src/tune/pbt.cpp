@@ -1,0 +1,97 @@
+#include "tune/pbt.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "trainrt/error.hpp"
+
+namespace trainrt::tune {
+namespace {
+
+double unit(std::mt19937_64& generator) { return static_cast<double>(generator() >> 11) * 0x1.0p-53; }
+
+double within(const Domain& domain, double value) {
+    switch (domain.kind) {
+        case DomainKind::uniform: case DomainKind::quniform: case DomainKind::loguniform:
+            value = std::clamp(value, domain.low, domain.high);
+            break;
+        case DomainKind::randint: value = std::clamp(value, domain.low, domain.high - 1); break;
+        case DomainKind::qrandint: value = std::clamp(value, domain.low, domain.high); break;
+        default: break;
+    }
+    if (domain.q > 0) value = std::clamp(std::round(value / domain.q) * domain.q, domain.low, domain.high);
+    return value;
+}
+
+std::string perturbed(const Domain& domain, const std::string& value, std::mt19937_64& generator) {
+    const bool up = generator() % 2 == 1;
+    if (domain.enumerated()) {
+        auto at = std::find(domain.values.begin(), domain.values.end(), value);
+        if (at == domain.values.end()) return value;  // not one of the domain's own words: kept
+        const auto index = static_cast<std::size_t>(at - domain.values.begin());
+        if (up) return domain.values[std::min(index + 1, domain.values.size() - 1)];
+        return domain.values[index == 0 ? 0 : index - 1];
+    }
+    const double moved = within(domain, std::stod(value) * (up ? 1.2 : 0.8));
+    return domain.integral() ? std::to_string(static_cast<std::int64_t>(std::llround(moved))) : real_text(moved);
+}
+
+}  // namespace
+
+std::vector<std::int64_t> pbt_boundaries(std::int64_t interval, std::int64_t total) {
+    std::vector<std::int64_t> boundaries;
+    for (std::int64_t epoch = interval; epoch < total; epoch += interval) boundaries.push_back(epoch);
+    boundaries.push_back(total);
+    return boundaries;
+}
+
+std::int64_t pbt_next_boundary(const std::vector<std::int64_t>& boundaries, std::int64_t epoch) {
+    for (std::int64_t boundary : boundaries)
+        if (boundary > epoch) return boundary;
+    return 0;
+}
+
+PbtQuantiles pbt_quantiles(std::vector<PbtScore> scores, double fraction, bool maximize) {
+    PbtQuantiles split;
+    if (scores.size() < 2) return split;
+    std::stable_sort(scores.begin(), scores.end(), [maximize](const PbtScore& a, const PbtScore& b) {
+        return maximize ? a.value < b.value : a.value > b.value;  // worst first
+    });
+    auto count = static_cast<std::size_t>(std::ceil(static_cast<double>(scores.size()) * fraction));
+    count = std::min(count, scores.size() / 2);
+    for (std::size_t i = 0; i < count; ++i) {
+        split.lower.push_back(scores[i].trial);
+        split.upper.push_back(scores[scores.size() - 1 - i].trial);
+    }
+    return split;
+}
+
+std::uint64_t pbt_draw_seed(std::uint64_t seed, std::size_t trial, std::int64_t boundary) {
+    std::seed_seq seeds{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                        static_cast<std::uint32_t>(trial), static_cast<std::uint32_t>(boundary), 0x50425431u};
+    std::mt19937_64 generator(seeds);
+    return generator();
+}
+
+std::size_t pbt_pick_donor(const std::vector<std::size_t>& upper, std::uint64_t draw_seed) {
+    if (upper.empty()) throw Error("tune: PBT has no trial to copy");
+    std::mt19937_64 generator(draw_seed);
+    return upper[generator() % upper.size()];
+}
+
+TrialValues pbt_explore(const std::vector<Domain>& space, const TrialValues& donor_values,
+                        double resample_probability, std::uint64_t draw_seed) {
+    std::mt19937_64 generator(draw_seed ^ 0x9e3779b97f4a7c15ULL);
+    TrialValues explored = donor_values;
+    for (auto& [key, value] : explored) {
+        auto domain = std::find_if(space.begin(), space.end(), [&key = key](const Domain& d) { return d.key == key; });
+        if (domain == space.end()) continue;
+        const bool resample = unit(generator) < resample_probability && domain->kind != DomainKind::grid;
+        value = resample ? domain->sample(generator) : perturbed(*domain, value, generator);
+    }
+    return explored;
+}
+
+}  // namespace trainrt::tune

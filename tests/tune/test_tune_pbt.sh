@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# PBT under mpiexec: 4 fashion_mlp trials (1 rank, 2 at once) on the small dataset, learning rates
+# from loguniform(1e-4, 0.3), 6 epochs, a boundary every 2 (perturbation_interval 2, quantile 0.25,
+# resample_probability 0: every exploration is a x0.8 / x1.2 move). At each boundary the worst
+# trial scored so far copies the best one's newest checkpoint and goes on with its rate moved:
+# sweep.json records each decision with the donor; an exploiting trial resumes from the copy (in
+# its own run directory), its rate is the donor's x0.8 or x1.2, and its rows go on from the copied
+# epoch; every trial ends TERMINATED at epoch 6. The same sweep run again starts nothing.
+# ctest: fixture=small_data
+source "$(dirname "$0")/../lib/common.sh"
+require_small_data
+cat >"$WORK/pbt.ini" <<INI
+[tune]
+base = $TRAINRT_SRC/jobs/fashion_mlp.ini
+metric = test_accuracy
+mode = max
+num_samples = 4
+ranks_per_trial = 1
+max_concurrent_trials = 2
+scheduler = pbt
+pbt.perturbation_interval = 2
+pbt.quantile_fraction = 0.25
+pbt.resample_probability = 0
+[space]
+train.lr = loguniform(1e-4, 0.3)
+INI
+sweep() {
+  rc=0
+  timeout -k 10 400 "$TRAINRT" tune --config "$WORK/pbt.ini" --train.epochs=6 --data.path="$SMALL_DATA" \
+    --run.storage_path="$WORK" --run.name=pbt >>"$WORK/pbt.out" 2>&1 || rc=$?
+}
+sweep
+S=$WORK/pbt
+[ "$rc" -eq 0 ] && [ "$(jq '[.trials[] | select(.status == "TERMINATED")] | length' "$S/sweep.json")" -eq 4 ] \
+  || { tail -20 "$WORK/pbt.out" >&2; fail "PBT sweep: exit $rc"; finish; }
+exploits=$(jq '[.trials[].decisions[] | select(.donor >= 0)] | length' "$S/sweep.json")
+[ "$exploits" -ge 1 ] && pass "4 trials TERMINATED; $exploits exploit decision(s) recorded with their donor" \
+  || fail "no exploit recorded: $(jq -c '[.trials[].decisions]' "$S/sweep.json")"
+ok=1
+for t in $(jq -r '.trials[] | select(any(.decisions[]; .donor >= 0)) | .name' "$S/sweep.json"); do
+  grep -q "sweep: $t copies trial_" "$WORK/pbt.out" || { ok=0; echo "no copy line for $t" >&2; }
+  grep -q "resuming from .*/$t/checkpoints/checkpoint_" "$S/$t.out" || { ok=0; echo "$t did not resume from its copy" >&2; }
+  jq -se '[.[].epoch] | (. == (. | sort)) and (.[-1] == 6)' "$S/$t/result.jsonl" >/dev/null \
+    || { ok=0; echo "$t rows: $(jq -c .epoch "$S/$t/result.jsonl" | tr '\n' ' ')" >&2; }
+done
+[ "$ok" = 1 ] && pass "each exploiting trial resumed from the copied checkpoint in its own directory; its epochs rise to 6" \
+  || fail "exploiting trials (see above)"
+# Every exploration: the copying trial's rate is its donor's (at the copy) x0.8 or x1.2.
+ratios=$(sed -n 's/.*copies trial_[0-9]* (train.lr=\([^;]*\);.* goes on with train.lr=\(.*\)$/\2 \1/p' "$WORK/pbt.out" |
+  awk '{ printf "%d ", $1 / $2 * 100 + 0.5 }')
+[ -n "$ratios" ] && [[ "$ratios" =~ ^((80|120)\ )+$ ]] && pass "explored rates: the donor's x0.8 or x1.2 (x/100: $ratios)" \
+  || fail "explored rates over the donors' (x/100): '$ratios' (want 80 or 120 each)"
+before=$(jq -c . "$S/sweep.json")
+sweep
+[ "$rc" -eq 0 ] && [ "$(jq -c . "$S/sweep.json")" = "$before" ] && pass "the finished sweep run again: nothing started, sweep.json unchanged" \
+  || fail "second run: exit $rc or sweep.json changed"
+finish
