@@ -106,10 +106,12 @@ class Dataset:
         return {name: _joined(parts.get(name), column) for name, column in
                 ((n, self._column(n)) for n in names)}
 
-    def to_dmatrix(self, label=None, features=None, missing=float("nan"), **kwargs):
+    def to_dmatrix(self, label=None, features=None, missing=float("nan"), quantile=False, ref=None, **kwargs):
         """This rank's rows as an xgboost.DMatrix: the label column (None: the file's label column),
         the features (None: the file's feature column, else every other column; [n] and [n, k]
-        columns side by side as float32); NaN is missing. kwargs go to xgboost.DMatrix."""
+        columns side by side as float32); NaN is missing. quantile: an xgboost.QuantileDMatrix (hist
+        only, less memory; an evaluation set passes ref=the training one; with several ranks, built
+        inside trainrt.xgboost.collective()). kwargs go to the constructor."""
         import numpy as np
         import xgboost
         label = label or self.label_column
@@ -119,7 +121,10 @@ class Dataset:
         columns = self.to_numpy(list(features) + ([label] if label else []))
         matrix = np.hstack([np.asarray(columns[name], dtype=np.float32).reshape(len(columns[name]), -1)
                             for name in features])
-        return xgboost.DMatrix(matrix, label=columns[label] if label else None, missing=missing, **kwargs)
+        labels = columns[label] if label else None
+        if quantile:
+            return xgboost.QuantileDMatrix(matrix, label=labels, missing=missing, ref=ref, **kwargs)
+        return xgboost.DMatrix(matrix, label=labels, missing=missing, **kwargs)
 
     def _column(self, name):
         for column in self.columns:

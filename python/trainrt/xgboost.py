@@ -163,7 +163,7 @@ class XGBoostTrainer(DataParallelTrainer):
 
 # --- run.workload = xgboost ---
 
-_BUILTIN_KEYS = ("num_boost_round", "checkpoint_every_rounds", "label", "features")
+_BUILTIN_KEYS = ("num_boost_round", "checkpoint_every_rounds", "label", "features", "quantile_dmatrix")
 
 
 def _builtin_params(config):
@@ -188,14 +188,18 @@ def _check_builtin_keys(config, keys):
 
 def builtin(config):
     """The built-in `xgboost` workload: trains on data.path's train split (label: train.label, else
-    the file's label column) and evaluates every other split each round."""
+    the file's label column) and evaluates every other split each round; train.quantile_dmatrix =
+    true builds QuantileDMatrix instead of DMatrix (hist)."""
     label, features = config.get("label"), config.get("features")
     features = [f.strip() for f in features.split(",")] if isinstance(features, str) else None
     from .data import split_names, get_dataset
+    quantile = str(config.get("quantile_dmatrix", False)).lower() == "true"
     with collective():
-        dtrain = get_dataset("train").to_dmatrix(label=label, features=features)
-        evals = [(dtrain, "train")] + [(get_dataset(split).to_dmatrix(label=label, features=features), split)
-                                       for split in split_names() if split != "train"]
+        dtrain = get_dataset("train").to_dmatrix(label=label, features=features, quantile=quantile)
+        evals = [(dtrain, "train")] + [
+            (get_dataset(split).to_dmatrix(label=label, features=features, quantile=quantile,
+                                           **({"ref": dtrain} if quantile else {})), split)
+            for split in split_names() if split != "train"]
         train(_builtin_params(config), dtrain, int(config.get("num_boost_round", 10)), evals=evals,
               frequency=int(config.get("checkpoint_every_rounds", 10)))
 

@@ -4,7 +4,8 @@
 # accuracy / RMSE is within 1 % of single-process xgboost.train on the same data and parameters;
 # every round is one result row with XGBoost's metric names; two runs end with the same model
 # bytes; the checkpoint's booster predicts the reported accuracy after the run. Bad input is one
-# line and exit 2 before anything runs. A Ray user's function through XGBoostTrainer(...).fit()
+# line and exit 2 before anything runs. train.quantile_dmatrix = true (QuantileDMatrix) on 2 ranks
+# is within 1 % too. A Ray user's function through XGBoostTrainer(...).fit()
 # from a plain python3 trains on 2 ranks and returns a Result whose checkpoint is the booster.
 # ctest: processors=2
 source "$(dirname "$0")/../lib/common.sh"
@@ -27,7 +28,7 @@ xgb() {
   rc=0
   mapfile -t keys < <(as_keys "$@")
   timeout -k 10 240 mpiexec -n "$np" "$TRAINRT" --run.workload=xgboost --data.path="$data" \
-    --train.num_boost_round="$rounds" --train.checkpoint_every_rounds=10 "${keys[@]}" --metrics.progress=off \
+    --train.num_boost_round="$rounds" --train.checkpoint_every_rounds=10 "${keys[@]}" ${XGB_EXTRA:-} --metrics.progress=off \
     --run.storage_path="$WORK" --run.name="$name" >"$WORK/$name.out" 2>&1 || rc=$?
 }
 last() { tail -1 "$WORK/$1/result.jsonl" | jq -r ".\"$2\""; }
@@ -45,6 +46,11 @@ for np in 1 2 3; do
     && [ "$(tail -1 "$WORK/bc$np/result.jsonl" | jq -r 'has("train-logloss") and has("test-logloss") and has("train-error")')" = true ] \
     || fail "breast_cancer, $np ranks: rows are not rounds 1..40 with train-/test- metrics: $(tail -1 "$WORK/bc$np/result.jsonl" | cut -c1-200)"
 done
+XGB_EXTRA=--train.quantile_dmatrix=true xgb 2 bcq "$WORK/bc.h5" 40 "${BC[@]}"
+got=$(last bcq test-error)
+[ "$rc" -eq 0 ] && within "$got" "$ref_error" 0.01 \
+  && pass "train.quantile_dmatrix = true, 2 ranks: test accuracy $(jq -n "1 - $got") (QuantileDMatrix)" \
+  || { tail "$WORK/bcq.out" >&2; fail "QuantileDMatrix on 2 ranks: exit $rc, test-error '$got' vs $ref_error"; }
 "$TRAINRT" results "$WORK/bc2" >"$WORK/results.out" 2>&1 && grep -q "test-error" "$WORK/results.out" \
   && pass "trainrt results shows the rounds' metrics" || { cat "$WORK/results.out" >&2; fail "trainrt results lacks test-error"; }
 
