@@ -109,6 +109,22 @@ class PopulationBasedTraining:
 
 
 @dataclasses.dataclass
+class OptunaSearch:
+    """Ray Tune's OptunaSearch: Optuna's TPE sampler (Debian's python3-optuna) draws each trial's
+    values when it starts, from the trials finished before it (`trainrt tune`'s search = optuna).
+    Seeded by run.seed; n_startup_trials are drawn at random first (Optuna's default 10)."""
+    metric: str = None
+    mode: str = None
+    n_startup_trials: int = 10
+    sampler: object = None
+
+    def __post_init__(self):
+        if self.sampler is not None:
+            raise NotImplementedError("trainrt.tune.OptunaSearch: the sampler is TPE, seeded by run.seed; "
+                                      "give n_startup_trials= instead of sampler=")
+
+
+@dataclasses.dataclass
 class TuneConfig:
     metric: str = None
     mode: str = None
@@ -256,11 +272,13 @@ class Tuner:
 
     def _sweep_text(self, ranks):
         config, domains = self.tune_config, self._space()[0]
-        if config.search_alg is not None:
-            raise NotImplementedError("trainrt.tune: search_alg is not supported yet (random and grid_search are)")
+        search = config.search_alg
+        if search is not None and not isinstance(search, OptunaSearch):
+            raise NotImplementedError("trainrt.tune: search_alg is OptunaSearch() or None (random search and "
+                                      "grid_search)")
         scheduler = config.scheduler or FIFOScheduler()
-        metric = config.metric or getattr(scheduler, "metric", None)
-        mode = config.mode or getattr(scheduler, "mode", None) or "max"
+        metric = config.metric or getattr(scheduler, "metric", None) or getattr(search, "metric", None)
+        mode = config.mode or getattr(scheduler, "mode", None) or getattr(search, "mode", None) or "max"
         if not metric:
             raise ValueError("trainrt.tune: TuneConfig(metric=...) names the reported metric trials are compared by")
         points = 1  # Ray runs num_samples trials per grid point; trainrt's num_samples counts them all
@@ -268,7 +286,9 @@ class Tuner:
             points *= domain.points or 1
         lines = ["[tune]", "base = base.ini", f"metric = {metric}", f"mode = {mode}",
                  f"num_samples = {config.num_samples * points}", f"ranks_per_trial = {ranks}",
-                 f"max_concurrent_trials = {config.max_concurrent_trials or 0}", "search = random"]
+                 f"max_concurrent_trials = {config.max_concurrent_trials or 0}"]
+        lines += ["search = optuna", f"optuna.n_startup_trials = {search.n_startup_trials}"] if search \
+            else ["search = random"]
         if isinstance(scheduler, ASHAScheduler):
             lines += ["scheduler = asha", f"asha.time_attr = {scheduler.time_attr}", f"asha.max_t = {scheduler.max_t}",
                       f"asha.grace_period = {scheduler.grace_period}",

@@ -125,7 +125,7 @@ void check_space(const std::vector<Domain>& space, const JobConfig& base) {
 
 std::vector<OptionSpec> tune_options() {
     std::vector<OptionSpec> specs = TuneKeys::specs();
-    for (auto more : {AshaKeys::specs(), PbtKeys::specs()}) specs.insert(specs.end(), more.begin(), more.end());
+    for (auto more : {AshaKeys::specs(), PbtKeys::specs(), OptunaKeys::specs()}) specs.insert(specs.end(), more.begin(), more.end());
     return specs;
 }
 
@@ -146,6 +146,7 @@ SweepConfig load_sweep(int argc, const char* const argv[]) {
     for (auto& [key, value] : from_command_line) file.tune[key] = value;
     const JobConfig tune = checked(file.tune, tune_options());
     sweep.tune = TuneKeys::read(tune), sweep.asha = AshaKeys::read(tune), sweep.pbt = PbtKeys::read(tune);
+    sweep.optuna = OptunaKeys::read(tune);
     if (sweep.tune.base.value.empty())
         throw ConfigError(fmt::format("tune: tune.base is not set ({}); name the job every trial runs, e.g. "
                                       "base = jobs/fashion_mlp.ini", sweep.path));

@@ -51,11 +51,16 @@ TRAINRT_KEYS(AshaKeys, "tune.asha", TRAINRT_ASHA_KEYS);
     KEY(resample_probability, double, "0.25", between(0, 1), "chance a mutated value is drawn anew from its domain")
 TRAINRT_KEYS(PbtKeys, "tune.pbt", TRAINRT_PBT_KEYS);
 
+#define TRAINRT_OPTUNA_KEYS(KEY)                                                                                   \
+    KEY(n_startup_trials, std::int64_t, "10", at_least(0), "trials drawn at random before TPE models the results (Optuna's default)")
+TRAINRT_KEYS(OptunaKeys, "tune.optuna", TRAINRT_OPTUNA_KEYS);
+
 struct SweepConfig {
     std::string path;  // the sweep file
     TuneKeys tune;
     AshaKeys asha;
     PbtKeys pbt;
+    OptunaKeys optuna;
     std::vector<Domain> space;  // in the file's order
     JobConfig base;             // the base job, command-line overrides included
     std::size_t trials = 0;     // how many the sweep runs (trial_count)

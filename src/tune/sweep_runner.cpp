@@ -14,6 +14,7 @@
 #include "runlog/run_files.hpp"
 #include "checkpoint/catalog.hpp"
 #include "tune/asha.hpp"
+#include "tune/optuna_search.hpp"
 #include "tune/pbt.hpp"
 #include "launch/requeue.hpp"
 #include "launch/slurm_client.hpp"
@@ -53,6 +54,8 @@ std::map<std::string, std::string> definition_of(const SweepConfig& sweep) {
         definition[sweep.pbt.quantile_fraction.key] = real_text(sweep.pbt.quantile_fraction.value);
         definition[sweep.pbt.resample_probability.key] = real_text(sweep.pbt.resample_probability.value);
     }
+    if (sweep.tune.search.value == SearchKind::optuna)
+        definition[sweep.optuna.n_startup_trials.key] = std::to_string(sweep.optuna.n_startup_trials.value);
     for (const Domain& domain : sweep.space) definition["space." + domain.key] = domain.text();
     return definition;
 }
@@ -87,6 +90,16 @@ std::optional<double> metric_at(const std::string& run_dir, const std::string& m
         if (row.contains("epoch") && row["epoch"].is_number() && row["epoch"].get<std::int64_t>() == epoch &&
             row.contains(metric) && row[metric].is_number())
             found = row[metric].get<double>();
+    return found;
+}
+
+// The trial's `metric` in the last row that has it, if any.
+std::optional<double> last_metric(const std::string& run_dir, const std::string& metric) {
+    const std::string path = runlog::path_in(run_dir, runlog::kResults);
+    if (!std::filesystem::exists(path)) return std::nullopt;
+    std::optional<double> found;
+    for (const auto& row : metrics::read_rows(path).rows)
+        if (row.contains(metric) && row[metric].is_number()) found = row[metric].get<double>();
     return found;
 }
 
@@ -130,6 +143,7 @@ private:
             if (trial.status != TrialStatus::pending) continue;
             left = true;
             if (running_.size() >= placement_.slots) break;
+            if (trial.values.empty() && sweep_.tune.search.value == SearchKind::optuna) draw(trial);
             const std::vector<std::string> argv = trial_command(sweep_, placement_, trial, dir_);
             trial.status = TrialStatus::running, ++trial.attempts;
             save_state(dir_, state_);
@@ -138,6 +152,21 @@ private:
             log::info("sweep: {} started (attempt {}): {}", trial.name, trial.attempts, values_text(trial));
         }
         return left;
+    }
+
+    // Optuna's values for a trial about to start its first attempt, from every trial finished so
+    // far (its final metric: the last scheduler decision's, or its last reported row's).
+    void draw(TrialRecord& trial) {
+        OptunaRequest request{&sweep_.space, sweep_.tune.mode.value, seed_, trial.index,
+                              sweep_.optuna.n_startup_trials.value, {}};
+        for (const TrialRecord& other : state_.trials) {
+            if (other.status != TrialStatus::terminated) continue;
+            const std::optional<double> metric = other.decisions.empty()
+                ? last_metric(dir_ + "/" + other.name, sweep_.tune.metric.value)
+                : std::optional<double>(other.decisions.back().value);
+            if (metric) request.finished.push_back({other.values, *metric});
+        }
+        trial.values = optuna_trial(request);
     }
 
     void reap() {
@@ -333,16 +362,17 @@ SweepState prepare_state(const SweepConfig& sweep, const std::string& dir) {
     const std::int64_t first_target = sweep.tune.scheduler.value == SchedulerKind::asha ? asha_rungs(sweep.asha).front()
                                       : sweep.tune.scheduler.value == SchedulerKind::pbt ? pbt_boundaries_of(sweep).front()
                                                                                          : 0;
+    const bool drawn_at_start = sweep.tune.search.value == SearchKind::optuna;  // by Optuna, from the results before
     for (std::size_t i = 0; i < sweep.trials; ++i) {
-        state.trials.push_back({i, trial_name(i), native_trial(sweep.space, sweep.tune.search.value, seed, i)});
+        state.trials.push_back({i, trial_name(i),
+                                drawn_at_start ? TrialValues{} : native_trial(sweep.space, sweep.tune.search.value, seed, i)});
         state.trials.back().target = first_target;
     }
     return state;
 }
 
 int run_sweep(const SweepConfig& sweep, const SweepPlacement& placement) {
-    if (sweep.tune.search.value == SearchKind::optuna)
-        throw ConfigError("tune: search = optuna is not available yet in this trainrt; use random or grid");
+    if (sweep.tune.search.value == SearchKind::optuna) check_optuna();  // before any file
     if (sweep.tune.scheduler.value == SchedulerKind::pbt) pbt_boundaries_of(sweep);  // train.epochs set: before any file
 
     return SweepRun(sweep, placement).run();

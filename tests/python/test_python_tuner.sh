@@ -5,8 +5,8 @@
 # best first: 3 trials, the best is the largest rate (the function is gradient descent on a
 # quadratic), its Result has the config, metrics after the last rung and a checkpoint; ASHA
 # stopped the two others at the first rung (epoch 1). Run again,
-# the finished sweep starts no trial and gives the same grid. loguniform with num_samples=4: 4
-# trials, the best is the one with the largest sampled rate. PopulationBasedTraining with
+# the finished sweep starts no trial and gives the same grid. loguniform with num_samples=4 and
+# OptunaSearch: 4 trials drawn by Optuna, the best is the one with the largest sampled rate. PopulationBasedTraining with
 # hyperparam_mutations: 4 trials to epoch 6, at least one exploit.
 # ctest: processors=2
 source "$(dirname "$0")/../lib/common.sh"
@@ -33,14 +33,15 @@ rc=0; TUNER_NAME=grid timeout -k 10 300 "$PY" tests/python/tuner_func.py >"$WORK
   && pass "fit() again on the finished sweep: no trial started, the same ResultGrid" \
   || { tail "$WORK/again.out" >&2; fail "second fit(): exit $rc, starts $(starts grid) (were $before), '$(driver "$WORK/again.out")'"; }
 
-rc=0; TUNER_NAME=random timeout -k 10 600 "$PY" tests/python/tuner_func.py --random >"$WORK/random.out" 2>&1 || rc=$?
+rc=0; TUNER_NAME=optuna timeout -k 10 600 "$PY" tests/python/tuner_func.py --optuna >"$WORK/random.out" 2>&1 || rc=$?
 line=$(driver "$WORK/random.out")
-largest=$("$TRAINRT" results "$WORK/runs/random" --json | jq -r '[.trials[].values."train.lr" | tonumber] | max')
+largest=$("$TRAINRT" results "$WORK/runs/optuna" --json | jq -r '[.trials[].values."train.lr" | tonumber] | max')
 best=$(sed -n 's/.*best lr \([^,]*\),.*/\1/p' <<<"$line")
 [ "$rc" -eq 0 ] && [[ "$line" == "driver: 4 trials, 0 errors,"* ]] && [ -n "$best" ] \
   && "$PY" -c "import sys; sys.exit(0 if abs(float(sys.argv[1]) - float(sys.argv[2])) < 1e-12 else 1)" "$best" "$largest" \
-  && pass "loguniform, num_samples=4: the best trial has the largest sampled rate ($best): $line" \
-  || { tail -20 "$WORK/random.out" >&2; fail "random sweep: exit $rc, '$line', largest rate $largest"; }
+  && grep -q "^search = optuna" "$WORK/runs/optuna/tuner/sweep.ini" \
+  && pass "loguniform, num_samples=4, OptunaSearch: the best trial has the largest sampled rate ($best): $line" \
+  || { tail -20 "$WORK/random.out" >&2; fail "OptunaSearch sweep: exit $rc, '$line', largest rate $largest"; }
 
 rc=0; TUNER_NAME=pbt timeout -k 10 600 "$PY" tests/python/tuner_func.py --pbt >"$WORK/pbt.out" 2>&1 || rc=$?
 line=$(driver "$WORK/pbt.out")

@@ -24,16 +24,18 @@ def train_func(config):
 if __name__ == "__main__":
     # The grid one trial at a time, best rate first: ASHA's decisions are then the same every run.
     space, samples, at_once = {"lr": tune.grid_search([0.1, 0.01, 0.001]), "epochs": 9}, 1, 1
-    scheduler = tune.ASHAScheduler(max_t=9, grace_period=1)
-    if sys.argv[1:] == ["--random"]:
+    scheduler, search = tune.ASHAScheduler(max_t=9, grace_period=1), None
+    if sys.argv[1:] == ["--optuna"]:
         space, samples, at_once = {"lr": tune.loguniform(1e-3, 1e-1), "epochs": 9}, 4, None
+        search = tune.OptunaSearch(n_startup_trials=2)
     if sys.argv[1:] == ["--pbt"]:
         space, samples, at_once = {"lr": 0.001, "epochs": 6}, 4, None
         scheduler = tune.PopulationBasedTraining(perturbation_interval=2, quantile_fraction=0.25, resample_probability=0,
                                                  hyperparam_mutations={"lr": tune.loguniform(1e-3, 1e-1)})
     tuner = tune.Tuner(train_func, param_space=space,
                        tune_config=tune.TuneConfig(metric="loss", mode="min", num_samples=samples,
-                                                   max_concurrent_trials=at_once, scheduler=scheduler),
+                                                   max_concurrent_trials=at_once, scheduler=scheduler,
+                                                   search_alg=search),
                        run_config=trainrt.RunConfig(name=os.environ["TUNER_NAME"], storage_path=os.environ["TUNER_RUNS"]))
     results = tuner.fit()
     best = results.get_best_result()

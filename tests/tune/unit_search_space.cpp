@@ -14,6 +14,7 @@
 #include "config/settings.hpp"
 #include "trainrt/error.hpp"
 #include "tune/native_search.hpp"
+#include "tune/optuna_search.hpp"
 #include "tune/search_space.hpp"
 
 using namespace trainrt;
@@ -119,6 +120,16 @@ TEST_CASE("grids enumerate every point; num_samples is checked against them") {
     const std::vector<Domain> continuous{parse("uniform(0, 1)")};
     CHECK_THROWS_WITH(trial_count(continuous, SearchKind::grid, 0, "x"), Catch::Contains("search = grid enumerates"));
     CHECK_THROWS_WITH(trial_count(space, SearchKind::optuna, 4, "x"), Catch::Contains("use choice(...) instead of grid"));
+    const std::vector<Domain> normal{parse("randn(0.01, 0.001)")};
+    CHECK_THROWS_WITH(trial_count(normal, SearchKind::optuna, 4, "x"), Catch::Contains("Optuna has no normal distribution"));
+    CHECK(trial_count(continuous, SearchKind::optuna, 8, "x") == 8);
+}
+
+TEST_CASE("Optuna's sampler seed: 32 bits, one per (run.seed, trial)") {
+    CHECK(optuna_seed(0, 0) == optuna_seed(0, 0));
+    CHECK(optuna_seed(0, 0) != optuna_seed(0, 1));
+    CHECK(optuna_seed(0, 1) != optuna_seed(1, 1));
+    CHECK(optuna_seed(1, 0) != optuna_seed(0, 1));
 }
 
 TEST_CASE("a domain is checked against its key's declaration") {

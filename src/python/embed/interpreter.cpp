@@ -38,10 +38,10 @@ std::string package_dir() {
     return directory_of(reinterpret_cast<void*>(&package_dir)) + "/trainrt/python";
 }
 
-void ensure_interpreter() {
+void ensure_interpreter(bool python_sigint) {
     if (Py_IsInitialized()) return;
     make_libpython_global();
-    py::initialize_interpreter(true);
+    py::initialize_interpreter(python_sigint);
     py::module_::import("sys").attr("path").attr("insert")(0, package_dir());
     PyEval_SaveThread();  // the thread state is kept for good: the interpreter is never finalized
 }

@@ -9,10 +9,12 @@
 
 namespace trainrt::python {
 
-// Starts the interpreter when not yet started: Python's own SIGINT handler (Ctrl-C raises
-// KeyboardInterrupt as in a plain Python program; trainrt's stop signals stay trainrt's),
-// libpython made global for extension modules, trainrt's package first on sys.path.
-void ensure_interpreter();
+// Starts the interpreter when not yet started: libpython made global for extension modules,
+// trainrt's package first on sys.path, and, with `python_sigint` (a training function's process),
+// Python's own SIGINT handler (Ctrl-C raises KeyboardInterrupt as in a plain Python program;
+// trainrt's stop signals stay trainrt's). Without it (a sweep's driver calling the package) every
+// handler the process installed stays.
+void ensure_interpreter(bool python_sigint = true);
 
 // <directory of libtrainrt_python>/trainrt/python: where the trainrt package lives.
 std::string package_dir();

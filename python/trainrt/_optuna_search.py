@@ -1,0 +1,81 @@
+"""Optuna's TPE sampler as a sweep's searcher (tune.search = optuna), called by `trainrt tune`
+through the Python component when a trial first starts (src/tune/optuna_search.hpp).
+
+Stateless between calls: each draw rebuilds an in-memory study from the finished trials the sweep
+recorded and seeds the sampler with the seed trainrt derived from (run.seed, trial index); the
+values come back as config text, which the sweep commits before the trial runs. Domains map as Ray
+Tune's OptunaSearch maps them: choice -> categorical, uniform/quniform -> float (step q),
+loguniform -> log float, randint -> int with the high bound excluded, qrandint -> int (step q)."""
+
+import json
+
+from trainrt._entry import LoadError
+
+
+def _optuna():
+    try:
+        import optuna
+    except ImportError as error:
+        raise LoadError(f"tune: search = optuna needs Optuna, which this Python cannot import ({error}); install "
+                        "Debian's python3-optuna (make deps does) or use search = random") from None
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    return optuna
+
+
+def check(_argument):
+    """Optuna's version; LoadError (one line, exit 2) when it cannot be imported."""
+    return _optuna().__version__
+
+
+def _distribution(distributions, domain):
+    kind, low, high, q = domain["kind"], domain["low"], domain["high"], domain["q"]
+    if kind == "choice":
+        return distributions.CategoricalDistribution(domain["values"])
+    if kind == "uniform":
+        return distributions.FloatDistribution(low, high)
+    if kind == "quniform":
+        return distributions.FloatDistribution(low, high, step=q)
+    if kind == "loguniform":
+        return distributions.FloatDistribution(low, high, log=True)
+    if kind == "randint":
+        return distributions.IntDistribution(int(low), int(high) - 1)
+    if kind == "qrandint":
+        return distributions.IntDistribution(int(low), int(high), step=int(q))
+    raise LoadError(f"tune: [space] {domain['key']}: Optuna cannot sample a {kind}(...) domain")
+
+
+def _value(text, distribution):
+    """A recorded value (config text) as Optuna holds it."""
+    name = type(distribution).__name__
+    if name == "CategoricalDistribution":
+        return text
+    return int(text) if name == "IntDistribution" else float(text)
+
+
+def _text(value):
+    return value if isinstance(value, str) else repr(value)
+
+
+def _finished_trial(optuna, distributions, finished):
+    """A finished trial for the study, or None when its values are not in the space (PBT explored
+    them beyond its bounds): those are no evidence about the space TPE models."""
+    try:
+        params = {key: _value(finished["values"][key], distribution) for key, distribution in distributions.items()}
+        return optuna.trial.create_trial(params=params, distributions=distributions, value=finished["metric"])
+    except (KeyError, ValueError):
+        return None
+
+
+def suggest(request_text):
+    """The next trial's values as JSON {key: config text} (request: src/tune/optuna_search.cpp)."""
+    optuna = _optuna()
+    request = json.loads(request_text)
+    distributions = {domain["key"]: _distribution(optuna.distributions, domain) for domain in request["space"]}
+    sampler = optuna.samplers.TPESampler(seed=request["seed"], n_startup_trials=request["n_startup_trials"])
+    study = optuna.create_study(direction="maximize" if request["mode"] == "max" else "minimize", sampler=sampler)
+    for finished in request["finished"]:
+        trial = _finished_trial(optuna, distributions, finished)
+        if trial is not None:
+            study.add_trial(trial)
+    trial = study.ask(distributions)
+    return json.dumps({key: _text(trial.params[key]) for key in distributions})

@@ -1,0 +1,55 @@
+#include "tune/optuna_search.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "trainrt/error.hpp"
+#include "workloads/python_calls.hpp"
+
+namespace trainrt::tune {
+namespace {
+
+nlohmann::json domain_json(const Domain& domain) {
+    return {{"key", domain.key}, {"kind", domain_kind_name(domain.kind)}, {"values", domain.values},
+            {"low", domain.low}, {"high", domain.high}, {"q", domain.q}};
+}
+
+nlohmann::json values_json(const TrialValues& values) {
+    nlohmann::json object = nlohmann::json::object();
+    for (const auto& [key, value] : values) object[key] = value;
+    return object;
+}
+
+}  // namespace
+
+std::uint32_t optuna_seed(std::uint64_t seed, std::size_t index) {
+    std::uint64_t mixed = seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(index) + 1;
+    mixed ^= mixed >> 31;
+    mixed *= 0xBF58476D1CE4E5B9ULL;
+    return static_cast<std::uint32_t>(mixed ^ (mixed >> 32));
+}
+
+void check_optuna() {
+    workloads::call_python("_optuna_search", "check", "");
+}
+
+TrialValues optuna_trial(const OptunaRequest& request) {
+    nlohmann::json body{{"mode", request.mode == ScoreOrder::max ? "max" : "min"},
+                        {"seed", optuna_seed(request.seed, request.index)},
+                        {"n_startup_trials", request.n_startup_trials},
+                        {"space", nlohmann::json::array()},
+                        {"finished", nlohmann::json::array()}};
+    for (const Domain& domain : *request.space) body["space"].push_back(domain_json(domain));
+    for (const FinishedTrial& trial : request.finished)
+        body["finished"].push_back({{"values", values_json(trial.values)}, {"metric", trial.metric}});
+    const auto drawn = nlohmann::json::parse(workloads::call_python("_optuna_search", "suggest", body.dump()));
+    TrialValues values;
+    for (const Domain& domain : *request.space) {
+        if (!drawn.contains(domain.key) || !drawn[domain.key].is_string())
+            throw WorkloadError(fmt::format("tune: Optuna drew no value for {} (trainrt/_optuna_search.py)", domain.key));
+        values.emplace_back(domain.key, drawn[domain.key].get<std::string>());
+    }
+    return values;
+}
+
+}  // namespace trainrt::tune

@@ -1,0 +1,45 @@
+#pragma once
+// tune.search = optuna: Optuna's TPE sampler (Debian's python3-optuna) draws a trial's values
+// when the trial first starts, from the trials finished before it. Optuna runs in trainrt's
+// Python package (trainrt/_optuna_search.py) through the Python component, loaded only by a
+// sweep that chose it. Nothing of Optuna's is saved: each draw rebuilds the study from the sweep's
+// record (the finished trials' values and metric) with a sampler seeded by (run.seed, trial
+// index), and the drawn values are committed in sweep.json before the trial starts, so a requeued
+// or killed sweep finds every drawn trial as it was.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "tune/native_search.hpp"
+#include "tune/search_space.hpp"
+#include "config/settings.hpp"
+
+namespace trainrt::tune {
+
+// A finished trial as evidence for the sampler: its values and its final metric.
+struct FinishedTrial {
+    TrialValues values;
+    double metric = 0;
+};
+
+struct OptunaRequest {
+    const std::vector<Domain>* space = nullptr;
+    ScoreOrder mode = ScoreOrder::max;
+    std::uint64_t seed = 0;         // run.seed
+    std::size_t index = 0;          // the trial being drawn
+    std::int64_t n_startup_trials = 10;
+    std::vector<FinishedTrial> finished;
+};
+
+// Checks that Optuna can be imported here, before the sweep writes anything: ConfigError of one
+// line (what is missing, what to install) otherwise.
+void check_optuna();
+
+// The trial's values, one per domain in the space's order.
+TrialValues optuna_trial(const OptunaRequest& request);
+
+// The sampler's seed for trial `index`: 32 bits (numpy's RandomState takes no more), different
+// for every trial of a sweep and the same for the same (run.seed, index).
+std::uint32_t optuna_seed(std::uint64_t seed, std::size_t index);
+
+}  // namespace trainrt::tune
