@@ -24,6 +24,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/plot_script.hpp"
+#include "cli/sweep_plot.hpp"
+#include "cli/sweep_results.hpp"
 #include "launch/process.hpp"
 #include "metrics/rows_file.hpp"
 #include "storage/posix.hpp"
@@ -37,7 +39,7 @@ namespace trainrt::cli {
 namespace {
 
 constexpr double kGnuplotTimeout = 60;  // seconds; a plot of a long run takes well under one
-const char* const kUsage = "usage: trainrt plot RUN_DIR -o FILE.png [--size WIDTHxHEIGHT] [--keep-script DIR]";
+const char* const kUsage = "usage: trainrt plot RUN_DIR|SWEEP_DIR -o FILE.png [--size WIDTHxHEIGHT] [--keep-script DIR]";
 
 const char* const kHelp = R"(
 Draws a run's result.jsonl as a PNG with gnuplot (install gnuplot; Debian: gnuplot-nox).
@@ -56,6 +58,11 @@ events.jsonl. Every launch writes a start event, a rerun of the same run name ou
 too (where restart_count stays 0): a row belongs to the attempt of the last start event whose
 time is not after the row's _timestamp. A rise of restart_count (SLURM_RESTART_COUNT) between
 consecutive rows marks an attempt as well.
+
+A sweep's directory (`trainrt tune`'s, with sweep.json): one line per trial, its tune.metric
+against its epoch (_training_iteration for rows without one); the best trial thick and red,
+trials ASHA stopped early grey, ERROR trials grey and dashed; the key names each trial's values
+(only the best's beyond 24 trials).
 
 The PNG is written to FILE.png.tmp-XXXXXX beside FILE.png and renamed when complete.
 
@@ -251,24 +258,44 @@ void run_gnuplot(const std::string& dir, const std::string& png) {
                         result.exit_code, gnuplot_message(result.output)));
 }
 
+// gnuplot on `script` and `data` in a private directory (and a kept copy), the PNG renamed into place.
+void render(const Options& options, const std::string& script, const std::string& data) {
+    PendingPng png(options.output);
+    TempDir work;
+    write_text(work.path() + "/" + plot::kScriptFile, script);
+    write_text(work.path() + "/" + plot::kDataFile, data);
+    if (!options.keep_dir.empty()) {
+        storage::make_dirs(options.keep_dir);
+        write_text(options.keep_dir + "/" + plot::kScriptFile, script);
+        write_text(options.keep_dir + "/" + plot::kDataFile, data);
+    }
+    run_gnuplot(work.path(), png.path());
+    png.commit();
+}
+
+int draw_sweep(const Options& options) {
+    const plot::SweepFigure figure = plot::build_sweep_figure(options.run_dir, options.width, options.height);
+    render(options, plot::sweep_script(figure), plot::sweep_data_text(figure));
+    std::size_t grey = 0;
+    std::string best;
+    for (const plot::TrialSeries& trial : figure.trials) {
+        grey += trial.look == plot::TrialLook::stopped_early || trial.look == plot::TrialLook::error;
+        if (trial.look == plot::TrialLook::best) best = trial.name;
+    }
+    std::cout << fmt::format("wrote {}: {} trials with {} rows, {} stopped early or ERROR (grey), best {}\n",
+                             options.output, figure.trials.size(), figure.metric, grey, best);
+    return 0;
+}
+
 int draw(const Options& options) {
+    if (is_sweep_dir(options.run_dir)) return draw_sweep(options);
     const std::vector<metrics::Row> rows = run_rows(options.run_dir);
     plot::Figure figure{run_title(options.run_dir, rows), options.width, options.height,
                         plot::build_table(rows),
                         plot::find_restarts(rows, runlog::fold(runlog::read_events(options.run_dir).events))};
     const std::string script = plot::gnuplot_script(figure);
     if (script.empty()) bad(fmt::format("nothing numeric to plot in {}", runlog::path_in(options.run_dir, runlog::kResults)));
-    PendingPng png(options.output);
-    TempDir work;
-    write_text(work.path() + "/" + plot::kScriptFile, script);
-    write_text(work.path() + "/" + plot::kDataFile, plot::data_text(figure.table));
-    if (!options.keep_dir.empty()) {
-        storage::make_dirs(options.keep_dir);
-        write_text(options.keep_dir + "/" + plot::kScriptFile, script);
-        write_text(options.keep_dir + "/" + plot::kDataFile, plot::data_text(figure.table));
-    }
-    run_gnuplot(work.path(), png.path());
-    png.commit();
+    render(options, script, plot::data_text(figure.table));
     std::cout << fmt::format("wrote {}: {} rows, iterations {:g}..{:g}, {} restart(s)\n", options.output,
                              figure.table.iterations.size(), figure.table.iterations.front(),
                              figure.table.iterations.back(), figure.restarts.size());

@@ -1,5 +1,6 @@
 #include "cli/sweep_results.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <sstream>
@@ -108,9 +109,10 @@ std::string sweep_summary(const nlohmann::ordered_json& report) {
 
 std::string sweep_csv(const nlohmann::ordered_json& report) {
     std::ostringstream out;
-    std::vector<std::string> keys;
-    if (!report["trials"].empty())
-        for (const auto& [key, value] : report["trials"][0]["values"].items()) keys.push_back(key);
+    std::vector<std::string> keys;  // every trial's (Optuna draws a trial's values when it starts)
+    for (const auto& trial : report["trials"])
+        for (const auto& [key, value] : trial["values"].items())
+            if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
     out << "trial,status,attempts,iterations,last,best,time_s,checkpoint";
     for (const std::string& key : keys) out << "," << key;
     out << "\n";

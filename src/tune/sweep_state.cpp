@@ -81,6 +81,16 @@ void save_state(const std::string& sweep_dir, const SweepState& state) {
     storage::write_file_atomic(sweep_dir + "/" + kStateFile, json.dump(2) + "\n");
 }
 
+bool stopped_early(const SweepState& state, const TrialRecord& trial) {
+    const auto rungs = state.definition.find("tune.asha.rungs");
+    if (rungs == state.definition.end() || trial.status != TrialStatus::terminated || trial.decisions.empty()) return false;
+    std::istringstream words(rungs->second);
+    std::int64_t rung = 0, last = 0;
+    while (words >> rung) last = rung;
+    const RungDecision& decision = trial.decisions.back();
+    return !decision.promoted && decision.rung < last;
+}
+
 std::string definition_change(const std::map<std::string, std::string>& stored,
                               const std::map<std::string, std::string>& now) {
     for (const auto& [key, value] : now) {

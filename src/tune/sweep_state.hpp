@@ -48,6 +48,10 @@ struct SweepState {
 SweepState load_state(const std::string& sweep_dir);
 void save_state(const std::string& sweep_dir, const SweepState& state);
 
+// Whether ASHA stopped the trial at a rung below its last (a pruned trial), from the decisions
+// and the rungs the state's definition records.
+bool stopped_early(const SweepState& state, const TrialRecord& trial);
+
 // The first difference between a stored definition and this one ("tune.num_samples: 8 -> 12"),
 // or "" when they are the same.
 std::string definition_change(const std::map<std::string, std::string>& stored,

@@ -157,6 +157,6 @@ cmp -s "$WORK/out/bad.png" "$WORK/out/bad.png.before" && pass "failing gnuplot: 
 rm -f "$WORK/out/bad.png" "$WORK/out/bad.png.before"
 no_leftovers "failing gnuplot"
 
-"$TRAINRT" plot --help >"$WORK/help.out" 2>&1 && grep -q "^usage: trainrt plot RUN_DIR -o FILE.png" "$WORK/help.out" \
-  && grep -q "start event" "$WORK/help.out" && pass "plot --help: usage and the restart rule" || fail "plot --help: $(head -3 "$WORK/help.out")"
+"$TRAINRT" plot --help >"$WORK/help.out" 2>&1 && grep -q "^usage: trainrt plot RUN_DIR|SWEEP_DIR -o FILE.png" "$WORK/help.out" \
+  && grep -q "start event" "$WORK/help.out" && grep -q "sweep.json" "$WORK/help.out" && pass "plot --help: usage and the restart rule" || fail "plot --help: $(head -3 "$WORK/help.out")"
 finish

@@ -5,7 +5,8 @@
 # continue from their epoch-1 checkpoint to epoch 3, the others stop: stopped trials have fewer
 # iterations than promoted ones, a promoted trial's rows are epochs 1..3 once (no work repeated),
 # and `trainrt results` names as best the best test accuracy any trial reported, with the checkpoint
-# saved at that report (trials rank their checkpoints by the sweep's metric).
+# saved at that report (trials rank their checkpoints by the sweep's metric); `trainrt plot` draws
+# every trial's curve, the stopped ones grey.
 # ctest: fixture=small_data
 source "$(dirname "$0")/../lib/common.sh"
 require_small_data
@@ -40,6 +41,15 @@ jq -e --argjson best "$best" '.best_metric == $best' "$WORK/results.json" >/dev/
   && [ "$(jq '.metrics.test_accuracy' "$(jq -r .best_checkpoint "$WORK/results.json")/manifest.json")" = "$best" ] \
   && pass "the best trial's accuracy is the best reported, and its best checkpoint the one saved with it: $(jq -c '{best_trial, best_metric}' "$WORK/results.json")" \
   || fail "best: $(jq -c '{best_trial, best_metric}' "$WORK/results.json"), the best reported $best"
+# `trainrt plot SWEEP_DIR`: a line per trial, the stopped ones grey, the best one named.
+rc=0; "$TRAINRT" plot "$S" -o "$WORK/sweep.png" --keep-script "$WORK/plot" >"$WORK/plot.out" 2>&1 || rc=$?
+best_trial=$(jq -r .best_trial "$WORK/results.json")
+blocks=$(grep -c '^# trial_' "$WORK/plot/rows.dat" || true)
+[ "$rc" -eq 0 ] && [ "$(head -c 4 "$WORK/sweep.png" | od -An -c | tr -d ' ')" = "211PNG" ] && [ "$(stat -c %s "$WORK/sweep.png")" -gt 10240 ] \
+  && [ "$blocks" -eq 6 ] && [ "$(grep -o '(stopped early)' "$WORK/plot/plot.gp" | wc -l)" -eq "$stopped" ] \
+  && grep -q "$best_trial .*(best)" "$WORK/plot/plot.gp" && grep -q "best $best_trial" "$WORK/plot.out" \
+  && pass "trainrt plot of the sweep: $(cat "$WORK/plot.out")" \
+  || { cat "$WORK/plot.out" >&2; fail "plot of the sweep: exit $rc, $blocks trial blocks"; }
 # The sweep's directory may not be a run's.
 rc=0; "$TRAINRT" tune --config "$TRAINRT_SRC/jobs/fashion_mlp_sweep.ini" --data.path="$SMALL_DATA" --run.storage_path="$WORK/asha" \
   --run.name=trial_0000 >"$WORK/inrun.out" 2>&1 || rc=$?
