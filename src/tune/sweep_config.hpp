@@ -66,6 +66,7 @@ struct SweepConfig {
     std::size_t trials = 0;     // how many the sweep runs (trial_count)
     std::string base_path;      // tune.base resolved against the sweep file's directory
     std::vector<std::string> overrides;  // the command line's --section.key=VALUE for every trial
+    bool resume_changed = false;         // --resume-changed: go on in a directory whose sweep had another definition
 };
 
 // Every [tune] key (the three sections'), for --help and the README's table.

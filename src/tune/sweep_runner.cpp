@@ -342,6 +342,39 @@ std::string sweep_dir(const SweepConfig& sweep) {
     return sweep.base.get("run.storage_path") + "/" + sweep.base.get("run.name");
 }
 
+namespace {
+
+// Trial `index` as it enters the sweep: PENDING, its values drawn now (Optuna's when it starts),
+// its first target the scheduler's first rung or boundary.
+TrialRecord new_trial(const SweepConfig& sweep, std::size_t index) {
+    const auto seed = static_cast<std::uint64_t>(std::stoll(sweep.base.get("run.seed")));
+    const bool drawn_at_start = sweep.tune.search.value == SearchKind::optuna;  // by Optuna, from the results before
+    TrialRecord trial{index, trial_name(index),
+                      drawn_at_start ? TrialValues{} : native_trial(sweep.space, sweep.tune.search.value, seed, index)};
+    trial.target = sweep.tune.scheduler.value == SchedulerKind::asha ? asha_rungs(sweep.asha).front()
+                   : sweep.tune.scheduler.value == SchedulerKind::pbt ? pbt_boundaries_of(sweep).front()
+                                                                      : 0;
+    return trial;
+}
+
+// --resume-changed: the recorded trials, their values and decisions stand; the new definition is
+// stored; trials beyond the stored ones are added, and never-started PENDING trials beyond
+// num_samples are dropped (a started one is kept: its work is not thrown away).
+SweepState adopt_definition(SweepState stored, const SweepConfig& sweep, const std::string& dir, const std::string& change) {
+    stored.definition = definition_of(sweep);
+    const std::size_t before = stored.trials.size();
+    while (stored.trials.size() > sweep.trials && stored.trials.back().status == TrialStatus::pending &&
+           stored.trials.back().attempts == 0)
+        stored.trials.pop_back();
+    for (std::size_t i = stored.trials.size(); i < sweep.trials; ++i) stored.trials.push_back(new_trial(sweep, i));
+    log::info("sweep {}: going on with a changed definition ({}; --resume-changed): {} trials, {} before; recorded "
+              "trials and decisions stand{}", dir, change, stored.trials.size(), before,
+              stored.trials.size() > sweep.trials ? fmt::format(" ({} started beyond num_samples kept)", stored.trials.size() - sweep.trials) : "");
+    return stored;
+}
+
+}  // namespace
+
 SweepState prepare_state(const SweepConfig& sweep, const std::string& dir) {
     for (const char* file : {runlog::kRunJson, runlog::kEvents, runlog::kResults})
         if (std::filesystem::exists(runlog::path_in(dir, file)))
@@ -352,22 +385,14 @@ SweepState prepare_state(const SweepConfig& sweep, const std::string& dir) {
     const auto definition = definition_of(sweep);
     if (!stored.trials.empty()) {
         const std::string change = definition_change(stored.definition, definition);
-        if (!change.empty())
-            throw CheckpointError(fmt::format("tune: {} holds a sweep with another definition ({}); give the new "
-                                              "sweep another run.name, or move the directory away", dir, change));
-        return stored;
+        if (change.empty()) return stored;
+        if (sweep.resume_changed) return adopt_definition(std::move(stored), sweep, dir, change);
+        throw CheckpointError(fmt::format("tune: {} holds a sweep with another definition ({}); give the new "
+                                          "sweep another run.name, move the directory away, or go on with its "
+                                          "trials under the new definition with --resume-changed", dir, change));
     }
     SweepState state{definition, {}};
-    const auto seed = static_cast<std::uint64_t>(std::stoll(sweep.base.get("run.seed")));
-    const std::int64_t first_target = sweep.tune.scheduler.value == SchedulerKind::asha ? asha_rungs(sweep.asha).front()
-                                      : sweep.tune.scheduler.value == SchedulerKind::pbt ? pbt_boundaries_of(sweep).front()
-                                                                                         : 0;
-    const bool drawn_at_start = sweep.tune.search.value == SearchKind::optuna;  // by Optuna, from the results before
-    for (std::size_t i = 0; i < sweep.trials; ++i) {
-        state.trials.push_back({i, trial_name(i),
-                                drawn_at_start ? TrialValues{} : native_trial(sweep.space, sweep.tune.search.value, seed, i)});
-        state.trials.back().target = first_target;
-    }
+    for (std::size_t i = 0; i < sweep.trials; ++i) state.trials.push_back(new_trial(sweep, i));
     return state;
 }
 

@@ -33,7 +33,8 @@ SweepPlacement place_trials(const SweepConfig& sweep, std::size_t total_ranks, b
 std::string sweep_dir(const SweepConfig& sweep);
 
 // The state to run from: the stored one when its definition is this sweep's (exit 8 naming the
-// first difference otherwise), else every trial PENDING with its values drawn now
+// first difference otherwise, unless --resume-changed: then the stored trials under the new
+// definition, trials added or never-started ones dropped to num_samples), else every trial PENDING with its values drawn now
 // (search = optuna: drawn when each trial first starts, from the trials finished by then).
 SweepState prepare_state(const SweepConfig& sweep, const std::string& dir);
 

@@ -2,7 +2,8 @@
 # `trainrt tune` outside Slurm (mpiexec), FIFO, random search: 4 trials of fashion_mlp (1 rank each,
 # 2 at once) on the small dataset. Each trial is an ordinary run in SWEEP_DIR/trial_NNNN with the
 # values sweep.json records; a rerun of a finished sweep starts nothing; a changed definition is
-# refused (exit 8, the difference named); a stop (USR2) mid-sweep exits 9 with the running trials
+# refused (exit 8, the difference named) unless --resume-changed (then 2 trials are added to the 4
+# finished ones, which are not rerun); a stop (USR2) mid-sweep exits 9 with the running trials
 # resumable, and the rerun finishes them from their checkpoints with every result row once; a
 # trial that fails is retried, then ERROR, while the others finish; a bad domain is one line, exit
 # 2, nothing written.
@@ -57,6 +58,15 @@ tune "$WORK/changed.out" --run.name=sweep --train.epochs=1 --tune.num_samples=6
 [ "$rc" -eq "$TRAINRT_EXIT_CHECKPOINT" ] && [ "$(grep -c . "$WORK/changed.out")" -eq 1 ] && grep -q "tune.num_samples: 4 -> 6" "$WORK/changed.out" \
   && pass "another definition in the same directory: exit 8, $(cut -c1-150 "$WORK/changed.out")" \
   || { cat "$WORK/changed.out" >&2; fail "changed sweep: exit $rc"; }
+first_values=$(jq -c '[.trials[:4][].values]' "$S/sweep.json")
+tune "$WORK/grown.out" --run.name=sweep --train.epochs=1 --tune.num_samples=6 --resume-changed
+starts_once=1
+for i in 0 1 2 3 4 5; do [ "$(count_events "$S/trial_000$i" '.event == "start"')" -eq 1 ] || starts_once=0; done
+[ "$rc" -eq 0 ] && [ "$(statuses "$S")" = "TERMINATED TERMINATED TERMINATED TERMINATED TERMINATED TERMINATED" ] \
+  && [ "$(jq -c '[.trials[:4][].values]' "$S/sweep.json")" = "$first_values" ] && [ "$starts_once" = 1 ] \
+  && [ "$(jq -r '.definition["tune.num_samples"]' "$S/sweep.json")" = 6 ] && grep -q "going on with a changed definition" "$WORK/grown.out" \
+  && pass "--resume-changed with num_samples 4 -> 6: the 4 finished trials kept (not rerun), 2 added and run" \
+  || { tail "$WORK/grown.out" >&2; fail "--resume-changed: exit $rc, $(statuses "$S")"; }
 
 # A stop mid-sweep: USR2 to the sweep and its trials once the first trial has reported.
 ( tune "$WORK/stopped.out" --run.name=stopped --train.epochs=6 --tune.max_concurrent_trials=2; echo "$rc" >"$WORK/stopped.rc" ) &
