@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -122,14 +123,17 @@ struct CheckpointManager::Impl {
     Communicator& comm;
     std::unique_ptr<LayoutWriter> writer;
 
-    // An async save between its background write and its commit.
+    // An async save between its background write and its commit. Its thread first publishes
+    // (rank 0) the async save before it, whose every part the ranks agreed was durable, then
+    // writes this save's data: the previous save is committed before this one's data is written.
     struct InFlight {
         std::string name;
         std::int64_t iteration = 0;
         Json metrics;
         CheckpointState state;
         RankWrite written;
-        std::exception_ptr failure;  // what write_local threw
+        std::optional<Manifest> previous;  // rank 0: the save before, to publish first
+        std::exception_ptr failure;  // what publishing the previous save or write_local threw
         std::thread thread;
     };
     std::unique_ptr<InFlight> in_flight;
@@ -144,8 +148,20 @@ struct CheckpointManager::Impl {
     RankWrite write_local(const CheckpointState& state, const std::string& name);
     void commit(const CheckpointState& state, const RankWrite& written, const std::string& name,
                 std::int64_t iteration, const Json& metrics);
+    // Joins the async save in flight and agrees that every rank wrote it; rank 0 gets its
+    // manifest (to publish). Nothing when no save is in flight.
+    std::optional<Manifest> settle_in_flight();
+    void publish_and_retain(const Manifest& manifest) {
+        publish(manifest);
+        apply_retention(manifest.name, manifest.iteration);
+    }
+    // Copies `state` and writes it on a thread, after publishing `previous` (rank 0); the thread
+    // makes the pending directory on every rank.
+    void start_async(const CheckpointState& state, const std::string& name, std::int64_t iteration,
+                     const Json& metrics, std::optional<Manifest> previous);
     void publish(const Manifest& manifest);
-    void apply_retention(const std::string& newest);
+    // Fault points name `iteration`: publication may run on the next save's thread.
+    void apply_retention(const std::string& newest, std::int64_t iteration);
     void discard(const std::string& name) noexcept;
     // Collective: agree on a step of save `name`; when any rank failed, rank 0 removes the
     // pending directory and every rank throws the agreed CheckpointError.
@@ -196,14 +212,31 @@ void CheckpointManager::Impl::commit(const CheckpointState& state, const RankWri
         failure = attempt_checkpoint(
             [&] { publish(build_manifest(state, writes, name, iteration, context, writer->name(), metrics)); });
     agree_or_discard(failure, name, "checkpoint: committing " + name);
-    if (root()) apply_retention(name);
+    if (root()) apply_retention(name, iteration);
+}
+
+std::optional<Manifest> CheckpointManager::Impl::settle_in_flight() {
+    if (!in_flight) return std::nullopt;
+    std::unique_ptr<InFlight> flight = std::move(in_flight);
+    flight->thread.join();
+    try {
+        comm::agree(comm, flight->failure, "checkpoint: writing " + flight->name);
+    } catch (const CheckpointError&) {
+        discard(flight->name);
+        if (flight->previous) discard(flight->previous->name);  // its publication failed
+        throw;
+    }
+    std::vector<std::string> writes = comm::allgather_strings(comm, rank_write_json(flight->written).dump());
+    if (!root()) return std::nullopt;
+    return build_manifest(flight->state, writes, flight->name, flight->iteration, context, writer->name(),
+                          flight->metrics);
 }
 
 void CheckpointManager::Impl::publish(const Manifest& manifest) {
     const std::string staging = pending(manifest.name);
-    fault_point("before_manifest", context.world_rank);
+    fault_point_at("before_manifest", context.world_rank, manifest.iteration);
     storage::write_file_atomic(staging + "/" + kManifestFile, to_json(manifest).dump(2) + "\n");
-    fault_point("before_rename", context.world_rank);
+    fault_point_at("before_rename", context.world_rank, manifest.iteration);
     const std::string final_dir = dir() + "/" + manifest.name;
     if (fs::exists(final_dir)) {
         // A checkpoint of this iteration from a run that crashed after it, which restore skipped
@@ -225,11 +258,11 @@ void CheckpointManager::Impl::publish(const Manifest& manifest) {
 
 // Deletion only after the new checkpoint is committed; a failure here is a warning. The victims
 // leave the catalog here; their bytes are removed in the background (the save does not wait).
-void CheckpointManager::Impl::apply_retention(const std::string& newest) {
+void CheckpointManager::Impl::apply_retention(const std::string& newest, std::int64_t iteration) {
     std::vector<std::string> retired;
     try {
         for (const std::string& victim : retention_victims(context.run_dir, newest, options.retention)) {
-            fault_point("during_retention", context.world_rank);
+            fault_point_at("during_retention", context.world_rank, iteration);
             retired.push_back(retire_checkpoint(context.run_dir, victim));
         }
     } catch (const std::exception& e) {
@@ -282,42 +315,70 @@ SaveReport CheckpointManager::save(const CheckpointState& state, std::int64_t it
                                    const Json& metrics) {
     Impl& m = *impl_;
     const auto start = Clock::now();
+    // Async: the save in flight is agreed here and published by this save's thread.
+    std::optional<Manifest> previous = m.options.async ? m.settle_in_flight() : std::nullopt;
     finish();
     SaveReport report{checkpoint_name(iteration), 0, 0, 0};
     for (const TensorPart& part : state.tensors())
         if (!part.replicated || m.root()) report.bytes += part.bytes();
     set_fault_iteration(iteration);
-    validate_state(state, m.comm);
-    m.begin(report.name);
-    if (!m.options.async) {
-        RankWrite written;
-        std::exception_ptr failure = attempt_checkpoint([&] { written = m.write_local(state, report.name); });
-        m.agree_or_discard(failure, report.name, "checkpoint: writing " + report.name);
-        m.commit(state, written, report.name, iteration, metrics);
-        report.stall_s = report.commit_s = seconds_since(start);
+    try {
+        validate_state(state, m.comm);
+        if (!m.options.async) m.begin(report.name);
+    } catch (const Error&) {  // the save before is durable on every rank: commit it all the same
+        if (previous) {
+            try {
+                m.publish_and_retain(*previous);
+            } catch (const std::exception& error) {
+                log::warn("checkpoint: committing {} failed: {}", previous->name, error.what());
+            }
+        }
+        throw;
+    }
+    if (m.options.async) {
+        m.start_async(state, report.name, iteration, metrics, std::move(previous));
+        report.stall_s = seconds_since(start);
         return report;
     }
-    auto flight = std::make_unique<Impl::InFlight>();
-    flight->name = report.name;
-    flight->iteration = iteration;
-    flight->metrics = metrics;
-    flight->state = StateAccess::deep_copy(state, m.host_copy);
-    Impl::InFlight* raw = flight.get();
-    flight->thread = std::thread([&m, raw] {
-        raw->failure = attempt_checkpoint([&] { raw->written = m.write_local(raw->state, raw->name); });
-    });
-    m.in_flight = std::move(flight);
-    report.stall_s = seconds_since(start);
+    RankWrite written;
+    std::exception_ptr failure = attempt_checkpoint([&] { written = m.write_local(state, report.name); });
+    m.agree_or_discard(failure, report.name, "checkpoint: writing " + report.name);
+    m.commit(state, written, report.name, iteration, metrics);
+    report.stall_s = report.commit_s = seconds_since(start);
     return report;
 }
 
+void CheckpointManager::Impl::start_async(const CheckpointState& state, const std::string& name, std::int64_t iteration,
+                                          const Json& metrics, std::optional<Manifest> previous) {
+    auto flight = std::make_unique<InFlight>();
+    flight->name = name;
+    flight->iteration = iteration;
+    flight->metrics = metrics;
+    flight->previous = std::move(previous);
+    flight->state = StateAccess::deep_copy(state, host_copy);
+    InFlight* raw = flight.get();
+    flight->thread = std::thread([this, raw] {
+        raw->failure = attempt_checkpoint([&] {
+            if (raw->previous) publish_and_retain(*raw->previous);
+            // Every rank makes the pending directory (mkdir -p): no agreement on the main thread.
+            // A stale one was removed by restore's clean-up or by the discard of a failed save.
+            storage::make_dirs(pending(raw->name));
+            raw->written = write_local(raw->state, raw->name);
+        });
+    });
+    in_flight = std::move(flight);
+}
+
+// Commits the async save in flight on return (publication on this thread).
 void CheckpointManager::finish() {
     Impl& m = *impl_;
     if (!m.in_flight) return;
-    std::unique_ptr<Impl::InFlight> flight = std::move(m.in_flight);
-    flight->thread.join();
-    m.agree_or_discard(flight->failure, flight->name, "checkpoint: writing " + flight->name);
-    m.commit(flight->state, flight->written, flight->name, flight->iteration, flight->metrics);
+    const std::string name = m.in_flight->name;
+    const std::optional<Manifest> manifest = m.settle_in_flight();
+    std::exception_ptr failure;
+    if (m.root()) failure = attempt_checkpoint([&] { m.publish(*manifest); });
+    m.agree_or_discard(failure, name, "checkpoint: committing " + name);
+    if (m.root()) m.apply_retention(name, manifest->iteration);
 }
 
 }  // namespace trainrt::checkpoint

@@ -11,6 +11,7 @@
 
 #include "launch/process.hpp"
 #include "metrics/rows_file.hpp"
+#include "runlog/clock.hpp"
 #include "runlog/run_files.hpp"
 #include "checkpoint/catalog.hpp"
 #include "tune/asha.hpp"
@@ -146,6 +147,7 @@ private:
             if (trial.values.empty() && sweep_.tune.search.value == SearchKind::optuna) draw(trial);
             const std::vector<std::string> argv = trial_command(sweep_, placement_, trial, dir_);
             trial.status = TrialStatus::running, ++trial.attempts;
+            trial.started_unix.push_back(runlog::now_seconds());
             save_state(dir_, state_);
             launch::SpawnOptions options{{}, dir_ + "/" + trial.name + ".out"};
             running_.push_back({trial.index, launch::spawn(argv, options)});

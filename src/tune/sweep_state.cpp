@@ -31,7 +31,7 @@ nlohmann::ordered_json to_json(const TrialRecord& trial) {
                              {"promoted", d.promoted}, {"donor", d.donor}});
     return {{"index", trial.index}, {"name", trial.name}, {"status", status_name(trial.status)},
             {"attempts", trial.attempts}, {"last_exit", trial.last_exit}, {"target", trial.target},
-            {"values", values}, {"decisions", decisions}};
+            {"values", values}, {"decisions", decisions}, {"started_unix", trial.started_unix}};
 }
 
 TrialRecord trial_of(const nlohmann::ordered_json& row, const std::string& path) {
@@ -43,6 +43,7 @@ TrialRecord trial_of(const nlohmann::ordered_json& row, const std::string& path)
     trial.last_exit = row.at("last_exit").get<int>();
     for (const auto& [key, value] : row.at("values").items()) trial.values.emplace_back(key, value.get<std::string>());
     trial.target = row.value("target", std::int64_t{0});
+    trial.started_unix = row.value("started_unix", std::vector<double>{});
     for (const auto& d : row.value("decisions", nlohmann::ordered_json::array()))
         trial.decisions.push_back({d.at("rung").get<std::int64_t>(), d.at("value").get<double>(), d.at("cutoff").get<double>(),
                                    d.at("seen").get<std::size_t>(), d.at("promoted").get<bool>(),

@@ -37,6 +37,7 @@ struct TrialRecord {
     int last_exit = -1;    // the last step's exit code
     std::int64_t target = 0;  // train.epochs it runs to (a scheduler's rung); 0: the base job's own
     std::vector<RungDecision> decisions;
+    std::vector<double> started_unix;  // when each attempt's step was started (seconds since the epoch)
 };
 
 struct SweepState {

@@ -756,12 +756,9 @@ TEST_CASE("checkpoint manager: async saves commit what was passed whatever the c
 
     const auto second = make_saved(12);
     const auto second_copy = make_saved(12);
-    manager.save(second->state, 2, metrics_for(12));  // commits the first before it starts
+    // Agrees that every rank wrote the first; its thread publishes the first before writing.
+    manager.save(second->state, 2, metrics_for(12));
     scribble(*second);
-    barrier();
-    const std::vector<std::string> after_second = committed_names(run.path());
-    CHECK(std::find(after_second.begin(), after_second.end(), checkpoint_name(1)) != after_second.end());
-    barrier();
 
     manager.finish();
     manager.finish();  // again: nothing in flight
