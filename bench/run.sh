@@ -317,10 +317,9 @@ if ! skipped xgboost && (( PYTHON_BUILT_ANY )) && "$PY" -c 'import xgboost' 2>/d
     "$storage/xgboost" "${BENCH_XGB_ROWS:-1000000}" "${BENCH_XGB_ROUNDS:-20}" "${BENCH_XGB_REPS:-3}"
 fi
 
-# Sweeps (part "tune"): an ASHA sweep and random search with its budget (bench/tune/), on the small dataset.
+# Sweeps (part "tune"): an ASHA sweep and random search with its budget (bench/tune/), FashionMNIST.
 if ! skipped tune; then
-  [[ -f data/fashion-mnist-6k.h5 ]] || TRAINRT="$TRAINRT" TRAINRT_SRC="$repo" TRAINRT_BUILD="$BUILD" bash tests/lib/small_data.sh >&2
-  run tune "$OUT/tune.stdout" bash bench/tune/tune_bench.sh "$TRAINRT" data/fashion-mnist-6k.h5 "$storage/tune" \
+  run tune "$OUT/tune.stdout" bash bench/tune/tune_bench.sh "$TRAINRT" "$DATA" "$storage/tune" \
     "$OUT/tune_bench.json" "${BENCH_TUNE_TRIALS:-32}"
 fi
 

@@ -79,8 +79,8 @@ def section(path):
     reach_ratio = reach / m["rank_s_random"] if reach is not None else None
     text = [
         "## Sweeps: trainrt tune", "",
-        "`bench/tune/tune_bench.sh`, under mpiexec on this machine: an ASHA sweep of fashion_mlp on the 6 k-sample "
-        "dataset (`jobs/fashion_mlp_sweep.ini`: learning rate and batch size; 1 rank per trial, 2 at once; rungs at "
+        "`bench/tune/tune_bench.sh`, under mpiexec on this machine: an ASHA sweep of fashion_mlp on FashionMNIST "
+        "(60 k training images; `jobs/fashion_mlp_sweep.ini`: learning rate and batch size; 1 rank per trial, 2 at once; rungs at "
         "epochs 1, 3, 9), then random search (FIFO) with the same budget: as many 9-epoch trials as ASHA trained "
         "epochs, same seed and space. " + (__doc__.split("\n\n")[2].replace("\n", " ")), "",
         "| figure | value |", "|---|---:|",

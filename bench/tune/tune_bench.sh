@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The sweep benchmark (bench/run.sh, part "tune"), under mpiexec on this machine: an ASHA sweep of
-# fashion_mlp on the small dataset (1 rank per trial, 2 at once, rungs at epochs 1, 3, 9), then
+# fashion_mlp on DATA (1 rank per trial, 2 at once, rungs at epochs 1, 3, 9), then
 # random search (FIFO) given the same budget: as many full-length (9-epoch) trials as ASHA's
 # epochs allow, same seed and space. bench/tune/report.py reads both sweep directories.
 #   bash bench/tune/tune_bench.sh TRAINRT DATA WORKDIR OUT.json [TRIALS]

@@ -33,9 +33,10 @@ CheckpointState StateAccess::deep_copy(const CheckpointState& state, std::vector
     for (std::size_t i = 0; i < copy.tensors_.size(); ++i) {
         TensorPart& part = copy.tensors_[i];
         HostBuffer& buffer = buffers[i];
-        if (buffer.size != part.bytes()) {
-            buffer.data.reset(new std::byte[std::max<std::uint64_t>(part.bytes(), 1)]);  // no zeroing
-            buffer.size = part.bytes();
+        if (buffer.capacity < part.bytes()) {
+            const std::size_t capacity = std::max<std::uint64_t>(part.bytes() + part.bytes() / 4, 1);  // room to grow
+            buffer.data.reset(new std::byte[capacity]);  // no zeroing
+            buffer.capacity = capacity;
         }
         std::memcpy(buffer.data.get(), part.data, part.bytes());
         part.data = buffer.data.get();

@@ -11,9 +11,11 @@ namespace trainrt::checkpoint {
 
 // Host memory for async copies, kept between saves: after the first save the copy touches no
 // new pages (page faults on a fresh 1 GiB buffer cost as much as the copy itself).
+// Grows, never shrinks: a tensor that grows a little at every save (an XGBoost model, a round
+// more each time) reuses its pages instead of faulting in a new allocation per save.
 struct HostBuffer {
     std::unique_ptr<std::byte[]> data;
-    std::size_t size = 0;
+    std::size_t capacity = 0;
 };
 
 struct StateAccess {
