@@ -123,10 +123,19 @@ class RayTrainReportCallback(xgboost.callback.TrainingCallback):
         metrics = dict(self._chosen(evals_log), round=boosted)
         due = (self._frequency and boosted % self._frequency == 0) or (
             self._at_end and self._last_round is not None and boosted >= self._last_round)
-        checkpoint = model_checkpoint(model, boosted) if due or _state.session().should_stop() else None
+        checkpoint = model_checkpoint(model, boosted) if due or self._stop_agreed() else None
         self._unsaved = None if checkpoint is not None else (metrics, boosted)
         _state.report(metrics, checkpoint)
         return False
+
+    @staticmethod
+    def _stop_agreed():
+        """A stop request that reached any rank since the last report, agreed now. should_stop()
+        right after a report returns that report's verdict without communicating; the second call
+        agrees afresh (one small collective, every rank calls it at the same round), so a signal
+        that arrived during this round gives this round's report the booster to stop at."""
+        session = _state.session()
+        return session.should_stop() or session.should_stop()
 
     def after_training(self, model):
         if self._at_end and self._unsaved is not None:

@@ -62,9 +62,10 @@ async_kill() {
     || fail "$what: result.jsonl lacks an iteration or has one beyond 9"
 }
 
-# save 6 is written in the background while training goes on; save 5 was committed when save 6
-# began, so the restart resumes from 5.
-async_kill after_data 1 6 5
+# save 6 is written in the background while training goes on; its thread on rank 0 commits save 5
+# before writing save 6's data, so a death of rank 0 there leaves 5 committed and the restart
+# resumes from 5. (Another rank dying while rank 0 commits 5 may leave 4: still a valid resume.)
+async_kill after_data 0 6 5
 # the last save (9) is committed by finish() at the end of the run; killed before its rename.
 async_kill before_rename 0 9 8
 finish
