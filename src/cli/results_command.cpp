@@ -39,11 +39,19 @@ relaunch records only annotate the stop or failure before them):
   running   a start record with nothing after it, or no record yet; a job killed without a
             record (SIGKILL, node failure) looks running until the next start records it
 Times: total_time_s sums, over the attempts (a start record up to the next start), the time from
-the start to the attempt's last own record (checkpoint, stop, finish, a rank's failure) or last
-row (result.jsonl or result.superseded.jsonl), whichever is later; an attempt relaunched in the
-same allocation (same job and restart) counts up to the relaunch: the time lost to the failure. useful_time_s sums
-_time_this_iter_s over result.jsonl (rows of work lost to a crash moved to
-result.superseded.jsonl at the resume, so they do not count).
+the attempt's process launch (the start record's `launched`) to its last own record (checkpoint,
+stop, finish, a rank's failure) or last row (result.jsonl or result.superseded.jsonl), whichever
+is later; an attempt relaunched in the same allocation (same job and restart) counts up to the
+next launch: the time lost to the failure. useful_time_s sums _time_this_iter_s over
+result.jsonl (rows of work lost to a crash moved to result.superseded.jsonl at the resume, so they
+do not count).
+Goodput: the share of the attempts' rank-time (seconds x world size) spent in kept iterations,
+from the restore on, less the checkpoint stalls inside them; the rest by cause, in rank-seconds
+(goodput.lost_rank_s in --json): start_up (launch to start record), restore, checkpoint_stall,
+lost_work (iterations done again after a failure), detection (a failed attempt's last row to its
+failure record), relaunch (to the next launch), stop (last row to the stop, less its checkpoint),
+other (set-up before the first iteration, work outside report()). Time queued between
+allocations (a requeue) is wall time, not charged: between_allocations_s.
 Best checkpoints: by run.json's checkpoint.score_attribute and score_order (max|min), best
 first, those without the score last; without a score_attribute, newest first (score null).
 

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "cli/results_checkpoints.hpp"
+#include "metrics/goodput.hpp"
 #include "metrics/run_summary.hpp"
 
 namespace trainrt::cli {
@@ -64,6 +65,7 @@ Json build_report(const std::string& run_dir) {
             {"attempts", times.attempts},
             {"total_time_s", times.total_s},
             {"useful_time_s", times.useful_s},
+            {"goodput", metrics::goodput_json(metrics::goodput(records))},
             {"warnings", warnings_of(records, checkpoints)}};
 }
 

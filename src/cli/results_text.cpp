@@ -77,6 +77,23 @@ std::string error_text(const Json& error) {
     return fmt::format("{}{} ({})", where, value_text(error["message"]), value_text(error["reason"]));
 }
 
+// "82.4% of 0:10:00 rank-time trained; lost: start-up 3.1%, ..." with the parts over 0.05%.
+std::string goodput_text(const Json& goodput) {
+    if (goodput["ratio"].is_null()) return "unknown (no timed attempt yet)";
+    const double allocated = goodput["allocated_rank_s"].get<double>();
+    std::string lost;
+    for (const auto& [part, seconds] : goodput["lost_rank_s"].items()) {
+        const double share = seconds.get<double>() / allocated;
+        if (share < 0.0005) continue;
+        std::string name = part == "start_up" ? "start-up" : part;
+        std::replace(name.begin(), name.end(), '_', ' ');
+        lost += fmt::format("{}{} {:.1f}%", lost.empty() ? "; lost: " : ", ", name, 100 * share);
+    }
+    const double queued = goodput["between_allocations_s"].get<double>();
+    return fmt::format("{:.1f}% of {} rank-time trained{}{}", 100 * goodput["ratio"].get<double>(), hms(allocated),
+                       lost, queued > 0 ? fmt::format("; {} queued between allocations (not charged)", hms(queued)) : "");
+}
+
 }  // namespace
 
 std::string human_summary(const Json& report) {
@@ -94,6 +111,7 @@ std::string human_summary(const Json& report) {
     text += line("time:", fmt::format("total {}, useful {} (sum of the iterations kept), {} attempt(s)",
                                       hms(report["total_time_s"].get<double>()),
                                       hms(report["useful_time_s"].get<double>()), report["attempts"].dump()));
+    text += line("goodput:", goodput_text(report["goodput"]));
     for (const Json& warning : report["warnings"]) text += line("note:", value_text(warning));
     return text;
 }

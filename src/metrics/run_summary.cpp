@@ -1,5 +1,6 @@
 #include "metrics/run_summary.hpp"
 
+#include "metrics/attempt_times.hpp"
 #include "metrics/metrics_h5.hpp"
 
 #include <algorithm>
@@ -38,12 +39,6 @@ Json read_run_json(const std::string& run_dir, std::vector<std::string>& warning
     return nullptr;
 }
 
-// A numeric field, or `fallback` when absent or not a number.
-double number_of(const Row& row, const char* key, double fallback) {
-    auto found = row.find(key);
-    return found != row.end() && found->is_number() ? found->get<double>() : fallback;
-}
-
 template <class T> std::string text_of(const std::optional<T>& value) { return value ? fmt::format("{}", *value) : ""; }
 
 std::string stop_detail(const runlog::Event& record, const runlog::StopEvent& stop, const runlog::Event* requeue) {
@@ -78,64 +73,6 @@ Json error_of(const runlog::Event& record) {
                   {"time", record.time_text}};
     if (failure.exit_code) error["exit_code"] = *failure.exit_code;
     return error;
-}
-
-struct Attempt {
-    double begin = 0;
-    double end = 0;
-};
-
-// True when start records `a` and `b` are of one Slurm allocation: same job, same restart.
-bool same_allocation(const runlog::Event& a, const runlog::Event& b) {
-    return !a.job_id.empty() && a.job_id == b.job_id && a.restart_count == b.restart_count;
-}
-
-// The attempts whose start time is known. An attempt followed by a relaunch in the same
-// allocation lasts until that relaunch: the allocation was held all along, and the time from the
-// attempt's last record to the relaunch (a dead rank or node being noticed) was lost, not idle.
-std::vector<Attempt> timed_attempts(const runlog::History& history) {
-    std::vector<Attempt> attempts;
-    const auto& all = history.attempts;
-    for (std::size_t i = 0; i < all.size(); ++i) {
-        if (!all[i].begin) continue;
-        Attempt attempt{*all[i].begin, all[i].end.value_or(*all[i].begin)};
-        if (i + 1 < all.size() && all[i + 1].begin &&
-            same_allocation(history.event(all[i].start), history.event(all[i + 1].start)))
-            attempt.end = std::max(attempt.end, *all[i + 1].begin);
-        attempts.push_back(attempt);
-    }
-    return attempts;
-}
-
-// Extends each attempt over its rows (those reported between its start and the next start): to
-// its last row, and back to its first row's iteration start (a first iteration is timed from
-// before the start record is written, and records have millisecond times).
-void extend_by_rows(std::vector<Attempt>& attempts, const std::vector<Row>& rows) {
-    for (const Row& row : rows) {
-        const double time = number_of(row, "_timestamp", -1);
-        if (time < 0) continue;
-        auto after = std::upper_bound(attempts.begin(), attempts.end(), time,
-                                      [](double t, const Attempt& attempt) { return t < attempt.begin; });
-        if (after == attempts.begin()) continue;
-        Attempt& attempt = *std::prev(after);
-        attempt.end = std::max(attempt.end, time);
-        attempt.begin = std::min(attempt.begin, time - number_of(row, "_time_this_iter_s", 0));
-    }
-}
-
-// Without start records: the span of the rows, from the first row's iteration start to the last row.
-double rows_span(const std::vector<Row>& rows) {
-    double first = 0, last = 0;
-    bool any = false;
-    for (const Row& row : rows) {
-        const double time = number_of(row, "_timestamp", -1);
-        if (time < 0) continue;
-        const double begin = time - number_of(row, "_time_this_iter_s", 0);
-        first = any ? std::min(first, begin) : begin;
-        last = any ? std::max(last, time) : time;
-        any = true;
-    }
-    return last - first;
 }
 
 }  // namespace
@@ -250,10 +187,8 @@ Json latest_start_value(const runlog::History& history, const char* key) {
 
 RunTimes run_times(const RunRecords& records) {
     RunTimes times;
-    std::vector<Attempt> attempts = timed_attempts(records.history);
-    extend_by_rows(attempts, records.rows);
-    extend_by_rows(attempts, records.superseded);
-    for (const Attempt& attempt : attempts) times.total_s += attempt.end - attempt.begin;
+    const std::vector<TimedAttempt> attempts = timed_attempts(records.history, records.rows, records.superseded);
+    for (const TimedAttempt& attempt : attempts) times.total_s += attempt.end - attempt.begin;
     if (attempts.empty()) times.total_s = rows_span(records.rows);
     for (const Row& row : records.rows) times.useful_s += number_of(row, "_time_this_iter_s", 0);
     times.attempts = static_cast<int>(attempts.size());

@@ -57,7 +57,7 @@ nlohmann::ordered_json run_restarts(const runlog::History& history);
 nlohmann::ordered_json latest_start_value(const runlog::History& history, const char* key);
 
 struct RunTimes {
-    double total_s = 0;   // the attempts' wall time: see attempt_seconds in run_summary.cpp
+    double total_s = 0;   // the attempts' wall time (metrics/attempt_times.hpp)
     double useful_s = 0;  // sum of _time_this_iter_s over result.jsonl
     int attempts = 0;     // start records
 };

@@ -1,9 +1,14 @@
 #include "runlog/clock.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -11,6 +16,23 @@ namespace trainrt::runlog {
 
 double now_seconds() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::optional<double> process_start_seconds() {
+    std::ifstream in("/proc/self/stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto after_name = stat.rfind(')');  // the command name may hold spaces and parentheses
+    if (after_name == std::string::npos) return std::nullopt;
+    std::istringstream fields(stat.substr(after_name + 2));
+    std::string field;
+    for (int i = 3; i < 22 && (fields >> field); ++i) {}  // fields 3..21: state .. itrealvalue
+    unsigned long long start_ticks = 0;
+    timespec boot{};
+    if (!(fields >> start_ticks) || ::clock_gettime(CLOCK_BOOTTIME, &boot) != 0) return std::nullopt;
+    const long ticks_per_s = ::sysconf(_SC_CLK_TCK);
+    if (ticks_per_s <= 0) return std::nullopt;
+    const double age_s = boot.tv_sec + boot.tv_nsec / 1e9 - static_cast<double>(start_ticks) / ticks_per_s;
+    return now_seconds() - std::max(age_s, 0.0);
 }
 
 std::string format_time(double epoch_seconds) {

@@ -9,6 +9,10 @@ namespace trainrt::runlog {
 std::string format_time(double epoch_seconds);
 std::string time_now();
 double now_seconds();  // system clock, seconds since the epoch
+// When this process was created (exec of srun's or mpiexec's child, before the dynamic loader, MPI
+// and Python start), seconds since the epoch: from /proc/self/stat's start time against the boot
+// clock, to the kernel's tick (10 ms). nullopt where /proc cannot say.
+std::optional<double> process_start_seconds();
 
 // Seconds since the epoch; nullopt unless `text` is exactly format_time's format (the
 // milliseconds may be absent: "2026-11-22T09:15:00Z").

@@ -30,7 +30,8 @@ template <class T> Json optional_json(const std::optional<T>& value) { return va
 
 Json fields_of(const StartEvent& e) {
     return {{"hosts", e.hosts}, {"launcher", e.launcher}, {"workload", e.workload}, {"reason", e.reason},
-            {"step", nullptr}, {"last_end", e.last_end}, {"failures", e.failures}, {"max_failures", e.max_failures}};
+            {"step", nullptr}, {"last_end", e.last_end}, {"failures", e.failures}, {"max_failures", e.max_failures},
+            {"launched", e.launched ? Json(format_time(*e.launched)) : Json(nullptr)}};
 }
 Json fields_of(const CheckpointEvent& e) {
     return {{"checkpoint", e.checkpoint}, {"iteration", e.iteration}, {"rank0_bytes", e.rank0_bytes},
@@ -123,6 +124,8 @@ void read_body(const Fields& f, StartEvent& e) {
     f.read("hosts", e.hosts), f.read("launcher", e.launcher), f.read("workload", e.workload);
     f.read("reason", e.reason), f.read("last_end", e.last_end), f.read("failures", e.failures);
     f.read("max_failures", e.max_failures);
+    std::string launched;
+    if (f.read("launched", launched)) e.launched = parse_time(launched);
 }
 void read_body(const Fields& f, CheckpointEvent& e) {
     f.read("checkpoint", e.checkpoint), f.read("iteration", e.iteration), f.read("rank0_bytes", e.rank0_bytes);

@@ -22,6 +22,9 @@ struct StartEvent {  // an attempt began (every rank agreed to start)
     std::string last_end;  // how the previous attempt ended ("" when none)
     int failures = 0;      // counted against max_failures when it began
     int max_failures = 0;
+    // When rank 0's process was created (runlog::process_start_seconds): the time before the
+    // start record (loader, MPI, Python, the job's set-up) is start-up. nullopt when unknown.
+    std::optional<double> launched;
 };
 struct CheckpointEvent {  // a checkpoint was committed
     std::string checkpoint;

@@ -17,6 +17,7 @@
 #include "runtime/stop_signals.hpp"
 #include "runtime/watchdog.hpp"
 #include "storage/posix.hpp"
+#include "runlog/clock.hpp"
 #include "runlog/events.hpp"
 #include "runlog/run_dir.hpp"
 #include "runlog/run_files.hpp"
@@ -65,7 +66,8 @@ void agree_on_run_dir(Communicator& comm, const JobConfig& config, const Context
             runlog::append(context.run_dir, context,
                            runlog::StartEvent{context.hostnames, context.launcher, settings.run.workload.value,
                                               history.last_end.empty() ? "first start" : "after " + history.last_end,
-                                              history.last_end, history.failures, settings.failure.max_failures.value});
+                                              history.last_end, history.failures, settings.failure.max_failures.value,
+                                              runlog::process_start_seconds()});
         });
     comm::agree(comm, failure);
 }

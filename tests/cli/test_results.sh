@@ -5,7 +5,8 @@
 # max_failures = 0: exit 10), a rank killed without a record (looks running, then failed once the
 # supervisor recorded it, then a restart that resumes), a run read while it runs (running) and
 # then stopped by USR2 (stopped, exit 9) and resumed (a restart naming the stop), a copied run
-# directory with a torn last line, and bad input (exit 2, one line on stderr). `trainrt results`
+# directory with a torn last line, goodput (a kill that loses two iterations: lost work; the parts
+# add up to the rank-time; the summary's line), and bad input (exit 2, one line on stderr). `trainrt results`
 # exits with its own status codes (TRAINRT_RESULTS_*), never a training code.
 source "$(dirname "$0")/../metrics/lib.sh"
 THROWING="$TRAINRT_BUILD/tests/plugins/libtest_plugin_throwing.so"
@@ -136,6 +137,16 @@ check_json "one restart: after failure, resumed from checkpoint_000004; no error
 check_json "no score_attribute: best checkpoints newest first, score null" \
   '[.best_checkpoints[].iteration] == [10, 8, 6, 4, 2] and all(.best_checkpoints[]; .score == null)
    and .checkpoint_score.order == "recency"'
+# Goodput of a kill that loses work: rank 1 killed at report 7, the last checkpoint at 4, so
+# reports 5 and 6 are done again after the resume.
+TRAINRT_FAULT=report:1:7 report_run 2 lost "$WORK/lost.out" --train.reports=8 --train.checkpoint_every=4 --train.sleep_ms=50
+report_run 2 lost "$WORK/lost2.out" --train.reports=8 --train.checkpoint_every=4 --train.sleep_ms=50
+lost=$(jq -s '2 * (map(._time_this_iter_s) | add)' "$WORK/lost/result.superseded.jsonl")
+results "$WORK/lost" --json
+check_json "goodput: the 2 iterations done again are lost work (0.1 s < it <= 2 ranks x $lost s), the parts sum to the rank-time" \
+  --argjson lost "$lost" '.goodput as $g | $g.lost_rank_s.lost_work > 0.1 and $g.lost_rank_s.lost_work <= $lost + 1e-9
+   and $g.lost_rank_s.start_up > 0 and $g.ratio > 0 and $g.ratio < 1
+   and (($g.lost_rank_s | add) + $g.useful_rank_s - $g.allocated_rank_s | fabs) < 1e-6'
 
 # --- read while running (exit 3, concurrent appends), then USR2 (stopped), then resumed --------
 ( report_run 2 results_live "$WORK/live.out" --train.reports=40 --train.sleep_ms=300 --train.checkpoint_every=1 \
@@ -159,13 +170,15 @@ expect_exit "stopped run" "$TRAINRT_RESULTS_STOPPED"
 check_json "status stopped, exit code 9, the signal in the detail, no error" \
   --argjson code "$TRAINRT_EXIT_STOPPED" '.status == "stopped" and .exit_code == $code and (.status_detail | contains("signal USR2")) and .error == null and .rows < 40'
 results "$WORK/results_live"
-grep -q '^status: *stopped (exit 9)' "$WORK/res.out" && pass "summary: stopped (exit 9)" || { fail "summary of a stopped run"; show "$WORK/res.out"; }
+grep -q '^status: *stopped (exit 9)' "$WORK/res.out" && grep -qE '^goodput: *[0-9.]+% of [0-9]:[0-9]{2}:[0-9]{2} rank-time trained; lost: start-up' "$WORK/res.out" \
+  && pass "summary: stopped (exit 9), goodput line" || { fail "summary of a stopped run"; show "$WORK/res.out"; }
 report_run 2 results_live "$WORK/live2.out" --train.reports=40 --train.checkpoint_every=1
 results "$WORK/results_live" --json
 expect_exit "resumed stopped run" "$TRAINRT_RESULTS_FINISHED"
 check_json "restart after the stop: reason names the signal, resumed from the stop checkpoint" \
   '.status == "finished" and (.restarts | length) == 1 and (.restarts[0].reason | startswith("after stop (signal USR2"))
-   and .restarts[0].resumed_from.iteration > 0 and .rows == 40 and .total_time_s >= .useful_time_s'
+   and .restarts[0].resumed_from.iteration > 0 and .rows == 40 and .total_time_s >= .useful_time_s
+   and (.goodput.useful_rank_s - 2 * .useful_time_s) <= 1e-6 and .goodput.useful_rank_s > 0'
 
 # --- a copy elsewhere, read by a relative path; a torn last line; CSV quoting ------------------
 mkdir -p "$WORK/elsewhere" && cp -a "$WORK/fin" "$WORK/elsewhere/copy"

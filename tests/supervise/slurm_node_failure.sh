@@ -89,9 +89,15 @@ relaunched=$(date -d "$(jq -s -r '[.[] | select(.event == "start") | .time] | .[
 gap=$(awk -v a="$t_dead" -v b="$relaunched" 'BEGIN{printf "%.1f", b-a}')
 awk -v l="$lost" -v g="$gap" 'BEGIN{exit !(l >= g)}' ||
   fail "trainrt results: total - useful = ${lost} s, less than the ${gap} s from node2's end to the relaunch"
+# Goodput names that time: detection (last row -> failure record) and relaunch (-> next launch).
+goodput=$("$TRAINRT" results "$RUN" --json | jq -c .goodput)
+jq -e '.lost_rank_s.detection + .lost_rank_s.relaunch > 0 and .ratio > 0 and .ratio < 1
+       and ((.lost_rank_s | add) + .useful_rank_s - .allocated_rank_s | fabs) < 1e-6' <<<"$goodput" >/dev/null ||
+  fail "trainrt results: goodput without the failure's detection and relaunch: $goodput"
 [[ "$(jq -s -r 'last | .epoch' "$RUN/result.jsonl")" == 12 ]] || fail "the last row is not epoch 12"
 again=$(awk -v a="$t_kill" -v b="$t_again" 'BEGIN{printf "%.1f", b-a}')
 awk -v a="$again" -v t="$slurmd_timeout" 'BEGIN{exit !(a < t / 2)}' ||
   fail "training again only $again s after the $FAULT: not well before SlurmdTimeout ($slurmd_timeout s)"
+log "goodput: $goodput"
 log "node2 $FAULT: training again on node1,node3 after $again s (SlurmdTimeout $slurmd_timeout s," \
     "peer_timeout 10 s); $(rows "$RUN") rows once each (fault at $t_kill)"
