@@ -49,6 +49,25 @@ public:
     // dataset(split).iter_batches(options, epoch) reads batches in the background (data.hpp).
     // DataError (exit 6) naming the file when it is missing, malformed or has no such split.
     virtual Dataset dataset(const std::string& split) = 0;
+
+    // Last in the class: plugins built before it was added keep their vtable.
+    // The verdict of the latest step boundary (should_stop() or report(); no communication, the
+    // same on every rank): true when [checkpoint] interval says a checkpoint is due, the time
+    // since the last one having passed the interval (auto: Young/Daly's, from the measured
+    // checkpoint cost and [failure] mtbf). Save with report(metrics, state) at this step. Call
+    // it after should_stop(); false once a stop is agreed (that checkpoint is the stop's).
+    virtual bool checkpoint_due() { return false; }
 };
+
+// The built-in workloads' rule at a step boundary inside an epoch (collective: it calls
+// should_stop()). stop: a stop was agreed; save it with report(metrics, state) and return. save:
+// report with a checkpoint now: at a stop, every `every_steps` steps (0: never) and when
+// checkpoint_due(), but not at the epoch's last step (`epoch_ends`: the epoch's own checkpoint
+// follows).
+struct StepBoundary {
+    bool stop = false;
+    bool save = false;
+};
+StepBoundary at_step_boundary(Session& session, std::int64_t step, std::int64_t every_steps, bool epoch_ends);
 
 }  // namespace trainrt

@@ -110,7 +110,7 @@ SignalList KeyType<SignalList>::read(const JobConfig& config, const std::string&
     return signals;
 }
 
-TimeMargin KeyType<TimeMargin>::read(const JobConfig& config, const std::string& key) {
+SecondsOrAuto KeyType<SecondsOrAuto>::read(const JobConfig& config, const std::string& key) {
     const std::string& text = config.get(key);
     if (text == "auto") return {};
     const double seconds = config::parse_real(key, text, config.source(key));

@@ -29,8 +29,8 @@ struct SignalList {
     std::vector<int> numbers;
     std::vector<std::string> names;
 };
-// [stop] time_margin: seconds, or nullopt for auto (from the measured step and checkpoint times).
-struct TimeMargin {
+// A number of seconds >= 0, or auto (nullopt): [stop] time_margin, [checkpoint] interval.
+struct SecondsOrAuto {
     std::optional<double> seconds;
 };
 
@@ -54,9 +54,9 @@ template <> struct KeyType<SignalList> {
     static constexpr ValueKind kind = ValueKind::string;
     static SignalList read(const JobConfig& config, const std::string& key);
 };
-template <> struct KeyType<TimeMargin> {
+template <> struct KeyType<SecondsOrAuto> {
     static constexpr ValueKind kind = ValueKind::string;
-    static TimeMargin read(const JobConfig& config, const std::string& key);
+    static SecondsOrAuto read(const JobConfig& config, const std::string& key);
 };
 
 // clang-format off
@@ -104,6 +104,10 @@ template <> struct KeyType<TimeMargin> {
         "copy the state to host memory and write it in the background (file_per_rank only)")                  \
     KEY(every_steps, std::int64_t, "0", at_least(0),                                                            \
         "also checkpoint every N training steps (0: at the end of each epoch only)")                           \
+    KEY(interval, SecondsOrAuto, "0", any_value(),                                                              \
+        "also checkpoint when this many seconds passed since the last checkpoint, at the next step boundary "  \
+        "(built-in workloads; 0: off); auto: Young/Daly's sqrt(2 x C x failure.mtbf), C the measured "         \
+        "checkpoint stall (the run's last checkpoints, else the first one taken at once)")                     \
     KEY(resume_from, std::string, "", a_path(), "resume from this checkpoint directory instead of the newest valid one") \
     KEY(alignment_mb, double, "1", at_least(0), "shared layout: align datasets to this many MiB (the stripe size)") \
     KEY(stripe_count, std::int64_t, "0", at_least(0), "shared layout: ROMIO striping_factor hint (0: filesystem default)") \
@@ -113,7 +117,7 @@ template <> struct KeyType<TimeMargin> {
     KEY(signals, SignalList, "USR2,TERM", any_value(),                                                          \
         "signals that request a stop: checkpoint at the next step and exit (comma list of USR1, USR2, TERM, "  \
         "INT, HUP, QUIT, XCPU, ALRM; USR1 is left to NCCL)")                                                    \
-    KEY(time_margin, TimeMargin, "auto", any_value(),                                                           \
+    KEY(time_margin, SecondsOrAuto, "auto", any_value(),                                                           \
         "stop this many seconds before the Slurm time limit; auto: 10 s + 2 x the slowest recent step + 2 x "  \
         "the slowest recent checkpoint")
 
@@ -138,6 +142,9 @@ template <> struct KeyType<TimeMargin> {
         "they end the step (a peer_timeout failure naming the node) and the relaunch excludes it, long before " \
         "Slurm's SlurmdTimeout (300 s by default); 0: no heartbeats. Lower it for faster recovery, at the "     \
         "risk of a false alarm when the filesystem stalls longer than it")                                      \
+    KEY(mtbf, double, "0", at_least(0),                                                                         \
+        "mean seconds between failures of the job (a node lost, a crash), for checkpoint.interval = auto; "   \
+        "0: 30 days divided by the job's nodes")                                                                \
     KEY(on_nonfinite, NonFinitePolicy, "fail", any_value(),                                                     \
         "fail: a report() with a NaN or infinite metric ends the run (exit 7) without committing its "         \
         "checkpoint, so the latest checkpoint is the last finite one; ignore: go on")

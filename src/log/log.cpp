@@ -1,6 +1,7 @@
 #include "log/log.hpp"
 
 #include <atomic>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 
@@ -86,8 +87,20 @@ void write(Level level, const std::string& text) noexcept {
     }
 }
 
+namespace {
+
+// The rank the launcher gave this process, before MPI_Init; 0 when none says (a plain start).
+int launcher_rank() {
+    for (const char* name : {"PMI_RANK", "PMIX_RANK", "SLURM_PROCID"})
+        if (const char* value = std::getenv(name); value != nullptr && *value != '\0') return std::atoi(value);
+    return 0;
+}
+
+}  // namespace
+
 void write_once(Level level, const std::string& text) noexcept {
-    if (loggers().rank.load() <= 0) write(level, text);
+    const int rank = loggers().rank.load();
+    if (rank == 0 || (rank < 0 && launcher_rank() == 0)) write(level, text);
 }
 
 }  // namespace trainrt::log

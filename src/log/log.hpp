@@ -28,7 +28,9 @@ std::string tag();
 void set_line_break(std::function<void()> before_line);
 
 void write(Level level, const std::string& text) noexcept;
-// rank 0 only (others print nothing): lines every rank reaches identically.
+// rank 0 only (others print nothing): lines every rank reaches identically. Before MPI gave this
+// process its rank, the launcher's word for it (PMI_RANK, PMIX_RANK, SLURM_PROCID) decides; a
+// process no launcher started is rank 0.
 void write_once(Level level, const std::string& text) noexcept;
 
 template <class... Args> void debug(fmt::format_string<Args...> format, Args&&... args) {

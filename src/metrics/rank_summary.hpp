@@ -19,12 +19,12 @@ namespace trainrt::metrics {
 // The values one rank summarizes, in its order: the two step times first, then the numeric
 // metrics. At most `max_summarized` are summarized; later ones are not.
 using NamedValues = std::vector<std::pair<std::string, double>>;
-inline constexpr std::size_t max_summarized = 27;
+inline constexpr std::size_t max_summarized = 26;
 
 // Small integers every rank contributes and gets back maxed over the ranks, in the same
-// collective (the runtime's stop agreement and the non-finite check ride along, so a report is
-// one collective).
-using Votes = std::array<std::int64_t, 4>;
+// collective (the runtime's step-boundary agreement, a stop or a checkpoint due, and the
+// non-finite check ride along, so a report is one collective).
+using Votes = std::array<std::int64_t, 5>;
 
 struct Straggler {
     int rank = -1;

@@ -23,7 +23,7 @@ template <class T> inline py::object to_python(const std::optional<T>& value) {
     return value ? to_python(*value) : py::none();
 }
 inline py::object to_python(const SignalList& signals) { return py::cast(signals.names); }
-inline py::object to_python(const TimeMargin& margin) { return to_python(margin.seconds); }
+inline py::object to_python(const SecondsOrAuto& margin) { return to_python(margin.seconds); }
 
 inline py::object name_space(const py::dict& values) {
     return py::module_::import("types").attr("SimpleNamespace")(**values);

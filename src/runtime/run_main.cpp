@@ -108,6 +108,9 @@ std::string version_line() {
 int guarded(const std::function<int()>& body) noexcept {
     try {
         return body();
+    } catch (const ConfigError& error) {  // the same settings on every rank: one line per job
+        if (log::level() <= log::Level::error) log::write_once(log::Level::error, error.what());
+        return error.exit_code();
     } catch (const Error& error) {
         log::error("{}", error.what());
         return error.exit_code();

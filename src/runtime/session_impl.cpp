@@ -63,6 +63,26 @@ metrics::ResultLogOptions result_options(const JobConfig& config, const MetricsS
     return options;
 }
 
+// Rank 0's checkpoint clock ([checkpoint] interval): with auto, the cost C is the largest stall of
+// the run's last checkpoints when its record holds some (an earlier attempt's), so a resumed run
+// knows its interval from the first step.
+CheckpointInterval checkpoint_interval(const Settings& settings, const Context& context) {
+    const std::optional<double> every = settings.checkpoint.interval.value.seconds;
+    std::optional<double> known_cost;
+    if (!every && context.world_rank == 0) {
+        const runlog::EventLog log = runlog::read_events(context.run_dir);
+        int seen = 0;
+        for (auto event = log.events.rbegin(); event != log.events.rend() && seen < 3; ++event)
+            if (const auto* saved = event->as<runlog::CheckpointEvent>()) {
+                known_cost = std::max(known_cost.value_or(0.0), saved->stall_s);
+                ++seen;
+            }
+    }
+    const double mtbf = settings.failure.mtbf.value;
+    return CheckpointInterval(every, job_mtbf(mtbf, context.num_nodes), known_cost,
+                              job_mtbf_source(mtbf, context.num_nodes));
+}
+
 }  // namespace
 
 SessionImpl::SessionImpl(const JobConfig& config, const Settings& settings, Context context,
@@ -70,7 +90,8 @@ SessionImpl::SessionImpl(const JobConfig& config, const Settings& settings, Cont
     : config_(config), settings_(settings), context_(std::move(context)), comm_(std::move(comm)),
       results_(context_.run_dir, context_, result_options(config, settings_.metrics)),
       checkpoints_(checkpoint::options_from(settings_.checkpoint), context_, *comm_),
-      stops_(*comm_, context_, settings_.stop.time_margin.value.seconds), resume_(context_) {}
+      stops_(*comm_, context_, settings_.stop.time_margin.value.seconds, checkpoint_interval(settings_, context_)),
+      resume_(context_) {}
 
 void SessionImpl::report(const Metrics& metrics) { record_row(metrics); }
 
@@ -97,16 +118,16 @@ void SessionImpl::before_report() {
 void SessionImpl::record_row(const Metrics& metrics) {
     before_report();
     if (stops_.boundaries() == 0) first_boundary();
-    const std::array<std::int64_t, 3> stop = stops_.vote();
+    const StopCoordinator::Votes boundary = stops_.vote();
     const bool check_finite = settings_.failure.on_nonfinite.value == NonFinitePolicy::fail;
     const std::string nonfinite = check_finite ? nonfinite_metric(metrics) : "";
-    metrics::Votes votes{stop[0], stop[1], stop[2], nonfinite.empty() ? 0 : 1};
+    metrics::Votes votes{boundary[0], boundary[1], boundary[2], boundary[3], nonfinite.empty() ? 0 : 1};
     results_.record(metrics, *comm_, votes);
-    stops_.decide({votes[0], votes[1], votes[2]});
+    stops_.decide({votes[0], votes[1], votes[2], votes[3]});
     iteration_seen_.store(results_.iterations());
     reported_since_check_ = true;
     boundary_seen_.store(stops_.boundaries());
-    if (votes[3] != 0) fail_nonfinite(nonfinite);
+    if (votes[4] != 0) fail_nonfinite(nonfinite);
 }
 
 // Collective: every rank saw the vote. A save still in flight is an earlier, finite report's:
@@ -147,7 +168,7 @@ void SessionImpl::report(const Metrics& metrics, const CheckpointState& state) {
         }
         throw;
     }
-    stops_.record_checkpoint(saved.stall_s + saved.commit_s);
+    stops_.record_checkpoint(saved.stall_s, saved.commit_s);
     if (context_.world_rank == 0)
         runlog::append(context_.run_dir, context_,
                        runlog::CheckpointEvent{saved.name, iteration, static_cast<std::int64_t>(saved.bytes),

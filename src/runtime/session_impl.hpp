@@ -21,6 +21,7 @@ public:
     void report(const Metrics& metrics) override;
     void report(const Metrics& metrics, const CheckpointState& state) override;
     bool should_stop() override;
+    bool checkpoint_due() override { return stops_.checkpoint_due(); }
     const Checkpoint* checkpoint() const override { return resume_.take(); }
     DatasetShard dataset_shard(const std::string& split, std::uint64_t epoch) override;
     Dataset dataset(const std::string& split) override;

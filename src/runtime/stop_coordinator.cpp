@@ -1,5 +1,6 @@
 #include "runtime/stop_coordinator.hpp"
 
+#include <cmath>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -26,9 +27,9 @@ std::string reason_name(StopReason reason) {
     return "none";
 }
 
-StopCoordinator::StopCoordinator(Communicator& comm, const Context& context,
-                                 std::optional<double> margin_s)
-    : comm_(comm), context_(context), policy_(margin_s) {}
+StopCoordinator::StopCoordinator(Communicator& comm, const Context& context, std::optional<double> margin_s,
+                                 CheckpointInterval checkpoint_interval)
+    : comm_(comm), context_(context), policy_(margin_s), interval_(std::move(checkpoint_interval)) {}
 
 void StopCoordinator::watch_time_limit() {
     if (context_.world_rank != 0 || context_.job_id.empty()) return;
@@ -61,24 +62,31 @@ bool StopCoordinator::time_limit_reached(double now) {
 
 bool StopCoordinator::agree() {
     if (agreed()) return true;
-    std::array<std::int64_t, 3> votes = vote();
+    Votes votes = vote();
     comm_.allreduce(std::span<std::int64_t>(votes), ReduceOp::max);
     return decide(votes);
 }
 
-// {signal number, time limit reached (rank 0), rank that got the signal}; zeros once agreed.
-std::array<std::int64_t, 3> StopCoordinator::vote() {
-    if (agreed()) return {0, 0, -1};
+// {signal number, time limit reached (rank 0), rank that got the signal, checkpoint due (rank 0)};
+// zeros once agreed.
+StopCoordinator::Votes StopCoordinator::vote() {
+    if (agreed()) return {0, 0, -1, 0};
     const double now = monotonic_seconds();
     if (boundaries_ > 0) policy_.record_step(now - last_boundary_);
+    if (boundaries_ == 0 && context_.world_rank == 0) {
+        interval_.start(now);
+        if (!interval_.off()) log_interval();
+    }
     last_boundary_ = now;
     ++boundaries_;
     const int signal = stop_signal_received();
-    return {signal, time_limit_reached(now) ? 1 : 0, signal != 0 ? context_.world_rank : -1};
+    const bool due = context_.world_rank == 0 && interval_.due(now);
+    return {signal, time_limit_reached(now) ? 1 : 0, signal != 0 ? context_.world_rank : -1, due ? 1 : 0};
 }
 
-bool StopCoordinator::decide(const std::array<std::int64_t, 3>& maxed) {
+bool StopCoordinator::decide(const Votes& maxed) {
     if (agreed()) return true;
+    checkpoint_due_ = maxed[0] == 0 && maxed[1] == 0 && maxed[3] != 0;
     if (maxed[0] == 0 && maxed[1] == 0) return false;
     const int signal = stop_signal_received();
     request_.reason = maxed[0] != 0 ? StopReason::signal : StopReason::time_limit;
@@ -89,6 +97,20 @@ bool StopCoordinator::decide(const std::array<std::int64_t, 3>& maxed) {
     request_.boundary = boundaries_;
     log_agreement();
     return true;
+}
+
+void StopCoordinator::record_checkpoint(double stall_s, double commit_s) {
+    policy_.record_checkpoint(stall_s + commit_s);
+    checkpoint_due_ = false;  // every rank records the commit: this boundary's due is served
+    if (context_.world_rank != 0 || interval_.off()) return;
+    interval_.record_checkpoint(monotonic_seconds(), stall_s);
+    const std::optional<double> every = interval_.interval();
+    if (every && (!logged_interval_ || std::abs(*every - *logged_interval_) > 0.25 * *logged_interval_)) log_interval();
+}
+
+void StopCoordinator::log_interval() {
+    logged_interval_ = interval_.interval();
+    say(interval_.describe());
 }
 
 void StopCoordinator::log_agreement() const {

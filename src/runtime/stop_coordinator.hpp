@@ -1,14 +1,16 @@
 #pragma once
-// Stop agreement at step boundaries: a signal on any rank, or rank 0's time-limit policy, becomes
-// a stop on every rank at the same boundary (one small allreduce per boundary, or votes carried
-// in the report's own collective). Collective: every rank calls agree() (or vote() and decide())
-// at the same boundaries.
+// Agreement at step boundaries: a signal on any rank, or rank 0's time-limit policy, becomes a
+// stop on every rank at the same boundary; rank 0's checkpoint clock ([checkpoint] interval)
+// becomes a checkpoint due on every rank at the same boundary. One small allreduce per boundary,
+// or votes carried in the report's own collective. Collective: every rank calls agree() (or
+// vote() and decide()) at the same boundaries.
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
 
 #include "launch/slurm_client.hpp"
+#include "runtime/checkpoint_interval.hpp"
 #include "runtime/deadline.hpp"
 #include "trainrt/comm.hpp"
 #include "trainrt/context.hpp"
@@ -30,7 +32,8 @@ std::string reason_name(StopReason reason);  // "signal", "time_limit"
 
 class StopCoordinator {
 public:
-    StopCoordinator(Communicator& comm, const Context& context, std::optional<double> margin_s);
+    StopCoordinator(Communicator& comm, const Context& context, std::optional<double> margin_s,
+                    CheckpointInterval checkpoint_interval);
 
     // Rank 0 asks Slurm for the job's time left (no-op outside a Slurm job) and logs the policy.
     void watch_time_limit();
@@ -39,22 +42,32 @@ public:
     bool agree();
     // agree() in two halves, for a caller that carries the votes in its own collective (a
     // report's): this rank's votes at a new boundary, then the votes maxed over the ranks.
-    std::array<std::int64_t, 3> vote();
-    bool decide(const std::array<std::int64_t, 3>& maxed);
+    using Votes = std::array<std::int64_t, 4>;
+    Votes vote();
+    bool decide(const Votes& maxed);
     bool agreed() const { return request_.reason != StopReason::none; }
     const StopRequest& request() const { return request_; }
     std::int64_t boundaries() const { return boundaries_; }
 
-    void record_checkpoint(double seconds) { policy_.record_checkpoint(seconds); }
+    // The latest boundary's verdict: a time-based checkpoint is due there (never once a stop is
+    // agreed: the stop's own checkpoint is taken).
+    bool checkpoint_due() const { return checkpoint_due_; }
+
+    // A checkpoint committed: `stall_s` the training paused for it, `commit_s` until committed.
+    void record_checkpoint(double stall_s, double commit_s);
 
 private:
     bool time_limit_reached(double now);
     void log_agreement() const;
+    void log_interval();
 
     Communicator& comm_;
     const Context& context_;
     std::unique_ptr<launch::SlurmClient> slurm_;  // rank 0 in a Slurm job only
     DeadlinePolicy policy_;
+    CheckpointInterval interval_;
+    std::optional<double> logged_interval_;  // rank 0 logs the interval again when it moves by 25%
+    bool checkpoint_due_ = false;
     StopRequest request_;
     std::int64_t boundaries_ = 0;
     double last_boundary_ = 0;

@@ -208,7 +208,8 @@ double train_step(Model& model, const trainrt::Batch& part) {
     return loss.item<double>();
 }
 
-// Runs the rest of the epoch; false when a stop was agreed (its checkpoint reported).
+// Runs the rest of the epoch (checkpoints as at_step_boundary says); false when a stop was agreed
+// (its checkpoint reported).
 // Batch b is this rank's part of global batch b, so a checkpoint's position means the same
 // samples on any number of ranks.
 bool train_epoch(Session& session, const Settings& settings, Model& model, const TrainStream& stream,
@@ -221,15 +222,14 @@ bool train_epoch(Session& session, const Settings& settings, Model& model, const
         const double loss = train_step(model, *part);
         const auto b = static_cast<std::int64_t>(part->index);
         progress = {progress.epoch, b + 1, progress.batches + 1, progress.step + 1, progress.loss_sum + loss};
-        const bool periodic = every > 0 && progress.step % every == 0 && b + 1 < last;
-        const bool stop = !periodic && session.should_stop();
-        if (periodic || stop) {
+        const StepBoundary boundary = at_step_boundary(session, progress.step, every, b + 1 >= last);
+        if (boundary.save) {
             Metrics metrics;
             metrics.set("epoch", progress.epoch + 1).set("step", progress.step)
                 .set("running_loss", mean_over_ranks(session, progress.loss_sum / progress.batches));
             session.report(metrics, snapshot(model, progress, stream).state());
         }
-        if (stop || (periodic && session.should_stop())) return false;
+        if (boundary.stop) return false;
     }
     return true;
 }

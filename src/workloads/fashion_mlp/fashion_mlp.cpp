@@ -223,8 +223,9 @@ void report_progress(Session& session, Engine& engine, const Mlp& model, Progres
     session.report(running_metrics(session, progress), snapshot(engine, model, progress, session.context(), streams));
 }
 
-// Runs the rest of the current epoch's batches; checkpoints every `every_steps` steps and when a
-// stop is agreed (then returns false: the run ends here and resumes from that checkpoint).
+// Runs the rest of the current epoch's batches; checkpoints every `every_steps` steps, when
+// checkpoint.interval says one is due and when a stop is agreed (then returns false: the run ends
+// here and resumes from that checkpoint).
 bool train_epoch(Session& session, const Mlp& model, Engine& engine, const Settings& settings, const Streams& streams,
                  Progress& progress) {
     const std::int64_t every = settings.job.checkpoint.every_steps.value;
@@ -236,12 +237,9 @@ bool train_epoch(Session& session, const Mlp& model, Engine& engine, const Setti
         ++progress.batches;
         ++progress.step;
         progress.next_batch = static_cast<std::int64_t>(batch->index) + 1;
-        const bool periodic = every > 0 && progress.step % every == 0 && progress.next_batch < last;
-        if (periodic) report_progress(session, engine, model, progress, streams);
-        if (session.should_stop()) {
-            if (!periodic) report_progress(session, engine, model, progress, streams);
-            return false;
-        }
+        const StepBoundary boundary = at_step_boundary(session, progress.step, every, progress.next_batch >= last);
+        if (boundary.save) report_progress(session, engine, model, progress, streams);
+        if (boundary.stop) return false;
     }
     progress.loss_sum = engine.loss_sum();
     progress.data_wait_s = batches.wait_seconds();

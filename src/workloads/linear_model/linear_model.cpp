@@ -228,8 +228,8 @@ void report_running(Session& session, const LinearModel& model, const Progress& 
     session.report(metrics, make_state(model, progress, stream));
 }
 
-// The rest of the epoch; a checkpoint every checkpoint.every_steps steps and at an agreed stop
-// (then false: the run ends there and resumes from that checkpoint).
+// The rest of the epoch; a checkpoint every checkpoint.every_steps steps, when checkpoint.interval
+// says one is due and at an agreed stop (then false: the run ends there and resumes from it).
 bool train_epoch(Session& session, LinearModel& model, const TrainStream& stream, const Settings& settings,
                  Progress& progress) {
     const std::int64_t every = settings.job.checkpoint.every_steps.value;
@@ -245,12 +245,9 @@ bool train_epoch(Session& session, LinearModel& model, const TrainStream& stream
         progress.loss_sum += model.apply(packed, lr);
         ++progress.batches, ++progress.step;
         progress.next_batch = static_cast<std::int64_t>(batch->index) + 1;
-        const bool periodic = every > 0 && progress.step % every == 0 && progress.next_batch < last;
-        if (periodic) report_running(session, model, progress, stream);
-        if (session.should_stop()) {
-            if (!periodic) report_running(session, model, progress, stream);
-            return false;
-        }
+        const StepBoundary boundary = at_step_boundary(session, progress.step, every, progress.next_batch >= last);
+        if (boundary.save) report_running(session, model, progress, stream);
+        if (boundary.stop) return false;
     }
     return true;
 }

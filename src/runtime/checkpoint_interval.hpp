@@ -1,0 +1,59 @@
+#pragma once
+// When a time-based checkpoint is due ([checkpoint] interval): a fixed number of seconds since the
+// last checkpoint, or auto, Young/Daly's interval from the measured checkpoint cost and the job's
+// mean time between failures ([failure] mtbf). Pure bookkeeping (no clock, no communication): the
+// caller feeds it monotonic times, so it is unit-tested directly. Rank 0's verdict is the one the
+// ranks agree on (StopCoordinator), so every rank checkpoints at the same boundary.
+#include <deque>
+#include <optional>
+#include <string>
+
+namespace trainrt::runtime {
+
+// The interval that minimizes the expected time lost, checkpoint cost C per interval plus half an
+// interval redone per failure, for a mean time between failures M >> C: sqrt(2 C M) (Young 1974;
+// the first order of Daly 2006).
+double young_daly_interval(double cost_s, double mtbf_s);
+
+// The share of time that model expects lost at interval `interval_s`: C / interval + interval / 2M.
+double expected_waste(double interval_s, double cost_s, double mtbf_s);
+
+// [failure] mtbf as configured, or for 0 the documented default: 30 days over the job's nodes
+// (a node failing about once a month; the job fails when any of its nodes does).
+double job_mtbf(double configured_s, int nodes);
+std::string job_mtbf_source(double configured_s, int nodes);  // "failure.mtbf" or "30 days / 4 nodes"
+inline constexpr double kNodeMtbfSeconds = 30 * 86400.0;
+
+class CheckpointInterval {
+public:
+    // `interval_s`: seconds (0: off, never due) or nullopt for auto. `known_cost_s`: a checkpoint
+    // stall the run's record already holds (an earlier attempt's), if any.
+    // `mtbf_source`: where mtbf_s came from, for the log ("failure.mtbf", "30 days / 4 nodes").
+    CheckpointInterval(std::optional<double> interval_s, double mtbf_s, std::optional<double> known_cost_s,
+                       std::string mtbf_source = "failure.mtbf");
+
+    void start(double now);                             // at the run's first step boundary
+    void record_checkpoint(double now, double cost_s);  // any committed checkpoint restarts the clock
+    bool due(double now) const;
+
+    bool off() const { return !automatic_ && fixed_s_ <= 0; }
+    bool automatic() const { return automatic_; }
+    // The cost auto uses: the largest of the last few stalls (a conservative C); nullopt before any.
+    std::optional<double> cost() const;
+    // Seconds between checkpoints; nullopt for auto before a cost is known (due at once: the first
+    // checkpoint measures C).
+    std::optional<double> interval() const;
+    // One line for the log: the rule, its inputs and the expected waste.
+    std::string describe() const;
+
+private:
+    static constexpr std::size_t kCostWindow = 3;
+    bool automatic_ = false;
+    double fixed_s_ = 0;
+    double mtbf_s_ = 0;
+    std::string mtbf_source_;
+    std::deque<double> costs_;
+    std::optional<double> last_;  // the last checkpoint, or the start
+};
+
+}  // namespace trainrt::runtime
