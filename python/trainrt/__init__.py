@@ -33,7 +33,7 @@ from ._trainer import (CheckpointConfig, DataParallelTrainer, FailureConfig, Res
 __all__ = ["allreduce", "Checkpoint", "CheckpointConfig", "Context", "DataParallelTrainer", "digest", "Error",
            "exit_codes", "FailureConfig", "get_checkpoint", "get_config", "get_context", "get_dataset",
            "get_dataset_shard", "get_settings", "report", "Result", "run", "RunConfig", "ScalingConfig",
-           "should_stop", "StopTraining", "TrainingFailedError"]
+           "should_stop", "checkpoint_due", "StopTraining", "TrainingFailedError"]
 
 
 def __getattr__(name):
@@ -111,6 +111,14 @@ def should_stop():
     and return: a stop signal reached a rank, or the Slurm time limit is near. Optional: report()
     stops the function by itself; this asks between reports (a checkpoint mid-epoch)."""
     return _state.session().should_stop()
+
+
+def checkpoint_due():
+    """The latest step boundary's verdict (should_stop() or report(); no communication): True
+    when [checkpoint] interval says a checkpoint is due (seconds since the last one, or auto:
+    Young/Daly's interval from the measured checkpoint cost and [failure] mtbf). Ask it after
+    should_stop(); when True, report with a Checkpoint at this step."""
+    return _state.session().checkpoint_due()
 
 
 def run(train_func, argv=None, name=None):

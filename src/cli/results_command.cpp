@@ -52,6 +52,9 @@ lost_work (iterations done again after a failure), detection (a failed attempt's
 failure record), relaunch (to the next launch), stop (last row to the stop, less its checkpoint),
 other (set-up before the first iteration, work outside report()). Time queued between
 allocations (a requeue) is wall time, not charged: between_allocations_s.
+Recoveries: for each failed attempt another followed, the way back by phase: detection_s (its
+last row to its failure record), relaunch_s (to the next process launch), start_up_s, restore_s,
+first_iteration_s, and training_again_s (last row to the next attempt's first row).
 Best checkpoints: by run.json's checkpoint.score_attribute and score_order (max|min), best
 first, those without the score last; without a score_attribute, newest first (score null).
 

@@ -66,6 +66,7 @@ Json build_report(const std::string& run_dir) {
             {"total_time_s", times.total_s},
             {"useful_time_s", times.useful_s},
             {"goodput", metrics::goodput_json(metrics::goodput(records))},
+            {"recoveries", metrics::recoveries(records)},
             {"warnings", warnings_of(records, checkpoints)}};
 }
 

@@ -12,7 +12,7 @@ namespace trainrt::cli {
 // `run_dir` must be a directory holding run.json, events.jsonl or result.jsonl. The object:
 // status, status_detail, exit_code (the run's own, null while it runs), path (absolute), workload, world_size, rows, iterations, metrics (the
 // last row as written, or null), latest_checkpoint, best_checkpoints, checkpoint_score, error,
-// restarts, attempts, total_time_s, useful_time_s, goodput (metrics/goodput.hpp), warnings. StorageError when a file is unreadable.
+// restarts, attempts, total_time_s, useful_time_s, goodput and recoveries (metrics/goodput.hpp), warnings. StorageError when a file is unreadable.
 nlohmann::ordered_json build_report(const std::string& run_dir);
 
 // `trainrt results`'s own exit code for the report's status (results_codes, trainrt/error.hpp).

@@ -94,6 +94,26 @@ std::string goodput_text(const Json& goodput) {
                        lost, queued > 0 ? fmt::format("; {} queued between allocations (not charged)", hms(queued)) : "");
 }
 
+// "attempt 2: training again 18.2 s after the last row (detection 8.6 s, relaunch 8.9 s, ...)".
+std::string recovery_lines(const Json& recoveries) {
+    std::string text;
+    constexpr std::size_t kShown = 3;  // the latest ones; --json lists them all
+    for (std::size_t i = recoveries.size() > kShown ? recoveries.size() - kShown : 0; i < recoveries.size(); ++i) {
+        const Json& back = recoveries[i];
+        const Json& again = back["training_again_s"];
+        text += fmt::format("  attempt {}: {} (detection {:.1f} s, relaunch {:.1f} s, start-up {:.1f} s, restore "
+                            "{:.1f} s, first iteration {})\n", back["attempt"].dump(),
+                            again.is_null() ? "not training yet"
+                                            : fmt::format("training again {:.1f} s after the last row", again.get<double>()),
+                            back["detection_s"].get<double>(), back["relaunch_s"].get<double>(),
+                            back["start_up_s"].get<double>(), back["restore_s"].get<double>(),
+                            back["first_iteration_s"].is_null()
+                                ? std::string("-")
+                                : fmt::format("{:.1f} s", back["first_iteration_s"].get<double>()));
+    }
+    return text.empty() ? "" : line("recoveries:", std::to_string(recoveries.size())) + text;
+}
+
 }  // namespace
 
 std::string human_summary(const Json& report) {
@@ -112,6 +132,7 @@ std::string human_summary(const Json& report) {
                                       hms(report["total_time_s"].get<double>()),
                                       hms(report["useful_time_s"].get<double>()), report["attempts"].dump()));
     text += line("goodput:", goodput_text(report["goodput"]));
+    text += recovery_lines(report["recoveries"]);
     for (const Json& warning : report["warnings"]) text += line("note:", value_text(warning));
     return text;
 }

@@ -66,35 +66,80 @@ double work_seconds(const std::vector<Iteration>& iterations, double from, const
     return std::max(0.0, total - stalls_within(records, first, iterations.back().end));
 }
 
-// One attempt's parts, in seconds (not yet times its world size).
+// An attempt on the clock, cut at its records and rows.
+struct Timeline {
+    AttemptRecords records;
+    std::vector<Iteration> kept, redone;  // its rows in result.jsonl and result.superseded.jsonl
+    double work_from = 0;   // the restore record, else the start record
+    double last_row = 0;    // its last row's end (work_from when none)
+    double tail_stall = 0;  // stalls of checkpoints committed after its last row
+    bool failed = false;
+    double failed_at = 0;   // its failure record (at most its end), when it failed
+};
+
 // An attempt without an end record that a later one followed ended without a record (SIGKILL, a
 // node lost): failed, as the failure budget counts it.
-Goodput attempt_parts(const RunRecords& run, const TimedAttempt& attempt, double next_begin, bool followed) {
-    const AttemptRecords records = records_of(run.history, attempt);
-    const std::vector<Iteration> kept = iterations_between(run.rows, attempt.begin, next_begin);
-    const std::vector<Iteration> redone = iterations_between(run.superseded, attempt.begin, next_begin);
-    const double work_from = records.restored.value_or(records.start);
+Timeline timeline_of(const RunRecords& run, const TimedAttempt& attempt, double next_begin, bool followed) {
+    Timeline t{records_of(run.history, attempt), iterations_between(run.rows, attempt.begin, next_begin),
+               iterations_between(run.superseded, attempt.begin, next_begin)};
+    t.work_from = t.records.restored.value_or(t.records.start);
+    t.last_row = t.work_from;
+    for (const auto* rows : {&t.kept, &t.redone})
+        if (!rows->empty()) t.last_row = std::max(t.last_row, rows->back().end);
+    t.tail_stall = stalls_within(t.records, t.last_row, std::numeric_limits<double>::infinity());
+    const runlog::Event* end = t.records.end_record;
+    t.failed = end != nullptr ? end->as<runlog::FailureEvent>() != nullptr : followed;
+    if (t.failed) t.failed_at = end != nullptr ? std::min(*end->time, attempt.end) : attempt.end;
+    return t;
+}
+
+// One attempt's parts, in seconds (not yet times its world size).
+Goodput attempt_parts(const Timeline& t, const TimedAttempt& attempt) {
     Goodput parts;
     parts.allocated_rank_s = attempt.end - attempt.begin;
-    parts.useful_rank_s = work_seconds(kept, work_from, records);
-    parts.lost_work_rank_s = work_seconds(redone, work_from, records);
-    parts.start_up_rank_s = records.launched ? std::max(0.0, records.start - *records.launched) : 0.0;
-    parts.restore_rank_s = records.restored ? std::max(0.0, *records.restored - records.start) : 0.0;
-    for (const auto& stall : records.stalls) parts.checkpoint_stall_rank_s += stall.second;
-    double last_row = work_from;
-    for (const auto* rows : {&kept, &redone})
-        if (!rows->empty()) last_row = std::max(last_row, rows->back().end);
-    const double tail_stall = stalls_within(records, last_row, std::numeric_limits<double>::infinity());
-    const runlog::Event* end = records.end_record;
-    const bool failed = end != nullptr ? end->as<runlog::FailureEvent>() != nullptr : followed;
-    if (failed) {
-        const double failed_at = end != nullptr ? std::min(*end->time, attempt.end) : attempt.end;
-        parts.detection_rank_s = std::max(0.0, failed_at - last_row - tail_stall);
-        if (attempt.relaunched_here) parts.relaunch_rank_s = std::max(0.0, attempt.end - std::max(failed_at, last_row));
+    parts.useful_rank_s = work_seconds(t.kept, t.work_from, t.records);
+    parts.lost_work_rank_s = work_seconds(t.redone, t.work_from, t.records);
+    parts.start_up_rank_s = t.records.launched ? std::max(0.0, t.records.start - *t.records.launched) : 0.0;
+    parts.restore_rank_s = t.records.restored ? std::max(0.0, *t.records.restored - t.records.start) : 0.0;
+    for (const auto& stall : t.records.stalls) parts.checkpoint_stall_rank_s += stall.second;
+    const runlog::Event* end = t.records.end_record;
+    if (t.failed) {
+        parts.detection_rank_s = std::max(0.0, t.failed_at - t.last_row - t.tail_stall);
+        if (attempt.relaunched_here) parts.relaunch_rank_s = std::max(0.0, attempt.end - std::max(t.failed_at, t.last_row));
     } else if (end != nullptr && end->as<runlog::StopEvent>() != nullptr) {
-        parts.stop_rank_s = std::max(0.0, attempt.end - last_row - tail_stall);
+        parts.stop_rank_s = std::max(0.0, attempt.end - t.last_row - t.tail_stall);
     }
     return parts;
+}
+
+std::vector<Timeline> timelines_of(const RunRecords& records, const std::vector<TimedAttempt>& attempts) {
+    std::vector<Timeline> timelines;
+    for (std::size_t i = 0; i < attempts.size(); ++i) {
+        const bool last = i + 1 == attempts.size();
+        const double next_begin = last ? std::numeric_limits<double>::infinity() : attempts[i + 1].begin;
+        timelines.push_back(timeline_of(records, attempts[i], next_begin, !last));
+    }
+    return timelines;
+}
+
+Json seconds_or_null(std::optional<double> seconds) {
+    return seconds ? Json(std::max(0.0, *seconds)) : Json(nullptr);
+}
+
+// The recovery from failed attempt `failed` to the attempt `next` after it.
+Json recovery_json(const Timeline& failed, const Timeline& next, std::size_t next_number) {
+    const double launched = next.records.launched.value_or(next.records.start);
+    const std::optional<double> training_again =
+        next.kept.empty() ? std::nullopt : std::optional<double>(next.kept.front().end);
+    return {{"attempt", next_number},
+            {"detection_s", std::max(0.0, failed.failed_at - failed.last_row - failed.tail_stall)},
+            {"relaunch_s", std::max(0.0, launched - failed.failed_at)},
+            {"start_up_s", std::max(0.0, next.records.start - launched)},
+            {"restore_s", next.records.restored ? *next.records.restored - next.records.start : 0.0},
+            {"first_iteration_s", seconds_or_null(training_again ? std::optional(*training_again - next.work_from)
+                                                                 : std::nullopt)},
+            {"training_again_s", seconds_or_null(training_again ? std::optional(*training_again - failed.last_row)
+                                                                : std::nullopt)}};
 }
 
 void add_scaled(Goodput& total, const Goodput& parts, double world) {
@@ -117,17 +162,25 @@ void add_scaled(Goodput& total, const Goodput& parts, double world) {
 
 Goodput goodput(const RunRecords& records) {
     const std::vector<TimedAttempt> attempts = timed_attempts(records.history, records.rows, records.superseded);
+    const std::vector<Timeline> timelines = timelines_of(records, attempts);
     Goodput total;
     total.attempts = static_cast<int>(attempts.size());
     for (std::size_t i = 0; i < attempts.size(); ++i) {
-        const bool last = i + 1 == attempts.size();
-        const double next_begin = last ? std::numeric_limits<double>::infinity() : attempts[i + 1].begin;
         const runlog::Event& start = start_of(records.history, attempts[i]);
-        add_scaled(total, attempt_parts(records, attempts[i], next_begin, !last), start.world_size.value_or(1));
-        if (!last && !attempts[i].relaunched_here)
-            total.between_allocations_s += std::max(0.0, next_begin - attempts[i].end);
+        add_scaled(total, attempt_parts(timelines[i], attempts[i]), start.world_size.value_or(1));
+        if (i + 1 < attempts.size() && !attempts[i].relaunched_here)
+            total.between_allocations_s += std::max(0.0, attempts[i + 1].begin - attempts[i].end);
     }
     return total;
+}
+
+Json recoveries(const RunRecords& records) {
+    const std::vector<TimedAttempt> attempts = timed_attempts(records.history, records.rows, records.superseded);
+    const std::vector<Timeline> timelines = timelines_of(records, attempts);
+    Json list = Json::array();
+    for (std::size_t i = 0; i + 1 < timelines.size(); ++i)
+        if (timelines[i].failed) list.push_back(recovery_json(timelines[i], timelines[i + 1], attempts[i + 1].attempt + 1));
+    return list;
 }
 
 Json goodput_json(const Goodput& g) {

@@ -35,4 +35,12 @@ Goodput goodput(const RunRecords& records);
 // between_allocations_s}.
 nlohmann::ordered_json goodput_json(const Goodput& goodput);
 
+// One entry per failed attempt that another followed, oldest first: how long the way back to
+// training took, by phase. {attempt (the next one's number, 1-based), detection_s (the failed
+// attempt's last row -> its failure record, or its end), relaunch_s (-> the next process launch;
+// a requeue's wait in the queue included), start_up_s (-> its start record), restore_s (-> its
+// restore record), first_iteration_s (-> its first row), training_again_s (the failed attempt's
+// last row -> the next one's first row: null until it reported)}.
+nlohmann::ordered_json recoveries(const RunRecords& records);
+
 }  // namespace trainrt::metrics

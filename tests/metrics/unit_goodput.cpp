@@ -88,3 +88,16 @@ TEST_CASE("goodput: a start record without `launched` (older runs) has no start-
     CHECK(g.useful_rank_s == Approx(2));
     CHECK(g.other_rank_s == Approx(1));
 }
+
+TEST_CASE("recoveries: the way back from a failure, by phase; a stop is not one", "[metrics]") {
+    const auto list = metrics::recoveries(three_attempts());
+    REQUIRE(list.size() == 1);
+    const auto& back = list[0];
+    CHECK(back["attempt"] == 2);
+    CHECK(back["detection_s"].get<double>() == Approx(3));        // last row 7 -> failure record 10
+    CHECK(back["relaunch_s"].get<double>() == Approx(1));         // -> launch 11
+    CHECK(back["start_up_s"].get<double>() == Approx(1));         // -> start 12
+    CHECK(back["restore_s"].get<double>() == Approx(1));          // -> restore 13
+    CHECK(back["first_iteration_s"].get<double>() == Approx(2));  // -> first row 15
+    CHECK(back["training_again_s"].get<double>() == Approx(8));   // 7 -> 15
+}

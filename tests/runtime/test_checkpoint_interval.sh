@@ -3,8 +3,9 @@
 # about a second): auto checkpoints at the first step boundary to measure the cost C, then logs
 # and keeps Young/Daly's interval sqrt(2 x C x failure.mtbf), C being the stall the checkpoint
 # events record (within 10 %); checkpoints mid-epoch are at least that far apart. A rerun knows C
-# from the run's record at once. A fixed interval spaces checkpoints by it; 0 (the default) takes
-# the epochs' checkpoints only. Bad values: exit 2, one line.
+# from the run's record at once. A fixed interval spaces checkpoints by it, in fashion_mlp and in
+# a Python function that asks trainrt.checkpoint_due(); 0 (the default) takes the epochs'
+# checkpoints only. Bad values: exit 2, one line.
 # ctest: fixture=small_data
 source "$(dirname "$0")/../lib/common.sh"
 require_small_data
@@ -71,6 +72,22 @@ mids=$(mid_epoch fixed | tr '\n' ' ')
 run off "$WORK/off.out" --train.epochs=2
 [ "$rc" -eq 0 ] && [ "$(checkpoints off | wc -l)" -eq 2 ] && ! grep -q "checkpoint.interval" "$WORK/off.out" \
   && pass "interval 0 (default): the 2 epochs' checkpoints only, nothing logged" || { checkpoints off; fail "off"; }
+
+# A Python function that asks trainrt.checkpoint_due() (tests/python/interval_func.py): 60 steps
+# of 20 ms with interval 0.3 s: about every 15th step, each at least 0.3 s after the last.
+if [ -f "$TRAINRT_BUILD/lib/trainrt/python/trainrt/__init__.py" ]; then
+  rc=0
+  timeout -k 5 300 mpiexec -n 2 "$TRAINRT" --run.workload=python:tests/python/interval_func.py:train \
+    --train.steps=60 --checkpoint.interval=0.3 --metrics.progress=off --run.storage_path="$WORK" --run.name=py \
+    >"$WORK/py.out" 2>&1 || rc=$?
+  n=$(checkpoints py | wc -l)
+  [ "$rc" -eq 0 ] && [ "$n" -ge 2 ] && [ "$n" -le 5 ] \
+    && checkpoints py | awk 'NR > 1 && $2 - previous < 0.3 - 0.002 { bad = 1 } { previous = $2 } END { exit bad }' \
+    && pass "Python checkpoint_due(): $n checkpoints in 60 x 20 ms steps, each >= 0.3 s after the last" \
+    || { show "$WORK/py.out"; checkpoints py; fail "Python checkpoint_due: exit $rc, $n checkpoints"; }
+else
+  fail "the Python component is not built: trainrt.checkpoint_due() untested"
+fi
 
 # --- bad values --------------------------------------------------------------------------------
 for bad in -1 soon; do

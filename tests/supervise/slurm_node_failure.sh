@@ -94,10 +94,18 @@ goodput=$("$TRAINRT" results "$RUN" --json | jq -c .goodput)
 jq -e '.lost_rank_s.detection + .lost_rank_s.relaunch > 0 and .ratio > 0 and .ratio < 1
        and ((.lost_rank_s | add) + .useful_rank_s - .allocated_rank_s | fabs) < 1e-6' <<<"$goodput" >/dev/null ||
   fail "trainrt results: goodput without the failure's detection and relaunch: $goodput"
+# And the way back by phase: one recovery, its phases adding up to (at most) the time from the
+# failed attempt's last row to the first row after the relaunch.
+recovery=$("$TRAINRT" results "$RUN" --json | jq -c '.recoveries')
+jq -e 'length == 1 and (.[0] | .training_again_s > 0
+       and ([.detection_s, .relaunch_s, .start_up_s, .restore_s, .first_iteration_s] | add) as $sum
+       | $sum <= .training_again_s + 1e-6 and $sum >= 0.5 * .training_again_s)' <<<"$recovery" >/dev/null ||
+  fail "trainrt results: recoveries $recovery"
 [[ "$(jq -s -r 'last | .epoch' "$RUN/result.jsonl")" == 12 ]] || fail "the last row is not epoch 12"
 again=$(awk -v a="$t_kill" -v b="$t_again" 'BEGIN{printf "%.1f", b-a}')
 awk -v a="$again" -v t="$slurmd_timeout" 'BEGIN{exit !(a < t / 2)}' ||
   fail "training again only $again s after the $FAULT: not well before SlurmdTimeout ($slurmd_timeout s)"
 log "goodput: $goodput"
+log "recovery: $recovery"
 log "node2 $FAULT: training again on node1,node3 after $again s (SlurmdTimeout $slurmd_timeout s," \
     "peer_timeout 10 s); $(rows "$RUN") rows once each (fault at $t_kill)"

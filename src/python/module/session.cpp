@@ -182,6 +182,7 @@ void bind_session(py::module_& module) {
             py::gil_scoped_release unlocked;
             return session.should_stop();
         })
+        .def("checkpoint_due", [](const SessionHandle& h) { return live(h).checkpoint_due(); })
         .def("checkpoint", [](const SessionHandle& h) -> py::object {
             const Checkpoint* restored = live(h).checkpoint();
             return restored != nullptr ? py::cast(*restored) : py::none();
