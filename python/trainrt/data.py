@@ -11,6 +11,8 @@ every rank gets batch_size samples (the last batch may be smaller, and differ by
 ranks). The order is the same for every world size; shuffle is none, global or blocks (default:
 data.shuffle for "train", none otherwise). A rank holds only its prefetch window, not the dataset.
 """
+import os
+
 from . import _state
 
 _UNSET = object()
@@ -54,8 +56,17 @@ class BatchIterator:
 class Dataset:
     """A split of data.path as this rank streams it (trainrt.get_dataset)."""
 
-    def __init__(self, native):
+    def __init__(self, native, outside_run=False):
         self._native = native
+        self._outside_run = outside_run
+
+    @classmethod
+    def open(cls, path, split):
+        """A split of a dataset file outside a run (after it, on a login node): every row, read by
+        trainrt's reader (file order; to_numpy and to_dmatrix). trainrt.Error (exit code data)
+        naming the file when it is missing, malformed or has no such split."""
+        from . import _trainrt
+        return cls(_trainrt.open_dataset(os.fspath(path), split), outside_run=True)
 
     @property
     def size(self):
@@ -99,7 +110,7 @@ class Dataset:
         """This rank's rows of the split, in file order (no shuffle), as {column: numpy array}: every
         rank's rows together are the split, each row once."""
         parts = {}
-        for batch in self.iter_batches(batch_size, shuffle="none", columns=columns):
+        for batch in self._file_order(batch_size, columns):
             for name, array in batch.items():
                 parts.setdefault(name, []).append(array)
         names = columns if columns is not None else [column["name"] for column in self.columns]
@@ -112,19 +123,34 @@ class Dataset:
         columns side by side as float32); NaN is missing. quantile: an xgboost.QuantileDMatrix (hist
         only, less memory; an evaluation set passes ref=the training one; with several ranks, built
         inside trainrt.xgboost.collective()). kwargs go to the constructor."""
-        import numpy as np
         import xgboost
-        label = label or self.label_column
+        matrix, labels = self.features_and_label(label, features)
+        if quantile:
+            return xgboost.QuantileDMatrix(matrix, label=labels, missing=missing, ref=ref, **kwargs)
+        return xgboost.DMatrix(matrix, label=labels, missing=missing, **kwargs)
+
+    def _file_order(self, batch_size, columns):
+        if not self._outside_run:
+            return self.iter_batches(batch_size, shuffle="none", columns=columns)
+        options = {"batch_size": int(batch_size), "drop_last": False, "pad": False, "prefetch_batches": 2,
+                   "shuffle": "none", "shuffle_buffer": 0, "columns": None if columns is None else list(columns)}
+        return BatchIterator(self._native.iter_batches(options, 0, 0), options, None, False)
+
+    def features_and_label(self, label=None, features=None):
+        """(features [n, F] float32, label array or None) of this rank's rows: the label column
+        (None: the file's label column), the features (None: the file's feature column, else every
+        other column; [n] and [n, k] columns side by side). What to_dmatrix() builds from."""
+        import numpy as np
+        names = {column["name"] for column in self.columns}
+        if label is None:  # the file's label column, when this split has it (a test split may not)
+            label = self.label_column if self.label_column in names else None
         if features is None:
             features = [self.feature_column] if self.feature_column else \
                 [column["name"] for column in self.columns if column["name"] != label]
         columns = self.to_numpy(list(features) + ([label] if label else []))
         matrix = np.hstack([np.asarray(columns[name], dtype=np.float32).reshape(len(columns[name]), -1)
                             for name in features])
-        labels = columns[label] if label else None
-        if quantile:
-            return xgboost.QuantileDMatrix(matrix, label=labels, missing=missing, ref=ref, **kwargs)
-        return xgboost.DMatrix(matrix, label=labels, missing=missing, **kwargs)
+        return matrix, (columns[label] if label else None)
 
     def _column(self, name):
         for column in self.columns:

@@ -33,6 +33,7 @@ from xgboost.tracker import RabitTracker
 from . import _state
 from ._trainer import DataParallelTrainer
 from .checkpoint import Checkpoint
+from .data import Dataset
 
 MODEL = "xgboost.model"  # the checkpoint tensor holding the booster's UBJSON bytes
 ROUND = "xgboost.round"  # its attribute: rounds boosted
@@ -218,30 +219,6 @@ builtin.check_config = _check_builtin_keys  # called when the job is loaded (_en
 
 # --- after the run: python3 -m trainrt.xgboost predict ---
 
-def _split_table(path, split, label, features):
-    """(features [n, F] float32, label or None) of a split of a trainrt dataset file (read with
-    h5py: no run, no MPI). Columns as to_dmatrix() takes them."""
-    import h5py
-    with h5py.File(path, "r") as file:
-        if split not in file:
-            raise _DataError(f"{path} has no split '{split}' (its splits: {', '.join(sorted(file))}); give --split")
-        named = {key: file.attrs[key] for key in ("label_column", "feature_column") if key in file.attrs}
-        named = {key: value.decode() if isinstance(value, bytes) else str(value) for key, value in named.items()}
-        label = label or named.get("label_column") or None
-        group = file[split]
-        if features is None:
-            features = [named["feature_column"]] if named.get("feature_column") else \
-                sorted(name for name in group if name != label)
-        matrix = np.hstack([np.asarray(group[name], dtype=np.float32).reshape(group[name].shape[0], -1)
-                            for name in features])
-        labels = np.asarray(group[label]) if label and label in group else None
-    return matrix, labels
-
-
-class _DataError(ValueError):
-    pass
-
-
 def predict_main(argv):
     """predict --checkpoint RUN_OR_CHECKPOINT_DIR --data FILE [--split test] --out PREDS.h5
     [--label NAME] [--features A,B]: the booster of a committed checkpoint (verified) predicts
@@ -265,8 +242,8 @@ def predict_main(argv):
         _leave(f"{args.checkpoint}: no XGBoost booster in a committed checkpoint there ({error})", exit_codes.checkpoint)
     try:
         features = args.features.split(",") if args.features else None
-        matrix, labels = _split_table(args.data, args.split, args.label, features)
-    except (_DataError, OSError, KeyError) as error:
+        matrix, labels = Dataset.open(args.data, args.split).features_and_label(args.label, features)
+    except (Error, ValueError) as error:
         _leave(str(error), exit_codes.data)
     predictions = booster.predict(xgboost.DMatrix(matrix))
     partial = f"{args.out}.tmp.{os.getpid()}"

@@ -142,6 +142,10 @@ void bind_dataset(py::module_& module) {
         .def("resume_position", &resume_position, py::arg("options"), py::arg("state"));
     module.def("dataset_splits", [](const std::string& path) { return data::read_dataset_info(path).split_names(); },
                py::arg("path"));
+    // Outside a run: one process sees every row of the split (rank 0 of 1).
+    module.def("open_dataset", [](const std::string& path, const std::string& split) {
+        return data::open_dataset(path, split, 0, 1, 0);
+    }, py::arg("path"), py::arg("split"));
 }
 
 }  // namespace trainrt::python
