@@ -6,8 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/plot_script.hpp"
-#include "metrics/rows_file.hpp"
-#include "runlog/run_files.hpp"
+#include "metrics/metric_series.hpp"
 #include "trainrt/error.hpp"
 #include "tune/sweep_state.hpp"
 
@@ -20,14 +19,10 @@ const char* const kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c
 // (time attribute, metric) of every row that reported the metric; `epochs` says whether each had an epoch.
 std::vector<std::pair<double, double>> trial_points(const std::string& run_dir, const std::string& metric, bool& epochs) {
     std::vector<std::pair<double, double>> points;
-    const std::string path = runlog::path_in(run_dir, runlog::kResults);
-    if (!std::filesystem::exists(path)) return points;
-    for (const auto& row : metrics::read_rows(path).rows) {
-        if (!row.contains(metric) || !row[metric].is_number()) continue;
-        const bool has_epoch = row.contains("epoch") && row["epoch"].is_number();
-        epochs = epochs && has_epoch;
-        const char* x = has_epoch ? "epoch" : "_training_iteration";
-        if (row.contains(x) && row[x].is_number()) points.emplace_back(row[x].get<double>(), row[metric].get<double>());
+    for (const metrics::MetricPoint& point : metrics::metric_series(run_dir, metric)) {
+        epochs = epochs && point.epoch.has_value();
+        const std::optional<double> x = point.epoch ? point.epoch : point.iteration;
+        if (x) points.emplace_back(*x, point.value);
     }
     return points;
 }

@@ -8,26 +8,13 @@
 #include <fmt/format.h>
 
 #include "cli/results_report.hpp"
-#include "metrics/rows_file.hpp"
+#include "metrics/metric_series.hpp"
 #include "runlog/run_files.hpp"
 #include "trainrt/error.hpp"
 #include "tune/sweep_state.hpp"
 
 namespace trainrt::cli {
 namespace {
-
-// The best value of `metric` over a trial's rows (`max` or `min`), or nullopt when never reported.
-std::optional<double> best_of(const std::string& run_dir, const std::string& metric, bool maximize) {
-    const std::string path = runlog::path_in(run_dir, runlog::kResults);
-    if (!std::filesystem::exists(path)) return std::nullopt;
-    std::optional<double> best;
-    for (const auto& row : metrics::read_rows(path).rows) {
-        if (!row.contains(metric) || !row[metric].is_number()) continue;
-        const double value = row[metric].get<double>();
-        if (!best || (maximize ? value > *best : value < *best)) best = value;
-    }
-    return best;
-}
 
 nlohmann::ordered_json trial_row(const std::string& dir, const tune::TrialRecord& trial, const std::string& metric,
                                  bool maximize) {
@@ -44,7 +31,7 @@ nlohmann::ordered_json trial_row(const std::string& dir, const tune::TrialRecord
     const nlohmann::ordered_json run = build_report(run_dir);
     row["iterations"] = run["iterations"];
     if (run["metrics"].is_object() && run["metrics"].contains(metric)) row["last"] = run["metrics"][metric];
-    if (auto best = best_of(run_dir, metric, maximize)) row["best"] = *best;
+    if (auto best = metrics::best_value(metrics::metric_series(run_dir, metric), maximize)) row["best"] = *best;
     row["time_s"] = run["total_time_s"];
     if (run["best_checkpoints"].is_array() && !run["best_checkpoints"].empty())
         row["checkpoint"] = run["best_checkpoints"][0]["path"];

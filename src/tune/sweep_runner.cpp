@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "launch/process.hpp"
-#include "metrics/rows_file.hpp"
+#include "metrics/metric_series.hpp"
 #include "runlog/clock.hpp"
 #include "runlog/run_files.hpp"
 #include "checkpoint/catalog.hpp"
@@ -82,28 +82,6 @@ std::vector<std::string> trial_command(const SweepConfig& sweep, const SweepPlac
     return argv;
 }
 
-// The trial's `metric` in its last row whose epoch is `epoch`, if it reported one there.
-std::optional<double> metric_at(const std::string& run_dir, const std::string& metric, std::int64_t epoch) {
-    const std::string path = runlog::path_in(run_dir, runlog::kResults);
-    if (!std::filesystem::exists(path)) return std::nullopt;
-    std::optional<double> found;
-    for (const auto& row : metrics::read_rows(path).rows)
-        if (row.contains("epoch") && row["epoch"].is_number() && row["epoch"].get<std::int64_t>() == epoch &&
-            row.contains(metric) && row[metric].is_number())
-            found = row[metric].get<double>();
-    return found;
-}
-
-// The trial's `metric` in the last row that has it, if any.
-std::optional<double> last_metric(const std::string& run_dir, const std::string& metric) {
-    const std::string path = runlog::path_in(run_dir, runlog::kResults);
-    if (!std::filesystem::exists(path)) return std::nullopt;
-    std::optional<double> found;
-    for (const auto& row : metrics::read_rows(path).rows)
-        if (row.contains(metric) && row[metric].is_number()) found = row[metric].get<double>();
-    return found;
-}
-
 bool stop_code(int code) {
     return code == exit_codes::stopped || code == exit_codes::requeue_needed || code == exit_codes::interrupted;
 }
@@ -164,7 +142,7 @@ private:
         for (const TrialRecord& other : state_.trials) {
             if (other.status != TrialStatus::terminated) continue;
             const std::optional<double> metric = other.decisions.empty()
-                ? last_metric(dir_ + "/" + other.name, sweep_.tune.metric.value)
+                ? metrics::last_value(metrics::metric_series(dir_ + "/" + other.name, sweep_.tune.metric.value))
                 : std::optional<double>(other.decisions.back().value);
             if (metric) request.finished.push_back({other.values, *metric});
         }
@@ -196,7 +174,8 @@ private:
     // The trial's metric at the epoch it ran to; without one it is ERROR (the scheduler compares
     // trials by it).
     std::optional<double> target_metric(TrialRecord& trial, const char* scheduler) {
-        const std::optional<double> value = metric_at(dir_ + "/" + trial.name, sweep_.tune.metric.value, trial.target);
+        const std::optional<double> value = metrics::value_at_epoch(
+            metrics::metric_series(dir_ + "/" + trial.name, sweep_.tune.metric.value), trial.target);
         if (!value) {
             trial.status = TrialStatus::error;
             log::warn("sweep: {} reported no {} at epoch {}: ERROR ({} compares trials by it)", trial.name,

@@ -8,6 +8,7 @@
 
 #include <hdf5.h>
 
+#include "metrics/metric_series.hpp"
 #include "metrics/metrics_h5.hpp"
 #include "metrics/progress_csv.hpp"
 #include "metrics/progress_display.hpp"
@@ -131,4 +132,25 @@ TEST_CASE("progress.csv reconcile rewrites only when rows or header differ", "[m
     std::ifstream in(dir.path / "progress.csv");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     CHECK(std::count(text.begin(), text.end(), '\n') == 2);
+}
+
+TEST_CASE("metric series: the rows that reported a metric; last, at an epoch, best", "[metrics]") {
+    TempDir dir;
+    std::ofstream(dir.path / "result.jsonl")
+        << R"({"epoch": 1, "_training_iteration": 1, "acc": 0.5})" << '\n'
+        << R"({"epoch": 1, "_training_iteration": 2, "acc": 0.6})" << '\n'
+        << R"({"epoch": 2, "_training_iteration": 3, "loss": 0.1})" << '\n'   // no acc: left out
+        << R"({"epoch": 3, "_training_iteration": 4, "acc": 0.55})" << '\n'
+        << R"({"_training_iteration": 5, "acc": "n/a"})" << '\n';            // not a number: left out
+    const auto series = metric_series(dir.path.string(), "acc");
+    REQUIRE(series.size() == 3);
+    CHECK(*series[2].epoch == 3);
+    CHECK(*series[2].iteration == 4);
+    CHECK(*last_value(series) == Approx(0.55));
+    CHECK(*value_at_epoch(series, 1) == Approx(0.6));  // the epoch's last value
+    CHECK_FALSE(value_at_epoch(series, 2));
+    CHECK(*best_value(series, true) == Approx(0.6));
+    CHECK(*best_value(series, false) == Approx(0.5));
+    CHECK(metric_series((dir.path / "absent").string(), "acc").empty());
+    CHECK_FALSE(last_value({}));
 }
