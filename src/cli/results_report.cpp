@@ -46,7 +46,9 @@ Json build_report(const std::string& run_dir) {
     const metrics::StatusVerdict verdict = metrics::run_status(records.history);
     const CheckpointScore score = checkpoint_score(records.run);
     const CheckpointsReport checkpoints = report_checkpoints(path, score);
-    const metrics::RunTimes times = metrics::run_times(records);
+    const auto attempts = metrics::timed_attempts(records.history, records.rows, records.superseded);
+    const metrics::RunTimes times = metrics::run_times(records, attempts);
+    const metrics::TimeAccount account = metrics::account_time(records, attempts);
     const Json* last = records.rows.empty() ? nullptr : &records.rows.back();
     return {{"status", metrics::status_name(verdict.status)},
             {"status_detail", verdict.detail},
@@ -65,8 +67,8 @@ Json build_report(const std::string& run_dir) {
             {"attempts", times.attempts},
             {"total_time_s", times.total_s},
             {"useful_time_s", times.useful_s},
-            {"goodput", metrics::goodput_json(metrics::goodput(records))},
-            {"recoveries", metrics::recoveries(records)},
+            {"goodput", metrics::goodput_json(account.goodput)},
+            {"recoveries", account.recoveries},
             {"warnings", warnings_of(records, checkpoints)}};
 }
 

@@ -34,8 +34,7 @@ void extend_by_rows(std::vector<TimedAttempt>& attempts, const std::vector<Row>&
 }  // namespace
 
 double number_of(const Row& row, const char* key, double fallback) {
-    auto found = row.find(key);
-    return found != row.end() && found->is_number() ? found->get<double>() : fallback;
+    return number_in(row, key).value_or(fallback);
 }
 
 std::vector<TimedAttempt> timed_attempts(const runlog::History& history, const std::vector<Row>& rows,

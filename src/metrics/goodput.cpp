@@ -6,7 +6,6 @@
 #include <utility>
 #include <vector>
 
-#include "metrics/attempt_times.hpp"
 
 namespace trainrt::metrics {
 namespace {
@@ -93,21 +92,29 @@ Timeline timeline_of(const RunRecords& run, const TimedAttempt& attempt, double 
     return t;
 }
 
-// One attempt's parts, in seconds (not yet times its world size).
-Goodput attempt_parts(const Timeline& t, const TimedAttempt& attempt) {
-    Goodput parts;
-    parts.allocated_rank_s = attempt.end - attempt.begin;
-    parts.useful_rank_s = work_seconds(t.kept, t.work_from, t.records);
-    parts.lost_work_rank_s = work_seconds(t.redone, t.work_from, t.records);
-    parts.start_up_rank_s = t.records.launched ? std::max(0.0, t.records.start - *t.records.launched) : 0.0;
-    parts.restore_rank_s = t.records.restored ? std::max(0.0, *t.records.restored - t.records.start) : 0.0;
-    for (const auto& stall : t.records.stalls) parts.checkpoint_stall_rank_s += stall.second;
+// One attempt's parts, in wall seconds (Goodput's, before times the world size).
+struct AttemptSeconds {
+    double allocated = 0, useful = 0, start_up = 0, restore = 0, checkpoint_stall = 0, lost_work = 0,
+           detection = 0, relaunch = 0, stop = 0;
+    double accounted() const {
+        return useful + start_up + restore + checkpoint_stall + lost_work + detection + relaunch + stop;
+    }
+};
+
+AttemptSeconds attempt_parts(const Timeline& t, const TimedAttempt& attempt) {
+    AttemptSeconds parts;
+    parts.allocated = attempt.end - attempt.begin;
+    parts.useful = work_seconds(t.kept, t.work_from, t.records);
+    parts.lost_work = work_seconds(t.redone, t.work_from, t.records);
+    parts.start_up = t.records.launched ? std::max(0.0, t.records.start - *t.records.launched) : 0.0;
+    parts.restore = t.records.restored ? std::max(0.0, *t.records.restored - t.records.start) : 0.0;
+    for (const auto& stall : t.records.stalls) parts.checkpoint_stall += stall.second;
     const runlog::Event* end = t.records.end_record;
     if (t.failed) {
-        parts.detection_rank_s = std::max(0.0, t.failed_at - t.last_row - t.tail_stall);
-        if (attempt.relaunched_here) parts.relaunch_rank_s = std::max(0.0, attempt.end - std::max(t.failed_at, t.last_row));
+        parts.detection = std::max(0.0, t.failed_at - t.last_row - t.tail_stall);
+        if (attempt.relaunched_here) parts.relaunch = std::max(0.0, attempt.end - std::max(t.failed_at, t.last_row));
     } else if (end != nullptr && end->as<runlog::StopEvent>() != nullptr) {
-        parts.stop_rank_s = std::max(0.0, attempt.end - t.last_row - t.tail_stall);
+        parts.stop = std::max(0.0, attempt.end - t.last_row - t.tail_stall);
     }
     return parts;
 }
@@ -122,65 +129,53 @@ std::vector<Timeline> timelines_of(const RunRecords& records, const std::vector<
     return timelines;
 }
 
-Json seconds_or_null(std::optional<double> seconds) {
-    return seconds ? Json(std::max(0.0, *seconds)) : Json(nullptr);
-}
-
 // The recovery from failed attempt `failed` to the attempt `next` after it.
 Json recovery_json(const Timeline& failed, const Timeline& next, std::size_t next_number) {
     const double launched = next.records.launched.value_or(next.records.start);
-    const std::optional<double> training_again =
-        next.kept.empty() ? std::nullopt : std::optional<double>(next.kept.front().end);
+    // Seconds from `from` to the next attempt's first kept row; null until it reported.
+    const auto until_first_row = [&](double from) {
+        return next.kept.empty() ? Json(nullptr) : Json(std::max(0.0, next.kept.front().end - from));
+    };
     return {{"attempt", next_number},
             {"detection_s", std::max(0.0, failed.failed_at - failed.last_row - failed.tail_stall)},
             {"relaunch_s", std::max(0.0, launched - failed.failed_at)},
             {"start_up_s", std::max(0.0, next.records.start - launched)},
             {"restore_s", next.records.restored ? *next.records.restored - next.records.start : 0.0},
-            {"first_iteration_s", seconds_or_null(training_again ? std::optional(*training_again - next.work_from)
-                                                                 : std::nullopt)},
-            {"training_again_s", seconds_or_null(training_again ? std::optional(*training_again - failed.last_row)
-                                                                : std::nullopt)}};
+            {"first_iteration_s", until_first_row(next.work_from)},
+            {"training_again_s", until_first_row(failed.last_row)}};
 }
 
-void add_scaled(Goodput& total, const Goodput& parts, double world) {
-    const double accounted = parts.useful_rank_s + parts.start_up_rank_s + parts.restore_rank_s +
-                             parts.checkpoint_stall_rank_s + parts.lost_work_rank_s + parts.detection_rank_s +
-                             parts.relaunch_rank_s + parts.stop_rank_s;
-    total.allocated_rank_s += world * std::max(parts.allocated_rank_s, accounted);
-    total.useful_rank_s += world * parts.useful_rank_s;
-    total.start_up_rank_s += world * parts.start_up_rank_s;
-    total.restore_rank_s += world * parts.restore_rank_s;
-    total.checkpoint_stall_rank_s += world * parts.checkpoint_stall_rank_s;
-    total.lost_work_rank_s += world * parts.lost_work_rank_s;
-    total.detection_rank_s += world * parts.detection_rank_s;
-    total.relaunch_rank_s += world * parts.relaunch_rank_s;
-    total.stop_rank_s += world * parts.stop_rank_s;
-    total.other_rank_s += world * std::max(0.0, parts.allocated_rank_s - accounted);
+void add_scaled(Goodput& total, const AttemptSeconds& parts, double world) {
+    const double accounted = parts.accounted();
+    total.allocated_rank_s += world * std::max(parts.allocated, accounted);
+    total.useful_rank_s += world * parts.useful;
+    total.start_up_rank_s += world * parts.start_up;
+    total.restore_rank_s += world * parts.restore;
+    total.checkpoint_stall_rank_s += world * parts.checkpoint_stall;
+    total.lost_work_rank_s += world * parts.lost_work;
+    total.detection_rank_s += world * parts.detection;
+    total.relaunch_rank_s += world * parts.relaunch;
+    total.stop_rank_s += world * parts.stop;
+    total.other_rank_s += world * std::max(0.0, parts.allocated - accounted);
 }
 
 }  // namespace
 
-Goodput goodput(const RunRecords& records) {
-    const std::vector<TimedAttempt> attempts = timed_attempts(records.history, records.rows, records.superseded);
+TimeAccount account_time(const RunRecords& records, const std::vector<TimedAttempt>& attempts) {
     const std::vector<Timeline> timelines = timelines_of(records, attempts);
-    Goodput total;
+    TimeAccount account;
+    Goodput& total = account.goodput;
     total.attempts = static_cast<int>(attempts.size());
     for (std::size_t i = 0; i < attempts.size(); ++i) {
         const runlog::Event& start = start_of(records.history, attempts[i]);
         add_scaled(total, attempt_parts(timelines[i], attempts[i]), start.world_size.value_or(1));
-        if (i + 1 < attempts.size() && !attempts[i].relaunched_here)
+        if (i + 1 == attempts.size()) continue;
+        if (!attempts[i].relaunched_here)
             total.between_allocations_s += std::max(0.0, attempts[i + 1].begin - attempts[i].end);
+        if (timelines[i].failed)
+            account.recoveries.push_back(recovery_json(timelines[i], timelines[i + 1], attempts[i + 1].attempt + 1));
     }
-    return total;
-}
-
-Json recoveries(const RunRecords& records) {
-    const std::vector<TimedAttempt> attempts = timed_attempts(records.history, records.rows, records.superseded);
-    const std::vector<Timeline> timelines = timelines_of(records, attempts);
-    Json list = Json::array();
-    for (std::size_t i = 0; i + 1 < timelines.size(); ++i)
-        if (timelines[i].failed) list.push_back(recovery_json(timelines[i], timelines[i + 1], attempts[i + 1].attempt + 1));
-    return list;
+    return account;
 }
 
 Json goodput_json(const Goodput& g) {

@@ -4,6 +4,7 @@
 // so it works on a copy of the directory and on a run still going.
 #include <nlohmann/json.hpp>
 
+#include "metrics/attempt_times.hpp"
 #include "metrics/run_summary.hpp"
 
 namespace trainrt::metrics {
@@ -28,19 +29,22 @@ struct Goodput {
     int attempts = 0;
 };
 
-Goodput goodput(const RunRecords& records);
-
 // {ratio (useful / allocated; null when nothing was allocated), allocated_rank_s, useful_rank_s,
 // lost_rank_s: {start_up, restore, checkpoint_stall, lost_work, detection, relaunch, stop, other},
 // between_allocations_s}.
 nlohmann::ordered_json goodput_json(const Goodput& goodput);
 
-// One entry per failed attempt that another followed, oldest first: how long the way back to
-// training took, by phase. {attempt (the next one's number, 1-based), detection_s (the failed
+// The run's time, accounted: `goodput`, and `recoveries`, one entry per failed attempt that
+// another followed, oldest first: how long the way back to training took, by phase. {attempt (the next one's number, 1-based), detection_s (the failed
 // attempt's last row -> its failure record, or its end), relaunch_s (-> the next process launch;
 // a requeue's wait in the queue included), start_up_s (-> its start record), restore_s (-> its
 // restore record), first_iteration_s (-> its first row), training_again_s (the failed attempt's
 // last row -> the next one's first row: null until it reported)}.
-nlohmann::ordered_json recoveries(const RunRecords& records);
+// `attempts` are timed_attempts() of the same records, computed once by the caller.
+struct TimeAccount {
+    Goodput goodput;
+    nlohmann::ordered_json recoveries = nlohmann::ordered_json::array();
+};
+TimeAccount account_time(const RunRecords& records, const std::vector<TimedAttempt>& attempts);
 
 }  // namespace trainrt::metrics

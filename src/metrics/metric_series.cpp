@@ -6,15 +6,6 @@
 #include "runlog/run_files.hpp"
 
 namespace trainrt::metrics {
-namespace {
-
-std::optional<double> number_in(const Row& row, const std::string& key) {
-    auto found = row.find(key);
-    return found != row.end() && found->is_number() ? std::optional(found->get<double>()) : std::nullopt;
-}
-
-}  // namespace
-
 std::vector<MetricPoint> metric_series(const std::string& run_dir, const std::string& metric) {
     std::vector<MetricPoint> series;
     const std::string path = runlog::path_in(run_dir, runlog::kResults);

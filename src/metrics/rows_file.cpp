@@ -26,6 +26,11 @@ void flatten_into(const std::string& prefix, const nlohmann::ordered_json& value
 
 }  // namespace
 
+std::optional<double> number_in(const Row& row, const std::string& key) {
+    auto found = row.find(key);
+    return found != row.end() && found->is_number() ? std::optional(found->get<double>()) : std::nullopt;
+}
+
 RowsRead read_rows(const std::string& path) {
     RowsRead read;
     if (!storage::path_exists(path)) return read;

@@ -8,6 +8,7 @@
 // metric and for _time_this_iter_s and _time_compute_s (the iteration less the time blocked in
 // trainrt's collectives, which is what tells a straggler apart).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,9 @@ struct RowsRead {
     std::vector<Row> rows;        // complete rows, in file order
     std::int64_t torn_lines = 0;  // lines that are not a JSON object (a crash mid-append)
 };
+
+// A numeric field of a row; nullopt when absent or not a number.
+std::optional<double> number_in(const Row& row, const std::string& key);
 
 // Missing file: no rows. A file that cannot be read: StorageError naming it.
 RowsRead read_rows(const std::string& path);

@@ -1,6 +1,5 @@
 #include "metrics/run_summary.hpp"
 
-#include "metrics/attempt_times.hpp"
 #include "metrics/metrics_h5.hpp"
 
 #include <algorithm>
@@ -185,9 +184,8 @@ Json latest_start_value(const runlog::History& history, const char* key) {
     return nullptr;
 }
 
-RunTimes run_times(const RunRecords& records) {
+RunTimes run_times(const RunRecords& records, const std::vector<TimedAttempt>& attempts) {
     RunTimes times;
-    const std::vector<TimedAttempt> attempts = timed_attempts(records.history, records.rows, records.superseded);
     for (const TimedAttempt& attempt : attempts) times.total_s += attempt.end - attempt.begin;
     if (attempts.empty()) times.total_s = rows_span(records.rows);
     for (const Row& row : records.rows) times.useful_s += number_of(row, "_time_this_iter_s", 0);

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "metrics/attempt_times.hpp"
 #include "metrics/rows_file.hpp"
 #include "runlog/history.hpp"
 
@@ -62,6 +63,7 @@ struct RunTimes {
     int attempts = 0;     // start records
 };
 
-RunTimes run_times(const RunRecords& records);
+// `attempts`: timed_attempts() of the same records.
+RunTimes run_times(const RunRecords& records, const std::vector<TimedAttempt>& attempts);
 
 }  // namespace trainrt::metrics

@@ -22,10 +22,14 @@ std::string job_mtbf_source(double configured_s, int nodes) {
     return configured_s > 0 ? "failure.mtbf" : fmt::format("30 days / {} node(s): failure.mtbf = 0", std::max(nodes, 1));
 }
 
-CheckpointInterval::CheckpointInterval(std::optional<double> interval_s, double mtbf_s,
-                                       std::optional<double> known_cost_s, std::string mtbf_source)
-    : automatic_(!interval_s), fixed_s_(interval_s.value_or(0)), mtbf_s_(mtbf_s), mtbf_source_(std::move(mtbf_source)) {
-    if (known_cost_s) costs_.push_back(*known_cost_s);
+CheckpointInterval::CheckpointInterval(std::optional<double> interval_s, double mtbf_s, std::string mtbf_source)
+    : automatic_(!interval_s), fixed_s_(interval_s.value_or(0)), mtbf_s_(mtbf_s), mtbf_source_(std::move(mtbf_source)) {}
+
+void CheckpointInterval::recall_costs(const std::vector<double>& stalls_s) {
+    for (double stall : stalls_s) {
+        costs_.push_back(stall);
+        if (costs_.size() > kCostWindow) costs_.pop_front();
+    }
 }
 
 void CheckpointInterval::start(double now) {

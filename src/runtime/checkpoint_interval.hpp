@@ -7,6 +7,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace trainrt::runtime {
 
@@ -26,11 +27,13 @@ inline constexpr double kNodeMtbfSeconds = 30 * 86400.0;
 
 class CheckpointInterval {
 public:
-    // `interval_s`: seconds (0: off, never due) or nullopt for auto. `known_cost_s`: a checkpoint
-    // stall the run's record already holds (an earlier attempt's), if any.
+    // `interval_s`: seconds (0: off, never due) or nullopt for auto.
     // `mtbf_source`: where mtbf_s came from, for the log ("failure.mtbf", "30 days / 4 nodes").
-    CheckpointInterval(std::optional<double> interval_s, double mtbf_s, std::optional<double> known_cost_s,
-                       std::string mtbf_source = "failure.mtbf");
+    CheckpointInterval(std::optional<double> interval_s, double mtbf_s, std::string mtbf_source = "failure.mtbf");
+
+    // Checkpoint stalls the run's record already holds (earlier attempts'), oldest first: a
+    // resumed run knows its cost before its first checkpoint. Before start().
+    void recall_costs(const std::vector<double>& stalls_s);
 
     void start(double now);                             // at the run's first step boundary
     void record_checkpoint(double now, double cost_s);  // any committed checkpoint restarts the clock

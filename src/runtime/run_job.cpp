@@ -54,22 +54,32 @@ void check_start(Communicator& comm, const Context& context, const Settings& set
     comm::agree(comm, comm::attempt([&] { check_locally(context, settings, workload, effective); }));
 }
 
+// The stall_s of the record's last `count` checkpoints, oldest first.
+std::vector<double> recent_checkpoint_stalls(const runlog::History& history, std::size_t count) {
+    std::vector<double> stalls;
+    for (auto event = history.events.rbegin(); event != history.events.rend() && stalls.size() < count; ++event)
+        if (const auto* saved = event->as<runlog::CheckpointEvent>()) stalls.insert(stalls.begin(), saved->stall_s);
+    return stalls;
+}
+
 // Rank 0 prepares the run directory, checks the failure budget and records the start; every
-// rank learns the outcome, so all fail together with rank 0's error.
-void agree_on_run_dir(Communicator& comm, const JobConfig& config, const Context& context,
+// rank learns the outcome, so all fail together with rank 0's error. Rank 0 hands its checkpoint
+// clock the run's earlier checkpoint costs.
+void agree_on_run_dir(SessionImpl& session, const JobConfig& config, const Context& context,
                       const Settings& settings) {
     std::exception_ptr failure;
     if (context.world_rank == 0)
         failure = comm::attempt([&] {
             runlog::prepare_run_dir(context.run_dir, config, settings.run, context);
             const runlog::History history = begin_attempt(context.run_dir, context, settings);
+            session.stops().recall_checkpoint_costs(recent_checkpoint_stalls(history, 3));
             runlog::append(context.run_dir, context,
                            runlog::StartEvent{context.hostnames, context.launcher, settings.run.workload.value,
                                               history.last_end.empty() ? "first start" : "after " + history.last_end,
                                               history.last_end, history.failures, settings.failure.max_failures.value,
                                               runlog::process_start_seconds()});
         });
-    comm::agree(comm, failure);
+    comm::agree(session.communicator(), failure);
 }
 
 void print_summary(const SessionImpl& session, const Context& context) {
@@ -174,7 +184,7 @@ int run_job(const JobConfig& config, const Settings& settings,
     std::unique_ptr<SessionImpl> session;
     try {
         session = std::make_unique<SessionImpl>(effective, settings, context, std::move(comm));
-        agree_on_run_dir(session->communicator(), effective, context, settings);
+        agree_on_run_dir(*session, effective, context, settings);
         session->restore();
         session->stops().watch_time_limit();
     } catch (const Error& error) {

@@ -63,23 +63,11 @@ metrics::ResultLogOptions result_options(const JobConfig& config, const MetricsS
     return options;
 }
 
-// Rank 0's checkpoint clock ([checkpoint] interval): with auto, the cost C is the largest stall of
-// the run's last checkpoints when its record holds some (an earlier attempt's), so a resumed run
-// knows its interval from the first step.
+// Rank 0's checkpoint clock ([checkpoint] interval); the run's earlier costs come with
+// StopCoordinator::recall_checkpoint_costs once the record was read.
 CheckpointInterval checkpoint_interval(const Settings& settings, const Context& context) {
-    const std::optional<double> every = settings.checkpoint.interval.value.seconds;
-    std::optional<double> known_cost;
-    if (!every && context.world_rank == 0) {
-        const runlog::EventLog log = runlog::read_events(context.run_dir);
-        int seen = 0;
-        for (auto event = log.events.rbegin(); event != log.events.rend() && seen < 3; ++event)
-            if (const auto* saved = event->as<runlog::CheckpointEvent>()) {
-                known_cost = std::max(known_cost.value_or(0.0), saved->stall_s);
-                ++seen;
-            }
-    }
     const double mtbf = settings.failure.mtbf.value;
-    return CheckpointInterval(every, job_mtbf(mtbf, context.num_nodes), known_cost,
+    return CheckpointInterval(settings.checkpoint.interval.value.seconds, job_mtbf(mtbf, context.num_nodes),
                               job_mtbf_source(mtbf, context.num_nodes));
 }
 

@@ -46,10 +46,14 @@ metrics::RunRecords three_attempts() {
     return records;
 }
 
+metrics::TimeAccount account(const metrics::RunRecords& records) {
+    return metrics::account_time(records, metrics::timed_attempts(records.history, records.rows, records.superseded));
+}
+
 }  // namespace
 
 TEST_CASE("goodput: each attempt cut at its records, times its world size", "[metrics]") {
-    const metrics::Goodput g = metrics::goodput(three_attempts());
+    const metrics::Goodput g = account(three_attempts()).goodput;
     CHECK(g.attempts == 3);
     // Spans: 0..11 (to the relaunch's launch) x 2, 11..18 x 2, 100..103.2 x 1.
     CHECK(g.allocated_rank_s == Approx(22 + 14 + 3.2));
@@ -70,10 +74,10 @@ TEST_CASE("goodput: each attempt cut at its records, times its world size", "[me
 }
 
 TEST_CASE("goodput: json ratio, and null before any timed attempt", "[metrics]") {
-    const auto json = metrics::goodput_json(metrics::goodput(three_attempts()));
+    const auto json = metrics::goodput_json(account(three_attempts()).goodput);
     CHECK(json["ratio"].get<double>() == Approx(16.5 / 39.2));
     CHECK(json["lost_rank_s"]["detection"].get<double>() == Approx(6));
-    CHECK(metrics::goodput_json(metrics::goodput(metrics::RunRecords{}))["ratio"].is_null());
+    CHECK(metrics::goodput_json(account(metrics::RunRecords{}).goodput)["ratio"].is_null());
 }
 
 TEST_CASE("goodput: a start record without `launched` (older runs) has no start-up part", "[metrics]") {
@@ -82,7 +86,7 @@ TEST_CASE("goodput: a start record without `launched` (older runs) has no start-
     first.erase("launched");
     records.history = runlog::fold(runlog::parse_events({first, record("finish", 4, 0)}).events);
     records.rows = {row(3, 2)};
-    const metrics::Goodput g = metrics::goodput(records);
+    const metrics::Goodput g = account(records).goodput;
     CHECK(g.start_up_rank_s == 0);
     CHECK(g.allocated_rank_s == Approx(3));
     CHECK(g.useful_rank_s == Approx(2));
@@ -90,7 +94,7 @@ TEST_CASE("goodput: a start record without `launched` (older runs) has no start-
 }
 
 TEST_CASE("recoveries: the way back from a failure, by phase; a stop is not one", "[metrics]") {
-    const auto list = metrics::recoveries(three_attempts());
+    const auto list = account(three_attempts()).recoveries;
     REQUIRE(list.size() == 1);
     const auto& back = list[0];
     CHECK(back["attempt"] == 2);

@@ -26,12 +26,12 @@ TEST_CASE("checkpoint interval: failure.mtbf 0 is 30 days over the nodes", "[che
 }
 
 TEST_CASE("checkpoint interval: off never, fixed every N s after the last checkpoint", "[checkpoint_interval]") {
-    CheckpointInterval off(0.0, 1000, std::nullopt);
+    CheckpointInterval off(0.0, 1000);
     off.start(0);
     CHECK(off.off());
     CHECK_FALSE(off.due(1e9));
 
-    CheckpointInterval fixed(60.0, 1000, std::nullopt);
+    CheckpointInterval fixed(60.0, 1000);
     CHECK_FALSE(fixed.due(100));  // not started: no boundary yet
     fixed.start(100);
     CHECK_FALSE(fixed.due(159.9));
@@ -45,7 +45,7 @@ TEST_CASE("checkpoint interval: off never, fixed every N s after the last checkp
 TEST_CASE("checkpoint interval auto: due at once to measure C, then sqrt(2 C M) from the worst recent cost",
           "[checkpoint_interval]") {
     const double mtbf = 20000;
-    CheckpointInterval clock(std::nullopt, mtbf, std::nullopt);
+    CheckpointInterval clock(std::nullopt, mtbf);
     clock.start(0);
     CHECK_FALSE(clock.interval());
     CHECK(clock.due(0));  // the first boundary: a checkpoint measures the cost
@@ -67,7 +67,8 @@ TEST_CASE("checkpoint interval auto: due at once to measure C, then sqrt(2 C M) 
 }
 
 TEST_CASE("checkpoint interval auto: a cost from the run's record is known from the start", "[checkpoint_interval]") {
-    CheckpointInterval clock(std::nullopt, 5000, 2.0);
+    CheckpointInterval clock(std::nullopt, 5000);
+    clock.recall_costs({0.5, 2.0});
     clock.start(10);
     CHECK(*clock.interval() == Approx(std::sqrt(2 * 2.0 * 5000)));  // 141.4 s
     CHECK_FALSE(clock.due(10));
