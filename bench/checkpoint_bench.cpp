@@ -9,8 +9,11 @@
 // file_per_rank: the stall (time save() blocks training; the first save's, which also allocates
 // the host copy, and a later one's) and the time until the commit. Reads:
 // after dropping the files from the page cache (posix_fadvise DONTNEED), plain read() vs
-// restore + Checkpoint::read of this rank's blocks. Times are the slowest rank's; bandwidth =
-// total bytes / time. One JSON line per measurement, medians over --reps.
+// restore + Checkpoint::read of this rank's blocks. On 2 ranks or more, (5) the same bytes as
+// replicated tensors (a DDP model: every rank holds all of it), saved with file_per_rank by rank 0
+// alone (spread_replicated = false) and spread over the ranks (write_plan.hpp), alternated.
+// Times are the slowest rank's; bandwidth = total bytes / time. One JSON line per measurement,
+// medians over --reps.
 #include <fcntl.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -100,6 +103,7 @@ struct Bench {
     Context context;
     std::uint64_t rows_per_rank = 0;  // each tensor is [rows_total, 1024] float32
     std::vector<std::vector<float>> tensors;
+    std::vector<std::vector<float>> whole;  // replicated: every rank holds all rows (2+ ranks only)
 
     std::uint64_t total_bytes() const {
         return rows_per_rank * 1024 * sizeof(float) * kTensors * static_cast<std::uint64_t>(context.world_size);
@@ -111,6 +115,13 @@ struct Bench {
         for (int t = 0; t < kTensors; ++t)
             state.sharded<float>(fmt::format("t{}", t), tensors[t], {total_rows, 1024},
                                  {rows_per_rank * context.world_rank, 0}, {rows_per_rank, 1024});
+        return state;
+    }
+
+    CheckpointState replicated_state() const {
+        CheckpointState state;
+        const std::uint64_t total_rows = rows_per_rank * context.world_size;
+        for (int t = 0; t < kTensors; ++t) state.replicated<float>(fmt::format("t{}", t), whole[t], {total_rows, 1024});
         return state;
     }
 
@@ -183,6 +194,20 @@ struct Bench {
         emit("async_stall", "file_per_rank", stall);
         emit("async_total", "file_per_rank", stall + rest);
     }
+
+    // Rank 0 alone against every rank a share, in the order `rep` says (alternated over reps).
+    void replicated_round(int rep) {
+        if (whole.empty()) return;
+        for (bool spread : rep % 2 == 0 ? std::vector<bool>{false, true} : std::vector<bool>{true, false}) {
+            const char* mode = spread ? "spread" : "rank0";
+            fresh_run_dir(std::string("replicated_") + mode);
+            CheckpointState saved = replicated_state();
+            checkpoint::CheckpointOptions o = checkpoint_options("file_per_rank", false);
+            o.spread_replicated = spread;
+            checkpoint::CheckpointManager manager(o, context, comm);
+            emit("replicated_write", mode, timed(comm, [&] { manager.save(saved, 1, nlohmann::ordered_json::object()); }));
+        }
+    }
 };
 
 }  // namespace
@@ -193,18 +218,22 @@ int main(int argc, char** argv) {
     try {
         Options options = parse(argc, argv);
         auto comm = comm::make_mpi_communicator(MPI_COMM_WORLD);
-        Bench bench{options, *comm, {}, 0, {}};
+        Bench bench{options, *comm, {}, 0, {}, {}};
         bench.context.world_rank = comm->rank();
         bench.context.world_size = comm->size();
         const std::uint64_t floats_per_rank = options.mib * 1048576 / sizeof(float) / comm->size();
         bench.rows_per_rank = floats_per_rank / 1024 / kTensors;
         for (int t = 0; t < kTensors; ++t)
             bench.tensors.emplace_back(bench.rows_per_rank * 1024, static_cast<float>(t + comm->rank()));
+        if (comm->size() > 1)
+            for (int t = 0; t < kTensors; ++t)
+                bench.whole.emplace_back(bench.rows_per_rank * comm->size() * 1024, static_cast<float>(t));
         for (int rep = 0; rep < options.reps; ++rep) {
             bench.plain_round();
             bench.checkpoint_round("file_per_rank");
             bench.checkpoint_round("shared");
             bench.async_round();
+            bench.replicated_round(rep);
         }
         if (comm->rank() == 0) fs::remove_all(options.dir);
     } catch (const std::exception& error) {

@@ -494,8 +494,8 @@ else:
 ck = pd.concat([jsonl(out / f"checkpoint_n{n}.jsonl") for n in RANKS], ignore_index=True)
 ck_med = ck.groupby(["ranks", "what", "layout"])["seconds"].median() if not ck.empty else None
 lines += ["## Checkpoints: write and read bandwidth, async stall", ""]
-t4 = t5 = None
-detail4 = detail5 = "–"
+t4 = t5 = t_rep = None
+detail4 = detail5 = detail_rep = "–"
 if ck_med is None:
     lines += ["not run", ""]
 else:
@@ -531,6 +531,20 @@ else:
     known5 = {n: r for n, r in stall_ratio.items() if r is not None}
     t5 = bool(known5) and all(r <= 0.05 for r in known5.values())
     detail5 = ", ".join(f"{n} rank{'s' if n > 1 else ''}: {fmt(r)}" for n, r in known5.items()) or "–"
+    # Replicated state (a DDP model, every rank holds all of it): rank 0 alone vs a share per rank.
+    rep = {n: (ck_med.get((n, "replicated_write", "rank0")), ck_med.get((n, "replicated_write", "spread")))
+           for n in RANKS if (n, "replicated_write", "spread") in ck_med}
+    if rep:
+        lines += ["Replicated state of the same size (a DDP model: every rank holds all of it), file_per_rank, "
+                  "alternated: written by rank 0 alone (`spread_replicated = false`) and in shares by every rank "
+                  "(the default).", "",
+                  "| ranks | rank 0 alone (s) | every rank a share (s) | shares / rank 0 alone |", "|---:|---:|---:|---:|"]
+        for n, (alone, shares) in rep.items():
+            lines.append(f"| {n} | {fmt(alone)} | {fmt(shares)} | {fmt(shares / alone if alone else None)} |")
+        lines.append("")
+        ratios = {n: s / a for n, (a, s) in rep.items() if a and s}
+        t_rep = bool(ratios) and all(r <= 0.6 for r in ratios.values())
+        detail_rep = ", ".join(f"{n} ranks: {fmt(r)}" for n, r in ratios.items()) or "–"
 
 # --- restart ---
 rs = pd.concat([jsonl(out / f"restart_n{n}.jsonl") for n in (2, 4)], ignore_index=True)
@@ -822,6 +836,7 @@ lines += ["## Targets", "",
           f"| allreduce busbw ≥ 0.95 × plain MPI for every size ≥ 1 MiB | {detail3} | {verdict(t3)} |",
           f"| checkpoint write bandwidth ≥ 0.90 × plain write+fsync (both layouts, 1 and 2 ranks) | {detail4} | {verdict(t4)} |",
           f"| async checkpoint stall ≤ 5 % of the sync save time (later saves) | {detail5} | {verdict(t5)} |",
+          f"| replicated state: a save in shares ≤ 0.6 × rank 0 alone | {detail_rep} | {verdict(t_rep)} |",
           f"| restart latency (process start → first resumed step, excluding the checkpoint read) ≤ 2 s on 2 and 4 ranks | {detail6} | {verdict(t6)} |",
           f"| report() < 1 % of a fashion_mlp step (2 ranks) | {detail7} | {verdict(t7)} |",
           f"| GPU: trainrt epoch time ≤ 0.5 × PyTorch's on the same GPU (data resident; data loading included) | {detail8} | {verdict(t8)} |",

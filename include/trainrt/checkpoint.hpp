@@ -3,7 +3,8 @@
 //
 // Saving: a training function fills a CheckpointState and passes it to
 // session.report(metrics, state). Every rank calls report; each rank writes only its own part:
-// replicated tensors (e.g. DDP weights, identical on every rank) are written once, by rank 0;
+// replicated tensors (e.g. DDP weights, identical on every rank) are written once in all, each
+// rank a share (src/checkpoint/write_plan.hpp);
 // sharded tensors record their global shape and this rank's block (offset and shape per
 // dimension). Data pointers must stay valid until report() returns.
 //
@@ -18,10 +19,6 @@
 #include <vector>
 
 namespace trainrt {
-
-namespace checkpoint {
-struct StateAccess;  // the runtime's access to a state's parts (async copies)
-}
 
 enum class TensorType { f32, f64, i32, i64, u8 };
 std::size_t tensor_type_size(TensorType type);
@@ -69,7 +66,6 @@ public:
     const std::vector<std::pair<std::string, AttributeValue>>& attributes() const { return attributes_; }
 
 private:
-    friend struct checkpoint::StateAccess;
     // Checks the name (non-empty, no '/'), the shapes and the element count; CheckpointError.
     CheckpointState& add(TensorPart part, std::size_t elements);
     std::vector<TensorPart> tensors_;

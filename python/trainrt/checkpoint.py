@@ -2,8 +2,9 @@
 
 Saving: build a Checkpoint and pass it to trainrt.report(metrics, checkpoint=...).
   - arrays (numpy, or anything with __array__) become tensors: HDF5 datasets by their names,
-    written once by rank 0 (replicated, as DDP weights are), readable with h5py and reshardable
-    like any trainrt checkpoint;
+    written once in all, a share by each rank (replicated, as DDP weights are: a large array in
+    row ranges, see the manifest's parts), readable with h5py and reshardable like any trainrt
+    checkpoint;
   - int, float, bool and str values become attributes;
   - per_rank(name, array): a value that differs between ranks (RNG states), stored as one row per
     rank of a [world_size, ...] tensor;

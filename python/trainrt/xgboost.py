@@ -73,8 +73,9 @@ def collective():
 
 
 def model_checkpoint(booster, rounds=None):
-    """A trainrt.Checkpoint of `booster`: its UBJSON bytes (readable with h5py + xgboost:
-    xgboost.Booster(model_file=bytearray(f["tensors/xgboost.model"][...])))."""
+    """A trainrt.Checkpoint of `booster`: its UBJSON bytes (load_model(trainrt.Checkpoint.open(run_dir));
+    in h5py, xgboost.Booster(model_file=bytearray(f["tensors/xgboost.model"][...])) for a model under
+    1 MiB, which one rank's file holds whole; a larger one is in shares, as the manifest's parts say)."""
     raw = booster.save_raw("ubj")
     checkpoint = Checkpoint({MODEL: np.frombuffer(bytes(raw), dtype=np.uint8)})
     checkpoint[ROUND] = int(rounds if rounds is not None else booster.num_boosted_rounds())

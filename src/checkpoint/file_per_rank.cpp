@@ -1,5 +1,5 @@
-// The default layout: rank r writes rank_<r>.h5 with its own blocks; rank 0 also writes the
-// replicated tensors, once. No MPI-IO: one plain POSIX file per rank, the fastest pattern on Lustre.
+// The default layout: rank r writes rank_<r>.h5 with its own blocks and its share of the
+// replicated tensors (write_plan.hpp). No MPI-IO: one plain POSIX file per rank, the fastest pattern on Lustre.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -19,8 +19,6 @@
 
 namespace trainrt::checkpoint {
 namespace {
-
-bool writes_part(const TensorPart& part, int rank) { return !part.replicated || rank == 0; }
 
 void write_part(hid_t file, const TensorPart& part) {
     std::vector<hsize_t> shape(part.shape.begin(), part.shape.end());
@@ -86,16 +84,12 @@ class FilePerRankWriter final : public LayoutWriter {
 public:
     std::string name() const override { return "file_per_rank"; }
 
-    RankWrite write(const CheckpointState& state, const std::string& dir,
-                    const Context& context) override {
+    RankWrite write(const WritePlan& plan, const std::string& dir, const Context& context) override {
         const int rank = context.world_rank;
         std::vector<const TensorPart*> mine;
-        std::uint64_t bytes = 0;
-        for (const TensorPart& part : state.tensors())
-            if (writes_part(part, rank)) {
-                mine.push_back(&part);
-                bytes += part.bytes();
-            }
+        for (std::size_t i = 0; i < plan.blocks.size(); ++i)
+            if (plan.writes[i]) mine.push_back(&plan.blocks[i]);
+        const std::uint64_t bytes = plan.bytes();
         RankWrite result;
         if (mine.empty()) return result;
         const std::string file_name = fmt::format("rank_{:05d}.h5", rank), path = dir + "/" + file_name;

@@ -1,8 +1,10 @@
 #pragma once
 // How a rank's tensors become files inside a pending checkpoint directory. Two layouts, one
 // schema (hdf5_schemas/checkpoint.md), one reader:
-//   file_per_rank: rank r writes rank_<r>.h5 with its blocks (rank 0 also the replicated tensors);
-//   shared:        all ranks write data.h5 together through parallel HDF5 (MPI-IO collective).
+//   file_per_rank: rank r writes rank_<r>.h5 with its blocks (its share of the replicated tensors
+//                  too: write_plan.hpp);
+//   shared:        all ranks write data.h5 together through parallel HDF5 (MPI-IO collective),
+//                  each its blocks of the same plan.
 #include <memory>
 #include <string>
 #include <utility>
@@ -11,6 +13,7 @@
 #include <hdf5.h>
 
 #include "checkpoint/manifest.hpp"
+#include "checkpoint/write_plan.hpp"
 #include "trainrt/checkpoint.hpp"
 #include "trainrt/context.hpp"
 
@@ -34,12 +37,12 @@ class LayoutWriter {
 public:
     virtual ~LayoutWriter() = default;
     virtual std::string name() const = 0;
-    // Writes this rank's parts of `state` into `dir` (which exists on every rank) and fsyncs the
-    // files it owns. `state` has passed validate_state (validate.hpp) on every rank. Collective for the shared layout. Throws on failure (StorageError,
-    // H5Error, CheckpointError) without blocking other ranks forever: the shared layout reports
-    // failures through the collective result of its close.
-    virtual RankWrite write(const CheckpointState& state, const std::string& dir,
-                            const Context& context) = 0;
+    // Writes this rank's blocks of `plan` into `dir` (which exists on every rank) and fsyncs the
+    // files it owns. The plan's state has passed validate_state (validate.hpp) on every rank.
+    // Collective for the shared layout. Throws on failure (StorageError, H5Error,
+    // CheckpointError) without blocking other ranks forever: the shared layout reports failures
+    // through the collective result of its close.
+    virtual RankWrite write(const WritePlan& plan, const std::string& dir, const Context& context) = 0;
 };
 
 std::unique_ptr<LayoutWriter> make_file_per_rank_writer(const LayoutOptions& options);

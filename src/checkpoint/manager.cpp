@@ -13,7 +13,6 @@
 
 #include "checkpoint/fault.hpp"
 #include "checkpoint/reader.hpp"
-#include "checkpoint/state_access.hpp"
 #include "checkpoint/validate.hpp"
 #include "comm/agreement.hpp"
 #include "comm/strings.hpp"
@@ -27,22 +26,6 @@ namespace fs = std::filesystem;
 
 namespace trainrt::checkpoint {
 
-CheckpointState StateAccess::deep_copy(const CheckpointState& state, std::vector<HostBuffer>& buffers) {
-    CheckpointState copy = state;
-    buffers.resize(copy.tensors_.size());
-    for (std::size_t i = 0; i < copy.tensors_.size(); ++i) {
-        TensorPart& part = copy.tensors_[i];
-        HostBuffer& buffer = buffers[i];
-        if (buffer.capacity < part.bytes()) {
-            const std::size_t capacity = std::max<std::uint64_t>(part.bytes() + part.bytes() / 4, 1);  // room to grow
-            buffer.data.reset(new std::byte[capacity]);  // no zeroing
-            buffer.capacity = capacity;
-        }
-        std::memcpy(buffer.data.get(), part.data, part.bytes());
-        part.data = buffer.data.get();
-    }
-    return copy;
-}
 
 CheckpointOptions options_from(const CheckpointSettings& settings) {
     CheckpointOptions options;
@@ -54,6 +37,7 @@ CheckpointOptions options_from(const CheckpointSettings& settings) {
     options.retention.score_attribute = settings.score_attribute.value;
     options.retention.higher_is_better = settings.score_order.value == ScoreOrder::max;
     options.async = settings.async.value;
+    options.spread_replicated = settings.spread_replicated.value;
     options.resume_from = settings.resume_from.value;
     if (options.async && settings.layout.value == CheckpointLayout::shared)
         throw ConfigError(fmt::format(
@@ -86,6 +70,8 @@ double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+using Attributes = std::vector<std::pair<std::string, AttributeValue>>;
+
 Json rank_write_json(const RankWrite& write) {
     Json files = Json::array(), parts = Json::array();
     for (const FileEntry& f : write.files)
@@ -96,13 +82,13 @@ Json rank_write_json(const RankWrite& write) {
     return {{"files", files}, {"parts", parts}};
 }
 
-// The manifest from the tensors every rank described and the files and parts all ranks wrote.
-Manifest build_manifest(const CheckpointState& state, const std::vector<std::string>& writes,
+// The manifest from the tensors every rank described (the plan's blocks name them, with their
+// type, global shape and replicated flag) and the files and parts all ranks wrote.
+Manifest build_manifest(const WritePlan& plan, const Attributes& attributes, const std::vector<std::string>& writes,
                         const std::string& name, std::int64_t iteration, const Context& context,
                         const std::string& layout, const Json& metrics) {
-    Manifest manifest{name, iteration, context.world_size, layout, runlog::time_now(), metrics,
-                      state.attributes(), {}, {}};
-    for (const TensorPart& part : state.tensors())
+    Manifest manifest{name, iteration, context.world_size, layout, runlog::time_now(), metrics, attributes, {}, {}};
+    for (const TensorPart& part : plan.blocks)
         manifest.tensors[part.name] = {part.type, part.global_shape, part.replicated, {}};
     for (const std::string& text : writes) {
         Json write = Json::parse(text);
@@ -131,7 +117,8 @@ struct CheckpointManager::Impl {
         std::string name;
         std::int64_t iteration = 0;
         Json metrics;
-        CheckpointState state;
+        WritePlan plan;  // its blocks' data in host_copy
+        Attributes attributes;
         RankWrite written;
         std::optional<Manifest> previous;  // rank 0: the save before, to publish first
         std::exception_ptr failure;  // what publishing the previous save or write_local threw
@@ -146,9 +133,12 @@ struct CheckpointManager::Impl {
     std::string pending(const std::string& name) const { return dir() + "/.pending_" + name; }
 
     void begin(const std::string& name);
-    RankWrite write_local(const CheckpointState& state, const std::string& name);
-    void commit(const CheckpointState& state, const RankWrite& written, const std::string& name,
-                std::int64_t iteration, const Json& metrics);
+    WritePlan plan(const CheckpointState& state) const {
+        return plan_writes(state, context.world_rank, context.world_size, options.spread_replicated);
+    }
+    RankWrite write_local(const WritePlan& plan, const std::string& name);
+    void commit(const WritePlan& plan, const Attributes& attributes, const RankWrite& written,
+                const std::string& name, std::int64_t iteration, const Json& metrics);
     // Joins the async save in flight and agrees that every rank wrote it; rank 0 gets its
     // manifest (to publish). Nothing when no save is in flight.
     std::optional<Manifest> settle_in_flight();
@@ -156,10 +146,10 @@ struct CheckpointManager::Impl {
         publish(manifest);
         apply_retention(manifest.name, manifest.iteration);
     }
-    // Copies `state` and writes it on a thread, after publishing `previous` (rank 0); the thread
-    // makes the pending directory on every rank.
-    void start_async(const CheckpointState& state, const std::string& name, std::int64_t iteration,
-                     const Json& metrics, std::optional<Manifest> previous);
+    // Copies this rank's blocks of `plan` and writes them on a thread, after publishing `previous`
+    // (rank 0); the thread makes the pending directory on every rank.
+    void start_async(const WritePlan& plan, const Attributes& attributes, const std::string& name,
+                     std::int64_t iteration, const Json& metrics, std::optional<Manifest> previous);
     void publish(const Manifest& manifest);
     // Fault points name `iteration`: publication may run on the next save's thread.
     void apply_retention(const std::string& newest, std::int64_t iteration);
@@ -191,10 +181,9 @@ void CheckpointManager::Impl::begin(const std::string& name) {
     comm::agree(comm, failure, "checkpoint: creating " + pending(name));
 }
 
-RankWrite CheckpointManager::Impl::write_local(const CheckpointState& state,
-                                               const std::string& name) {
+RankWrite CheckpointManager::Impl::write_local(const WritePlan& plan, const std::string& name) {
     fault_point("before_data", context.world_rank);
-    return writer->write(state, pending(name), context);
+    return writer->write(plan, pending(name), context);
 }
 
 void CheckpointManager::Impl::discard(const std::string& name) noexcept {
@@ -204,14 +193,14 @@ void CheckpointManager::Impl::discard(const std::string& name) noexcept {
 }
 
 // Every rank's data is durable: rank 0 writes the manifest, renames, updates `latest`.
-void CheckpointManager::Impl::commit(const CheckpointState& state, const RankWrite& written,
-                                     const std::string& name, std::int64_t iteration,
-                                     const Json& metrics) {
+void CheckpointManager::Impl::commit(const WritePlan& plan, const Attributes& attributes,
+                                     const RankWrite& written, const std::string& name,
+                                     std::int64_t iteration, const Json& metrics) {
     std::vector<std::string> writes = comm::allgather_strings(comm, rank_write_json(written).dump());
     std::exception_ptr failure;
     if (root())
         failure = attempt_checkpoint(
-            [&] { publish(build_manifest(state, writes, name, iteration, context, writer->name(), metrics)); });
+            [&] { publish(build_manifest(plan, attributes, writes, name, iteration, context, writer->name(), metrics)); });
     agree_or_discard(failure, name, "checkpoint: committing " + name);
     if (root()) apply_retention(name, iteration);
 }
@@ -229,7 +218,7 @@ std::optional<Manifest> CheckpointManager::Impl::settle_in_flight() {
     }
     std::vector<std::string> writes = comm::allgather_strings(comm, rank_write_json(flight->written).dump());
     if (!root()) return std::nullopt;
-    return build_manifest(flight->state, writes, flight->name, flight->iteration, context, writer->name(),
+    return build_manifest(flight->plan, flight->attributes, writes, flight->name, flight->iteration, context, writer->name(),
                           flight->metrics);
 }
 
@@ -320,11 +309,12 @@ SaveReport CheckpointManager::save(const CheckpointState& state, std::int64_t it
     std::optional<Manifest> previous = m.options.async ? m.settle_in_flight() : std::nullopt;
     finish();
     SaveReport report{checkpoint_name(iteration), 0, 0, 0};
-    for (const TensorPart& part : state.tensors())
-        if (!part.replicated || m.root()) report.bytes += part.bytes();
+    WritePlan plan;
     set_fault_iteration(iteration);
     try {
         validate_state(state, m.comm);
+        plan = m.plan(state);
+        report.bytes = plan.bytes();
         if (!m.options.async) m.begin(report.name);
     } catch (const Error&) {  // the save before is durable on every rank: commit it all the same
         if (previous) {
@@ -337,26 +327,27 @@ SaveReport CheckpointManager::save(const CheckpointState& state, std::int64_t it
         throw;
     }
     if (m.options.async) {
-        m.start_async(state, report.name, iteration, metrics, std::move(previous));
+        m.start_async(plan, state.attributes(), report.name, iteration, metrics, std::move(previous));
         report.stall_s = seconds_since(start);
         return report;
     }
     RankWrite written;
-    std::exception_ptr failure = attempt_checkpoint([&] { written = m.write_local(state, report.name); });
+    std::exception_ptr failure = attempt_checkpoint([&] { written = m.write_local(plan, report.name); });
     m.agree_or_discard(failure, report.name, "checkpoint: writing " + report.name);
-    m.commit(state, written, report.name, iteration, metrics);
+    m.commit(plan, state.attributes(), written, report.name, iteration, metrics);
     report.stall_s = report.commit_s = seconds_since(start);
     return report;
 }
 
-void CheckpointManager::Impl::start_async(const CheckpointState& state, const std::string& name, std::int64_t iteration,
-                                          const Json& metrics, std::optional<Manifest> previous) {
+void CheckpointManager::Impl::start_async(const WritePlan& plan, const Attributes& attributes, const std::string& name,
+                                          std::int64_t iteration, const Json& metrics, std::optional<Manifest> previous) {
     auto flight = std::make_unique<InFlight>();
     flight->name = name;
     flight->iteration = iteration;
     flight->metrics = metrics;
     flight->previous = std::move(previous);
-    flight->state = StateAccess::deep_copy(state, host_copy);
+    flight->plan = copy_blocks(plan, host_copy);
+    flight->attributes = attributes;
     InFlight* raw = flight.get();
     flight->thread = std::thread([this, raw] {
         raw->failure = attempt_checkpoint([&] {
@@ -364,7 +355,7 @@ void CheckpointManager::Impl::start_async(const CheckpointState& state, const st
             // Every rank makes the pending directory (mkdir -p): no agreement on the main thread.
             // A stale one was removed by restore's clean-up or by the discard of a failed save.
             storage::make_dirs(pending(raw->name));
-            raw->written = write_local(raw->state, raw->name);
+            raw->written = write_local(raw->plan, raw->name);
         });
     });
     in_flight = std::move(flight);

@@ -27,6 +27,7 @@ struct CheckpointOptions {
     LayoutOptions layout;
     RetentionPolicy retention;
     bool async = false;
+    bool spread_replicated = true;  // write_plan.hpp
     std::string resume_from;  // a checkpoint directory; "" = the newest valid one
 };
 

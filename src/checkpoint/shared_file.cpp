@@ -7,7 +7,7 @@
 //   2. create data.h5, its attributes and one contiguous dataset per tensor (global shape),
 //      and flush that metadata;
 //   3. one collective H5Dwrite per tensor: sharded tensors each rank its block, replicated
-//      tensors rank 0 alone (the others select nothing but still take part);
+//      tensors the blocks of write_plan.hpp (a rank with none selects nothing but takes part);
 //   4. agree, then close (after any rank's failure: leave the file for HDF5's shutdown), then
 //      every rank fsyncs the file (a Lustre client flushes only its own pages);
 //   5. agree on the outcome: every rank returns, or every rank throws.
@@ -163,8 +163,8 @@ struct Selection {
     h5::Dataspace file;
 };
 
-// What this rank transfers: its block, or nothing (a replicated tensor off rank 0, an empty
-// block). Both spaces select the same number of elements, as H5Dwrite requires.
+// What this rank transfers: its block, or nothing (a replicated tensor another rank writes, an
+// empty block). Both spaces select the same number of elements, as H5Dwrite requires.
 Selection select_block(hid_t dataset, const TensorPart& part, bool writes) {
     h5::Dataspace file = h5::dataset_space(dataset);
     if (!writes || element_count(part.shape) == 0) {
@@ -194,9 +194,9 @@ std::vector<h5::Dataset> create_datasets(hid_t group, const Parts& parts) {
 // Collective: every rank calls it for every tensor, in the same order. A tensor with no
 // elements has no storage to write (collective MPI-IO fails on it); the global shape is agreed,
 // so every rank skips the same transfers.
-void write_tensor(hid_t dataset, const TensorPart& part, int rank, hid_t dxpl) {
+void write_tensor(hid_t dataset, const TensorPart& part, bool writes, hid_t dxpl) {
     if (element_count(part.global_shape) == 0) return;
-    Selection selection = select_block(dataset, part, !part.replicated || rank == 0);
+    Selection selection = select_block(dataset, part, writes);
     static const unsigned char nothing = 0;  // H5Dwrite wants a buffer even for no elements
     const void* data = part.data != nullptr ? part.data : &nothing;
     TRAINRT_H5(H5Dwrite(dataset, memory_type(part.type), selection.memory.get(),
@@ -213,7 +213,9 @@ void write_root_attributes(hid_t file, int world_size) {
 
 // Collective: attributes, one dataset per tensor, then the data. Every HDF5 object it opens is
 // closed when it returns, before the file (MPI-IO files close "semi": not with objects open).
-void write_contents(hid_t file, const Parts& parts, MPI_Comm comm) {
+void write_contents(hid_t file, const WritePlan& plan, MPI_Comm comm) {
+    Parts parts;
+    for (const TensorPart& block : plan.blocks) parts.push_back(&block);
     write_root_attributes(file, comm_size(comm));
     h5::Group group = h5::create_group(file, "tensors");
     const std::vector<h5::Dataset> datasets = create_datasets(group.get(), parts);
@@ -224,19 +226,19 @@ void write_contents(hid_t file, const Parts& parts, MPI_Comm comm) {
     const int rank = comm_rank(comm);
     for (std::size_t i = 0; i < parts.size(); ++i) {
         if (i == parts.size() / 2) fault_point("mid_data", rank);
-        write_tensor(datasets[i].get(), *parts[i], rank, dxpl.get());
+        write_tensor(datasets[i].get(), *parts[i], plan.writes[i], dxpl.get());
     }
 }
 
 // Collective: creates `path` (truncating), writes every tensor and closes it; or, when any
 // rank failed, abandons the file on every rank and throws on every rank.
-void write_data_file(const std::string& path, const Parts& parts, const LayoutOptions& options,
+void write_data_file(const std::string& path, const WritePlan& plan, const LayoutOptions& options,
                      MPI_Comm comm, Communicator& peers) {
     h5::PropertyList fapl = parallel_access_props(options, comm);
     ParallelFile file;
     try {
         comm::agree(peers, comm::attempt([&] { file.create(path, fapl.get()); }), "creating " + path);
-        comm::agree(peers, comm::attempt([&] { write_contents(file.get(), parts, comm); }), "writing " + path);
+        comm::agree(peers, comm::attempt([&] { write_contents(file.get(), plan, comm); }), "writing " + path);
     } catch (const Error&) {
         file.abandon();  // on every rank: its close would be collective
         throw;
@@ -247,22 +249,22 @@ void write_data_file(const std::string& path, const Parts& parts, const LayoutOp
 
 // Rank 0 owns data.h5 in the manifest: its size and checksum, and one part per tensor that
 // covers the whole global shape.
-RankWrite root_result(const std::string& dir, const Parts& parts) {
+RankWrite root_result(const std::string& dir, const WritePlan& plan) {
     RankWrite result;
     result.files.push_back(describe_file(dir, kDataFile));
-    for (const TensorPart* part : parts)
+    for (const TensorPart& part : plan.blocks)
         result.parts.emplace_back(
-            part->name, PartEntry{kDataFile, dataset_path(part->name),
-                                  Shape(part->global_shape.size(), 0), part->global_shape});
+            part.name, PartEntry{kDataFile, dataset_path(part.name),
+                                 Shape(part.global_shape.size(), 0), part.global_shape});
     return result;
 }
 
 // Collective. Rank 0 reads data.h5 back only after every rank has agreed that its part is
 // durable; the other ranks return empty lists (the commit gathers RankWrites to rank 0).
-RankWrite collect_result(const std::string& dir, const Parts& parts, Communicator& peers) {
+RankWrite collect_result(const std::string& dir, const WritePlan& plan, Communicator& peers) {
     RankWrite result;
     std::exception_ptr failure;
-    if (peers.rank() == 0) failure = comm::attempt([&] { result = root_result(dir, parts); });
+    if (peers.rank() == 0) failure = comm::attempt([&] { result = root_result(dir, plan); });
     comm::agree(peers, failure, fmt::format("describing {}/{}", dir, kDataFile));
     return result;
 }
@@ -272,8 +274,7 @@ public:
     explicit SharedFileWriter(LayoutOptions options)
         : options_(std::move(options)), comm_(MPI_COMM_WORLD), peers_(comm::make_mpi_communicator(comm_.get())) {}
     std::string name() const override { return "shared"; }
-    RankWrite write(const CheckpointState& state, const std::string& dir,
-                    const Context& context) override;
+    RankWrite write(const WritePlan& plan, const std::string& dir, const Context& context) override;
 
 private:
     LayoutOptions options_;
@@ -281,14 +282,13 @@ private:
     std::unique_ptr<Communicator> peers_;  // agreement on each step's outcome, over comm_'s ranks
 };
 
-RankWrite SharedFileWriter::write(const CheckpointState& state, const std::string& dir,
+RankWrite SharedFileWriter::write(const WritePlan& plan, const std::string& dir,
                                   const Context& /*context: the communicator says who we are*/) {
-    const Parts parts = sorted_parts(state);  // validated by the manager (validate.hpp)
-    const std::string path = dir + "/" + kDataFile;
-    write_data_file(path, parts, options_, comm_.get(), *peers_);
+    const std::string path = dir + "/" + kDataFile;  // the plan is in name order, as collectives need
+    write_data_file(path, plan, options_, comm_.get(), *peers_);
     // After our own close: flushes the pages this rank wrote; the agreement says all are durable.
     comm::agree(*peers_, comm::attempt([&] { storage::fsync_path(path); }), "syncing " + path);
-    return collect_result(dir, parts, *peers_);
+    return collect_result(dir, plan, *peers_);
 }
 
 }  // namespace

@@ -204,7 +204,14 @@ struct Saved {
     int seed = 0;
     std::vector<std::vector<std::byte>> buffers;
     CheckpointState state;
-    std::uint64_t bytes_written_here = 0;  // what SaveReport::bytes should say
+    std::uint64_t sharded_bytes_here = 0;  // this rank's blocks of the sharded tensors
+    std::uint64_t replicated_bytes = 0;    // the replicated tensors, once
+    // What SaveReport::bytes should sum to over the ranks: everything, written once.
+    std::uint64_t bytes_in_all() const {
+        std::uint64_t sharded = 0;
+        MPI_Allreduce(&sharded_bytes_here, &sharded, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+        return sharded + replicated_bytes;
+    }
 };
 
 std::unique_ptr<Saved> make_saved(int seed, std::vector<Spec> specs) {
@@ -224,7 +231,7 @@ std::unique_ptr<Saved> make_saved(int seed, std::vector<Spec> specs) {
             const std::span<const T> data(reinterpret_cast<const T*>(buffer.data()), values.size());
             if (spec.replicated) saved->state.replicated<T>(spec.name, data, spec.global);
             else saved->state.sharded<T>(spec.name, data, spec.global, block.offset, block.shape);
-            if (!spec.replicated || rank == 0) saved->bytes_written_here += values.size() * sizeof(T);
+            (spec.replicated ? saved->replicated_bytes : saved->sharded_bytes_here) += values.size() * sizeof(T);
         });
     }
     saved->state.attribute("epoch", std::int64_t{seed})
@@ -385,7 +392,9 @@ TEST_CASE("checkpoint manager: a saved state restores exactly", "[checkpoint]") 
     const Json metrics = metrics_for(7);
     const SaveReport report = manager.save(saved->state, 7, metrics);
     CHECK(report.name == "checkpoint_000007");
-    CHECK(report.bytes == saved->bytes_written_here);
+    std::uint64_t reported = 0;
+    MPI_Allreduce(&report.bytes, &reported, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(reported == saved->bytes_in_all());
     barrier();
     CHECK(leftovers(run) == std::vector<std::string>{});
     CHECK(committed_names(run.path()) == names_of({7}));
@@ -863,4 +872,60 @@ TEST_CASE("checkpoint manager: a scalar tensor saves and restores (file_per_rank
 
 TEST_CASE("checkpoint manager: a scalar tensor saves and restores (shared)", "[checkpoint]") {
     check_scalar_round_trip("shared");
+}
+
+// ------------------------------------------------------------------------- replicated state
+
+namespace {
+
+// A DDP model as the manager sees it: every tensor replicated. The first is over 1 MiB (split in
+// row ranges over the ranks), the rest are small (each given whole to one rank).
+std::vector<Spec> model_specs() {
+    return {{"embed.weight", TensorType::f32, true, {600, 512}, 0, {}, 21},
+            {"fc.weight", TensorType::f64, true, {40, 30}, 0, {}, 22},
+            {"fc.bias", TensorType::f32, true, {30}, 0, {}, 23},
+            {"step", TensorType::i64, true, {}, 0, {}, 24}};
+}
+
+std::uint64_t max_over_ranks(std::uint64_t value) {
+    std::uint64_t max = 0;
+    MPI_Allreduce(&value, &max, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    return max;
+}
+
+}  // namespace
+
+TEST_CASE("checkpoint manager: replicated tensors are written once in all, a share by every rank",
+          "[checkpoint]") {
+    const std::string layout = GENERATE(as<std::string>{}, "file_per_rank", "shared");
+    const bool spread = GENERATE(true, false);
+    INFO("layout " << layout << ", spread_replicated " << spread << ", " << n_ranks() << " ranks");
+    RunDir run;
+    auto comm = world();
+    CheckpointOptions options = options_for(layout);
+    options.spread_replicated = spread;
+    const Context context = context_for(run.path());  // the manager keeps a reference
+    CheckpointManager manager(options, context, *comm);
+    const auto saved = make_saved(5, model_specs());
+    const SaveReport report = manager.save(saved->state, 5, metrics_for(5));
+    std::uint64_t reported = 0;
+    MPI_Allreduce(&report.bytes, &reported, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(reported == saved->bytes_in_all());  // nothing written twice
+    if (spread) {
+        // The embedding's rows split evenly, the small tensors on top: no rank near the whole.
+        CHECK(max_over_ranks(report.bytes) <= saved->replicated_bytes / n_ranks() + 20000);
+    } else {
+        CHECK(report.bytes == (my_rank() == 0 ? saved->replicated_bytes : 0));
+    }
+    const Manifest manifest = read_manifest(run.checkpoint(5));
+    const std::size_t embed_parts = manifest.tensors.at("embed.weight").parts.size();
+    const bool spread_files = spread && layout == "file_per_rank";
+    CHECK(embed_parts == (spread_files ? static_cast<std::size_t>(n_ranks()) : 1u));
+    CHECK(manifest.files.size() == (spread_files ? static_cast<std::size_t>(n_ranks()) : 1u));
+    CHECK(verify(run.checkpoint(5)) == "");
+    CHECK(schema_problems(run.checkpoint(5), manifest).empty());
+    barrier();
+    const std::optional<Checkpoint> cp = manager.restore();
+    REQUIRE(cp.has_value());
+    check_contents(*cp, *saved);  // every rank reads every tensor back whole, from every share
 }

@@ -33,6 +33,11 @@ using testing::world_rank;
 using testing::world_size;
 Context world_context() { return testing::world_context(); }
 
+// The writer's part of a save: this rank's blocks of `state` (write_plan.hpp), as the manager plans them.
+RankWrite write_state(LayoutWriter& writer, const CheckpointState& state, const std::string& dir, const Context& context) {
+    return writer.write(plan_writes(state, context.world_rank, context.world_size, true), dir, context);
+}
+
 // A fresh directory seen by every rank (testing::SharedDir).
 struct SharedTempDir : testing::SharedDir {
     SharedTempDir() : SharedDir("trainrt-shared") {}
@@ -242,7 +247,7 @@ TEST_CASE("shared layout: all ranks write one data.h5 that serial HDF5 reads bac
     auto writer = make_shared_file_writer(test_options());
     CHECK(writer->name() == "shared");
 
-    const RankWrite written = writer->write(state, dir.path(), world_context());
+    const RankWrite written = write_state(*writer, state, dir.path(), world_context());
     MPI_Barrier(MPI_COMM_WORLD);
 
     check_rank_write(written, dir.path(), state);
@@ -254,8 +259,8 @@ TEST_CASE("shared layout: a second write over the same file replaces it", "[shar
     const Buffers buffers = make_buffers();
     const CheckpointState state = make_state(buffers);
     auto writer = make_shared_file_writer(test_options());
-    writer->write(state, dir.path(), world_context());
-    const RankWrite written = writer->write(state, dir.path(), world_context());
+    write_state(*writer, state, dir.path(), world_context());
+    const RankWrite written = write_state(*writer, state, dir.path(), world_context());
     MPI_Barrier(MPI_COMM_WORLD);
     check_rank_write(written, dir.path(), state);
     check_file_contents(dir.path() + "/data.h5");
@@ -322,9 +327,9 @@ TEST_CASE("shared layout: a directory that does not exist fails on every rank", 
     const Buffers buffers = make_buffers();
     const CheckpointState state = make_state(buffers);
     auto writer = make_shared_file_writer(test_options());
-    CHECK_THROWS_AS(writer->write(state, dir.path() + "/missing", world_context()), Error);
+    CHECK_THROWS_AS(write_state(*writer, state, dir.path() + "/missing", world_context()), Error);
     // The writer is still usable afterwards: the failure left no collective half-done.
-    const RankWrite written = writer->write(state, dir.path(), world_context());
+    const RankWrite written = write_state(*writer, state, dir.path(), world_context());
     MPI_Barrier(MPI_COMM_WORLD);
     check_rank_write(written, dir.path(), state);
 }
@@ -342,12 +347,12 @@ TEST_CASE("shared layout: an I/O failure on rank 0 fails on every rank; the next
     auto writer = make_shared_file_writer(test_options());
     {
         FileSizeLimit limited(world_rank() == 0, limit);
-        CHECK_THROWS_AS(writer->write(state, dir.path(), world_context()), Error);
+        CHECK_THROWS_AS(write_state(*writer, state, dir.path(), world_context()), Error);
     }
     const std::string retry = dir.path() + "/retry";  // a fresh pending directory
     if (world_rank() == 0) storage::make_dirs(retry);
     MPI_Barrier(MPI_COMM_WORLD);
-    const RankWrite written = writer->write(state, retry, world_context());
+    const RankWrite written = write_state(*writer, state, retry, world_context());
     MPI_Barrier(MPI_COMM_WORLD);
     check_rank_write(written, retry, state);
     check_file_contents(retry + "/data.h5");

@@ -65,6 +65,8 @@ const std::vector<Tensor>& tensors() {
         {"bytes", TensorType::u8, false, {9, 7}, 0, 5},
         {"small", TensorType::f64, false, {3, 2}, 0, 6},
         {"bias", TensorType::f32, true, {6}, 0, 7},
+        // Over 1 MiB: saved in row ranges, a share by each of the saving ranks (write_plan.hpp).
+        {"embed", TensorType::f32, true, {520, 520}, 0, 8},
     };
     return all;
 }

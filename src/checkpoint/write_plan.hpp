@@ -1,0 +1,48 @@
+#pragma once
+// Which block of each tensor a rank writes into a checkpoint. A sharded tensor: its own block. A
+// replicated tensor (DDP weights and optimizer state, identical on every rank) is written once in
+// all, spread over the ranks as torch DCP's deduplicating planner does: a large one split into
+// row ranges (rank r writes rows [r*n/N, (r+1)*n/N) of its first dimension), the others given
+// whole to the least-loaded rank. So no rank writes the whole model while the others wait. The
+// manifest lists every rank's block; readers read the overlaps as for sharded tensors, so any
+// rank count restores it. Pure: the same on every rank (name order, sizes), unit-tested.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "trainrt/checkpoint.hpp"
+
+namespace trainrt::checkpoint {
+
+// A replicated tensor of at least this many bytes with at least as many rows as ranks is split
+// in row ranges; smaller ones are not worth another dataset per rank.
+inline constexpr std::uint64_t kSplitReplicatedBytes = 1 << 20;
+
+struct WritePlan {
+    // One per tensor of the state, in name order (the order collective writes need): the block
+    // this rank writes (offset, shape, data at its first element), replicated flag kept.
+    std::vector<TensorPart> blocks;
+    // Whether this rank writes blocks[i]; false: another rank writes that replicated tensor.
+    std::vector<bool> writes;
+    std::uint64_t bytes() const;  // of the blocks this rank writes
+};
+
+// `spread` false: rank 0 writes every replicated tensor whole (trainrt before 2026-11; for
+// comparison: [checkpoint] spread_replicated).
+WritePlan plan_writes(const CheckpointState& state, int rank, int world, bool spread);
+
+// Host memory for async copies, kept between saves: after the first save the copy touches no
+// new pages (page faults on a fresh 1 GiB buffer cost as much as the copy itself).
+// Grows, never shrinks: a tensor that grows a little at every save (an XGBoost model, a round
+// more each time) reuses its pages instead of faulting in a new allocation per save.
+struct HostBuffer {
+    std::unique_ptr<std::byte[]> data;
+    std::size_t capacity = 0;
+};
+
+// `plan` with the data of the blocks this rank writes copied into `buffers` (resized and reused):
+// an async save copies only its own share of the replicated state.
+WritePlan copy_blocks(const WritePlan& plan, std::vector<HostBuffer>& buffers);
+
+}  // namespace trainrt::checkpoint
