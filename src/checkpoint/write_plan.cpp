@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <numeric>
 
 #include "checkpoint/validate.hpp"
 
@@ -31,21 +30,6 @@ TensorPart row_range(const TensorPart& part, int rank, int world) {
     return block;
 }
 
-// Whole replicated tensors to ranks, largest first, each to the rank with the fewest bytes so far
-// (ties: the lowest rank). `load` holds the split tensors' shares already.
-std::vector<int> owners_of_whole(const std::vector<const TensorPart*>& whole, std::vector<std::uint64_t> load) {
-    std::vector<std::size_t> order(whole.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return whole[a]->bytes() > whole[b]->bytes(); });
-    std::vector<int> owner(whole.size(), 0);
-    for (std::size_t i : order) {
-        owner[i] = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
-        load[owner[i]] += whole[i]->bytes();
-    }
-    return owner;
-}
-
 }  // namespace
 
 std::uint64_t WritePlan::bytes() const {
@@ -56,23 +40,11 @@ std::uint64_t WritePlan::bytes() const {
 }
 
 WritePlan plan_writes(const CheckpointState& state, int rank, int world, bool spread) {
-    const std::vector<const TensorPart*> sorted = sorted_parts(state);
-    if (!spread) world = 1;  // everything replicated lands on rank 0
-    std::vector<std::uint64_t> load(static_cast<std::size_t>(world), 0);
-    std::vector<const TensorPart*> whole;
-    for (const TensorPart* part : sorted)
-        if (part->replicated && splits(*part, world))
-            for (int r = 0; r < world; ++r) load[r] += row_range(*part, r, world).bytes();
-        else if (part->replicated)
-            whole.push_back(part);
-    const std::vector<int> owner = owners_of_whole(whole, load);
     WritePlan plan;
-    std::size_t next_whole = 0;
-    for (const TensorPart* part : sorted) {
-        const bool split = part->replicated && splits(*part, world);
+    for (const TensorPart* part : sorted_parts(state)) {
+        const bool split = part->replicated && spread && splits(*part, world);
         plan.blocks.push_back(split ? row_range(*part, rank, world) : *part);
-        plan.writes.push_back(!part->replicated || split || owner[next_whole] == rank);
-        if (part->replicated && !split) ++next_whole;
+        plan.writes.push_back(!part->replicated || split || rank == 0);
     }
     return plan;
 }

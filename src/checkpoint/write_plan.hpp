@@ -1,11 +1,13 @@
 #pragma once
 // Which block of each tensor a rank writes into a checkpoint. A sharded tensor: its own block. A
-// replicated tensor (DDP weights and optimizer state, identical on every rank) is written once in
-// all, spread over the ranks as torch DCP's deduplicating planner does: a large one split into
-// row ranges (rank r writes rows [r*n/N, (r+1)*n/N) of its first dimension), the others given
-// whole to the least-loaded rank. So no rank writes the whole model while the others wait. The
-// manifest lists every rank's block; readers read the overlaps as for sharded tensors, so any
-// rank count restores it. Pure: the same on every rank (name order, sizes), unit-tested.
+// large replicated tensor (DDP weights and optimizer moments, identical on every rank) is written
+// once in all, spread over the ranks as torch DCP's deduplicating planner does: rank r writes rows
+// [r*n/N, (r+1)*n/N) of its first dimension. So no rank writes the whole model while the others
+// wait. The manifest lists every rank's block; readers read the overlaps as for sharded tensors,
+// so any rank count restores it. Small replicated tensors stay rank 0's, whole: batch-norm
+// statistics and the like are "replicated" by convention but differ between ranks after a
+// forward pass (DDP broadcasts rank 0's before the next one), so rank 0's copy is the one to keep.
+// Pure: the same on every rank (name order, sizes), unit-tested.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -16,14 +18,14 @@
 namespace trainrt::checkpoint {
 
 // A replicated tensor of at least this many bytes with at least as many rows as ranks is split
-// in row ranges; smaller ones are not worth another dataset per rank.
+// in row ranges; smaller ones are rank 0's (see above), and hardly worth a dataset per rank.
 inline constexpr std::uint64_t kSplitReplicatedBytes = 1 << 20;
 
 struct WritePlan {
     // One per tensor of the state, in name order (the order collective writes need): the block
     // this rank writes (offset, shape, data at its first element), replicated flag kept.
     std::vector<TensorPart> blocks;
-    // Whether this rank writes blocks[i]; false: another rank writes that replicated tensor.
+    // Whether this rank writes blocks[i]; false: rank 0 writes that (small) replicated tensor.
     std::vector<bool> writes;
     std::uint64_t bytes() const;  // of the blocks this rank writes
 };

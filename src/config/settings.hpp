@@ -103,8 +103,8 @@ template <> struct KeyType<SecondsOrAuto> {
     KEY(async, bool, "false", any_value(),                                                                      \
         "copy the state to host memory and write it in the background (file_per_rank only)")                  \
     KEY(spread_replicated, bool, "true", any_value(),                                                           \
-        "replicated tensors (DDP weights, optimizer state) are written once in all, split across the ranks "   \
-        "(each ~1/N); false: rank 0 writes them all while the others wait")                                    \
+        "replicated tensors of 1 MiB or more (DDP weights, optimizer moments) are written once in all, in "    \
+        "row ranges over the ranks (each ~1/N); smaller ones by rank 0; false: rank 0 writes them all")                                    \
     KEY(every_steps, std::int64_t, "0", at_least(0),                                                            \
         "also checkpoint every N training steps (0: at the end of each epoch only)")                           \
     KEY(interval, SecondsOrAuto, "0", any_value(),                                                              \

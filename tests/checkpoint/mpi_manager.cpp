@@ -879,7 +879,7 @@ TEST_CASE("checkpoint manager: a scalar tensor saves and restores (shared)", "[c
 namespace {
 
 // A DDP model as the manager sees it: every tensor replicated. The first is over 1 MiB (split in
-// row ranges over the ranks), the rest are small (each given whole to one rank).
+// row ranges over the ranks), the rest are small (rank 0's, whole).
 std::vector<Spec> model_specs() {
     return {{"embed.weight", TensorType::f32, true, {600, 512}, 0, {}, 21},
             {"fc.weight", TensorType::f64, true, {40, 30}, 0, {}, 22},
@@ -912,7 +912,7 @@ TEST_CASE("checkpoint manager: replicated tensors are written once in all, a sha
     MPI_Allreduce(&report.bytes, &reported, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
     CHECK(reported == saved->bytes_in_all());  // nothing written twice
     if (spread) {
-        // The embedding's rows split evenly, the small tensors on top: no rank near the whole.
+        // The embedding's rows split evenly, the small tensors on rank 0: no rank near the whole.
         CHECK(max_over_ranks(report.bytes) <= saved->replicated_bytes / n_ranks() + 20000);
     } else {
         CHECK(report.bytes == (my_rank() == 0 ? saved->replicated_bytes : 0));
