@@ -32,24 +32,42 @@ std::int64_t iteration_of(const std::string& name) {
     return std::stoll(digits);
 }
 
-std::string check_files(const std::string& dir, const Manifest& manifest) {
-    std::set<std::string> listed = {kManifestFile};
+// Presence and size of every listed file first (cheap, so every share reports a truncation as
+// such), then the checksums of this share's files (every byte read).
+std::string check_files(const std::string& dir, const Manifest& manifest, int share, int shares) {
     for (const FileEntry& file : manifest.files) {
-        listed.insert(file.name);
         const std::string path = dir + "/" + file.name;
         if (!fs::exists(path)) return fmt::format("{}: listed in the manifest but missing", path);
         auto size = fs::file_size(path);
         if (size != file.size)
             return fmt::format("{}: size {} bytes, the manifest says {}", path, size, file.size);
+    }
+    for (std::size_t i = static_cast<std::size_t>(share); i < manifest.files.size(); i += static_cast<std::size_t>(shares)) {
+        const FileEntry& file = manifest.files[i];
         FileEntry actual = describe_file(dir, file.name);
         if (actual.xxh3 != file.xxh3)
-            return fmt::format("{}: checksum {} differs from the manifest's {} (corrupted)", path,
+            return fmt::format("{}/{}: checksum {} differs from the manifest's {} (corrupted)", dir, file.name,
                                actual.xxh3, file.xxh3);
     }
+    if (share != 0) return "";
+    std::set<std::string> listed = {kManifestFile};
+    for (const FileEntry& file : manifest.files) listed.insert(file.name);
     for (const auto& entry : fs::directory_iterator(dir))
         if (!listed.count(entry.path().filename().string()))
             return fmt::format("{}: a file the manifest does not list", entry.path().string());
     return "";
+}
+
+// `check` run on the checkpoint's manifest; a read error is the reason.
+template <class Check>
+std::string checked(const std::string& checkpoint_dir, Check check) {
+    try {
+        return check(read_manifest(checkpoint_dir));
+    } catch (const Error& error) {
+        return error.what();
+    } catch (const fs::filesystem_error& error) {
+        return error.what();
+    }
 }
 
 double score_of(const Manifest& manifest, const std::string& attribute, bool higher_is_better) {
@@ -83,18 +101,20 @@ std::vector<std::string> committed_names(const std::string& run_dir) {
     return names;
 }
 
+std::string verify_share(const std::string& checkpoint_dir, int share, int shares) {
+    return checked(checkpoint_dir, [&](const Manifest& manifest) { return check_files(checkpoint_dir, manifest, share, shares); });
+}
+
+std::string verify_schema(const std::string& checkpoint_dir) {
+    return checked(checkpoint_dir, [&](const Manifest& manifest) {
+        const std::vector<std::string> problems = schema_problems(checkpoint_dir, manifest);
+        return problems.empty() ? std::string() : "schema: " + problems.front();
+    });
+}
+
 std::string verify(const std::string& checkpoint_dir) {
-    try {
-        Manifest manifest = read_manifest(checkpoint_dir);
-        std::string problem = check_files(checkpoint_dir, manifest);
-        if (!problem.empty()) return problem;
-        std::vector<std::string> problems = schema_problems(checkpoint_dir, manifest);
-        return problems.empty() ? "" : "schema: " + problems.front();
-    } catch (const Error& error) {
-        return error.what();
-    } catch (const fs::filesystem_error& error) {
-        return error.what();
-    }
+    const std::string problem = verify_share(checkpoint_dir, 0, 1);
+    return problem.empty() ? verify_schema(checkpoint_dir) : problem;
 }
 
 std::vector<std::string> clean_leftovers(const std::string& run_dir) {

@@ -133,6 +133,8 @@ struct CheckpointManager::Impl {
     std::string pending(const std::string& name) const { return dir() + "/.pending_" + name; }
 
     void begin(const std::string& name);
+    std::vector<std::string> candidates();
+    std::string verify_together(const std::string& path);
     WritePlan plan(const CheckpointState& state) const {
         return plan_writes(state, context.world_rank, context.world_size, options.spread_replicated);
     }
@@ -273,32 +275,53 @@ CheckpointManager::~CheckpointManager() {
     if (impl_->in_flight && impl_->in_flight->thread.joinable()) impl_->in_flight->thread.join();
 }
 
+// Collective: rank 0 removes leftovers and lists the checkpoints to try, newest first
+// (resume_from alone when set); every rank gets the list.
+std::vector<std::string> CheckpointManager::Impl::candidates() {
+    std::string listed;
+    std::exception_ptr failure;
+    if (root())
+        failure = attempt_checkpoint([&] {
+            for (const std::string& removed : clean_leftovers(context.run_dir))
+                log::warn("removed leftover of an interrupted save: {}", removed);
+            if (!options.resume_from.empty()) listed = options.resume_from + "\n";
+            const std::vector<std::string> names = committed_names(context.run_dir);
+            for (auto name = names.rbegin(); options.resume_from.empty() && name != names.rend(); ++name)
+                listed += checkpoints_dir(context.run_dir) + "/" + *name + "\n";
+        });
+    comm::agree(comm, failure, "checkpoint: restore");
+    listed = comm::broadcast_string(comm, listed, 0);
+    std::vector<std::string> paths;
+    for (std::size_t begin = 0, end; (end = listed.find('\n', begin)) != std::string::npos; begin = end + 1)
+        paths.push_back(listed.substr(begin, end - begin));
+    return paths;
+}
+
+// Collective: every rank checksums a share of the files (rank 0 alone would read every rank's
+// shards, the whole checkpoint, while the others wait), rank 0 checks the schema; the verdict,
+// the first problem found, is the same on every rank.
+std::string CheckpointManager::Impl::verify_together(const std::string& path) {
+    for (const std::string& problem : comm::allgather_strings(comm, verify_share(path, context.world_rank, context.world_size)))
+        if (!problem.empty()) return problem;
+    return comm::broadcast_string(comm, root() ? verify_schema(path) : std::string(), 0);
+}
+
 std::optional<Checkpoint> CheckpointManager::restore() {
     Impl& m = *impl_;
-    std::string chosen;
-    std::exception_ptr failure;
     m.remover.wait();  // retired checkpoints are not leftovers of an interrupted save
-    if (m.root())
-        failure = attempt_checkpoint([&] {
-            for (const std::string& removed : clean_leftovers(m.context.run_dir))
-                log::warn("removed leftover of an interrupted save: {}", removed);
-            if (!m.options.resume_from.empty()) {
-                std::string problem = verify(m.options.resume_from);
-                if (!problem.empty())
-                    throw CheckpointError(fmt::format("checkpoint: resume_from {} does not verify: {}",
-                                                      m.options.resume_from, problem));
-                chosen = m.options.resume_from;
-            } else {
-                Selection selection = select_latest_valid(m.context.run_dir);
-                for (const std::string& warning : selection.warnings)
-                    log::warn("{}", warning);
-                chosen = selection.path.value_or("");
-            }
-        });
-    comm::agree(m.comm, failure, "checkpoint: restore");
-    chosen = comm::broadcast_string(m.comm, chosen, 0);
-    if (chosen.empty()) return std::nullopt;
-    return open_checkpoint(chosen);
+    for (const std::string& path : m.candidates()) {
+        const std::string problem = m.verify_together(path);
+        if (problem.empty()) return open_checkpoint(path);
+        if (!m.options.resume_from.empty()) {
+            std::exception_ptr refused;
+            if (m.root())
+                refused = std::make_exception_ptr(CheckpointError(
+                    fmt::format("checkpoint: resume_from {} does not verify: {}", path, problem)));
+            comm::agree(m.comm, refused, "checkpoint: restore");
+        }
+        if (m.root()) log::warn("skipping checkpoint {}: {}", path, problem);
+    }
+    return std::nullopt;
 }
 
 SaveReport CheckpointManager::save(const CheckpointState& state, std::int64_t iteration,

@@ -489,7 +489,9 @@ TEST_CASE("checkpoint manager: a corrupted newest checkpoint is skipped and can 
     manager.save(first->state, 1, metrics_for(1));
     manager.save(second->state, 2, metrics_for(2));
     barrier();
-    if (my_rank() == 0) {  // flip the last byte of a data file
+    // Flip the last byte of the manifest's last data file: under file_per_rank the last rank's,
+    // which the last rank alone checksums at restore (the ranks verify a share each).
+    if (my_rank() == 0) {
         const Manifest manifest = read_manifest(run.checkpoint(2));
         const std::string path = run.checkpoint(2) + "/" + manifest.files.back().name;
         std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
