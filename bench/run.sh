@@ -504,7 +504,7 @@ else:
               "Medians of 3 interleaved repetitions; each time is the slowest rank's. Plain = each rank "
               "write()s its bytes to its own file and fsyncs it (reads after POSIX_FADV_DONTNEED). A "
               "checkpoint write is the whole commit (write, fsync, XXH3 of every file, manifest, rename); "
-              "a checkpoint read is restore (rank 0 verifies every file's checksum) plus reading this rank's blocks.", "",
+              "a checkpoint read is restore (the ranks verify the files' checksums, a share each) plus reading this rank's blocks.", "",
               "| ranks | what | plain (GB/s) | file_per_rank (GB/s) | shared (GB/s) | file_per_rank / plain | shared / plain |",
               "|---:|---|---:|---:|---:|---:|---:|"]
     gbps = lambda n, what, layout: (ck["bytes"].iloc[0] / ck_med[n, what, layout] / 1e9) if (n, what, layout) in ck_med else None
