@@ -16,7 +16,8 @@ Debian's XGBoost 1.7 and its own collective layer (Rabit).
   workload (run.workload = xgboost: builtin()) enter it around the function.
 - RayTrainReportCallback: each round's eval metrics ("train-logloss", XGBoost's names) in one
   report; the booster (UBJSON bytes, tensor "xgboost.model") in the report's checkpoint every
-  `frequency` rounds, at a stop request (a stop needs no polling) and at the last round.
+  `frequency` rounds, when `[checkpoint] interval` says one is due, at a stop request (a stop needs
+  no polling) and at the last round.
 - A resumed run continues from the saved booster: the same bytes as an uninterrupted run on the
   same world size (tested), as long as no parameter draws random numbers XGBoost does not save
   (subsample/colsample_* < 1 draw from a generator that is not in the model).
@@ -24,6 +25,7 @@ Debian's XGBoost 1.7 and its own collective layer (Rabit).
 import contextlib
 import json
 import math
+import signal
 
 import numpy as np
 import xgboost
@@ -93,10 +95,19 @@ def round_metrics(evals_log):
             for metric, values in metrics.items() if values}
 
 
+# Signals that may ask for a stop ([stop] signals). Rabit's socket poll does not retry after EINTR:
+# one landing on the training thread inside an allreduce fails the job ("Failed to poll") instead
+# of stopping it. The callback keeps them blocked on that thread during the rounds and takes them
+# at each round's end (any other thread may take them too: trainrt's handler only sets a flag).
+_STOP_SIGNALS = {signal.SIGUSR2, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT,
+                 signal.SIGXCPU, signal.SIGALRM}
+
+
 class RayTrainReportCallback(xgboost.callback.TrainingCallback):
     """Reports each round (Ray's RayTrainReportCallback): the eval metrics of `metrics` (None: all;
     a list, or a dict {reported name: XGBoost name}) and "round", with the booster in the report's
-    checkpoint every `frequency` rounds (0: none on the way), at a stop request and at the end.
+    checkpoint every `frequency` rounds (0: none on the way), when [checkpoint] interval says one is
+    due (trainrt.checkpoint_due()), at a stop request and at the end.
     `num_boost_round` (trainrt's): the round the run ends at, so that its report carries the last
     checkpoint; without it, a checkpoint_at_end comes in one more report after training, as Ray's."""
 
@@ -107,6 +118,11 @@ class RayTrainReportCallback(xgboost.callback.TrainingCallback):
         self._at_end = checkpoint_at_end
         self._last_round = num_boost_round
         self._unsaved = None  # (metrics, round) of the last report when it carried no checkpoint
+        self._mask = None  # the training thread's signal mask before training
+
+    def before_training(self, model):
+        self._mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        return model
 
     @staticmethod
     def get_model(checkpoint, filename=None):
@@ -121,11 +137,22 @@ class RayTrainReportCallback(xgboost.callback.TrainingCallback):
         return {name: everything[name] for name in self._metrics if name in everything}
 
     def after_iteration(self, model, epoch, evals_log):
+        if self._mask is not None:  # a stop signal pending since the last round is taken here
+            signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
+        try:
+            return self._report_round(model, evals_log)
+        finally:
+            if self._mask is not None:
+                signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+
+    def _report_round(self, model, evals_log):
         boosted = model.num_boosted_rounds()
         metrics = dict(self._chosen(evals_log), round=boosted)
         due = (self._frequency and boosted % self._frequency == 0) or (
             self._at_end and self._last_round is not None and boosted >= self._last_round)
-        checkpoint = model_checkpoint(model, boosted) if due or self._stop_agreed() else None
+        # The stop agreement is this round's step boundary; checkpoint_due() is its verdict too.
+        saving = due or self._stop_agreed() or _state.session().checkpoint_due()
+        checkpoint = model_checkpoint(model, boosted) if saving else None
         self._unsaved = None if checkpoint is not None else (metrics, boosted)
         _state.report(metrics, checkpoint)
         return False
@@ -140,6 +167,9 @@ class RayTrainReportCallback(xgboost.callback.TrainingCallback):
         return session.should_stop() or session.should_stop()
 
     def after_training(self, model):
+        if self._mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
+            self._mask = None
         if self._at_end and self._unsaved is not None:
             metrics, boosted = self._unsaved
             _state.report(metrics, model_checkpoint(model, boosted))

@@ -91,6 +91,27 @@ else
   fail "the Python component is not built: trainrt.checkpoint_due() untested"
 fi
 
+# The XGBoost callback follows the interval too: breast_cancer, 1000 rounds on 2 ranks (a few ms
+# each), no checkpoint by round count (checkpoint_every_rounds = 0), interval 0.1 s: checkpoints on
+# the way, each at least 0.1 s after the last (the one at the last round excepted).
+if /usr/bin/python3 -c "import xgboost" 2>/dev/null && [ -f "$TRAINRT_BUILD/lib/trainrt/python/trainrt/xgboost.py" ]; then
+  "$TRAINRT" data import csv /usr/lib/python3/dist-packages/sklearn/datasets/data/breast_cancer.csv --skip-rows 1 \
+    --no-header --label -1 --split train=0.8,test=0.2 --out "$WORK/bc.h5" >/dev/null
+  rc=0
+  timeout -k 5 300 mpiexec -n 2 "$TRAINRT" --run.workload=xgboost --data.path="$WORK/bc.h5" \
+    --train.num_boost_round=1000 --train.checkpoint_every_rounds=0 --train.params.objective=binary:logistic \
+    --train.params.max_depth=6 --train.params.tree_method=hist --checkpoint.interval=0.1 --metrics.progress=off \
+    --run.storage_path="$WORK" --run.name=xgb >"$WORK/xgb.out" 2>&1 || rc=$?
+  n=$(checkpoints xgb | wc -l)
+  [ "$rc" -eq 0 ] && [ "$n" -ge 3 ] \
+    && checkpoints xgb | awk 'NR > 1 && NR < count && $2 - previous < 0.1 - 0.002 { bad = 1 } { previous = $2 } END { exit bad }' \
+       count="$n" \
+    && pass "XGBoost callback: $n checkpoints in 1000 rounds with interval 0.1 s, each >= 0.1 s after the last" \
+    || { show "$WORK/xgb.out"; checkpoints xgb; fail "XGBoost callback and checkpoint.interval: exit $rc, $n checkpoints"; }
+else
+  fail "python3-xgboost or the Python component is missing: the XGBoost callback's interval untested"
+fi
+
 # --- bad values --------------------------------------------------------------------------------
 for bad in -1 soon; do
   run bad "$WORK/bad.out" --train.epochs=1 --checkpoint.interval=$bad
