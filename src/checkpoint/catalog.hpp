@@ -22,9 +22,9 @@ std::vector<std::string> committed_names(const std::string& run_dir);
 std::string verify(const std::string& checkpoint_dir);
 
 // verify() in parts, for ranks that verify a checkpoint together (CheckpointManager::restore):
-// verify_share checks the manifest, every listed file's presence and size, and the XXH3-64 of
-// the files whose index i in the manifest has i % shares == share (share 0 also looks for files
-// the manifest does not list); verify_schema checks the files' HDF5 contents against the
+// verify_share checks the manifest, and the presence, size and XXH3-64 of the files whose index
+// i in the manifest has i % shares == share (share 0 also looks for files the manifest does not
+// list); verify_schema checks the files' HDF5 contents against the
 // manifest (metadata only). Each "" or the reason, naming the file.
 std::string verify_share(const std::string& checkpoint_dir, int share, int shares);
 std::string verify_schema(const std::string& checkpoint_dir);
