@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "launch/tcp.hpp"
+
 namespace trainrt::launch {
 namespace {
 
@@ -72,6 +74,19 @@ public:
         return result.exit_code == 0;
     }
 
+    std::optional<bool> daemon_answers(const std::string& node, double timeout_s) override {
+        if (slurmd_port_ == 0) {
+            ProgramResult config = run_program({programs_.scontrol, "show", "config"}, 20);
+            if (config.exit_code == 0) slurmd_port_ = parse_slurmd_port(config.output);
+        }
+        ProgramResult shown = run_program({programs_.scontrol, "-o", "show", "node", node}, 20);
+        if (shown.exit_code != 0 || slurmd_port_ == 0) return std::nullopt;
+        auto daemon = parse_node_address(shown.output, slurmd_port_);
+        if (!daemon) return std::nullopt;
+        return static_cast<bool>(
+            tcp::connect_to(daemon->address, static_cast<std::uint16_t>(daemon->port), timeout_s, nullptr));
+    }
+
     std::unique_ptr<Process> start_step(const StepRequest& request) override {
         std::vector<std::string> argv = {programs_.srun};
         argv.insert(argv.end(), request.srun_options.begin(), request.srun_options.end());
@@ -81,6 +96,7 @@ public:
 
 private:
     SlurmPrograms programs_;
+    int slurmd_port_ = 0;  // SlurmdPort, read once
 };
 
 }  // namespace
@@ -119,6 +135,22 @@ SlurmJobState parse_job_state(const std::string& scontrol_output) {
     if (std::regex_search(scontrol_output, match, std::regex(R"(\bStdOut=(\S+))"))) job.output_path = match[1].str();
     if (job.state.empty()) job.error = "no JobState in: " + scontrol_output.substr(0, 200);
     return job;
+}
+
+std::optional<DaemonAddress> parse_node_address(const std::string& show_node_output, int slurmd_port) {
+    std::smatch match;
+    if (!std::regex_search(show_node_output, match, std::regex(R"(\bNodeAddr=(\S+))"))) return std::nullopt;
+    DaemonAddress daemon{match[1].str(), slurmd_port};
+    if (std::regex_search(show_node_output, match, std::regex(R"(\bPort=(\d+))"))) daemon.port = std::stoi(match[1].str());
+    if (daemon.port <= 0 || daemon.port > 65535) return std::nullopt;
+    return daemon;
+}
+
+int parse_slurmd_port(const std::string& show_config_output) {
+    std::smatch match;
+    return std::regex_search(show_config_output, match, std::regex(R"(\bSlurmdPort\s*=\s*(\d+))"))
+               ? std::stoi(match[1].str())
+               : 0;
 }
 
 }  // namespace trainrt::launch

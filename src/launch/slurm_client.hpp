@@ -45,6 +45,11 @@ public:
     virtual std::vector<std::string> nodes_in_state(const std::string& nodelist, const std::string& states) = 0;
     // A one-task step on `node` within `timeout_s`: true on a live node, false on a dead or hung one.
     virtual bool probe(const std::string& node, double timeout_s) = 0;
+    // Whether `node`'s slurmd accepts a TCP connection within `timeout_s` (its NodeAddr and port
+    // from scontrol): false when its daemons are dead or it is off, true on a live node (and on a
+    // hung one, whose kernel still accepts); nullopt when scontrol cannot say where it listens.
+    // Milliseconds where a probe step takes Slurm's MessageTimeout to fail.
+    virtual std::optional<bool> daemon_answers(const std::string& node, double timeout_s) = 0;
     // srun, running beside this process. LaunchError when srun cannot be started.
     virtual std::unique_ptr<Process> start_step(const StepRequest& request) = 0;
 };
@@ -68,5 +73,15 @@ std::optional<double> parse_time_left(const std::string& text);
 
 // `scontrol show job -o` output -> state, restarts, StdOut.
 SlurmJobState parse_job_state(const std::string& scontrol_output);
+
+// Where a node's slurmd listens: NodeAddr and Port from `scontrol -o show node NODE` (Port only
+// when the node sets its own), else `slurmd_port` (SlurmdPort of `scontrol show config`).
+struct DaemonAddress {
+    std::string address;
+    int port = 0;
+};
+std::optional<DaemonAddress> parse_node_address(const std::string& show_node_output, int slurmd_port);
+// SlurmdPort of `scontrol show config`; 0 when absent.
+int parse_slurmd_port(const std::string& show_config_output);
 
 }  // namespace trainrt::launch

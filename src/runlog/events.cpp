@@ -1,6 +1,9 @@
 #include "runlog/events.hpp"
 
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -249,6 +252,28 @@ EventLog read_events(const std::string& run_dir) {
         if (event) log.events.push_back(std::move(*event));
     }
     return log;
+}
+
+EventTail::EventTail(std::string run_dir) : path_(path_in(run_dir, kEvents)) {
+    std::error_code error;
+    const auto size = std::filesystem::file_size(path_, error);
+    offset_ = error ? 0 : size;
+}
+
+std::vector<Event> EventTail::read_new() {
+    std::ifstream in(path_, std::ios::binary);
+    if (!in || !in.seekg(static_cast<std::streamoff>(offset_))) return {};
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto complete = text.rfind('\n');
+    if (complete == std::string::npos) return {};
+    offset_ += complete + 1;
+    std::vector<nlohmann::json> lines;
+    std::istringstream stream(text.substr(0, complete));
+    for (std::string line; std::getline(stream, line);) {
+        nlohmann::json parsed = nlohmann::json::parse(line, nullptr, false);
+        if (!line.empty() && !parsed.is_discarded()) lines.push_back(std::move(parsed));
+    }
+    return parse_events(lines).events;
 }
 
 int stop_exit_code(const StopEvent& stop) {

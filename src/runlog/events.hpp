@@ -113,4 +113,18 @@ struct EventLog {
 EventLog read_events(const std::string& run_dir);
 EventLog parse_events(const std::vector<nlohmann::json>& lines);
 
+// The records appended to a run's events.jsonl since the last look, for a watcher that must not
+// re-read a long history every second (the supervisor during a step). Starts at the file's end
+// as it is when constructed; a line still being written waits for its newline. Never throws: an
+// unreadable file has nothing new.
+class EventTail {
+public:
+    explicit EventTail(std::string run_dir);
+    std::vector<Event> read_new();
+
+private:
+    std::string path_;
+    std::uint64_t offset_ = 0;
+};
+
 }  // namespace trainrt::runlog

@@ -30,6 +30,28 @@ NodeSet lost_nodes(launch::SlurmClient& slurm, const Allocation& allocation, con
     return lost;
 }
 
+NodeSet nodes_gone(launch::SlurmClient& slurm, const std::vector<std::string>& step_nodes, const NodeSet& silent,
+                   double timeout_s, const Say& say) {
+    NodeSet gone;
+    std::vector<std::pair<std::string, std::future<std::optional<bool>>>> asked;
+    for (const std::string& node : step_nodes) {
+        if (silent.contains(node)) {
+            say(fmt::format("{} is gone: its heartbeat is silent", node));
+            gone.add(node);
+        } else {
+            asked.emplace_back(node, std::async(std::launch::async, [&slurm, node, timeout_s] {
+                                   return slurm.daemon_answers(node, timeout_s);
+                               }));
+        }
+    }
+    for (auto& [node, answers] : asked)
+        if (answers.get() == false) {
+            say(fmt::format("{} is gone: its Slurm daemon does not answer", node));
+            gone.add(node);
+        }
+    return gone;
+}
+
 NodeSet silent_step_hosts(const runlog::History& history, const std::string& run_dir, double peer_timeout_s) {
     if (peer_timeout_s <= 0 || history.attempts.empty()) return {};
     const runlog::Event& event = history.event(history.attempts.back().start);

@@ -3,6 +3,7 @@
 // heartbeats show silent before Slurm notices (SlurmdTimeout is 300 s by default).
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "launch/slurm_client.hpp"
 #include "runlog/history.hpp"
@@ -19,6 +20,12 @@ using Say = std::function<void(const std::string&)>;
 // in parallel.
 NodeSet lost_nodes(launch::SlurmClient& slurm, const Allocation& allocation, const NodeSet& excluded,
                    double probe_timeout_s, const Say& say);
+
+// The nodes of a step still running that are gone: `silent` (its heartbeats say so) and those
+// whose Slurm daemon does not answer within `timeout_s` (asked in parallel). Slurm itself flags
+// them only after SlurmdTimeout; meanwhile srun waits for their tasks. `say` names each.
+NodeSet nodes_gone(launch::SlurmClient& slurm, const std::vector<std::string>& step_nodes, const NodeSet& silent,
+                   double timeout_s, const Say& say);
 
 // The nodes of the last attempt whose last heartbeat is older than the newest one by more than
 // half the peer timeout: the survivors beat until they ended the step, a dead node stopped a peer

@@ -14,6 +14,22 @@ namespace {
 constexpr double kProbeTimeoutS = 20;
 // A watcher step gets this long to end after SIGTERM (srun cancels it through slurmctld).
 constexpr double kWatcherGraceS = 10;
+// A step left behind waits for nothing useful: it gets this long after SIGTERM at the end.
+constexpr double kLeftBehindGraceS = 1;
+// How often a running step is looked at.
+constexpr double kWatchPollS = 0.1;
+// After a rank recorded a failure, srun gets this long to end the step before the supervisor
+// asks whether a node of it is gone; then again every kGoneAskS while it still runs.
+constexpr double kTeardownGraceS = 0.5;
+constexpr double kGoneAskS = 5;
+// A node's Slurm daemon gets this long to accept a connection.
+constexpr double kDaemonTimeoutS = 1;
+
+bool failure_among(const std::vector<runlog::Event>& records) {
+    for (const runlog::Event& record : records)
+        if (record.as<runlog::FailureEvent>() != nullptr) return true;
+    return false;
+}
 
 }  // namespace
 
@@ -97,6 +113,8 @@ Phase Supervisor::launch() {
         keep_watcher();
     }
     deps_.say(deps_.launcher.describe(geometry_));
+    step_records_.emplace(job_.run_dir);
+    gone_in_step_ = {};
     try {
         step_ = deps_.launcher.launch(geometry_);
     } catch (const LaunchError& error) {  // the launcher itself could not start: a launch failure
@@ -106,16 +124,57 @@ Phase Supervisor::launch() {
     return Phase::watch;
 }
 
+// srun ends a step when every task has ended, and a task on a lost node never reports: srun then
+// waits Slurm's KillWait (30 s by default) and more. So once a rank recorded a failure, a step
+// srun has not ended within kTeardownGraceS is asked about: a node of it gone (heartbeat silent,
+// Slurm daemon not answering) leaves that srun to end by itself, and the supervisor decides now.
 Phase Supervisor::watch() {
-    step_status_ = step_ ? step_->wait() : 127;
+    step_status_ = 127;
+    std::optional<double> failed_at;
+    while (step_) {
+        reap_left_behind(false);
+        if (int code = step_->poll(); code >= 0) {
+            step_status_ = code;
+            break;
+        }
+        if (!failed_at && failure_among(step_records_->read_new())) failed_at = deps_.clock.now();
+        if (failed_at && step_lost_a_node(*failed_at)) {
+            left_behind_.push_back(std::move(step_));
+            step_status_ = exit_codes::comm;
+            break;
+        }
+        deps_.clock.sleep(kWatchPollS);
+    }
     step_.reset();
     // A supervisor that was hung (SIGSTOP) must not decide for the watcher's attempt.
     if (defer_to_watcher()) return Phase::leave;
     return Phase::decide;
 }
 
+// Asks once `ask_at` + kTeardownGraceS has come, and moves `ask_at` on by kGoneAskS.
+bool Supervisor::step_lost_a_node(double& ask_at) {
+    if (deps_.clock.now() < ask_at + kTeardownGraceS) return false;
+    ask_at = deps_.clock.now() + kGoneAskS;
+    std::vector<std::string> step_nodes;
+    for (const std::string& node : allocation_.nodes)
+        if (!excluded_.contains(node)) step_nodes.push_back(node);
+    const NodeSet silent = silent_nodes_of_step(job_.run_dir, job_.failure.peer_timeout.value, step_started_);
+    gone_in_step_ = nodes_gone(deps_.slurm, step_nodes, silent, kDaemonTimeoutS, deps_.say);
+    if (gone_in_step_.empty()) return false;
+    deps_.say(fmt::format("a rank recorded a failure and {} is gone: deciding now, without waiting for srun (it "
+                          "waits Slurm's KillWait for tasks there)", gone_in_step_.str()));
+    return true;
+}
+
+void Supervisor::reap_left_behind(bool stop) {
+    for (auto& step : left_behind_)
+        if (stop) step->stop(kLeftBehindGraceS);
+    std::erase_if(left_behind_, [stop](const auto& step) { return stop || step->poll() >= 0; });
+}
+
 Phase Supervisor::decide() {
-    NodeSet known = excluded_;  // left out already, or silent in the step: no probe
+    NodeSet known = excluded_;  // left out already, gone or silent in the step: no probe
+    known.add(gone_in_step_);
     known.add(silent_nodes_of_step(job_.run_dir, job_.failure.peer_timeout.value, step_started_));
     NodeSet lost = lost_nodes(deps_.slurm, allocation_, known, kProbeTimeoutS, deps_.say);
     lost.add(known);
@@ -217,6 +276,7 @@ void Supervisor::keep_watcher() {
 
 void Supervisor::stop_helpers() {
     beat_.reset();
+    reap_left_behind(true);
     if (watcher_) watcher_->stop(kWatcherGraceS);
     watcher_.reset();
 }

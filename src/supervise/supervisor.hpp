@@ -2,7 +2,7 @@
 // The supervisor: keeps one job's steps alive inside its allocation (README "Long jobs on Slurm").
 //
 //   [await_takeover] --(batch host silent)--> decide          (a watcher on another node only)
-//   launch --> watch --(step ended)--> decide --> relaunch --> launch
+//   launch --> watch --(step ended, or a node of it gone)--> decide --> relaunch --> launch
 //                                             --> requeue      (exit 75 from the step, < min_nodes)
 //                                             --> leave        (done, give up, nothing left)
 //
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "launch/slurm_client.hpp"
+#include "runlog/events.hpp"
 #include "supervise/allocation.hpp"
 #include "supervise/batch_host.hpp"
 #include "supervise/clock.hpp"
@@ -71,6 +72,8 @@ private:
 
     Phase leave_with(int exit_code);
     bool defer_to_watcher();
+    bool step_lost_a_node(double& ask_at);
+    void reap_left_behind(bool stop);
     void keep_watcher();
     void stop_helpers();
     Context context() const;
@@ -84,6 +87,10 @@ private:
     NodeSet excluded_;
     std::vector<std::string> geometry_;
     std::unique_ptr<launch::Process> step_;
+    std::optional<runlog::EventTail> step_records_;  // what the step appends to events.jsonl
+    NodeSet gone_in_step_;  // nodes found gone while the step ran
+    // Steps left to end by themselves: srun waits up to Slurm's KillWait for a gone node's tasks.
+    std::vector<std::unique_ptr<launch::Process>> left_behind_;
     double step_started_ = 0;
     int step_status_ = 0;
     StepDecision decision_;

@@ -91,7 +91,9 @@ StepDecision relaunch(const std::string& run_dir, const Context& context, const 
         started ? fmt::format("failure {} of at most {}", history.failures, settings.max_failures.value)
                 : fmt::format("launch failure {} of at most {} in a row", history.launch_failures,
                               settings.max_launch_failures.value);
-    const double delay = started ? 1.0 : launch_backoff_s(history.launch_failures);
+    // A second lets the failed step's processes end on the nodes it runs on again; a relaunch
+    // without the nodes that failed has nothing to wait for.
+    const double delay = !started ? launch_backoff_s(history.launch_failures) : exclude.empty() ? 1.0 : 0.0;
     return {Verdict::relaunch,
             fmt::format("relaunching in {:g} s after {} ({}){}", delay, counted, history.last_end,
                         exclude.empty() ? "" : ", excluding " + exclude.str()),

@@ -7,6 +7,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <stdexcept>
 #include <set>
 #include <string>
 #include <vector>
@@ -35,30 +37,43 @@ private:
     double now_ = 1800000000.0;
 };
 
-// A process that does its work when waited for. `stopped_flag`, when given, outlives the process
-// (its owner frees it): it turns true on stop().
+// A process that does its work when waited for, or at its first poll when it does not run until
+// waited for. A body returning kRunsOn never ends (srun waiting for a lost node's tasks): poll()
+// says -1 until stop(). `stopped_flag`, when given, outlives the process (its owner frees it):
+// it turns true on stop().
 class FakeProcess final : public launch::Process {
 public:
+    static constexpr int kRunsOn = -1;
+
     explicit FakeProcess(std::function<int()> body, bool runs_until_waited = true,
                          std::shared_ptr<bool> stopped_flag = nullptr)
         : body_(std::move(body)), running_(runs_until_waited), stopped_flag_(std::move(stopped_flag)) {}
     int wait() override {
-        if (!done_) code_ = body_();
-        done_ = true;
+        run_once();
+        if (code_ == kRunsOn) throw std::logic_error("FakeProcess: waited for a step that never ends");
         return code_;
     }
-    int poll() override { return running_ && !done_ ? -1 : wait(); }
+    int poll() override {
+        if (running_ && !ran_) return -1;
+        run_once();
+        return code_;
+    }
     void stop(double) noexcept override {
         if (stopped_flag_) *stopped_flag_ = true;
-        done_ = true;
+        ran_ = true;
         code_ = 143;
     }
 
 private:
+    void run_once() {
+        if (!ran_) code_ = body_();
+        ran_ = true;
+    }
+
     std::function<int()> body_;
     bool running_;
     std::shared_ptr<bool> stopped_flag_;
-    bool done_ = false;
+    bool ran_ = false;
     int code_ = 0;
 };
 
@@ -69,9 +84,10 @@ public:
     std::vector<std::string> nodes = {"node1", "node2", "node3"};
     std::map<std::string, std::string> states;  // node -> sinfo state ("down", "no_respond", ...)
     std::set<std::string> dead;                 // nodes whose probe fails
+    std::set<std::string> daemon_dead;          // nodes whose slurmd does not answer
     std::deque<StepBody> steps;                 // one per launch, in order
     std::vector<launch::StepRequest> launched;
-    std::vector<std::string> probed, requeued, cancelled;
+    std::vector<std::string> probed, asked, requeued, cancelled;
     launch::SlurmJobState job{"RUNNING", 0, "/tmp/job.out", ""};
     bool scontrol_found = true;
     bool srun_missing = false;
@@ -100,14 +116,22 @@ public:
         probed.push_back(node);
         return dead.count(node) == 0;
     }
+    std::optional<bool> daemon_answers(const std::string& node, double) override {
+        std::lock_guard<std::mutex> lock(asked_mutex_);  // asked in parallel
+        asked.push_back(node);
+        return daemon_dead.count(node) == 0;
+    }
     std::unique_ptr<launch::Process> start_step(const launch::StepRequest& request) override {
         if (srun_missing) throw LaunchError("cannot start srun: No such file or directory");
         launched.push_back(request);
         if (steps.empty()) throw std::logic_error("FakeSlurm: more steps launched than scripted");
         StepBody body = std::move(steps.front());
         steps.pop_front();
-        return std::make_unique<FakeProcess>([body, request] { return body(request); });
+        return std::make_unique<FakeProcess>([body, request] { return body(request); }, false);
     }
+
+private:
+    std::mutex asked_mutex_;
 };
 
 // What a step's rank 0 writes, at the fake clock's time.

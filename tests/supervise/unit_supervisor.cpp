@@ -249,6 +249,64 @@ TEST_CASE("supervise: a node flagged not responding is probed: alive stays, dead
     }
 }
 
+TEST_CASE("supervise: a failure recorded and a node's Slurm daemon gone: decided without waiting for srun",
+          "[supervise]") {
+    Harness h;
+    h.slurm.daemon_dead = {"node2"};
+    h.step_exits(FakeProcess::kRunsOn, [&] {  // srun would wait KillWait for node2's tasks
+        h.ranks.start(kAll);
+        h.ranks.fail(0, "peer_lost");
+    });
+    h.step_finishes({"node1", "node3"});
+    CHECK(h.run() == 0);
+    CHECK(h.trace == std::vector<Phase>{P::launch, P::watch, P::decide, P::relaunch, P::launch, P::watch, P::decide,
+                                        P::leave});
+    auto asked = h.slurm.asked;
+    std::sort(asked.begin(), asked.end());
+    CHECK(asked == kAll);  // every node of the step, once: the answer came at the first ask
+    CHECK(h.excluded == NodeSet{"node2"});
+    CHECK(h.last<runlog::RelaunchEvent>().excluded_nodes == std::vector<std::string>{"node2"});
+    CHECK(has(srun_args(h.slurm.launched[1]), "--exclude=node2"));
+    CHECK(h.said_line("node2 is gone: its Slurm daemon does not answer"));
+    CHECK(h.said_line("step exited with status 4: relaunch: relaunching in 0 s after failure 1 of at most 3"));
+    // Polled every 0.1 s, asked 0.5 s after the failure record, relaunched at once.
+    CHECK(std::all_of(h.clock.slept.begin(), h.clock.slept.end(), [](double s) { return s <= 0.1; }));
+    double slept = 0;
+    for (double s : h.clock.slept) slept += s;
+    CHECK(slept == Approx(0.6).margin(0.11));
+}
+
+TEST_CASE("supervise: a failure recorded and a node's heartbeat silent: that node is gone, its daemon not asked",
+          "[supervise]") {
+    Harness h;
+    h.step_exits(FakeProcess::kRunsOn, [&] {  // a hung node: its slurmd still accepts connections
+        h.ranks.start(kAll);
+        h.ranks.beat("node2", h.clock.now() + 1);
+        h.clock.advance(40);
+        h.ranks.beat("node1", h.clock.now());
+        h.ranks.beat("node3", h.clock.now());
+        h.ranks.fail(0, "peer_timeout");
+    });
+    h.step_finishes({"node1", "node3"});
+    CHECK(h.run() == 0);
+    auto asked = h.slurm.asked;
+    std::sort(asked.begin(), asked.end());
+    CHECK(asked == std::vector<std::string>{"node1", "node3"});
+    CHECK(h.excluded == NodeSet{"node2"});
+    CHECK(h.said_line("node2 is gone: its heartbeat is silent"));
+}
+
+TEST_CASE("supervise: a step that runs on without a failure record is never asked about", "[supervise]") {
+    Harness h;
+    h.slurm.daemon_dead = {"node2"};
+    h.step_exits(0, [&] {
+        h.ranks.start(kAll);
+        h.ranks.finish();
+    });
+    CHECK(h.run() == 0);
+    CHECK(h.slurm.asked.empty());
+}
+
 TEST_CASE("supervise: launch failures back off 2, 4, 8 s apart from max_failures, then give up", "[supervise]") {
     Harness h;
     h.settings.max_launch_failures.value = 3;
