@@ -372,3 +372,23 @@ TEST_CASE("runlog: fold gives each attempt its start, its restore and its last o
     REQUIRE(history.last_lifecycle.has_value());
     CHECK(*history.last_lifecycle == 4);
 }
+
+TEST_CASE("runlog: EventTail reads what was appended since it looked, whole lines only", "[runlog]") {
+    testing::TempRunDir dir;
+    const std::string path = runlog::path_in(dir.str(), runlog::kEvents);
+    { std::ofstream(path) << start("7", 0).dump() << "\n"; }
+    runlog::EventTail tail(dir.str());  // starts at the end: the start record is old
+    CHECK(tail.read_new().empty());
+    { std::ofstream(path, std::ios::app) << failure("rank 3 lost").dump() << "\n" << R"({"event": "fin)"; }
+    auto fresh = tail.read_new();
+    REQUIRE(fresh.size() == 1);  // the torn line waits for its newline
+    REQUIRE(fresh[0].as<runlog::FailureEvent>() != nullptr);
+    CHECK(fresh[0].as<runlog::FailureEvent>()->message == "rank 3 lost");
+    { std::ofstream(path, std::ios::app) << R"(ish", "iterations": 4})" << "\n"; }
+    fresh = tail.read_new();
+    REQUIRE(fresh.size() == 1);
+    CHECK(std::string(fresh[0].kind()) == "finish");
+    CHECK(tail.read_new().empty());
+    runlog::EventTail absent((dir.path() / "nothing").string());
+    CHECK(absent.read_new().empty());
+}
