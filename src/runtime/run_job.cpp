@@ -139,8 +139,10 @@ int end_run_stopped(SessionImpl& session, const Context& context,
 
 int train(SessionImpl& session, const workloads::Workload& workload, const Context& context,
           const Settings& settings) {
-    Watchdog watchdog({settings.failure.collective_timeout.value, settings.failure.peer_timeout.value}, context,
-                      [&session] { return session.where(); });
+    const double peer_timeout = settings.failure.peer_timeout.value;
+    Watchdog watchdog({settings.failure.collective_timeout.value, peer_timeout}, context,
+                      [&session] { return session.where(); },
+                      peer_timeout > 0 ? open_peer_links(session.communicator(), context) : nullptr);
     workload.run(session);
     session.end_resume();
     session.end_progress();

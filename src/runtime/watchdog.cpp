@@ -19,15 +19,17 @@
 
 namespace trainrt::runtime {
 
-Watchdog::Watchdog(WatchdogSettings settings, const Context& context, std::function<std::string()> where)
+Watchdog::Watchdog(WatchdogSettings settings, const Context& context, std::function<std::string()> where,
+                   std::unique_ptr<PeerLinks> links)
     : settings_(settings),
       context_(context),
       where_(std::move(where)),
+      links_(std::move(links)),
       keeps_heartbeat_(settings.peer_timeout_s > 0 && context.local_rank == 0 && !context.run_dir.empty()),
       interval_s_(runlog::heartbeat_interval(settings.peer_timeout_s)),
       started_wall_(runlog::now_seconds()) {
     if (keeps_heartbeat_) beat(started_wall_);  // before training: a slow first step is no silence
-    if (settings_.collective_timeout_s > 0 || keeps_heartbeat_) thread_ = std::thread([this] { loop(); });
+    if (settings_.collective_timeout_s > 0 || keeps_heartbeat_ || links_) thread_ = std::thread([this] { loop(); });
 }
 
 Watchdog::~Watchdog() {
@@ -36,14 +38,14 @@ Watchdog::~Watchdog() {
         stopping_ = true;
     }
     wake_.notify_all();
+    if (links_) links_->wake();
     if (thread_.joinable()) thread_.join();
-}
+}  // then the links say goodbye
 
 void Watchdog::loop() {
     const double collective = settings_.collective_timeout_s > 0 ? settings_.collective_timeout_s / 4 : 1.0;
-    const auto period = std::chrono::duration<double>(std::clamp(std::min(collective, interval_s_ / 2), 0.05, 1.0));
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (!wake_.wait_for(lock, period, [this] { return stopping_; })) {
+    const double period = std::clamp(std::min(collective, interval_s_ / 2), 0.05, 1.0);
+    while (!pause(period)) {
         if (keeps_heartbeat_) beat(runlog::now_seconds());
         auto in_flight = comm::collective_in_flight();
         if (!in_flight) continue;
@@ -55,6 +57,25 @@ void Watchdog::loop() {
                  "collective_timeout");
         if (keeps_heartbeat_ && blocked > interval_s_) check_peers(blocked, in_flight->name);
     }
+}
+
+// On the links when there are any: a peer lost there ends the process at once.
+bool Watchdog::pause(double seconds) {
+    if (!links_) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        return wake_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return stopping_; });
+    }
+    const auto lost = links_->wait(seconds);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (stopping_) return true;
+    }
+    if (!lost.empty())
+        fire(fmt::format("watchdog: the trainrt process on node(s) {} is gone (its link closed without a goodbye) "
+                         "at {}: ending the step; the relaunch leaves a node out when its Slurm daemon is gone too",
+                         fmt::join(lost, ", "), where_()),
+             "peer_lost");
+    return false;
 }
 
 // A beat that cannot be written is said once; the peers will call this node silent, which is
@@ -98,6 +119,7 @@ void Watchdog::fire(const std::string& message, const char* reason) {
                                                 false, std::nullopt});
     } catch (...) {
     }
+    if (links_) links_->say('F');  // the neighbours: this failure is recorded, not a lost node
     std::cout.flush();
     std::_Exit(exit_codes::comm);
 }

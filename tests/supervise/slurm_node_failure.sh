@@ -7,9 +7,10 @@
 #     hung kernel or driver.
 # Frozen, trainrt's own heartbeats ([failure] peer_timeout = 10 here) notice it: the survivors end
 # the step ("peer_timeout" failure naming node2) and the supervisor excludes node2 while Slurm still
-# calls it alive. Killed, MPI may abort the survivors within seconds (when the closed sockets
-# reach it) or leave them blocked until peer_timeout (seen both ways here); Slurm reports node2
-# not responding (not yet down). Either way node2 is excluded before SlurmdTimeout, and the
+# calls it alive. Killed, node2's trainrt process closes its peer links without a goodbye: its
+# neighbours end the step at once ("peer_lost" failure naming node2), and the supervisor, finding
+# node2's slurmd gone, decides without waiting for srun (which waits KillWait for node2's tasks).
+# Either way node2 is excluded before SlurmdTimeout, and the
 # supervisor relaunches on the 2 nodes left with an explicit geometry (-N 2, 2 tasks per
 # node, node2 excluded, --overlap past the dead step slurmctld keeps) and trainrt resumes from the
 # latest checkpoint on 4 ranks (the fault comes right after checkpoint 4 is committed, so the
@@ -58,12 +59,11 @@ node2_state=$(sinfo -h -N -n node2 -o %T)
 log "relaunched; Slurm calls node2 '$node2_state'"
 [[ $node2_state != down* ]] || fail "Slurm marked node2 down before trainrt relaunched (SlurmdTimeout $slurmd_timeout s)"
 # A hung node leaves the survivors blocked: only the heartbeats end the step. A killed node's
-# sockets close: MPI may abort the survivors within seconds, or the heartbeats end the step as for
-# a hung one; Slurm's own pings report node2 not responding when the supervisor asks.
-if [[ $FAULT == freeze ]]; then
-  jq -e -s --arg n node2 'any(.[]; .event == "failure" and .reason == "peer_timeout" and (.message | contains($n)))' \
-    "$RUN/events.jsonl" >/dev/null || fail "no peer_timeout failure naming node2: $(jq -c 'select(.event == "failure")' "$RUN/events.jsonl")"
-fi
+# sockets close: its peer links' neighbours end the step at once.
+reason=peer_lost
+[[ $FAULT == freeze ]] && reason=peer_timeout
+jq -e -s --arg n node2 --arg r $reason 'any(.[]; .event == "failure" and .reason == $r and (.message | contains($n)))' \
+  "$RUN/events.jsonl" >/dev/null || fail "no $reason failure naming node2: $(jq -c 'select(.event == "failure")' "$RUN/events.jsonl")"
 restore_node2
 wait_job "$JOB" 300
 expect_job_ok "$JOB"
