@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # Kill -> training again: a node of a 3-node job fails, how long until trainrt trains again on the
 # nodes left, against Slurm's own reaction time (SlurmdTimeout) on the same cluster, and how many
-# steps each failure costs. Each repetition is one run of tests/slurm/test_multinode_node_failure.sh
-# (3 nodes x 2 tasks, sbatch --no-kill through trainrt supervise, a checkpoint every 50 steps,
-# [failure] peer_timeout = 30 s) with every process of node2 frozen (SIGSTOP: a hung node, which
-# only trainrt's heartbeats detect) or killed (SIGKILL: a power loss, which MPI notices at once),
-# and one run of tests/slurm/test_multinode_batch_host.sh per repetition: the batch host killed,
-# the supervisor's watcher step on another node takes the job over.
+# steps each failure costs. Each repetition is one run of tests/supervise/slurm_node_failure.sh
+# (3 nodes x 2 tasks, sbatch --no-kill through trainrt supervise, a checkpoint every 5 steps,
+# [failure] peer_timeout = 10 s) with every process of node2 frozen (SIGSTOP: a hung node, which
+# only trainrt's heartbeats detect) or killed (SIGKILL: its processes gone, which its peer links
+# tell its neighbours at once), and one run of tests/supervise/slurm_batch_host.sh per
+# repetition: the batch host killed, the supervisor's watcher step on another node takes the job
+# over.
 #
 #   bash bench/multinode/node_failure_bench.sh OUT.jsonl [REPEAT]     # root; the local cluster
 #
 # Starts the local cluster (slurm/local-cluster.sh) when it is not up, and stops it again then.
 # One JSON line per repetition:
 #   {"bench":"node_failure","fault":"freeze","again_s":42.4,"slurmd_timeout_s":300,
-#    "peer_timeout_s":30,"steps_lost":31.2,"every_steps":50,"slurm_state":"mixed*"}
+#    "peer_timeout_s":10,"steps_lost":3.2,"every_steps":5,"slurm_state":"mixed*"}
 # steps_lost: the steps the failed attempt had made past the checkpoint the relaunch restored,
 # estimated from the step rate between the last two result rows before the fault.
 set -euo pipefail
@@ -37,8 +38,8 @@ trap '((started_cluster)) && bash slurm/local-cluster.sh stop >&2 || true' EXIT
 export TRAINRT=$repo/$BUILD/trainrt TRAINRT_BUILD=$repo/$BUILD TRAINRT_SRC=$repo TRAINRT_TEST_KEEP=1
 : >"$OUT"
 for fault in freeze kill batchhost; do
-  test=tests/slurm/test_multinode_node_failure.sh run_name=node$fault
-  [[ $fault == batchhost ]] && test=tests/slurm/test_multinode_batch_host.sh run_name=batchhost
+  test=tests/supervise/slurm_node_failure.sh run_name=node$fault
+  [[ $fault == batchhost ]] && test=tests/supervise/slurm_batch_host.sh run_name=batchhost
   for ((i = 1; i <= REPEAT; i++)); do
     log=$(mktemp)
     say "$fault $i of $REPEAT"
@@ -60,8 +61,8 @@ state = re.search(r"Slurm calls node[0-9] '([^']*)'", text).group(1)
 rows = [json.loads(l) for l in open(f"{run}/result.jsonl")]
 if os.path.exists(f"{run}/result.superseded.jsonl"):
     rows += [json.loads(l) for l in open(f"{run}/result.superseded.jsonl")]
-for r in rows:  # an epoch's last row has no step: the test's 60000 samples in batches of 240
-    r.setdefault("step", r["epoch"] * 250)
+for r in rows:  # an epoch's last row has no step: the test's 6000 samples in batches of 240
+    r.setdefault("step", r["epoch"] * 25)
 before = sorted((r for r in rows if r["_timestamp"] < fault_at), key=lambda r: r["_timestamp"])
 events = [json.loads(l) for l in open(f"{run}/events.jsonl")]
 restored = [e["iteration"] for e in events if e.get("event") == "restore"][-1]
@@ -71,7 +72,7 @@ rate = (b["step"] - a["step"]) / (b["_timestamp"] - a["_timestamp"])
 at_fault = b["step"] + rate * (fault_at - b["_timestamp"])
 print(json.dumps({"bench": "node_failure", "fault": fault, "again_s": float(m.group(1)),
                   "slurmd_timeout_s": int(m.group(2)), "peer_timeout_s": int(m.group(3)),
-                  "steps_lost": round(at_fault - restored_step, 1), "every_steps": 50, "slurm_state": state}))
+                  "steps_lost": round(at_fault - restored_step, 1), "every_steps": 5, "slurm_state": state}))
 PY
     tail -1 "$OUT" >&2
     rm -rf "$tmp" "$log"

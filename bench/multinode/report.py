@@ -13,13 +13,16 @@ def main(path, note):
     out = ["## Node failure: fault -> training again on the nodes left (3 nodes x 2 tasks)", ""]
     if note:
         out += [note, ""]
-    out += ["Each repetition: `tests/slurm/test_multinode_node_failure.sh` on the local 3-node cluster in "
-            "network namespaces (`SlurmdTimeout=300`, real clusters' default), an sbatch job with `--no-kill` "
-            "through `trainrt supervise`, a checkpoint every 50 steps, `[failure] peer_timeout = 30`. "
+    out += ["Each repetition: `tests/supervise/slurm_node_failure.sh` on the local 3-node cluster in "
+            "network namespaces (`SlurmdTimeout=300`, real clusters' default; `KillWait=5`), an sbatch job with "
+            "`--no-kill` through `trainrt supervise`, a checkpoint every 5 steps, `[failure] peer_timeout = 10`. "
             "`freeze`: every process of node2 stopped (a hung node: only trainrt's heartbeats notice); "
-            "`kill`: every process of node2 killed (MPI may notice at once; if not, the heartbeats do); `batchhost`: every process of the "
+            "`kill`: every process of node2 killed (its trainrt process's peer links close without a goodbye: "
+            "its neighbours end the step at once, and the supervisor, finding node2's slurmd gone, relaunches "
+            "without waiting for srun, which waits `KillWait` for node2's tasks); `batchhost`: every process of the "
             "batch host (node1: the batch script, `trainrt supervise`, the job's srun) killed, "
-            "`tests/slurm/test_multinode_batch_host.sh`: the watcher step on another node takes the job over. "
+            "`tests/supervise/slurm_batch_host.sh`: the watcher step on another node takes the job over after "
+            "`peer_timeout` of silence. `trainrt results RUN` shows each recovery by phase. "
             "*Training again*: from the fault to the relaunched attempt's start on the 2 nodes left (4 ranks, "
             "from the last checkpoint). "
             "*Steps lost*: the failed attempt's steps past that checkpoint (from the step rate before the "
@@ -46,7 +49,23 @@ def main(path, note):
         out.append(f"| {fault} | {runs} | {median:.1f} | {min(again):.1f}–{max(again):.1f} | "
                    f"{median / timeout:.2f}× of {timeout} s | {statistics.median(r['steps_lost'] for r in mine):.0f} "
                    f"of at most {mine[0]['every_steps']} | {states} |")
+    out += [""] + targets(rows)
     print("\n".join(out))
+
+
+def targets(rows):
+    """Issue 31's recovery targets: kill -> training again <= 10 s, freeze <= peer_timeout + 10 s."""
+    lines = []
+    for fault, limit_of, wanted in (("kill", lambda r: 10.0, "≤ 10 s"),
+                                    ("freeze", lambda r: r["peer_timeout_s"] + 10.0, "≤ peer_timeout + 10 s")):
+        mine = [r for r in rows if r["fault"] == fault and not r.get("failed")]
+        if not mine:
+            lines.append(f"- {fault} → training again {wanted}: not measured")
+            continue
+        median, limit = statistics.median(r["again_s"] for r in mine), limit_of(mine[0])
+        verdict = "PASS" if median <= limit else "MISS"
+        lines.append(f"- {fault} → training again {wanted} ({limit:g} s): **{verdict}**, median {median:.1f} s")
+    return lines
 
 
 if __name__ == "__main__":
