@@ -48,7 +48,7 @@ def main(path, note):
         runs = f"{len(mine)}" + (f" (+{failed} failed)" if failed else "")
         out.append(f"| {fault} | {runs} | {median:.1f} | {min(again):.1f}–{max(again):.1f} | "
                    f"{median / timeout:.2f}× of {timeout} s | {statistics.median(r['steps_lost'] for r in mine):.0f} "
-                   f"of at most {mine[0]['every_steps']} | {states} |")
+                   f"(a checkpoint every {mine[0]['every_steps']}) | {states} |")
     out += [""] + targets(rows)
     print("\n".join(out))
 
