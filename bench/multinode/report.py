@@ -15,7 +15,7 @@ def main(path, note):
         out += [note, ""]
     out += ["Each repetition: `tests/supervise/slurm_node_failure.sh` on the local 3-node cluster in "
             "network namespaces (`SlurmdTimeout=300`, real clusters' default; `KillWait=5`), an sbatch job with "
-            "`--no-kill` through `trainrt supervise`, a checkpoint every 5 steps, `[failure] peer_timeout = 10`. "
+            "`--no-kill` through `trainrt supervise`, a checkpoint every 5 steps, `[failure] peer_timeout = 10`, `peer_links = true`. "
             "`freeze`: every process of node2 stopped (a hung node: only trainrt's heartbeats notice); "
             "`kill`: every process of node2 killed (its trainrt process's peer links close without a goodbye: "
             "its neighbours end the step at once, and the supervisor, finding node2's slurmd gone, relaunches "

@@ -145,6 +145,11 @@ template <> struct KeyType<SecondsOrAuto> {
         "they end the step (a peer_timeout failure naming the node) and the relaunch excludes it, long before " \
         "Slurm's SlurmdTimeout (300 s by default); 0: no heartbeats. Lower it for faster recovery, at the "     \
         "risk of a false alarm when the filesystem stalls longer than it")                                      \
+    KEY(peer_links, bool, "false", any_value(),                                                                 \
+        "with heartbeats on: nodes' first processes keep TCP links in a ring, and a link closed without a "     \
+        "goodbye ends the step at once (a peer_lost failure naming the node) instead of after peer_timeout. "  \
+        "Off by default: with it on, losing the batch host got the watcher step cancelled by Slurm in some "   \
+        "runs on the local cluster (README)")                                                                   \
     KEY(mtbf, double, "0", at_least(0),                                                                         \
         "mean seconds between failures of the job (a node lost, a crash), for checkpoint.interval = auto; "   \
         "0: 30 days divided by the job's nodes")                                                                \

@@ -142,7 +142,9 @@ int train(SessionImpl& session, const workloads::Workload& workload, const Conte
     const double peer_timeout = settings.failure.peer_timeout.value;
     Watchdog watchdog({settings.failure.collective_timeout.value, peer_timeout}, context,
                       [&session] { return session.where(); },
-                      peer_timeout > 0 ? open_peer_links(session.communicator(), context) : nullptr);
+                      peer_timeout > 0 && settings.failure.peer_links.value
+                          ? open_peer_links(session.communicator(), context)
+                          : nullptr);
     workload.run(session);
     session.end_resume();
     session.end_progress();

@@ -42,7 +42,7 @@ restore_node2() {
 trap 'rc=$?; restore_node2; _on_exit $rc' EXIT
 
 # The small dataset: 25 steps of batch 240 per epoch, a checkpoint (and a result row) every 5.
-args="--data.path=$SMALL_DATA --train.epochs=12 --train.batch_size=240 --checkpoint.every_steps=5 --failure.peer_timeout=10"
+args="--data.path=$SMALL_DATA --train.epochs=12 --train.batch_size=240 --checkpoint.every_steps=5 --failure.peer_timeout=10 --failure.peer_links=true"
 submit_fashion "node$FAULT" jobs/fashion_mlp.sbatch "$args" -p multi -N 3 --ntasks=6 --ntasks-per-node=2 --no-kill
 wait_start "$RUN" 0
 wait_rows "$RUN" 4
@@ -64,6 +64,10 @@ reason=peer_lost
 [[ $FAULT == freeze ]] && reason=peer_timeout
 jq -e -s --arg n node2 --arg r $reason 'any(.[]; .event == "failure" and .reason == $r and (.message | contains($n)))' \
   "$RUN/events.jsonl" >/dev/null || fail "no $reason failure naming node2: $(jq -c 'select(.event == "failure")' "$RUN/events.jsonl")"
+# The supervisor decided without waiting for srun: node2 gone by its slurmd (killed) or its heartbeat (hung).
+gone="node2 is gone: its Slurm daemon does not answer"
+[[ $FAULT == freeze ]] && gone="node2 is gone: its heartbeat is silent"
+grep -q "$gone" "$OUT" || fail "the supervisor did not say '$gone': $(grep 'trainrt supervise' "$OUT" | tail -5)"
 restore_node2
 wait_job "$JOB" 300
 expect_job_ok "$JOB"
