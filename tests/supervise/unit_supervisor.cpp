@@ -106,6 +106,17 @@ struct Harness {
         });
     }
 
+    // The ranks of a step in which node2 hangs: its beat stops, the others beat 40 s later and
+    // record a peer_timeout failure.
+    void node2_hangs() {
+        ranks.start(kAll);
+        ranks.beat("node2", clock.now() + 1);
+        clock.advance(40);
+        ranks.beat("node1", clock.now());
+        ranks.beat("node3", clock.now());
+        ranks.fail(0, "peer_timeout");
+    }
+
     std::vector<runlog::Event> events() const { return runlog::read_events(dir.string()).events; }
     int count(const char* kind) const {
         const auto all = events();
@@ -187,13 +198,7 @@ TEST_CASE("supervise: a dead node: excluded, relaunched on the nodes left with a
 TEST_CASE("supervise: a hung node (silent heartbeat) is excluded while Slurm still calls it alive", "[supervise]") {
     Harness h;
     h.step_exits(4, [&] {
-        h.ranks.start(kAll);
-        const double started = h.clock.now();
-        h.ranks.beat("node2", started + 1);  // then silent
-        h.clock.advance(40);
-        h.ranks.beat("node1", h.clock.now());
-        h.ranks.beat("node3", h.clock.now());
-        h.ranks.fail(0, "peer_timeout");
+        h.node2_hangs();
     });
     h.step_finishes({"node1", "node3"});
     CHECK(h.run() == 0);
@@ -204,12 +209,7 @@ TEST_CASE("supervise: a hung node (silent heartbeat) is excluded while Slurm sti
 TEST_CASE("supervise: a node its heartbeats already call silent is not probed", "[supervise]") {
     Harness h;
     h.step_exits(4, [&] {
-        h.ranks.start(kAll);
-        h.ranks.beat("node2", h.clock.now() + 1);
-        h.clock.advance(40);
-        h.ranks.beat("node1", h.clock.now());
-        h.ranks.beat("node3", h.clock.now());
-        h.ranks.fail(0, "peer_timeout");
+        h.node2_hangs();
         h.slurm.states["node2"] = "no_respond";  // Slurm's pings fail too, later
     });
     h.step_finishes({"node1", "node3"});
@@ -280,12 +280,7 @@ TEST_CASE("supervise: a failure recorded and a node's heartbeat silent: that nod
           "[supervise]") {
     Harness h;
     h.step_exits(FakeProcess::kRunsOn, [&] {  // a hung node: its slurmd still accepts connections
-        h.ranks.start(kAll);
-        h.ranks.beat("node2", h.clock.now() + 1);
-        h.clock.advance(40);
-        h.ranks.beat("node1", h.clock.now());
-        h.ranks.beat("node3", h.clock.now());
-        h.ranks.fail(0, "peer_timeout");
+        h.node2_hangs();
     });
     h.step_finishes({"node1", "node3"});
     CHECK(h.run() == 0);
