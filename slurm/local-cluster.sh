@@ -12,6 +12,9 @@
 #   slurm/local-cluster.sh node-kill I     node I dies: SIGKILL to every process in its namespace
 #                                   (slurmd, slurmstepd, tasks), as a power loss would
 #   slurm/local-cluster.sh node-freeze I   node I hangs: SIGSTOP to every process in its namespace
+#   slurm/local-cluster.sh node-poweroff I node I loses power: its link cut, then every process killed
+#                                   (nothing it sends while dying reaches anyone; node-kill's
+#                                   processes die on a live kernel, which closes their connections)
 #   slurm/local-cluster.sh node-start I    node I comes back: a fresh slurmd, waits until it registered
 #                                   (ReturnToService=2 returns a DOWN node when it registers)
 #
@@ -504,6 +507,29 @@ cmd_node_kill() {
   [[ -z "$pids" ]] || kill -KILL $pids 2>/dev/null || true
 }
 
+# A power loss: node I's link is cut first, so nothing its processes do while they die (srun's
+# helper cancelling its steps when srun vanishes, the kernel closing their sockets) reaches
+# another node or the controller; then every process is stopped (none acts once another is gone)
+# and killed. node-start reconnects it with its old connections dropped, as after a reboot.
+cmd_node_poweroff() {
+  node_arg "$1"
+  local pids
+  ip link set "$NET_PREFIX-n$1" down || die "cannot cut node$1's link ($NET_PREFIX-n$1)"
+  pids=$(ip netns pids "$(netns_name "$1")" 2>/dev/null | paste -sd " " -)
+  say "node$1 loses power: link cut, SIGSTOP then SIGKILL to ${pids:-no processes}"
+  # shellcheck disable=SC2086
+  [[ -z "$pids" ]] || { kill -STOP $pids 2>/dev/null; kill -KILL $pids 2>/dev/null; } || true
+}
+
+# Brings node I's link back if node-poweroff cut it, after dropping the sockets its dead processes
+# left (a rebooted node has none: they would send their goodbyes late).
+node_reconnect() {
+  local host_end="$NET_PREFIX-n$1"
+  ip link show "$host_end" 2>/dev/null | grep -q "state DOWN" || return 0
+  ip netns exec "$(netns_name "$1")" ss -K -t -a >/dev/null 2>&1 || say "node$1: old sockets not dropped (ss -K)"
+  ip link set "$host_end" up || die "cannot reconnect node$1 ($host_end)"
+}
+
 # A hung node (a kernel stall, a wedged driver): every process of node I stopped (SIGSTOP), its
 # sockets open, its link up. Nothing reacts until Slurm's SlurmdTimeout; node-kill then
 # node-start brings it back.
@@ -518,6 +544,7 @@ cmd_node_freeze() {
 
 cmd_node_start() {
   node_arg "$1"
+  node_reconnect "$1"
   export SLURM_CONF=$CONF
   (node_exec "$1" setsid slurmd -D -N "node$1" -f "$CONF") </dev/null >>"$STATE/log/slurmd.node$1.out" 2>&1 &
   echo $! >"$STATE/run/slurmd.node$1.launch.pid"
@@ -547,5 +574,6 @@ case "${1:-}" in
   node-kill) cmd_node_kill "${2:-}" ;;
   node-start) cmd_node_start "${2:-}" ;;
   node-freeze) cmd_node_freeze "${2:-}" ;;
-  *) echo "usage: $0 start|stop|restart|status|exec NODE CMD...|node-kill NODE|node-freeze NODE|node-start NODE" >&2; exit 2 ;;
+  node-poweroff) cmd_node_poweroff "${2:-}" ;;
+  *) echo "usage: $0 start|stop|restart|status|exec NODE CMD...|node-kill NODE|node-freeze NODE|node-poweroff NODE|node-start NODE" >&2; exit 2 ;;
 esac

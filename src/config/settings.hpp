@@ -148,8 +148,7 @@ template <> struct KeyType<SecondsOrAuto> {
     KEY(peer_links, bool, "false", any_value(),                                                                 \
         "with heartbeats on: nodes' first processes keep TCP links in a ring, and a link closed without a "     \
         "goodbye ends the step at once (a peer_lost failure naming the node) instead of after peer_timeout. "  \
-        "Off by default: with it on, losing the batch host got the watcher step cancelled by Slurm in some "   \
-        "runs on the local cluster (README)")                                                                   \
+        "Off by default until every multi-node test has run with it (README)")                                  \
     KEY(mtbf, double, "0", at_least(0),                                                                         \
         "mean seconds between failures of the job (a node lost, a crash), for checkpoint.interval = auto; "   \
         "0: 30 days divided by the job's nodes")                                                                \

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The batch host (the node running the sbatch script, trainrt supervise and the job's srun) dies
 # under a 3-node job (sbatch --no-kill, 2 tasks per node) on a cluster with SlurmdTimeout=300:
-# every process of that node gets SIGKILL. Slurm would keep such a job RUNNING with nothing in it
+# it loses power (node-poweroff: its link cut, then every process killed, so nothing a dying
+# process sends reaches the others; srun's helper would otherwise cancel the job's steps, the
+# watcher's too, in the instant between srun's death and its own). Slurm would keep such a job RUNNING with nothing in it
 # (--no-kill) or notice only after SlurmdTimeout. the supervisor's watcher step on another node sees
 # the batch host silent (its supervisor's beat and its ranks' heartbeat) for [failure] peer_timeout
 # (10 s here), takes the job over, relaunches on the 2 nodes left (4 ranks, the batch host
@@ -43,8 +45,8 @@ grep -q "watcher for this batch host ($batch_host) on node" "$OUT" ||
 # a batch host lost before its watcher runs is lost with the job, as without trainrt).
 wait_for_line "$OUT" "watches the batch host $batch_host" 60
 t_kill=$(date +%s.%N)
-bash "$CLUSTER" node-kill "$batch_index"
-log "$batch_host (the batch host): killed at row $(rows "$RUN")"
+bash "$CLUSTER" node-poweroff "$batch_index"
+log "$batch_host (the batch host): powered off at row $(rows "$RUN")"
 
 wait_relaunch "$RUN" "the kill"
 t_again=$T_AGAIN
