@@ -151,7 +151,8 @@ template <> struct KeyType<SecondsOrAuto> {
         "Off by default until every multi-node test has run with it (README)")                                  \
     KEY(mtbf, double, "0", at_least(0),                                                                         \
         "mean seconds between failures of the job (a node lost, a crash), for checkpoint.interval = auto; "   \
-        "0: 30 days divided by the job's nodes")                                                                \
+        "0: learned from the run's record, (T + M0) / (k + 1) for k failures in T s of attempts, "              \
+        "M0 = 30 days divided by the job's nodes (M0 itself while the record has no failure)")                   \
     KEY(on_nonfinite, NonFinitePolicy, "fail", any_value(),                                                     \
         "fail: a report() with a NaN or infinite metric ends the run (exit 7) without committing its "         \
         "checkpoint, so the latest checkpoint is the last finite one; ignore: go on")

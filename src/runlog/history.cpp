@@ -14,6 +14,7 @@ struct Folder {
         const Event& event = h.events[index];
         if (h.open) {
             ++h.failures;
+            ++h.failures_recorded;
             h.last_end = "ended without a record (node failure, SIGKILL or time limit)";
         }
         h.open = true;
@@ -28,7 +29,10 @@ struct Folder {
         const bool launch = failure.phase == "launch" && !h.open;
         const bool counts = h.open || launch;
         if (launch && !failure.final) ++h.launch_failures;
-        if (h.open && !failure.final) ++h.failures;
+        if (h.open && !failure.final) {
+            ++h.failures;
+            ++h.failures_recorded;
+        }
         if (counts || failure.final) h.last_end = "failure: " + failure.message;
         h.open = false;
         if (failure.final) h.failures = h.launch_failures = 0;  // a new series begins
@@ -76,6 +80,13 @@ History fold(std::vector<Event> events) {
         folder.extend_end(history.events[i]);
     }
     return history;
+}
+
+double attempts_seconds(const History& history) {
+    double seconds = 0;
+    for (const Attempt& attempt : history.attempts)
+        if (attempt.begin && attempt.end) seconds += std::max(0.0, *attempt.end - *attempt.begin);
+    return seconds;
 }
 
 }  // namespace trainrt::runlog

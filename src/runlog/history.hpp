@@ -31,6 +31,9 @@ struct History {
     // could not start the program), since the last start: retried with back-off on their own
     // budget ([failure] max_launch_failures), not counted in `failures`.
     int launch_failures = 0;
+    // Every failed attempt the record holds, never reset: what the run learned of its own
+    // failure rate ([failure] mtbf = 0 with checkpoint.interval = auto).
+    int failures_recorded = 0;
     bool open = false;             // the latest attempt started and has no end record
     std::string last_end;          // "stop (time_limit)", "failure: <message>", "finish", "" when none
     std::string last_attempt_job;  // job id of the latest start (cleared by a finish)
@@ -43,6 +46,9 @@ struct History {
 };
 
 History fold(std::vector<Event> events);
+
+// Seconds the attempts ran, each from its start to its last own record.
+double attempts_seconds(const History& history);
 
 // The latest record of kind T at or after `from`, or the first one when `first` is true; null
 // when none.

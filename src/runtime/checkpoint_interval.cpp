@@ -14,12 +14,15 @@ double expected_waste(double interval_s, double cost_s, double mtbf_s) {
     return cost_s / interval_s + interval_s / (2.0 * mtbf_s);
 }
 
-double job_mtbf(double configured_s, int nodes) {
-    return configured_s > 0 ? configured_s : kNodeMtbfSeconds / std::max(nodes, 1);
-}
-
-std::string job_mtbf_source(double configured_s, int nodes) {
-    return configured_s > 0 ? "failure.mtbf" : fmt::format("30 days / {} node(s): failure.mtbf = 0", std::max(nodes, 1));
+Mtbf job_mtbf(double configured_s, int nodes, int failures_seen, double seconds_seen) {
+    if (configured_s > 0) return {configured_s, "failure.mtbf"};
+    const double fallback = kNodeMtbfSeconds / std::max(nodes, 1);
+    if (failures_seen <= 0) return {fallback, fmt::format("30 days / {} node(s): failure.mtbf = 0", std::max(nodes, 1))};
+    const double seen = std::max(seconds_seen, 0.0);
+    return {(seen + fallback) / (failures_seen + 1),
+            fmt::format("the run's record: {} failure(s) in {:.6g} s, and 30 days / {} node(s) as one more "
+                        "(failure.mtbf = 0)",
+                        failures_seen, seen, std::max(nodes, 1))};
 }
 
 CheckpointInterval::CheckpointInterval(std::optional<double> interval_s, double mtbf_s, std::string mtbf_source)
@@ -30,6 +33,11 @@ void CheckpointInterval::recall_costs(const std::vector<double>& stalls_s) {
         costs_.push_back(stall);
         if (costs_.size() > kCostWindow) costs_.pop_front();
     }
+}
+
+void CheckpointInterval::recall_mtbf(Mtbf mtbf) {
+    mtbf_s_ = mtbf.seconds;
+    mtbf_source_ = std::move(mtbf.source);
 }
 
 void CheckpointInterval::start(double now) {

@@ -19,10 +19,17 @@ double young_daly_interval(double cost_s, double mtbf_s);
 // The share of time that model expects lost at interval `interval_s`: C / interval + interval / 2M.
 double expected_waste(double interval_s, double cost_s, double mtbf_s);
 
-// [failure] mtbf as configured, or for 0 the documented default: 30 days over the job's nodes
-// (a node failing about once a month; the job fails when any of its nodes does).
-double job_mtbf(double configured_s, int nodes);
-std::string job_mtbf_source(double configured_s, int nodes);  // "failure.mtbf" or "30 days / 4 nodes"
+struct Mtbf {
+    double seconds = 0;
+    std::string source;  // for the log: "failure.mtbf", "30 days / 4 node(s) ...", "run record ..."
+};
+
+// [failure] mtbf as configured. For 0: the documented default M0, 30 days over the job's nodes (a
+// node failing about once a month; the job fails when any of its nodes does), unless the run's
+// record holds failures: k failed attempts in T seconds of attempts give (T + M0) / (k + 1), the
+// default counted as one failure more in M0 seconds, so that one early failure does not make the
+// run checkpoint constantly, and many failures pull the estimate to T / k.
+Mtbf job_mtbf(double configured_s, int nodes, int failures_seen = 0, double seconds_seen = 0);
 inline constexpr double kNodeMtbfSeconds = 30 * 86400.0;
 
 class CheckpointInterval {
@@ -34,6 +41,8 @@ public:
     // Checkpoint stalls the run's record already holds (earlier attempts'), oldest first: a
     // resumed run knows its cost before its first checkpoint. Before start().
     void recall_costs(const std::vector<double>& stalls_s);
+    // The MTBF learned from the run's record (job_mtbf with its failures). Before start().
+    void recall_mtbf(Mtbf mtbf);
 
     void start(double now);                             // at the run's first step boundary
     void record_checkpoint(double now, double cost_s);  // any committed checkpoint restarts the clock

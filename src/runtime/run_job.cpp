@@ -64,7 +64,7 @@ std::vector<double> recent_checkpoint_stalls(const runlog::History& history, std
 
 // Rank 0 prepares the run directory, checks the failure budget and records the start; every
 // rank learns the outcome, so all fail together with rank 0's error. Rank 0 hands its checkpoint
-// clock the run's earlier checkpoint costs.
+// clock the run's earlier checkpoint costs and failures.
 void agree_on_run_dir(SessionImpl& session, const JobConfig& config, const Context& context,
                       const Settings& settings) {
     std::exception_ptr failure;
@@ -73,6 +73,9 @@ void agree_on_run_dir(SessionImpl& session, const JobConfig& config, const Conte
             runlog::prepare_run_dir(context.run_dir, config, settings.run, context);
             const runlog::History history = begin_attempt(context.run_dir, context, settings);
             session.stops().recall_checkpoint_costs(recent_checkpoint_stalls(history, 3));
+            session.stops().recall_mtbf(runtime::job_mtbf(settings.failure.mtbf.value, context.num_nodes,
+                                                          history.failures_recorded,
+                                                          runlog::attempts_seconds(history)));
             runlog::append(context.run_dir, context,
                            runlog::StartEvent{context.hostnames, context.launcher, settings.run.workload.value,
                                               history.last_end.empty() ? "first start" : "after " + history.last_end,

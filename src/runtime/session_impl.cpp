@@ -63,12 +63,11 @@ metrics::ResultLogOptions result_options(const JobConfig& config, const MetricsS
     return options;
 }
 
-// Rank 0's checkpoint clock ([checkpoint] interval); the run's earlier costs come with
-// StopCoordinator::recall_checkpoint_costs once the record was read.
+// Rank 0's checkpoint clock ([checkpoint] interval); the run's earlier costs and failures come with
+// StopCoordinator::recall_checkpoint_costs and recall_mtbf once the record was read.
 CheckpointInterval checkpoint_interval(const Settings& settings, const Context& context) {
-    const double mtbf = settings.failure.mtbf.value;
-    return CheckpointInterval(settings.checkpoint.interval.value.seconds, job_mtbf(mtbf, context.num_nodes),
-                              job_mtbf_source(mtbf, context.num_nodes));
+    Mtbf mtbf = job_mtbf(settings.failure.mtbf.value, context.num_nodes);
+    return CheckpointInterval(settings.checkpoint.interval.value.seconds, mtbf.seconds, std::move(mtbf.source));
 }
 
 }  // namespace

@@ -38,6 +38,7 @@ public:
     // Rank 0: the stalls of the run's earlier checkpoints (its record's), oldest first, so auto
     // knows its interval from the first step of a resumed run. Before watch_time_limit().
     void recall_checkpoint_costs(const std::vector<double>& stalls_s) { interval_.recall_costs(stalls_s); }
+    void recall_mtbf(Mtbf mtbf) { interval_.recall_mtbf(std::move(mtbf)); }
 
     // Rank 0 asks Slurm for the job's time left (no-op outside a Slurm job) and logs the policy.
     void watch_time_limit();

@@ -173,6 +173,23 @@ TEST_CASE("history: finish resets everything", "[lifecycle]") {
     CHECK(again.last_attempt_job == "11");
 }
 
+TEST_CASE("history: every failed attempt stays recorded, and the attempts' seconds add up", "[lifecycle]") {
+    auto at = [](json event, const char* time) {
+        event["time"] = time;
+        return event;
+    };
+    runlog::History history = fold_of(
+        {at(start("10", 0), "2026-11-22T09:00:00.000Z"), at(json{{"event", "failure"}, {"rank", 0}, {"message", "crash"}}, "2026-11-22T09:10:00.000Z"),
+         at(start("10", 1), "2026-11-22T09:11:00.000Z"), at(json{{"event", "finish"}}, "2026-11-22T09:41:00.000Z"),
+         at(start("11", 0), "2026-11-22T10:00:00.000Z"), at(start("11", 1), "2026-11-22T10:05:00.000Z"),
+         at(json{{"event", "failure"}, {"rank", 0}, {"final", true}, {"message", "limit"}},
+            "2026-11-22T10:06:00.000Z")});
+    CHECK(history.failures == 0);  // the budget restarted after the finish and the final failure
+    CHECK(history.failures_recorded == 2);
+    // 10 min + 30 min + 0 (the attempt with no record of its own) + 1 min (a rank's records).
+    CHECK(runlog::attempts_seconds(history) == Approx(41 * 60.0));
+}
+
 TEST_CASE("history: a final failure ends the series", "[lifecycle]") {
     std::vector<json> events = {start("10", 0), failure("a"), start("10", 1), failure("b"),
                                 json{{"event", "failure"}, {"final", true},

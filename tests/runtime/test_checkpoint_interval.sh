@@ -3,7 +3,8 @@
 # about a second): auto checkpoints at the first step boundary to measure the cost C, then logs
 # and keeps Young/Daly's interval sqrt(2 x C x failure.mtbf), C being the stall the checkpoint
 # events record (within 10 %); checkpoints mid-epoch are at least that far apart. A rerun knows C
-# from the run's record at once. A fixed interval spaces checkpoints by it, in fashion_mlp and in
+# from the run's record at once; with failure.mtbf = 0 it learns the MTBF from the record's
+# failures. A fixed interval spaces checkpoints by it, in fashion_mlp and in
 # a Python function that asks trainrt.checkpoint_due(); 0 (the default) takes the epochs'
 # checkpoints only. Bad values: exit 2, one line.
 # ctest: fixture=small_data
@@ -62,6 +63,18 @@ run auto "$WORK/auto2.out" --train.epochs=3 --checkpoint.interval=auto --failure
   && grep -q "checkpoint.interval auto: a checkpoint every" "$WORK/auto2.out" \
   && pass "auto, resumed: the interval from the record's checkpoint costs at the first boundary" \
   || { show "$WORK/auto2.out"; fail "auto rerun: exit $rc"; }
+
+# failure.mtbf = 0 learns from the run's record: a crash (rank 0 at its 3rd report) recorded, the
+# rerun's MTBF is (T + 30 days / 1 node) / 2, T the attempts' seconds, named in its interval line.
+TRAINRT_FAULT=report:0:3 run learn "$WORK/learn1.out" --train.epochs=2 --checkpoint.interval=auto
+[ "$rc" -ne 0 ] || { show "$WORK/learn1.out"; fail "learn: the injected crash did not fail the run"; }
+run learn "$WORK/learn2.out" --train.epochs=2 --checkpoint.interval=auto
+line=$(grep -m1 "checkpoint.interval auto: a checkpoint every" "$WORK/learn2.out") || true
+mtbf=$(sed -E 's/.*MTBF ([0-9.e+-]+) s.*/\1/' <<<"$line")
+[ "$rc" -eq 0 ] && grep -q "the run's record: 1 failure(s) in" <<<"$line" \
+  && awk -v m="$mtbf" 'BEGIN { half = 30 * 86400 / 2; exit !(m >= half && m < half + 600) }' \
+  && pass "mtbf 0 after a crash: MTBF $mtbf s from the run's record (1 failure, the default as one more)" \
+  || { show "$WORK/learn2.out"; fail "learned MTBF: exit $rc, line '$line'"; }
 
 # --- fixed, and off ----------------------------------------------------------------------------
 run fixed "$WORK/fixed.out" --train.epochs=1 --checkpoint.interval=0.25

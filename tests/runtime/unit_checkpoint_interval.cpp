@@ -19,10 +19,31 @@ TEST_CASE("checkpoint interval: Young/Daly sqrt(2 C M) minimizes the expected wa
 }
 
 TEST_CASE("checkpoint interval: failure.mtbf 0 is 30 days over the nodes", "[checkpoint_interval]") {
-    CHECK(runtime::job_mtbf(0, 4) == Approx(30 * 86400.0 / 4));
-    CHECK(runtime::job_mtbf(0, 0) == Approx(30 * 86400.0));
-    CHECK(runtime::job_mtbf(3600, 64) == Approx(3600));
-    CHECK(runtime::job_mtbf_source(0, 4).find("4 node") != std::string::npos);
+    CHECK(runtime::job_mtbf(0, 4).seconds == Approx(30 * 86400.0 / 4));
+    CHECK(runtime::job_mtbf(0, 0).seconds == Approx(30 * 86400.0));
+    CHECK(runtime::job_mtbf(3600, 64).seconds == Approx(3600));
+    CHECK(runtime::job_mtbf(3600, 64, 5, 100).seconds == Approx(3600));  // configured wins over the record
+    CHECK(runtime::job_mtbf(3600, 64).source == "failure.mtbf");
+    CHECK(runtime::job_mtbf(0, 4).source.find("4 node") != std::string::npos);
+    CHECK(runtime::job_mtbf(0, 4, 0, 7200).seconds == Approx(30 * 86400.0 / 4));  // no failure: the default
+}
+
+TEST_CASE("checkpoint interval: failure.mtbf 0 learns from the run's failures", "[checkpoint_interval]") {
+    const double fallback = 30 * 86400.0 / 4;
+    const runtime::Mtbf one = runtime::job_mtbf(0, 4, 1, 600);  // one failure after 10 minutes
+    CHECK(one.seconds == Approx((600 + fallback) / 2));        // halved, not 600 s
+    CHECK(one.source.find("1 failure(s) in 600 s") != std::string::npos);
+    // Many failures in a long record pull the estimate to the record's own rate.
+    const double week = 7 * 86400.0;
+    const runtime::Mtbf many = runtime::job_mtbf(0, 4, 100, 100 * week);
+    CHECK(many.seconds == Approx(week).epsilon(0.01));
+
+    // The auto interval follows the learned MTBF.
+    CheckpointInterval clock(std::nullopt, fallback);
+    clock.recall_costs({2.0});
+    clock.recall_mtbf(one);
+    CHECK(*clock.interval() == Approx(std::sqrt(2 * 2.0 * one.seconds)));
+    CHECK(clock.describe().find("the run's record") != std::string::npos);
 }
 
 TEST_CASE("checkpoint interval: off never, fixed every N s after the last checkpoint", "[checkpoint_interval]") {
