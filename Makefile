@@ -6,7 +6,7 @@ TRAINRT := $(BUILD)/trainrt
 DATA := data/fashion-mnist.h5
 PREFIX ?= /usr/local
 
-.PHONY: all deps build data demo test test-long test-unit test-mpi test-metrics test-slurm test-install install bench bench-nodes clean
+.PHONY: bench-goodput all deps build data demo test test-long test-unit test-mpi test-metrics test-slurm test-install install bench bench-nodes clean
 
 all: build
 
@@ -64,6 +64,12 @@ bench: data
 # stores its results where `make bench` shows them from (bench/multinode/results/latest.jsonl).
 bench-nodes: data
 	bash bench/multinode/node_failure_bench.sh bench/multinode/results/latest.jsonl $(or $(REPEAT),3)
+
+# Goodput of a compressed long job on the local 3-node cluster (root; ~30 min): ~20 min of training
+# under a 4-minute time limit (requeued each time), one node killed and one frozen on the way;
+# prints `trainrt results`' goodput breakdown (bench/multinode/results/goodput.json).
+bench-goodput: data
+	bash bench/multinode/goodput_bench.sh bench/multinode/results/goodput.json
 
 clean:
 	rm -rf $(BUILD)
