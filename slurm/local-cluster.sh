@@ -545,6 +545,10 @@ cmd_node_freeze() {
 cmd_node_start() {
   node_arg "$1"
   node_reconnect "$1"
+  # A rebooted node's temporary files are gone: the PMIx sockets of step daemons that were killed
+  # would otherwise make the same step id fail to launch there when the job is requeued
+  # ("Cannot bind() UNIX socket ... stepd.slurm.pmix.J.S: Address already in use").
+  find "$STATE/spool/node$1" -maxdepth 1 -name 'stepd.slurm.pmix.*' -delete 2>/dev/null || true
   export SLURM_CONF=$CONF
   (node_exec "$1" setsid slurmd -D -N "node$1" -f "$CONF") </dev/null >>"$STATE/log/slurmd.node$1.out" 2>&1 &
   echo $! >"$STATE/run/slurmd.node$1.launch.pid"
