@@ -255,11 +255,16 @@ bool Supervisor::defer_to_watcher() {
 }
 
 // A watcher step runs on the last node that is neither this one nor left out, and knows every
-// node left out so far: a new exclusion (say, the watcher's own node) replaces it.
+// node left out so far: a new exclusion (say, the watcher's own node) replaces it. A watcher on a
+// node left out is lost with that node, and its srun would wait Slurm's KillWait for the task
+// there: it is left behind (stopped when the job ends) rather than waited for before the relaunch.
 void Supervisor::keep_watcher() {
     if (watcher_ && watcher_->poll() < 0) {
         if (watcher_excluded_ == excluded_) return;
-        watcher_->stop(kWatcherGraceS);
+        if (excluded_.contains(watcher_on_))
+            left_behind_.push_back(std::move(watcher_));
+        else
+            watcher_->stop(kWatcherGraceS);
     }
     watcher_.reset();
     const std::string node = watcher_node(allocation_, excluded_);
@@ -271,6 +276,7 @@ void Supervisor::keep_watcher() {
         return;
     }
     watcher_excluded_ = excluded_;
+    watcher_on_ = node;
     deps_.say(fmt::format("watcher for this batch host ({}) on {}", allocation_.node_name, node));
 }
 

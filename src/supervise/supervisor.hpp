@@ -100,6 +100,7 @@ private:
     std::unique_ptr<WrapperBeat> beat_;
     std::unique_ptr<launch::Process> watcher_;
     NodeSet watcher_excluded_;
+    std::string watcher_on_;  // the watcher step's node
 };
 
 }  // namespace trainrt::supervise

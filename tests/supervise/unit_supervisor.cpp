@@ -41,6 +41,7 @@ struct Harness {
     std::vector<std::string> said;
     std::vector<std::string> watcher_nodes;
     std::vector<std::shared_ptr<bool>> watchers_stopped;  // one per watcher started
+    std::vector<int> stopped_at_start;  // per watcher started: how many earlier ones were stopped then
     std::function<int()> watcher_body = [] { return 0; };
     std::vector<Phase> trace;
     NodeSet excluded;
@@ -74,6 +75,8 @@ struct Harness {
         if (with_watcher)
             deps.start_watcher = [this](const std::string& node, const NodeSet&) {
                 watcher_nodes.push_back(node);
+                stopped_at_start.push_back(static_cast<int>(
+                    std::count_if(watchers_stopped.begin(), watchers_stopped.end(), [](const auto& s) { return *s; })));
                 watchers_stopped.push_back(std::make_shared<bool>(false));
                 return std::unique_ptr<launch::Process>(
                     std::make_unique<FakeProcess>(watcher_body, watcher_alive, watchers_stopped.back()));
@@ -456,11 +459,27 @@ TEST_CASE("supervise: several nodes: a watcher step on the last other node, repl
     CHECK(h.run() == 0);
     CHECK(h.watcher_nodes == std::vector<std::string>{"node3", "node2"});
     REQUIRE(h.watchers_stopped.size() == 2);
+    // The first one, on the lost node3, is not waited for before the relaunch; it is stopped, as
+    // the second one is, when the supervisor leaves.
+    CHECK(h.stopped_at_start == std::vector<int>{0, 0});
     CHECK(*h.watchers_stopped[0]);
-    CHECK(*h.watchers_stopped[1]);  // stopped when the supervisor leaves
+    CHECK(*h.watchers_stopped[1]);
     CHECK(h.said_line("watcher for this batch host (node1) on node3"));
     CHECK(runlog::read_wrapper_beat(h.dir.string()).has_value());
     CHECK(h.slurm.cancelled.empty());
+}
+
+TEST_CASE("supervise: a watcher on a live node is stopped before its replacement starts", "[supervise]") {
+    Harness h;
+    h.with_watcher = true;
+    h.step_exits(137, [&] {
+        h.ranks.start(kAll);
+        h.slurm.states["node2"] = "down";  // another node than the watcher's
+    });
+    h.step_finishes({"node1", "node3"});
+    CHECK(h.run() == 0);
+    CHECK(h.watcher_nodes == std::vector<std::string>{"node3", "node3"});
+    CHECK(h.stopped_at_start == std::vector<int>{0, 1});
 }
 
 TEST_CASE("supervise: a watcher that took over while this supervisor hung gets the job", "[supervise]") {
