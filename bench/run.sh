@@ -9,7 +9,8 @@
 #   BENCH_EPOCHS=3       epochs per training run (trainrt and PyTorch alike)
 #   BENCH_NODES=0        1: also the node-failure benchmark (root, the local 3-node cluster, ~3 min a fault;
 #                        BENCH_NODE_REPEAT=3 faults of each kind); else its stored results are shown
-#   BENCH_SKIP=          any of: trainrt pytorch torch python allreduce checkpoint restart report nodes data xgboost tune (comma or space separated); skipped parts
+#   BENCH_GOODPUT=0      1: also the goodput harness (root, the local cluster, ~30 min); else its stored result
+#   BENCH_SKIP=          any of: trainrt pytorch torch python allreduce checkpoint restart report nodes goodput data xgboost tune (comma or space separated); skipped parts
 #                        show as "not run" in BENCHMARKS.md
 #   BENCH_OUT=           where raw results and logs go (default $BUILD/bench-results/<timestamp>)
 #   BENCH_TIMEOUT=1800   seconds allowed to each benchmark command
@@ -47,7 +48,7 @@ skipped() { [[ "$SKIP" == *" $1 "* ]]; }
 
 [[ "$EPOCHS" =~ ^[1-9][0-9]*$ ]] || die "BENCH_EPOCHS must be a positive integer (got '$EPOCHS')"
 for part in $SKIP; do
-  case $part in trainrt|pytorch|torch|python|allreduce|checkpoint|restart|report|nodes|data|xgboost|tune) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, torch, python, allreduce, checkpoint, restart, report, nodes, data, xgboost, tune)";; esac
+  case $part in trainrt|pytorch|torch|python|allreduce|checkpoint|restart|report|nodes|goodput|data|xgboost|tune) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, torch, python, allreduce, checkpoint, restart, report, nodes, goodput, data, xgboost, tune)";; esac
 done
 
 # --- preflight: every tool before anything long starts ---
@@ -355,6 +356,20 @@ else
   nodes_note=""
 fi
 printf '%s\n' "$nodes_note" >"$OUT/nodes_note.txt"
+
+# Goodput of a compressed long job (part "goodput", run only with BENCH_GOODPUT=1: root, the local
+# 3-node cluster, about 30 minutes): otherwise the section shows the stored result.
+GOODPUT_STORED=bench/multinode/results/goodput.json
+if [[ ${BENCH_GOODPUT:-0} == 1 ]] && ! skipped goodput; then
+  run goodput "$OUT/goodput.stdout" bash bench/multinode/goodput_bench.sh "$OUT/goodput.json"
+  goodput_note="Measured in this run."
+elif [[ -r $GOODPUT_STORED ]]; then
+  cp "$GOODPUT_STORED" "$OUT/goodput.json"
+  goodput_note="Not measured by this run (BENCH_GOODPUT=1 or \`make bench-goodput\` runs it): the stored result of \`bash bench/multinode/goodput_bench.sh\` on this kind of machine ($GOODPUT_STORED, $(git log -1 --format='commit %h, %cs' -- "$GOODPUT_STORED" 2>/dev/null || echo uncommitted))."
+else
+  goodput_note=""
+fi
+printf '%s\n' "$goodput_note" >"$OUT/goodput_note.txt"
 
 # --- where and with what it ran ---
 version_of() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo "not installed"; }
@@ -678,6 +693,16 @@ if nodes_jsonl.exists():
                             check=True, capture_output=True, text=True).stdout.strip().splitlines() + [""]
 else:
     lines += ["## Node failure", "", "not run: BENCH_NODES=1 runs it (root, the local cluster); no stored results.", ""]
+
+# --- goodput ---
+goodput_json = out / "goodput.json"
+if goodput_json.exists():
+    lines += subprocess.run([sys.executable, "bench/multinode/goodput_report.py", str(goodput_json),
+                             (out / "goodput_note.txt").read_text().strip()],
+                            check=True, capture_output=True, text=True).stdout.strip().splitlines() + [""]
+else:
+    lines += ["## Goodput", "", "not run: BENCH_GOODPUT=1 or `make bench-goodput` runs it (root, the local cluster); "
+              "no stored result.", ""]
 
 # --- targets ---
 t1 = None if len(ratio) < len(RANKS) else all(v <= 0.5 for v in ratio.values())
