@@ -328,48 +328,52 @@ if ! skipped data; then
   run data "$OUT/data.stdout" bash bench/data/data_bench.sh "$TRAINRT" "$BUILD" "$OUT/data_bench.jsonl" "$storage/data"
 fi
 
+# measured PART: NOTE for a part measured in this run.
+measured() { printf 'Measured in this run.\n' >"$OUT/$1_note.txt"; }
+# stored PART STORED DEST WHY SOURCE: a part not measured in this run shows the stored results
+# STORED (copied to DEST beside this run's) and a note saying why (WHY) and what made them
+# (SOURCE); without stored results its note is empty and its section says "not run".
+stored() {
+  local part=$1 file=$2 dest=$3 why=$4 source=$5
+  if [[ -r $file ]]; then
+    cp "$file" "$dest"
+    printf '%s\n' "Not measured by this run ($why): the stored results of $source ($file, $(git log -1 --format='commit %h, %cs' -- "$file" 2>/dev/null || echo uncommitted))." \
+      >"$OUT/${part}_note.txt"
+  else
+    : >"$OUT/${part}_note.txt"
+  fi
+}
+
 # GPU: measured here where a GPU is visible and this build has CUDA; otherwise the section shows the
 # latest results measured on a GPU machine (bench/gpu/results/, made with bench/gpu/run_on_gpu.sh).
-GPU_STORED=bench/gpu/results/h100-latest.jsonl
 if nvidia-smi -L 2>/dev/null | grep -q '^GPU ' && [[ -x $BUILD/tests/nccl_check ]]; then
   cmake --build "$BUILD" -j "$JOBS" --target gpu_step_bench >&2 || die "building gpu_step_bench failed"
   run gpu "$OUT/gpu.stdout" bash bench/gpu/bench_gpu.sh "$BUILD" /usr/share/datasets/fashion-mnist "$OUT/gpu_bench.jsonl" "$EPOCHS"
-  gpu_note="Measured in this run."
-elif [[ -r $GPU_STORED ]]; then
-  cp "$GPU_STORED" "$OUT/gpu_bench.jsonl"
-  gpu_note="Not measured by this run (no GPU on this machine): the stored results of \`bash bench/gpu/run_on_gpu.sh\` on a lent GPU machine ($GPU_STORED, $(git log -1 --format='commit %h, %cs' -- "$GPU_STORED" 2>/dev/null || echo uncommitted))."
+  measured gpu
 else
-  gpu_note=""
+  stored gpu bench/gpu/results/h100-latest.jsonl "$OUT/gpu_bench.jsonl" "no GPU on this machine" \
+    "\`bash bench/gpu/run_on_gpu.sh\` on a lent GPU machine"
 fi
-printf '%s\n' "$gpu_note" >"$OUT/gpu_note.txt"
 
 # Node failure (part "nodes", run only with BENCH_NODES=1: root, the local 3-node cluster, about
 # 3 minutes per fault): otherwise the section shows the stored results (bench/multinode/results/).
-NODES_STORED=bench/multinode/results/latest.jsonl
 if [[ ${BENCH_NODES:-0} == 1 ]] && ! skipped nodes; then
   run nodes "$OUT/nodes.stdout" bash bench/multinode/node_failure_bench.sh "$OUT/node_failure.jsonl" "${BENCH_NODE_REPEAT:-3}"
-  nodes_note="Measured in this run."
-elif [[ -r $NODES_STORED ]]; then
-  cp "$NODES_STORED" "$OUT/node_failure.jsonl"
-  nodes_note="Not measured by this run (BENCH_NODES=1 runs it): the stored results of \`bash bench/multinode/node_failure_bench.sh\` on this kind of machine ($NODES_STORED, $(git log -1 --format='commit %h, %cs' -- "$NODES_STORED" 2>/dev/null || echo uncommitted))."
+  measured nodes
 else
-  nodes_note=""
+  stored nodes bench/multinode/results/latest.jsonl "$OUT/node_failure.jsonl" "BENCH_NODES=1 runs it" \
+    "\`bash bench/multinode/node_failure_bench.sh\` on this kind of machine"
 fi
-printf '%s\n' "$nodes_note" >"$OUT/nodes_note.txt"
 
 # Goodput of a compressed long job (part "goodput", run only with BENCH_GOODPUT=1: root, the local
 # 3-node cluster, about 30 minutes): otherwise the section shows the stored result.
-GOODPUT_STORED=bench/multinode/results/goodput.json
 if [[ ${BENCH_GOODPUT:-0} == 1 ]] && ! skipped goodput; then
   run goodput "$OUT/goodput.stdout" bash bench/multinode/goodput_bench.sh "$OUT/goodput.json"
-  goodput_note="Measured in this run."
-elif [[ -r $GOODPUT_STORED ]]; then
-  cp "$GOODPUT_STORED" "$OUT/goodput.json"
-  goodput_note="Not measured by this run (BENCH_GOODPUT=1 or \`make bench-goodput\` runs it): the stored result of \`bash bench/multinode/goodput_bench.sh\` on this kind of machine ($GOODPUT_STORED, $(git log -1 --format='commit %h, %cs' -- "$GOODPUT_STORED" 2>/dev/null || echo uncommitted))."
+  measured goodput
 else
-  goodput_note=""
+  stored goodput bench/multinode/results/goodput.json "$OUT/goodput.json" \
+    "BENCH_GOODPUT=1 or \`make bench-goodput\` runs it" "\`bash bench/multinode/goodput_bench.sh\` on this kind of machine"
 fi
-printf '%s\n' "$goodput_note" >"$OUT/goodput_note.txt"
 
 # --- where and with what it ran ---
 version_of() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo "not installed"; }
