@@ -118,14 +118,14 @@ JOB=""
 "$TRAINRT" results "$RUN" | sed -n '/^status:/p;/^restarts:/,$p' >&2
 "$TRAINRT" results --json "$RUN" >"$WORK/results.json"
 mkdir -p "$(dirname "$OUT")"
-jq -c --argjson minutes "$MINUTES" --argjson limit "$LIMIT" --argjson epochs "$epochs" \
+requeues=$(jq -s 'map(select(.event == "requeue")) | length' "$RUN/events.jsonl")
+jq --argjson minutes "$MINUTES" --argjson requeues "$requeues" --argjson limit "$LIMIT" --argjson epochs "$epochs" \
   --argjson killed "$killed" --argjson frozen "$frozen" --argjson peer "$PEER_TIMEOUT" --arg run "$RUN" \
   --arg when "$(date -u +%FT%TZ)" --argjson trained "$(trained_s)" \
   '{bench: "goodput", when: $when, minutes_wanted: $minutes, time_limit_min: $limit, epochs: $epochs,
     trained_s: $trained, node_killed: ($killed == 1), node_frozen: ($frozen == 1), peer_timeout_s: $peer,
+    requeues: $requeues,
     goodput: .goodput, recoveries: .recoveries, run: $run}' "$WORK/results.json" >"$OUT"
-requeues=$(jq -s 'map(select(.event == "requeue")) | length' "$RUN/events.jsonl")
-jq --argjson r "$requeues" '.requeues = $r' "$OUT" >"$OUT.tmp" && mv "$OUT.tmp" "$OUT"
 jq -r '"goodput \(.goodput.ratio * 1000 | round / 10) % of \(.goodput.allocated_rank_s | round) rank-s; \(.requeues) requeues; trained \(.trained_s | round) s; " +
   "lost (rank-s): " + (.goodput.lost_rank_s | to_entries | map("\(.key) \(.value | round)") | join(", ")) +
   "; target >= 90 %: " + (if .goodput.ratio >= 0.9 then "PASS" else "MISS" end)' "$OUT"
