@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -86,6 +87,7 @@ void SessionImpl::report(const Metrics& metrics) { record_row(metrics); }
 // (every rank follows the same sequence, so the verdict is the same everywhere).
 bool SessionImpl::should_stop() {
     if (stops_.boundaries() == 0) first_boundary();
+    agreed_since_report_ = !reported_since_check_;
     const bool stop = reported_since_check_ ? stops_.agreed() : stops_.agree();
     reported_since_check_ = false;
     boundary_seen_.store(stops_.boundaries());
@@ -101,16 +103,20 @@ void SessionImpl::before_report() {
 }
 
 // A report is a step boundary: the stop agreement rides in the row's own collective (the
-// cross-rank summaries), so a report costs one collective.
+// cross-rank summaries), so a report costs one collective. A report right after should_stop()
+// agreed is that same boundary and votes nothing: a stop requested in between is agreed at the
+// next one, so a caller that chose this report's checkpoint from the agreement (a booster only
+// when stopping) is never stopped at a report without it.
 void SessionImpl::record_row(const Metrics& metrics) {
     before_report();
     if (stops_.boundaries() == 0) first_boundary();
-    const StopCoordinator::Votes boundary = stops_.vote();
+    const bool same_boundary = std::exchange(agreed_since_report_, false);
+    const StopCoordinator::Votes boundary = same_boundary ? StopCoordinator::abstain() : stops_.vote();
     const bool check_finite = settings_.failure.on_nonfinite.value == NonFinitePolicy::fail;
     const std::string nonfinite = check_finite ? nonfinite_metric(metrics) : "";
     metrics::Votes votes{boundary[0], boundary[1], boundary[2], boundary[3], nonfinite.empty() ? 0 : 1};
     results_.record(metrics, *comm_, votes);
-    stops_.decide({votes[0], votes[1], votes[2], votes[3]});
+    if (!same_boundary) stops_.decide({votes[0], votes[1], votes[2], votes[3]});
     iteration_seen_.store(results_.iterations());
     reported_since_check_ = true;
     boundary_seen_.store(stops_.boundaries());

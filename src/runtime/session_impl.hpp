@@ -60,6 +60,7 @@ private:
     Resume resume_;
     bool stop_seen_ = false;
     bool reported_since_check_ = false;
+    bool agreed_since_report_ = false;  // should_stop() agreed afresh; no report() since
     std::string stop_checkpoint_;
     std::atomic<std::int64_t> boundary_seen_{0};
     std::atomic<std::int64_t> iteration_seen_{0};

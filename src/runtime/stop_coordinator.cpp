@@ -70,7 +70,7 @@ bool StopCoordinator::agree() {
 // {signal number, time limit reached (rank 0), rank that got the signal, checkpoint due (rank 0)};
 // zeros once agreed.
 StopCoordinator::Votes StopCoordinator::vote() {
-    if (agreed()) return {0, 0, -1, 0};
+    if (agreed()) return abstain();
     const double now = monotonic_seconds();
     if (boundaries_ > 0) policy_.record_step(now - last_boundary_);
     if (boundaries_ == 0 && context_.world_rank == 0) {

@@ -49,6 +49,8 @@ public:
     // report's): this rank's votes at a new boundary, then the votes maxed over the ranks.
     using Votes = std::array<std::int64_t, 4>;
     Votes vote();
+    // The votes of a rank at a boundary already agreed (a caller's collective that is no boundary).
+    static Votes abstain() { return {0, 0, -1, 0}; }
     bool decide(const Votes& maxed);
     bool agreed() const { return request_.reason != StopReason::none; }
     const StopRequest& request() const { return request_; }

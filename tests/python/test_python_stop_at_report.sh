@@ -11,6 +11,8 @@
 # Another run.seed initialises another model. A function that never calls get_checkpoint() is not
 # said to resume: the rerun warns once that it started over, has no "resuming" line or restore
 # event, and its result.jsonl holds each epoch once (the earlier rows set aside).
+# A signal between should_stop() and the report (tests/python/stop_race_func.py, which saves only
+# when told to stop) is agreed at the next step, whose report carries the checkpoint.
 source "$(dirname "$0")/../checkpoint/lib.sh"
 CKPT_ARGS=(--run.workload=python:tests/python/no_poll_func.py:train --train.epochs=12 --metrics.progress=off
            --failure.collective_timeout=60 --scaling.backend=gloo)
@@ -69,4 +71,12 @@ warned=$(grep -c "exists, but the workload did not take it" "$WORK/ignores.out" 
   && [ "$(digest_of "$WORK/ignores.out")" = "$base" ] \
   && pass "a function that ignores its checkpoint: one warning ($(grep -m1 -o 'checkpoint_[0-9]* exists.*started over' "$WORK/ignores.out")), no resume claimed, epochs $(epochs ignores) once, the uninterrupted digest" \
   || { show "$WORK/ignores.out" 20; fail "ignored checkpoint: rc $rc, $warned warning(s), epochs $(epochs ignores), restore events $(count_events "$WORK/ignores" '.event == "restore"')"; }
+
+rc=0
+timeout -k 5 120 mpiexec -n 2 "$TRAINRT" --run.workload=python:tests/python/stop_race_func.py:train \
+  --train.signal_step=3 --metrics.progress=off --run.storage_path="$WORK" --run.name=race >"$WORK/race.out" 2>&1 || rc=$?
+race_ckpt=$(jq -r 'select(.event == "stop") | .checkpoint // empty' "$WORK/race/events.jsonl" | tail -1)
+[ "$rc" = 9 ] && [ "$(rows "$WORK/race")" = 4 ] && [ "$race_ckpt" = checkpoint_000004 ] \
+  && pass "USR2 between should_stop() and report() at step 3: stopped at step 4 with its checkpoint ($race_ckpt)" \
+  || { show "$WORK/race.out" 20; fail "signal between should_stop() and report(): exit $rc, $(rows "$WORK/race") rows, stop checkpoint '$race_ckpt' (want 9, 4, checkpoint_000004)"; }
 finish
