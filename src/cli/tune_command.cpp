@@ -63,7 +63,7 @@ int tune_command(int argc, const char* const argv[]) {
     const bool in_allocation = !allocation.job_id.empty();
     const long total = in_allocation && allocation.world_size > 0 ? allocation.world_size
                                                                   : (ranks > 0 ? ranks : sweep.tune.ranks_per_trial.value);
-    tune::SweepPlacement placement = tune::place_trials(sweep, static_cast<std::size_t>(total), in_allocation);
+    tune::SweepPlacement placement = tune::place_trials(sweep, static_cast<std::size_t>(total), allocation);
     placement.job_id = allocation.job_id;
     placement.restart_count = allocation.restart_count;
     catch_stop_signals();

@@ -121,6 +121,7 @@ ProgramResult run_program(const std::vector<std::string>& argv, double timeout_s
 Child& Child::operator=(Child&& other) noexcept {
     if (this != &other) {
         pid_ = other.pid_;
+        exit_code_ = other.exit_code_;
         other.pid_ = -1;
     }
     return *this;
@@ -137,20 +138,20 @@ int shell_status(int status) {
 }  // namespace
 
 int Child::wait() {
-    if (pid_ <= 0) return -1;
+    if (pid_ <= 0) return exit_code_;
     int status = 0;
     while (::waitpid(pid_, &status, 0) < 0)
         if (errno != EINTR) return -1;
     pid_ = -1;
-    return shell_status(status);
+    return exit_code_ = shell_status(status);
 }
 
 int Child::poll() {
-    if (pid_ <= 0) return -1;
+    if (pid_ <= 0) return exit_code_;
     int status = 0;
     if (::waitpid(pid_, &status, WNOHANG) != pid_) return -1;
     pid_ = -1;
-    return shell_status(status);
+    return exit_code_ = shell_status(status);
 }
 
 void Child::stop(double grace_s) noexcept {

@@ -46,7 +46,7 @@ class Child final : public Process {
 public:
     Child() = default;
     explicit Child(pid_t pid) : pid_(pid) {}
-    Child(Child&& other) noexcept : pid_(other.pid_) { other.pid_ = -1; }
+    Child(Child&& other) noexcept : pid_(other.pid_), exit_code_(other.exit_code_) { other.pid_ = -1; }
     Child& operator=(Child&& other) noexcept;
     Child(const Child&) = delete;
     Child& operator=(const Child&) = delete;
@@ -58,6 +58,7 @@ public:
 
 private:
     pid_t pid_ = -1;
+    int exit_code_ = -1;  // once reaped (by wait, poll or stop): what wait and poll return from then on
 };
 
 // Starts argv[0] (searched on PATH). LaunchError naming the program when it cannot be started.

@@ -1,7 +1,7 @@
 #pragma once
 // Every call trainrt makes to Slurm goes through SlurmClient: rank 0's (time left, job state,
 // self-requeue) and the supervisor's (steps, node states, probes, requeue, cancel). The real one
-// runs Slurm's client commands; unit tests fake the interface (tests/supervise/fake_slurm.hpp).
+// runs Slurm's client commands; unit tests fake the interface (tests/lib/fake_slurm.hpp).
 #include <memory>
 #include <optional>
 #include <string>

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -12,6 +13,8 @@
 #include "launch/process.hpp"
 #include "metrics/metric_series.hpp"
 #include "runlog/clock.hpp"
+#include "runlog/events.hpp"
+#include "config/settings.hpp"
 #include "runlog/run_files.hpp"
 #include "checkpoint/catalog.hpp"
 #include "tune/asha.hpp"
@@ -25,6 +28,11 @@
 
 namespace trainrt::tune {
 namespace {
+
+// How often running trials' heartbeats are looked at for a lost node, and how long a step ended
+// for one gets before SIGKILL (srun waits for its tasks there).
+constexpr double kWatchNodesS = 2;
+constexpr double kStopGraceS = 2;
 
 std::string trial_name(std::size_t index) { return fmt::format("trial_{:04d}", index); }
 
@@ -63,11 +71,13 @@ std::map<std::string, std::string> definition_of(const SweepConfig& sweep) {
 
 // One trial's step: this program on the base job with the trial's values, in its own run directory.
 std::vector<std::string> trial_command(const SweepConfig& sweep, const SweepPlacement& placement,
-                                       const TrialRecord& trial, const std::string& dir) {
+                                       const TrialRecord& trial, const std::string& dir, std::size_t slot) {
     const std::string ranks = std::to_string(sweep.tune.ranks_per_trial.value);
     std::vector<std::string> argv = placement.use_srun
         ? std::vector<std::string>{"srun", "--exact", "-n", ranks, "--mpi=pmix", "--kill-on-bad-exit=1"}
         : std::vector<std::string>{"mpiexec", "-n", ranks};
+    if (placement.use_srun)
+        for (const std::string& option : placement.nodes.srun_options(slot)) argv.push_back(option);
     argv.insert(argv.end(), {launch::own_program(), "--config", sweep.base_path});
     argv.insert(argv.end(), sweep.overrides.begin(), sweep.overrides.end());
     for (const auto& [key, value] : trial.values) argv.push_back(fmt::format("--{}={}", key, value));
@@ -89,7 +99,21 @@ bool stop_code(int code) {
 struct Running {
     std::size_t trial;
     launch::Child child;
+    std::size_t slot;
+    std::vector<std::string> hosts;  // its step's, from its start record (empty until written)
 };
+
+// The hosts of a trial's attempt started at `since_s` (its start record's), empty before it has one.
+std::vector<std::string> attempt_hosts(const std::string& run_dir, double since_s) {
+    std::vector<std::string> hosts;
+    try {
+        for (const runlog::Event& event : runlog::read_events(run_dir).events)
+            if (const auto* start = event.as<runlog::StartEvent>(); start != nullptr && event.time && *event.time >= since_s - 1)
+                hosts = start->hosts;
+    } catch (const Error&) {  // not written yet
+    }
+    return hosts;
+}
 
 class SweepRun {
 public:
@@ -97,16 +121,18 @@ public:
         : sweep_(sweep), placement_(placement), dir_(sweep_dir(sweep)), state_(prepare_state(sweep, dir_)),
           rungs_(asha_rungs(sweep.asha)),
           boundaries_(sweep.tune.scheduler.value == SchedulerKind::pbt ? pbt_boundaries_of(sweep) : std::vector<std::int64_t>{}),
-          seed_(static_cast<std::uint64_t>(std::stoll(sweep.base.get("run.seed")))) {}
+          seed_(static_cast<std::uint64_t>(std::stoll(sweep.base.get("run.seed")))),
+          peer_timeout_s_(FailureSettings::read(sweep.base).peer_timeout.value) {}
 
     int run() {
         for (TrialRecord& trial : state_.trials)
             if (trial.status == TrialStatus::running) trial.status = TrialStatus::pending;  // resumes
         save_state(dir_, state_);
         log::info("sweep {}: {} trials of {} rank(s), {} at once", dir_, state_.trials.size(),
-                  sweep_.tune.ranks_per_trial.value, placement_.slots);
+                  sweep_.tune.ranks_per_trial.value, placement_.nodes.slots());
         while (start_more() || !running_.empty()) {
             reap();
+            watch_nodes();
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
         return summary();
@@ -121,14 +147,15 @@ private:
         for (TrialRecord& trial : state_.trials) {
             if (trial.status != TrialStatus::pending) continue;
             left = true;
-            if (running_.size() >= placement_.slots) break;
+            const std::optional<std::size_t> slot = placement_.nodes.take();
+            if (!slot) break;
             if (trial.values.empty() && sweep_.tune.search.value == SearchKind::optuna) draw(trial);
-            const std::vector<std::string> argv = trial_command(sweep_, placement_, trial, dir_);
+            const std::vector<std::string> argv = trial_command(sweep_, placement_, trial, dir_, *slot);
             trial.status = TrialStatus::running, ++trial.attempts;
             trial.started_unix.push_back(runlog::now_seconds());
             save_state(dir_, state_);
             launch::SpawnOptions options{{}, dir_ + "/" + trial.name + ".out"};
-            running_.push_back({trial.index, launch::spawn(argv, options)});
+            running_.push_back({trial.index, launch::spawn(argv, options), *slot, {}});
             log::info("sweep: {} started (attempt {}): {}", trial.name, trial.attempts, values_text(trial));
         }
         return left;
@@ -153,22 +180,68 @@ private:
         for (auto it = running_.begin(); it != running_.end();) {
             const int code = it->child.poll();
             if (code < 0) { ++it; continue; }
-            finished(state_.trials[it->trial], code);
+            placement_.nodes.give_back(it->slot);
+            finished(state_.trials[it->trial], code, *it);
             it = running_.erase(it);
         }
     }
 
-    void finished(TrialRecord& trial, int code) {
+    void finished(TrialRecord& trial, int code, Running& step) {
         trial.last_exit = code;
+        const bool failed = code != 0 && !stop_code(code);
+        if (failed) check_nodes();
+        if (failed && step.hosts.empty()) step.hosts = attempt_hosts(dir_ + "/" + trial.name, trial.started_unix.back());
+        const bool node_lost = failed && placement_.nodes.touches_lost(step.hosts);
         if (code == 0 && sweep_.tune.scheduler.value == SchedulerKind::asha) rung_reached(trial);
         else if (code == 0 && sweep_.tune.scheduler.value == SchedulerKind::pbt) boundary_reached(trial);
         else if (code == 0) trial.status = TrialStatus::terminated;
         else if (stop_code(code)) trial.status = TrialStatus::pending, stop_code_ = std::max(stop_code_, code);
-        else if (trial.attempts > sweep_.tune.max_failures_per_trial.value) trial.status = TrialStatus::error;
+        else if (node_lost) trial.status = TrialStatus::pending, ++trial.node_losses;
+        else if (++trial.failures > sweep_.tune.max_failures_per_trial.value) trial.status = TrialStatus::error;
         else trial.status = TrialStatus::pending;
         save_state(dir_, state_);
-        log::info("sweep: {} ended with exit {}: {} ({})", trial.name, code, status_name(trial.status),
+        log::info("sweep: {} ended with exit {}: {}{} ({})", trial.name, code, status_name(trial.status),
+                  node_lost ? " (a node under it was lost: retried, not counted as its failure)" : "",
                   dir_ + "/" + trial.name + ".out");
+    }
+
+    // Inside an allocation, every kWatchNodesS: a running trial whose hosts went silent in its
+    // heartbeats and whose Slurm daemon does not answer lost its node; its step is ended so that
+    // the trial goes on elsewhere (its srun would wait for Slurm's SlurmdTimeout).
+    void watch_nodes() {
+        if (!placement_.use_srun || peer_timeout_s_ <= 0 || running_.empty()) return;
+        const double now = runlog::now_seconds();
+        if (now < next_watch_) return;
+        next_watch_ = now + kWatchNodesS;
+        for (Running& step : running_) {
+            const TrialRecord& trial = state_.trials[step.trial];
+            if (step.hosts.empty()) step.hosts = attempt_hosts(dir_ + "/" + trial.name, trial.started_unix.back());
+            if (step.hosts.empty() || placement_.nodes.touches_lost(step.hosts)) continue;
+            placement_.nodes.check_silent(slurm(), step.hosts, dir_ + "/" + trial.name, trial.started_unix.back(),
+                                          peer_timeout_s_, [](const std::string& line) { log::warn("{}", line); });
+        }
+        for (Running& step : running_)
+            if (placement_.nodes.touches_lost(step.hosts)) {
+                log::warn("sweep: ending {}'s step: a node of it is lost", state_.trials[step.trial].name);
+                step.child.stop(kStopGraceS);
+            }
+    }
+
+    launch::SlurmClient& slurm() {
+        if (!slurm_) slurm_ = launch::make_slurm_client();
+        return *slurm_;
+    }
+
+    // After a trial failed inside an allocation: a node lost under it leaves the sweep's nodes, and
+    // its slot with it; when no trial fits on the nodes left the sweep stops and requeues its job
+    // (a requeued job gets nodes anew).
+    void check_nodes() {
+        if (!placement_.use_srun) return;
+        placement_.nodes.check_after_failure(slurm(), [](const std::string& line) { log::warn("{}", line); });
+        if (placement_.nodes.slots() > 0 || stop_code_ != 0) return;
+        log::warn("sweep: no trial of {} rank(s) fits on the nodes left (lost: {}): stopping the sweep to requeue it",
+                  sweep_.tune.ranks_per_trial.value, placement_.nodes.lost().str());
+        stop_code_ = exit_codes::requeue_needed;
     }
 
     // The trial's metric at the epoch it ran to; without one it is ERROR (the scheduler compares
@@ -305,17 +378,19 @@ private:
     std::vector<std::int64_t> boundaries_;  // PBT's
     std::uint64_t seed_;
     std::vector<Running> running_;
+    std::unique_ptr<launch::SlurmClient> slurm_;  // once a node is checked inside an allocation
+    double peer_timeout_s_;  // the trials' failure.peer_timeout (0: no heartbeats to watch)
+    double next_watch_ = 0;
     int stop_code_ = 0;
 };
 
 }  // namespace
 
-SweepPlacement place_trials(const SweepConfig& sweep, std::size_t total_ranks, bool in_allocation) {
-    SweepPlacement placement;
-    placement.use_srun = in_allocation;
+SweepPlacement place_trials(const SweepConfig& sweep, std::size_t total_ranks, const supervise::Allocation& allocation) {
     const auto per_trial = static_cast<std::size_t>(sweep.tune.ranks_per_trial.value);
     const auto configured = static_cast<std::size_t>(sweep.tune.max_concurrent_trials.value);
-    placement.slots = configured > 0 ? configured : std::max<std::size_t>(1, total_ranks / per_trial);
+    SweepPlacement placement{TrialNodes(allocation, total_ranks, per_trial, configured)};
+    placement.use_srun = !allocation.job_id.empty();
     return placement;
 }
 

@@ -12,13 +12,15 @@
 #include <functional>
 #include <string>
 
+#include "supervise/allocation.hpp"
 #include "tune/sweep_config.hpp"
 #include "tune/sweep_state.hpp"
+#include "tune/trial_nodes.hpp"
 
 namespace trainrt::tune {
 
 struct SweepPlacement {
-    std::size_t slots = 1;    // trials at once
+    TrialNodes nodes;         // the nodes trials may use, and how many trials run at once
     bool use_srun = false;    // inside a Slurm allocation
     std::string job_id;       // that allocation's job (a stopped sweep requeues it), else ""
     int restart_count = 0;    // SLURM_RESTART_COUNT
@@ -26,8 +28,9 @@ struct SweepPlacement {
 };
 
 // Slots: tune.max_concurrent_trials, or (0) the ranks there are (`total_ranks`: the allocation's
-// tasks, or --ranks outside Slurm) divided by tune.ranks_per_trial, at least 1.
-SweepPlacement place_trials(const SweepConfig& sweep, std::size_t total_ranks, bool in_allocation);
+// tasks, or --ranks outside Slurm) divided by tune.ranks_per_trial, at least 1; fewer once a node
+// of the allocation is lost (trial_nodes.hpp). `allocation`: the job's (no job id outside Slurm).
+SweepPlacement place_trials(const SweepConfig& sweep, std::size_t total_ranks, const supervise::Allocation& allocation);
 
 // SWEEP_DIR: the base job's run.storage_path / run.name, as a run's directory.
 std::string sweep_dir(const SweepConfig& sweep);

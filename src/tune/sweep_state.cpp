@@ -30,7 +30,8 @@ nlohmann::ordered_json to_json(const TrialRecord& trial) {
         decisions.push_back({{"rung", d.rung}, {"value", d.value}, {"cutoff", d.cutoff}, {"seen", d.seen},
                              {"promoted", d.promoted}, {"donor", d.donor}});
     return {{"index", trial.index}, {"name", trial.name}, {"status", status_name(trial.status)},
-            {"attempts", trial.attempts}, {"last_exit", trial.last_exit}, {"target", trial.target},
+            {"attempts", trial.attempts}, {"failures", trial.failures}, {"node_losses", trial.node_losses},
+            {"last_exit", trial.last_exit}, {"target", trial.target},
             {"values", values}, {"decisions", decisions}, {"started_unix", trial.started_unix}};
 }
 
@@ -40,6 +41,8 @@ TrialRecord trial_of(const nlohmann::ordered_json& row, const std::string& path)
     trial.name = row.at("name").get<std::string>();
     trial.status = status_of(row.at("status").get<std::string>(), path);
     trial.attempts = row.at("attempts").get<int>();
+    trial.failures = row.value("failures", 0);
+    trial.node_losses = row.value("node_losses", 0);
     trial.last_exit = row.at("last_exit").get<int>();
     for (const auto& [key, value] : row.at("values").items()) trial.values.emplace_back(key, value.get<std::string>());
     trial.target = row.value("target", std::int64_t{0});

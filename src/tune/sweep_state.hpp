@@ -2,9 +2,10 @@
 // A sweep's own record, SWEEP_DIR/sweep.json, replaced atomically (write, fsync, rename) after
 // every transition, so a requeued or killed sweep finds every trial where it was: a trial is
 // PENDING until started, RUNNING while its step runs, TERMINATED when it ended 0, ERROR after
-// tune.max_failures_per_trial + 1 failed attempts. A trial found RUNNING after a restart runs again
-// and resumes from its own run directory's checkpoint, as any run does. The sweep's definition
-// ([tune] and [space]) is stored beside the trials: a restart with another one is refused.
+// tune.max_failures_per_trial + 1 failed attempts (a node lost under it is not its failure). A
+// trial found RUNNING after a restart runs again and resumes from its own run directory's
+// checkpoint, as any run does. The sweep's definition ([tune] and [space]) is stored beside the
+// trials: a restart with another one is refused.
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -34,6 +35,8 @@ struct TrialRecord {
     TrialValues values;    // its settings from [space]
     TrialStatus status = TrialStatus::pending;
     int attempts = 0;      // steps started for it
+    int failures = 0;      // its failed steps, counted against tune.max_failures_per_trial
+    int node_losses = 0;   // its steps ended by a node lost under them (not counted as failures)
     int last_exit = -1;    // the last step's exit code
     std::int64_t target = 0;  // train.epochs it runs to (a scheduler's rung); 0: the base job's own
     std::vector<RungDecision> decisions;
