@@ -6,7 +6,7 @@ TRAINRT := $(BUILD)/trainrt
 DATA := data/fashion-mnist.h5
 PREFIX ?= /usr/local
 
-.PHONY: bench-goodput all deps build data demo test test-long test-unit test-mpi test-metrics test-slurm test-install install bench bench-nodes clean
+.PHONY: bench-goodput bench-tune-array all deps build data demo test test-long test-unit test-mpi test-metrics test-slurm test-install install bench bench-nodes clean
 
 all: build
 
@@ -70,6 +70,11 @@ bench-nodes: data
 # prints `trainrt results`' goodput breakdown (bench/multinode/results/goodput.json).
 bench-goodput: data
 	bash bench/multinode/goodput_bench.sh bench/multinode/results/goodput.json
+
+# The same 16-trial sweep as `trainrt tune` in one allocation and as a Slurm job array, on the local
+# 3-node cluster (root; ~10 min), alternated twice (bench/tune/results/job_array.json).
+bench-tune-array: data
+	BUILD=$(BUILD) bash bench/tune/job_array_bench.sh bench/tune/results/job_array.json
 
 clean:
 	rm -rf $(BUILD)

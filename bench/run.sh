@@ -10,7 +10,8 @@
 #   BENCH_NODES=0        1: also the node-failure benchmark (root, the local 3-node cluster, ~3 min a fault;
 #                        BENCH_NODE_REPEAT=3 faults of each kind); else its stored results are shown
 #   BENCH_GOODPUT=0      1: also the goodput harness (root, the local cluster, ~30 min); else its stored result
-#   BENCH_SKIP=          any of: trainrt pytorch torch python allreduce checkpoint restart report nodes goodput data xgboost tune (comma or space separated); skipped parts
+#   BENCH_TUNE_ARRAY=0   1: also the sweep vs job array comparison (root, the local cluster, ~10 min); else its stored result
+#   BENCH_SKIP=          any of: trainrt pytorch torch python allreduce checkpoint restart report nodes goodput array data xgboost tune (comma or space separated); skipped parts
 #                        show as "not run" in BENCHMARKS.md
 #   BENCH_OUT=           where raw results and logs go (default $BUILD/bench-results/<timestamp>)
 #   BENCH_TIMEOUT=1800   seconds allowed to each benchmark command
@@ -48,7 +49,7 @@ skipped() { [[ "$SKIP" == *" $1 "* ]]; }
 
 [[ "$EPOCHS" =~ ^[1-9][0-9]*$ ]] || die "BENCH_EPOCHS must be a positive integer (got '$EPOCHS')"
 for part in $SKIP; do
-  case $part in trainrt|pytorch|torch|python|allreduce|checkpoint|restart|report|nodes|goodput|data|xgboost|tune) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, torch, python, allreduce, checkpoint, restart, report, nodes, goodput, data, xgboost, tune)";; esac
+  case $part in trainrt|pytorch|torch|python|allreduce|checkpoint|restart|report|nodes|goodput|array|data|xgboost|tune) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, torch, python, allreduce, checkpoint, restart, report, nodes, goodput, array, data, xgboost, tune)";; esac
 done
 
 # --- preflight: every tool before anything long starts ---
@@ -355,25 +356,31 @@ else
     "\`bash bench/gpu/run_on_gpu.sh\` on a lent GPU machine"
 fi
 
-# Node failure (part "nodes", run only with BENCH_NODES=1: root, the local 3-node cluster, about
-# 3 minutes per fault): otherwise the section shows the stored results (bench/multinode/results/).
-if [[ ${BENCH_NODES:-0} == 1 ]] && ! skipped nodes; then
-  run nodes "$OUT/nodes.stdout" bash bench/multinode/node_failure_bench.sh "$OUT/node_failure.jsonl" "${BENCH_NODE_REPEAT:-3}"
-  measured nodes
-else
-  stored nodes bench/multinode/results/latest.jsonl "$OUT/node_failure.jsonl" "BENCH_NODES=1 runs it" \
-    "\`bash bench/multinode/node_failure_bench.sh\` on this kind of machine"
-fi
-
-# Goodput of a compressed long job (part "goodput", run only with BENCH_GOODPUT=1: root, the local
-# 3-node cluster, about 30 minutes): otherwise the section shows the stored result.
-if [[ ${BENCH_GOODPUT:-0} == 1 ]] && ! skipped goodput; then
-  run goodput "$OUT/goodput.stdout" bash bench/multinode/goodput_bench.sh "$OUT/goodput.json"
-  measured goodput
-else
-  stored goodput bench/multinode/results/goodput.json "$OUT/goodput.json" \
-    "BENCH_GOODPUT=1 or \`make bench-goodput\` runs it" "\`bash bench/multinode/goodput_bench.sh\` on this kind of machine"
-fi
+# cluster_part PART FLAG DEST STORED WHY SOURCE CMD...: a part run on the local 3-node cluster (root,
+# minutes to half an hour) only when the variable FLAG is 1: CMD writes DEST; otherwise DEST is
+# the stored result STORED (WHY: what runs it; SOURCE: what made it).
+cluster_part() {
+  local part=$1 flag=$2 dest=$3 file=$4 why=$5 source=$6
+  shift 6
+  if [[ ${!flag:-0} == 1 ]] && ! skipped "$part"; then
+    run "$part" "$OUT/$part.stdout" "$@"
+    measured "$part"
+  else
+    stored "$part" "$file" "$dest" "$why" "$source"
+  fi
+}
+# Node failure (about 3 minutes per fault).
+cluster_part nodes BENCH_NODES "$OUT/node_failure.jsonl" bench/multinode/results/latest.jsonl "BENCH_NODES=1 runs it" \
+  "\`bash bench/multinode/node_failure_bench.sh\` on this kind of machine" \
+  bash bench/multinode/node_failure_bench.sh "$OUT/node_failure.jsonl" "${BENCH_NODE_REPEAT:-3}"
+# Goodput of a compressed long job (about 30 minutes).
+cluster_part goodput BENCH_GOODPUT "$OUT/goodput.json" bench/multinode/results/goodput.json \
+  "BENCH_GOODPUT=1 or \`make bench-goodput\` runs it" "\`bash bench/multinode/goodput_bench.sh\` on this kind of machine" \
+  bash bench/multinode/goodput_bench.sh "$OUT/goodput.json"
+# The same sweep in one allocation and as a Slurm job array (about 15 minutes).
+cluster_part array BENCH_TUNE_ARRAY "$OUT/array_sweep.json" bench/tune/results/job_array.json \
+  "BENCH_TUNE_ARRAY=1 or \`make bench-tune-array\` runs it" "\`bash bench/tune/job_array_bench.sh\` on this kind of machine" \
+  bash bench/tune/job_array_bench.sh "$OUT/array_sweep.json"
 
 # --- where and with what it ran ---
 version_of() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo "not installed"; }
@@ -689,24 +696,23 @@ else:
     lines += ["## GPU", "", "not run: no GPU here and no stored GPU results.", ""]
     detail8, t8 = "–", None
 
-# --- node failure ---
-nodes_jsonl = out / "node_failure.jsonl"
-if nodes_jsonl.exists():
-    lines += subprocess.run([sys.executable, "bench/multinode/report.py", str(nodes_jsonl),
-                             (out / "nodes_note.txt").read_text().strip()],
-                            check=True, capture_output=True, text=True).stdout.strip().splitlines() + [""]
-else:
-    lines += ["## Node failure", "", "not run: BENCH_NODES=1 runs it (root, the local cluster); no stored results.", ""]
+# --- parts measured on the local cluster, or their stored results ---
+def cluster_section(result, part, renderer, title, not_run):
+    """The section `renderer` draws from `result` (in this run's directory) with the part's note, or "not run"."""
+    path = out / result
+    if not path.exists():
+        return [f"## {title}", "", f"not run: {not_run}; no stored results.", ""]
+    note = out / f"{part}_note.txt"
+    return subprocess.run([sys.executable, renderer, str(path), note.read_text().strip() if note.exists() else ""],
+                          check=True, capture_output=True, text=True).stdout.strip().splitlines() + [""]
 
-# --- goodput ---
-goodput_json = out / "goodput.json"
-if goodput_json.exists():
-    lines += subprocess.run([sys.executable, "bench/multinode/goodput_report.py", str(goodput_json),
-                             (out / "goodput_note.txt").read_text().strip()],
-                            check=True, capture_output=True, text=True).stdout.strip().splitlines() + [""]
-else:
-    lines += ["## Goodput", "", "not run: BENCH_GOODPUT=1 or `make bench-goodput` runs it (root, the local cluster); "
-              "no stored result.", ""]
+
+lines += cluster_section("node_failure.jsonl", "nodes", "bench/multinode/report.py", "Node failure",
+                         "BENCH_NODES=1 runs it (root, the local cluster)")
+lines += cluster_section("goodput.json", "goodput", "bench/multinode/goodput_report.py", "Goodput",
+                         "BENCH_GOODPUT=1 or `make bench-goodput` runs it (root, the local cluster)")
+lines += cluster_section("array_sweep.json", "array", "bench/tune/array_report.py", "Sweeps vs a job array",
+                         "BENCH_TUNE_ARRAY=1 or `make bench-tune-array` runs it (root, the local cluster)")
 
 # --- targets ---
 t1 = None if len(ratio) < len(RANKS) else all(v <= 0.5 for v in ratio.values())

@@ -27,17 +27,11 @@ CLUSTER=$repo/slurm/local-cluster.sh
 say() { printf 'goodput_bench %s: %s\n' "$(date +%T)" "$*" >&2; }
 die() { say "$*"; exit 1; }
 
-[[ $(id -u) == 0 ]] || die "needs root (the cluster's network namespaces)"
 [[ -x $TRAINRT ]] || die "no $TRAINRT: build first (make build, or BUILD=...)"
 [[ -r $DATA ]] || die "no $DATA: make data"
-started_cluster=0
-if ! [[ -r /tmp/trainrt-slurm/env.sh ]] || ! (source /tmp/trainrt-slurm/env.sh && timeout 10 scontrol ping 2>/dev/null | grep -q 'is UP'); then
-  say "starting the local cluster"
-  bash "$CLUSTER" start >&2
-  started_cluster=1
-fi
-# shellcheck disable=SC1091
-source /tmp/trainrt-slurm/env.sh
+# shellcheck source=bench/lib/local_cluster.sh
+source "$repo/bench/lib/local_cluster.sh"
+bench_cluster_up
 WORK=$(mktemp -d /tmp/trainrt-goodput.XXXXXX)
 JOB=""
 cleanup() {
@@ -47,7 +41,7 @@ cleanup() {
     bash "$CLUSTER" node-kill "$i" >/dev/null 2>&1 || true
     bash "$CLUSTER" node-start "$i" >/dev/null 2>&1 || true
   done
-  ((started_cluster)) && bash "$CLUSTER" stop >&2 || true
+  bench_cluster_down
 }
 trap cleanup EXIT
 common="--data.path=$DATA --train.batch_size=240 --failure.peer_timeout=$PEER_TIMEOUT --failure.max_failures=5"

@@ -26,14 +26,10 @@ BUILD=${BUILD:-build}
 PY=/usr/bin/python3
 say() { printf 'node_failure_bench: %s\n' "$*" >&2; }
 
-[[ $(id -u) == 0 ]] || { say "needs root (the cluster's network namespaces)"; exit 2; }
-started_cluster=0
-if ! [[ -r /tmp/trainrt-slurm/env.sh ]] || ! (source /tmp/trainrt-slurm/env.sh && timeout 10 scontrol ping 2>/dev/null | grep -q 'is UP'); then
-  say "starting the local cluster"
-  bash slurm/local-cluster.sh start >&2
-  started_cluster=1
-fi
-trap '((started_cluster)) && bash slurm/local-cluster.sh stop >&2 || true' EXIT
+# shellcheck source=bench/lib/local_cluster.sh
+source "$repo/bench/lib/local_cluster.sh"
+bench_cluster_up
+trap bench_cluster_down EXIT
 
 export TRAINRT=$repo/$BUILD/trainrt TRAINRT_BUILD=$repo/$BUILD TRAINRT_SRC=$repo TRAINRT_TEST_KEEP=1
 : >"$OUT"

@@ -33,7 +33,8 @@ public:
     // Blocks until it ends: its exit code, or 128 + the signal that ended it (as a shell reports
     // it). A signal delivered to this process interrupts the wait only to run its handler.
     virtual int wait() = 0;
-    // The exit status once it has ended, without blocking; -1 while it runs.
+    // The exit status once it has ended (the same on every later call), without blocking; -1 while
+    // it runs.
     virtual int poll() = 0;
     // SIGTERM, up to `grace_s` for it to end, then SIGKILL; reaps it. Never throws.
     virtual void stop(double grace_s) noexcept = 0;
