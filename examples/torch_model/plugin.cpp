@@ -173,7 +173,7 @@ trainrt::DataPosition resume(const trainrt::Checkpoint& checkpoint, const trainr
                              const trainrt::BatchOptions& options, EpochLoss& loss) {
     tt::load_module(checkpoint, *model);
     tt::load_optimizer(checkpoint, optimizer);
-    tt::load_rng(checkpoint);  // dropout continues with the same masks
+    tt::load_rng(checkpoint, context);  // each rank's dropout continues with the same masks
     loss.load(checkpoint, context);
     return trainrt::load_position(checkpoint, data, options).value_or(trainrt::DataPosition{0, 0});
 }
@@ -197,7 +197,7 @@ void train(trainrt::Session& session) {
     tt::DistributedModule ddp = tt::prepare_model(model.ptr(), session);  // rank 0's weights, averaged gradients
     auto save = [&](const trainrt::Metrics& metrics, const trainrt::DataPosition& position) {
         tt::StateDict state;
-        state.module(*model).optimizer(optimizer).rng().stream_position(data, position, options);
+        state.module(*model).optimizer(optimizer).rng(session.context()).stream_position(data, position, options);
         state.per_rank(session.context(), "epoch_loss", loss.tensor());
         session.report(metrics, state.state());
     };

@@ -170,13 +170,16 @@ private:
 //   module("model.")        every named parameter and buffer, as "model.<name>"
 //   optimizer("optimizer.") SGD's momentum buffers, Adam's / AdamW's step and moments, per
 //                           parameter "optimizer.g<group>.p<index>.<field>", and each group's lr
-//   rng("rng.cpu")          the default CPU generator's state (dropout, shuffles, init)
+//   rng(context, "rng.cpu") each rank's default CPU generator (dropout, shuffles, init), a row
+//                           per rank: ranks seeded alike or apart both come back exactly
 // The dict keeps what it describes alive until it is gone: pass state() to session.report()
 // while it lives. Tensors of type float32, float64, int32, int64 or uint8.
 class StateDict {
 public:
     StateDict& module(const ::torch::nn::Module& module, const std::string& prefix = "model.");
     StateDict& optimizer(::torch::optim::Optimizer& optimizer, const std::string& prefix = "optimizer.");
+    StateDict& rng(const Context& context, const std::string& name = "rng.cpu");
+    // This rank's generator alone, for every rank (right only when all ranks' generators are alike).
     StateDict& rng(const std::string& name = "rng.cpu");
     // A tensor whose value differs between ranks (a rank's own statistics, loss sums, a generator
     // seeded per rank): stored as rank r's row of a [world size, ...] tensor; load_per_rank.
@@ -199,6 +202,10 @@ private:
 void load_module(const Checkpoint& checkpoint, ::torch::nn::Module& module, const std::string& prefix = "model.");
 void load_optimizer(const Checkpoint& checkpoint, ::torch::optim::Optimizer& optimizer,
                     const std::string& prefix = "optimizer.");
+// Each rank's generator from rng(context): its own row; after a change of world size, row (rank mod
+// the old world size), as no rank's own stream can go on then. One saved by rng(name) goes to
+// every rank.
+void load_rng(const Checkpoint& checkpoint, const Context& context, const std::string& name = "rng.cpu");
 void load_rng(const Checkpoint& checkpoint, const std::string& name = "rng.cpu");
 // This rank's row of a StateDict::per_rank tensor into `target`; false (target untouched) when
 // the checkpoint was written by another world size, whose rows are not this world's ranks.

@@ -174,16 +174,16 @@ Progress restore(Session& session, Model& model, const TrainStream& stream) {
     if (checkpoint == nullptr) return {};
     load_module(*checkpoint, *model.module);
     load_optimizer(*checkpoint, *model.optimizer);
-    load_rng(*checkpoint);
+    load_rng(*checkpoint, session.context());
     DataPosition position{checkpoint->attribute_int("epoch"), checkpoint->attribute_int("next_batch")};
     if (auto saved = load_position(*checkpoint, stream.dataset, stream.options)) position = *saved;
     return {position.epoch, position.next_batch, checkpoint->attribute_int("batches"),
             checkpoint->attribute_int("step"), checkpoint->attribute_double("loss_sum")};
 }
 
-StateDict snapshot(Model& model, const Progress& progress, const TrainStream& stream) {
+StateDict snapshot(const Context& context, Model& model, const Progress& progress, const TrainStream& stream) {
     StateDict dict;
-    dict.module(*model.module).optimizer(*model.optimizer).rng();
+    dict.module(*model.module).optimizer(*model.optimizer).rng(context);
     dict.stream_position(stream.dataset, {progress.epoch, progress.next_batch}, stream.options);
     dict.attribute("epoch", progress.epoch).attribute("next_batch", progress.next_batch)
         .attribute("batches", progress.batches).attribute("step", progress.step).attribute("loss_sum", progress.loss_sum);
@@ -227,7 +227,7 @@ bool train_epoch(Session& session, const Settings& settings, Model& model, const
             Metrics metrics;
             metrics.set("epoch", progress.epoch + 1).set("step", progress.step)
                 .set("running_loss", mean_over_ranks(session, progress.loss_sum / progress.batches));
-            session.report(metrics, snapshot(model, progress, stream).state());
+            session.report(metrics, snapshot(session.context(), model, progress, stream).state());
         }
         if (boundary.stop) return false;
     }
@@ -302,7 +302,7 @@ void run(Session& session, Kind kind) {
         Metrics metrics;
         metrics.set("epoch", progress.epoch).set("loss", loss).set("test_loss", test_loss).set("test_accuracy", accuracy)
             .set("train_time_s", train_s).set("eval_time_s", eval_s).set("epoch_time_s", train_s + eval_s);
-        session.report(metrics, snapshot(model, progress, stream).state());
+        session.report(metrics, snapshot(session.context(), model, progress, stream).state());
         if (progress.epoch < epochs && session.should_stop()) return;
     }
     finish(session, settings, kind, model);

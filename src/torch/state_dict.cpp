@@ -163,6 +163,10 @@ StateDict& StateDict::optimizer(::torch::optim::Optimizer& optimizer, const std:
     return *this;
 }
 
+StateDict& StateDict::rng(const Context& context, const std::string& name) {
+    return per_rank(context, name, at::detail::getDefaultCPUGenerator().get_state());
+}
+
 StateDict& StateDict::rng(const std::string& name) {
     add(name, at::detail::getDefaultCPUGenerator().get_state());
     return *this;
@@ -225,12 +229,31 @@ bool load_per_rank(const Checkpoint& checkpoint, const Context& context, const s
     return true;
 }
 
-void load_rng(const Checkpoint& checkpoint, const std::string& name) {
+namespace {
+
+void set_cpu_generator(const at::Tensor& state) {
     at::Generator generator = at::detail::getDefaultCPUGenerator();
-    at::Tensor state = generator.get_state();
-    read_into(checkpoint, name, state);
     std::lock_guard<std::mutex> lock(generator.mutex());
     generator.set_state(state);
+}
+
+}  // namespace
+
+void load_rng(const Checkpoint& checkpoint, const Context& context, const std::string& name) {
+    at::Tensor state = at::detail::getDefaultCPUGenerator().get_state();
+    const bool per_rank = checkpoint.has_tensor(name) && checkpoint.global_shape(name).size() == 2;
+    if (!per_rank) return load_rng(checkpoint, name);
+    Context saved = context;
+    saved.world_size = checkpoint.world_size();
+    saved.world_rank = context.world_rank % saved.world_size;
+    load_per_rank(checkpoint, saved, name, state);
+    set_cpu_generator(state);
+}
+
+void load_rng(const Checkpoint& checkpoint, const std::string& name) {
+    at::Tensor state = at::detail::getDefaultCPUGenerator().get_state();
+    read_into(checkpoint, name, state);
+    set_cpu_generator(state);
 }
 
 }  // namespace trainrt::torch

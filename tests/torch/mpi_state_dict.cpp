@@ -131,3 +131,27 @@ TEST_CASE("StateDict: per_rank tensors come back to their own rank, not to anoth
     CHECK(untouched[0].item<double>() == -1.0);
     CHECK_THROWS_AS(trainrt::torch::load_per_rank(*restored, context, "no_such", back), CheckpointError);
 }
+
+TEST_CASE("StateDict: each rank's generator comes back to its rank, and to a rank of another world", "[torch][checkpoint]") {
+    testing::SharedDir run("trainrt-torch-ckpt");
+    auto comm = comm::make_world_communicator();
+    const Context context = testing::world_context(run.path());
+    checkpoint::CheckpointManager manager(options(), context, *comm);
+    ::torch::manual_seed(100 + context.world_rank);  // generators seeded per rank
+    trainrt::torch::StateDict dict;
+    dict.rng(context);
+    manager.save(dict.state(), 1, nlohmann::ordered_json::object());
+    const at::Tensor next = ::torch::rand({4});  // what each rank draws next
+    ::torch::manual_seed(7);
+    const std::optional<Checkpoint> restored = manager.restore();
+    REQUIRE(restored.has_value());
+    CHECK(restored->global_shape("rng.cpu").size() == 2);
+    trainrt::torch::load_rng(*restored, context);
+    CHECK(at::equal(::torch::rand({4}), next));
+
+    Context wider = context;  // a rank of a larger world takes row (rank mod saved world size)
+    wider.world_size = context.world_size * 2;
+    wider.world_rank = context.world_rank + context.world_size;
+    trainrt::torch::load_rng(*restored, wider);
+    CHECK(at::equal(::torch::rand({4}), next));
+}
