@@ -10,9 +10,9 @@
 #   bash bench/multinode/goodput_bench.sh [OUT.json]          # root; `make bench-goodput`
 #
 # Environment: GOODPUT_MINUTES (training wanted, 20), GOODPUT_LIMIT (--time in minutes, 4),
-# GOODPUT_PEER_TIMEOUT (10), BUILD (build). The epochs come from a calibration step on the same
-# nodes (3 epochs). The faults hit a node other than the batch host, at 30 % and 65 % of the
-# wanted training time. Starts the local cluster when it is not up, and stops it again then.
+# GOODPUT_PEER_TIMEOUT (10), GOODPUT_PEER_LINKS (true: [failure] peer_links), BUILD (build). The
+# epochs come from a calibration step on the same nodes (3 epochs). The faults hit a node other
+# than the batch host, at 30 % and 65 % of the wanted training time. Starts the local cluster when it is not up, and stops it again then.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
@@ -20,6 +20,7 @@ OUT=${1:-bench/multinode/results/goodput.json}
 MINUTES=${GOODPUT_MINUTES:-20}
 LIMIT=${GOODPUT_LIMIT:-4}
 PEER_TIMEOUT=${GOODPUT_PEER_TIMEOUT:-10}
+PEER_LINKS=${GOODPUT_PEER_LINKS:-true}
 BUILD=${BUILD:-build}
 TRAINRT=$repo/$BUILD/trainrt
 DATA=$repo/data/fashion-mnist.h5
@@ -44,7 +45,7 @@ cleanup() {
   bench_cluster_down
 }
 trap cleanup EXIT
-common="--data.path=$DATA --train.batch_size=240 --failure.peer_timeout=$PEER_TIMEOUT --failure.max_failures=5"
+common="--data.path=$DATA --train.batch_size=240 --failure.peer_timeout=$PEER_TIMEOUT --failure.peer_links=$PEER_LINKS --failure.max_failures=5"
 
 # Calibration: 3 epochs on the same 3 x 2 geometry; the fastest sets the epochs, with 10 % more
 # (the first epochs run slower than the long job's: a first run of 2 gave 16 min for 20 wanted).
@@ -114,11 +115,11 @@ JOB=""
 mkdir -p "$(dirname "$OUT")"
 requeues=$(jq -s 'map(select(.event == "requeue")) | length' "$RUN/events.jsonl")
 jq --argjson minutes "$MINUTES" --argjson requeues "$requeues" --argjson limit "$LIMIT" --argjson epochs "$epochs" \
-  --argjson killed "$killed" --argjson frozen "$frozen" --argjson peer "$PEER_TIMEOUT" --arg run "$RUN" \
+  --argjson killed "$killed" --argjson frozen "$frozen" --argjson peer "$PEER_TIMEOUT" --argjson links "$PEER_LINKS" --arg run "$RUN" \
   --arg when "$(date -u +%FT%TZ)" --argjson trained "$(trained_s)" \
   '{bench: "goodput", when: $when, minutes_wanted: $minutes, time_limit_min: $limit, epochs: $epochs,
     trained_s: $trained, node_killed: ($killed == 1), node_frozen: ($frozen == 1), peer_timeout_s: $peer,
-    requeues: $requeues,
+    peer_links: $links, requeues: $requeues,
     goodput: .goodput, recoveries: .recoveries, run: $run}' "$WORK/results.json" >"$OUT"
 jq -r '"goodput \(.goodput.ratio * 1000 | round / 10) % of \(.goodput.allocated_rank_s | round) rank-s; \(.requeues) requeues; trained \(.trained_s | round) s; " +
   "lost (rank-s): " + (.goodput.lost_rank_s | to_entries | map("\(.key) \(.value | round)") | join(", ")) +

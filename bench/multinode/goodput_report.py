@@ -27,7 +27,7 @@ def main(path, note):
             f"the full FashionMNIST set through `jobs/fashion_mlp.sbatch` (`trainrt supervise`, `--no-kill`, "
             f"`--requeue`), {r['epochs']} epochs (about {r['minutes_wanted']} min of training, from a calibration), "
             f"Slurm time limit {r['time_limit_min']} min (trainrt stops and requeues the job before each), "
-            f"`peer_timeout = {r['peer_timeout_s']:g}`, peer links off (the default). At 30 % of the training a node other "
+            f"`peer_timeout = {r['peer_timeout_s']:g}`, peer links {'on' if r.get('peer_links') else 'off'}. At 30 % of the training a node other "
             f"than the batch host is killed (every process, SIGKILL) and at 65 % one is frozen (SIGSTOP); each is "
             f"brought back once the relaunch runs without it. Goodput is `trainrt results`' own account "
             f"(README \"Results\"): trained rank-time over the rank-time the attempts held; the time between "

@@ -145,10 +145,10 @@ template <> struct KeyType<SecondsOrAuto> {
         "they end the step (a peer_timeout failure naming the node) and the relaunch excludes it, long before " \
         "Slurm's SlurmdTimeout (300 s by default); 0: no heartbeats. Lower it for faster recovery, at the "     \
         "risk of a false alarm when the filesystem stalls longer than it")                                      \
-    KEY(peer_links, bool, "false", any_value(),                                                                 \
+    KEY(peer_links, bool, "true", any_value(),                                                                  \
         "with heartbeats on: nodes' first processes keep TCP links in a ring, and a link closed without a "     \
-        "goodbye ends the step at once (a peer_lost failure naming the node) instead of after peer_timeout. "  \
-        "Off by default until every multi-node test has run with it (README)")                                  \
+        "goodbye ends the step at once (a peer_lost failure naming the node) instead of after peer_timeout; "  \
+        "false: a lost node is noticed by its silent heartbeat only")                                           \
     KEY(mtbf, double, "0", at_least(0),                                                                         \
         "mean seconds between failures of the job (a node lost, a crash), for checkpoint.interval = auto; "   \
         "0: learned from the run's record, (T + M0) / (k + 1) for k failures in T s of attempts, "              \
