@@ -14,9 +14,12 @@ sed 's/ray\.train/trainrt/g' tests/python/ray_quickstart.py >"$WORK/train.py"
 grep -q "ray" "$WORK/train.py" && fail "the sed left a Ray name: $(grep -m1 ray "$WORK/train.py")"
 
 # driver_line OUT: the driver's summary lines.
-drivers() { grep -c '^driver: ' "$1" || true; }
+# The ranks under mpiexec share one pipe: one rank's line can land inside another's (print writes
+# the text and its newline apart), so driver lines are counted and read as matches, not lines.
+drivers() { grep -o 'driver: path ' "$1" | wc -l; }
 check_driver() {  # NAME OUT RUN_NAME: the driver's model has the reported accuracy, from RUN_NAME's run
-  local line; line=$(grep -m1 '^driver: ' "$2")
+  local line
+  line=$(grep -o "driver: path [^,]*, [0-9]* checkpoints, epoch [0-9]*, reported accuracy [0-9.]*, loaded model's [0-9.]*" "$2" | head -1)
   [[ "$line" =~ path\ ([^,]*),\ 2\ checkpoints,\ epoch\ 1,\ reported\ accuracy\ ([0-9.]+),\ loaded\ model\'s\ ([0-9.]+) ]] \
     && [ "${BASH_REMATCH[2]}" = "${BASH_REMATCH[3]}" ] && [ "${BASH_REMATCH[1]}" = "$WORK/runs/$3" ] \
     && pass "$1: $line" || { tail -5 "$2" >&2; fail "$1: driver line '$line'"; }
