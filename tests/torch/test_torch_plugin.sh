@@ -5,7 +5,8 @@
 # with USR2 mid-epoch and rerun it reports every number of the uninterrupted run (running and
 # epoch losses; batch-norm statistics: the test accuracy uses them) and ends with its digest; the same run resumed with another
 # width is refused with exit 8 naming the tensor; a batch that does not divide is refused by its
-# preflight (exit 2, one line, nothing written).
+# preflight (exit 2, one line, nothing written). The same plugin, unchanged, runs as the trials of a
+# `trainrt tune` sweep.
 # ctest: fixture=trainrt_installed
 source "$(dirname "$0")/../checkpoint/lib.sh"
 prefix=$TRAINRT_BUILD/test-install/prefix
@@ -51,4 +52,26 @@ train 2 odd "$WORK/odd.out" --train.batch_size=255
 [ "$rc" -eq 2 ] && [ "$(grep -c . "$WORK/odd.out.stderr")" -eq 1 ] && grep -q "does not divide by the 2 ranks" "$WORK/odd.out" \
   && [ ! -e "$WORK/odd" ] && pass "a batch that does not divide: exit 2, $(cat "$WORK/odd.out.stderr")" \
   || { show "$WORK/odd.out"; fail "odd batch: exit $rc"; }
+# The same plugin, unchanged, as the trials of a sweep: `trainrt tune` over its own train.lr key, two
+# 1-rank trials at once; each trial is a run of the plugin with its rate, reports its accuracy and
+# digest, and `trainrt results` names the better one.
+cat >"$WORK/sweep.ini" <<INI
+[tune]
+base = $ini
+metric = test_accuracy
+num_samples = 2
+ranks_per_trial = 1
+[space]
+train.lr = grid(0.001, 0.003)
+INI
+rc=0; timeout -k 10 300 "$TRAINRT" tune --config "$WORK/sweep.ini" --ranks 2 --run.workload="plugin:$plugin" --data.path="$DATA" \
+  --train.epochs=1 --train.batch_size=256 --metrics.progress=off --run.storage_path="$WORK" --run.name=sweep >"$WORK/sweep.out" 2>&1 || rc=$?
+S=$WORK/sweep
+digests=$(for t in trial_0000 trial_0001; do model_digest "$S/$t.out"; done | sort -u | grep -c . || true)
+best=$(for t in trial_0000 trial_0001; do jq -r "select(.loss != null) | \"$t \\(.test_accuracy)\"" "$S/$t/result.jsonl" | tail -1; done | sort -k2 -g | tail -1)
+[ "$rc" -eq 0 ] && [ "$(jq -r '[.trials[].status] | join(" ")' "$S/sweep.json")" = "TERMINATED TERMINATED" ] \
+  && [ "$(jq -r '[.trials[].values["train.lr"]] | join(" ")' "$S/sweep.json")" = "0.001 0.003" ] && [ "$digests" -eq 2 ] \
+  && "$TRAINRT" results "$S" --json | jq -e --arg t "${best% *}" '.best_trial == $t' >/dev/null \
+  && pass "the plugin as 2 sweep trials (lr 0.001, 0.003): both TERMINATED, 2 digests, best ${best}" \
+  || { tail -20 "$WORK/sweep.out" >&2; fail "plugin sweep: exit $rc, $(jq -c '[.trials[] | {status, last_exit}]' "$S/sweep.json" 2>/dev/null), best '$best'"; }
 finish
