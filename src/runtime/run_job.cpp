@@ -14,7 +14,6 @@
 #include "runtime/gpu_setup.hpp"
 #include "runtime/lifecycle.hpp"
 #include "runtime/session_impl.hpp"
-#include "runtime/stop_signals.hpp"
 #include "runtime/watchdog.hpp"
 #include "storage/posix.hpp"
 #include "runlog/clock.hpp"
@@ -27,8 +26,8 @@
 namespace trainrt::runtime {
 namespace {
 
-// This rank's start-up checks: the workload (a plugin is loaded here), its keys, its preflight,
-// the GPU and the stop signals. A non-trainrt exception from a preflight is the workload's.
+// This rank's start-up checks: the workload (a plugin is loaded here), its keys, its preflight
+// and the GPU. A non-trainrt exception from a preflight is the workload's.
 void check_locally(const Context& context, const Settings& settings,
                    const workloads::Workload*& workload, JobConfig& effective) {
     try {
@@ -37,8 +36,6 @@ void check_locally(const Context& context, const Settings& settings,
             effective = config::with_train_keys(effective, workload->train_keys, workload->name);
         if (workload->preflight) workload->preflight(effective, context);
         bind_gpu(settings.scaling, context);
-        install_stop_signals(settings.stop.signals.value.numbers);
-        install_interrupt_handler();
     } catch (const Error&) {
         throw;
     } catch (const std::exception& error) {

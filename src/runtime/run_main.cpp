@@ -10,6 +10,7 @@
 #include "comm/gpu.hpp"
 #include "config/loader.hpp"
 #include "runtime/run_job.hpp"
+#include "runtime/stop_signals.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/build_config.hpp"
 #include "trainrt/error.hpp"
@@ -86,6 +87,11 @@ int run_loaded(int argc, const config::Loaded& loaded, const workloads::Workload
     if (loaded.flags.config_file.empty() && argc <= 1 && embedded == nullptr)  // a program is its own job
         throw ConfigError("config: no job given; run `trainrt --config FILE` (see `trainrt --help`)");
     const Settings settings = Settings::read(loaded.config);
+    // Before MPI starts and the workload loads (seconds under srun): a stop signal in that window
+    // would otherwise end the rank with the signal's default action, and a sweep starts trials at
+    // any time (Slurm's --signal=USR2@T then killed a trial in start-up and the stop was lost).
+    install_stop_signals(settings.stop.signals.value.numbers);
+    install_interrupt_handler();
     log::set_level(config::log_level_of(settings.log.level.value));
     const bool wants_gpu = settings.scaling.use_gpu.value || settings.scaling.backend.value == Backend::nccl;
     if (wants_gpu && !TRAINRT_HAS_CUDA)
