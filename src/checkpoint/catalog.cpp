@@ -194,6 +194,9 @@ void clone_checkpoint(const std::string& from_run, const std::string& name, cons
     std::error_code error;
     fs::copy(source, pending, fs::copy_options::recursive, error);
     if (error) throw StorageError(fmt::format("storage: copying {} to {} failed: {}", source, pending, error.message()));
+    Manifest copy = read_manifest(pending);
+    copy.copied_from = source;
+    storage::write_file_atomic(pending + "/" + kManifestFile, to_json(copy).dump(2) + "\n");
     for (const auto& entry : fs::directory_iterator(pending)) storage::fsync_path(entry.path().string());
     storage::fsync_path(pending);
     storage::rename_durable(pending, dir + "/" + name);

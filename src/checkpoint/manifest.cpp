@@ -64,11 +64,13 @@ Json to_json(const Manifest& manifest) {
     Json files = Json::array();
     for (const FileEntry& file : manifest.files)
         files.push_back({{"name", file.name}, {"size", file.size}, {"xxh3", file.xxh3}});
-    return {{"format", kManifestFormat}, {"format_version", kManifestVersion},
-            {"name", manifest.name},     {"iteration", manifest.iteration},
-            {"world_size", manifest.world_size}, {"layout", manifest.layout},
-            {"created", manifest.created}, {"metrics", manifest.metrics},
-            {"attributes", attributes},  {"tensors", tensors}, {"files", files}};
+    Json json = {{"format", kManifestFormat}, {"format_version", kManifestVersion},
+                 {"name", manifest.name},     {"iteration", manifest.iteration},
+                 {"world_size", manifest.world_size}, {"layout", manifest.layout},
+                 {"created", manifest.created}, {"metrics", manifest.metrics},
+                 {"attributes", attributes},  {"tensors", tensors}, {"files", files}};
+    if (!manifest.copied_from.empty()) json["copied_from"] = manifest.copied_from;
+    return json;
 }
 
 namespace {
@@ -136,6 +138,7 @@ Manifest manifest_from_json(const Json& json, const std::string& where) {
         manifest.files.push_back({field<std::string>(file, "name", where, "files[]."),
                                   field<std::uint64_t>(file, "size", where, "files[]."),
                                   field<std::string>(file, "xxh3", where, "files[].")});
+    if (json.contains("copied_from")) manifest.copied_from = field<std::string>(json, "copied_from", where, "");
     return manifest;
 }
 

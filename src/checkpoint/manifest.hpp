@@ -50,6 +50,7 @@ struct Manifest {
     std::vector<std::pair<std::string, AttributeValue>> attributes;
     std::map<std::string, TensorEntry> tensors;
     std::vector<FileEntry> files;
+    std::string copied_from;   // the checkpoint this one is a copy of (a PBT exploit); empty if none
 };
 
 nlohmann::ordered_json to_json(const Manifest& manifest);

@@ -41,8 +41,10 @@ Json fields_of(const CheckpointEvent& e) {
             {"stall_s", e.stall_s}, {"async", e.async}};
 }
 Json fields_of(const RestoreEvent& e) {
-    return {{"checkpoint", e.checkpoint}, {"iteration", e.iteration}, {"step", e.iteration},
-            {"written_by_ranks", e.written_by_ranks}, {"superseded_rows", e.superseded_rows}};
+    Json fields = {{"checkpoint", e.checkpoint}, {"iteration", e.iteration}, {"step", e.iteration},
+                   {"written_by_ranks", e.written_by_ranks}, {"superseded_rows", e.superseded_rows}};
+    if (e.copied_from) fields["copied_from"] = *e.copied_from;
+    return fields;
 }
 Json fields_of(const StopEvent& e) {
     Json fields = {{"reason", e.reason}, {"step", e.step}, {"checkpoint", optional_json(e.checkpoint)},
@@ -137,6 +139,7 @@ void read_body(const Fields& f, CheckpointEvent& e) {
 void read_body(const Fields& f, RestoreEvent& e) {
     f.read("checkpoint", e.checkpoint), f.read("iteration", e.iteration);
     f.read("written_by_ranks", e.written_by_ranks), f.read("superseded_rows", e.superseded_rows);
+    f.read("copied_from", e.copied_from);
 }
 void read_body(const Fields& f, StopEvent& e) {
     f.read("reason", e.reason), f.read("step", e.step), f.read("checkpoint", e.checkpoint);

@@ -1,5 +1,6 @@
 #include "runtime/resume.hpp"
 
+#include "checkpoint/manifest.hpp"
 #include "log/log.hpp"
 #include "runlog/events.hpp"
 #include "runlog/run_files.hpp"
@@ -15,9 +16,10 @@ void Resume::offer(std::optional<Checkpoint> restored, double read_seconds, std:
 const Checkpoint* Resume::take() const {
     if (!restored_) return nullptr;
     if (!taken_ && context_.world_rank == 0) {
-        runlog::append(context_.run_dir, context_,
-                       runlog::RestoreEvent{restored_->path(), restored_->iteration(), restored_->world_size(),
-                                            superseded_});
+        runlog::RestoreEvent event{restored_->path(), restored_->iteration(), restored_->world_size(), superseded_};
+        if (std::string source = checkpoint::read_manifest(restored_->path()).copied_from; !source.empty())
+            event.copied_from = std::move(source);
+        runlog::append(context_.run_dir, context_, event);
         log::info("resuming from {} (iteration {})", restored_->path(), restored_->iteration());
     }
     taken_ = true;

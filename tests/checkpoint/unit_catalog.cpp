@@ -72,6 +72,7 @@ Manifest sample_manifest() {
     m.world_size = 2;
     m.layout = "file_per_rank";
     m.created = "2024-05-01T12:00:00Z";
+    m.copied_from = "/runs/sweep/trial_0001/checkpoints/checkpoint_000040";
     m.metrics = Json{{"loss", 0.125}, {"acc", 0.9375}, {"epoch", 3}, {"tag", "warm"},
                      {"nested", {{"a", 1}, {"b", {1, 2, 3}}}}};
     m.attributes = {{"epoch", std::int64_t{3}},
@@ -100,6 +101,7 @@ void check_same(const Manifest& a, const Manifest& b) {
     CHECK(a.layout == b.layout);
     CHECK(a.created == b.created);
     CHECK(a.metrics == b.metrics);
+    CHECK(a.copied_from == b.copied_from);
     REQUIRE(a.attributes.size() == b.attributes.size());
     for (std::size_t i = 0; i < a.attributes.size(); ++i) {
         INFO("attribute " << a.attributes[i].first);
@@ -666,6 +668,11 @@ TEST_CASE("clone_checkpoint: the copy becomes the target's newest; its later one
     clone_checkpoint(donor.path(), "checkpoint_000004", target.path());
     CHECK(committed_names(target.path()) == names_of({2, 4}));
     CHECK(read_manifest(target.checkpoints() + "/checkpoint_000004").metrics == Json{{"epoch", 2}});
+    // The copy names its source, and its checksums still hold with the rewritten manifest.
+    CHECK(read_manifest(target.checkpoints() + "/checkpoint_000004").copied_from ==
+          donor.checkpoints() + "/checkpoint_000004");
+    CHECK(verify(target.checkpoints() + "/checkpoint_000004").empty());
+    CHECK_FALSE(to_json(read_manifest(donor.checkpoints() + "/checkpoint_000004")).contains("copied_from"));
     CHECK(read_text(target.checkpoints() + "/latest") == "checkpoint_000004\n");
     CHECK(clean_leftovers(target.path()).empty());  // nothing pending or retired is left behind
     CHECK(*select_latest_valid(target.path()).path == target.checkpoints() + "/checkpoint_000004");

@@ -4,7 +4,7 @@
 # resample_probability 0: every exploration is a x0.8 / x1.2 move). At each boundary the worst
 # trial scored so far copies the best one's newest checkpoint and goes on with its rate moved:
 # sweep.json records each decision with the donor; an exploiting trial resumes from the copy (in
-# its own run directory), its rate is the donor's x0.8 or x1.2, and its rows go on from the copied
+# its own run directory; the restore event names the donor's checkpoint it copied), its rate is the donor's x0.8 or x1.2, and its rows go on from the copied
 # epoch; every trial ends TERMINATED at epoch 6. The same sweep run again starts nothing.
 # ctest: fixture=small_data
 source "$(dirname "$0")/../lib/common.sh"
@@ -40,10 +40,17 @@ ok=1
 for t in $(jq -r '.trials[] | select(any(.decisions[]; .donor >= 0)) | .name' "$S/sweep.json"); do
   grep -q "sweep: $t copies trial_" "$WORK/pbt.out" || { ok=0; echo "no copy line for $t" >&2; }
   grep -q "resuming from .*/$t/checkpoints/checkpoint_" "$S/$t.out" || { ok=0; echo "$t did not resume from its copy" >&2; }
+  # The restore right after each copy names the donor trial's checkpoint it came from.
+  donors=$(jq -r --arg t "$t" '.trials[] | select(.name == $t) | .decisions[] | select(.donor >= 0) | .donor' "$S/sweep.json" |
+    while read -r d; do printf 'trial_%04d\n' "$d"; done)
+  sources=$(jq -r 'select(.event == "restore" and .copied_from != null) | .copied_from' "$S/$t/events.jsonl" |
+    sed -n 's|.*/\(trial_[0-9]*\)/checkpoints/checkpoint_[0-9]*$|\1|p')
+  [ -n "$sources" ] && [ "$sources" = "$donors" ] \
+    || { ok=0; echo "$t: restores copied from '$(echo $sources)', donors '$(echo $donors)'" >&2; }
   jq -se '[.[].epoch] | (. == (. | sort)) and (.[-1] == 6)' "$S/$t/result.jsonl" >/dev/null \
     || { ok=0; echo "$t rows: $(jq -c .epoch "$S/$t/result.jsonl" | tr '\n' ' ')" >&2; }
 done
-[ "$ok" = 1 ] && pass "each exploiting trial resumed from the copied checkpoint in its own directory; its epochs rise to 6" \
+[ "$ok" = 1 ] && pass "each exploiting trial resumed from the copied checkpoint in its own directory (its restore events name the donor's checkpoints); its epochs rise to 6" \
   || fail "exploiting trials (see above)"
 # Every exploration: the copying trial's rate is its donor's (at the copy) x0.8 or x1.2.
 ratios=$(sed -n 's/.*copies trial_[0-9]* (train.lr=\([^;]*\);.* goes on with train.lr=\(.*\)$/\2 \1/p' "$WORK/pbt.out" |
