@@ -287,6 +287,10 @@ class Tuner:
         lines = ["[tune]", "base = base.ini", f"metric = {metric}", f"mode = {mode}",
                  f"num_samples = {config.num_samples * points}", f"ranks_per_trial = {ranks}",
                  f"max_concurrent_trials = {config.max_concurrent_trials or 0}"]
+        failure = self.run_config.failure_config
+        if failure is not None:  # Ray retries each failed trial max_failures times (-1: without end)
+            retries = failure.max_failures if failure.max_failures >= 0 else 2**31 - 1
+            lines += [f"max_failures_per_trial = {retries}"]
         lines += ["search = optuna", f"optuna.n_startup_trials = {search.n_startup_trials}"] if search \
             else ["search = random"]
         if isinstance(scheduler, ASHAScheduler):

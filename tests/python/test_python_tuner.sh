@@ -7,7 +7,8 @@
 # stopped the two others at the first rung (epoch 1). Run again,
 # the finished sweep starts no trial and gives the same grid. loguniform with num_samples=4 and
 # OptunaSearch: 4 trials drawn by Optuna, the best is the one with the largest sampled rate. PopulationBasedTraining with
-# hyperparam_mutations: 4 trials to epoch 6, at least one exploit.
+# hyperparam_mutations: 4 trials to epoch 6, at least one exploit. A trial whose rank 1 raises is
+# retried once (FailureConfig(max_failures=1)), then ERROR, while the others finish.
 # ctest: processors=2
 source "$(dirname "$0")/../lib/common.sh"
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" TUNER_RUNS="$WORK/runs"
@@ -50,4 +51,17 @@ copies=$(grep -c "copies trial_" "$WORK/pbt.out" || true)
   && grep -q "^scheduler = pbt" "$WORK/runs/pbt/tuner/sweep.ini" \
   && pass "PopulationBasedTraining (hyperparam_mutations over lr): $copies exploit(s), $line" \
   || { tail -20 "$WORK/pbt.out" >&2; fail "PBT sweep: exit $rc, $copies exploits, '$line'"; }
+
+# A trial whose rank 1 raises (2-rank DataParallelTrainer trials, FailureConfig(max_failures=1)): it
+# is started again once, then ERROR with the exception in its output; the other trials finish.
+rc=0; TUNER_NAME=raise timeout -k 10 600 "$PY" tests/python/tuner_func.py --raise >"$WORK/raise.out" 2>&1 || rc=$?
+line=$(driver "$WORK/raise.out")
+S=$WORK/runs/raise
+[ "$rc" -eq 0 ] && [[ "$line" == "driver: 3 trials, 1 errors, best lr 0.1, "* ]] \
+  && grep -q "^driver: statuses 0.1:TERMINATED 0.01:ERROR 0.001:TERMINATED$" "$WORK/raise.out" \
+  && [ "$(jq -c '[.trials[] | [.attempts, .failures]]' "$S/sweep.json")" = "[[1,0],[2,2],[1,0]]" ] \
+  && [ "$(grep -c "ValueError: rank 1 cannot go on" "$S/trial_0001.out")" -ge 2 ] \
+  && grep -q "^max_failures_per_trial = 1" "$S/tuner/sweep.ini" \
+  && pass "rank 1 raising in one trial: retried once (2 attempts), ERROR; the others TERMINATED: $line" \
+  || { tail -20 "$WORK/raise.out" >&2; fail "raising trial: exit $rc, '$line', $(jq -c '[.trials[] | [.status, .attempts, .failures]]' "$S/sweep.json" 2>/dev/null)"; }
 finish

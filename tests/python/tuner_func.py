@@ -10,6 +10,15 @@ import trainrt
 from trainrt import tune
 
 
+def raising_func(config):
+    """train_func, but rank 1 raises at epoch 2 in the trial with lr 0.01."""
+    context = trainrt.get_context()
+    for epoch in range(1, config["epochs"] + 1):
+        if config["lr"] == 0.01 and epoch == 2 and context.get_world_rank() == 1:
+            raise ValueError("rank 1 cannot go on")
+        trainrt.report({"epoch": epoch, "loss": (1 - config["lr"]) ** epoch})
+
+
 def train_func(config):
     checkpoint = trainrt.get_checkpoint()
     w = float(checkpoint["w"][0]) if checkpoint else 0.0
@@ -32,15 +41,22 @@ if __name__ == "__main__":
         space, samples, at_once = {"lr": 0.001, "epochs": 6}, 4, None
         scheduler = tune.PopulationBasedTraining(perturbation_interval=2, quantile_fraction=0.25, resample_probability=0,
                                                  hyperparam_mutations={"lr": tune.loguniform(1e-3, 1e-1)})
-    tuner = tune.Tuner(train_func, param_space=space,
+    trainable, failure = train_func, None
+    if sys.argv[1:] == ["--raise"]:  # 2-rank trials, each retried once (Ray's FailureConfig)
+        space, samples, at_once = {"lr": tune.grid_search([0.1, 0.01, 0.001]), "epochs": 3}, 1, 1
+        scheduler, failure = None, trainrt.FailureConfig(max_failures=1)
+        trainable = trainrt.DataParallelTrainer(raising_func, scaling_config=trainrt.ScalingConfig(num_workers=2))
+    tuner = tune.Tuner(trainable, param_space=space,
                        tune_config=tune.TuneConfig(metric="loss", mode="min", num_samples=samples,
                                                    max_concurrent_trials=at_once, scheduler=scheduler,
                                                    search_alg=search),
-                       run_config=trainrt.RunConfig(name=os.environ["TUNER_NAME"], storage_path=os.environ["TUNER_RUNS"]))
+                       run_config=trainrt.RunConfig(name=os.environ["TUNER_NAME"], storage_path=os.environ["TUNER_RUNS"],
+                                                    failure_config=failure))
     results = tuner.fit()
     best = results.get_best_result()
     frame = results.get_dataframe()
+    w = f"{float(best.checkpoint['w'][0]):.4f}" if best.checkpoint else "none"
     print(f"driver: {len(results)} trials, {results.num_errors} errors, best lr {best.config['lr']}, "
           f"best loss {best.metrics['loss']:.3g}, epochs {best.metrics['epoch']}, checkpoint w "
-          f"{float(best.checkpoint['w'][0]):.4f}, dataframe rows {len(frame)} with config/lr "
-          f"{'config/lr' in frame.columns}", flush=True)
+          f"{w}, dataframe rows {len(frame)} with config/lr {'config/lr' in frame.columns}", flush=True)
+    print("driver: statuses " + " ".join(f"{r.config['lr']}:{r.status}" for r in results), flush=True)
