@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "checkpoint/fault.hpp"
+#include "checkpoint/local_level.hpp"
 #include "checkpoint/reader.hpp"
 #include "checkpoint/validate.hpp"
 #include "comm/agreement.hpp"
@@ -39,6 +40,13 @@ CheckpointOptions options_from(const CheckpointSettings& settings) {
     options.async = settings.async.value;
     options.spread_replicated = settings.spread_replicated.value;
     options.resume_from = settings.resume_from.value;
+    options.levels = settings.levels.value;
+    options.local_dir = settings.local_dir.value;
+    options.pfs_every = settings.pfs_every.value;
+    if (options.levels != CheckpointLevels::pfs && (options.async || settings.layout.value == CheckpointLayout::shared))
+        throw ConfigError(fmt::format(
+            "config: {} needs {} = file_per_rank and {} = false: the local levels copy each rank's file as written",
+            settings.levels.stated(name_of(settings.levels.value)), settings.layout.key, settings.async.key));
     if (options.async && settings.layout.value == CheckpointLayout::shared)
         throw ConfigError(fmt::format(
             "config: {} needs {} = file_per_rank: the shared layout writes collectively through MPI-IO, "
@@ -64,6 +72,12 @@ std::exception_ptr attempt_checkpoint(Step&& step) {
             throw CheckpointError(error.what());
         }
     });
+}
+
+// The iteration in a checkpoint directory's name (checkpoint_000042 -> 42).
+std::int64_t read_iteration(const std::string& path) {
+    const std::string name = fs::path(path).filename().string();
+    return name.rfind("checkpoint_", 0) == 0 ? std::stoll(name.substr(11)) : 0;
 }
 
 double seconds_since(Clock::time_point start) {
@@ -127,6 +141,10 @@ struct CheckpointManager::Impl {
     std::unique_ptr<InFlight> in_flight;
     std::vector<HostBuffer> host_copy;  // reused by every async save; one save in flight at most
     storage::BackgroundRemover remover;  // retired checkpoints' bytes
+    std::unique_ptr<LocalLevel> local;   // with local levels
+    std::int64_t local_saves = 0;
+    std::optional<Manifest> newest_local;  // the newest local checkpoint, until it is in the run directory
+    std::string restored_level = "pfs";
 
     bool root() const { return context.world_rank == 0; }
     std::string dir() const { return checkpoints_dir(context.run_dir); }
@@ -156,6 +174,18 @@ struct CheckpointManager::Impl {
     // Fault points name `iteration`: publication may run on the next save's thread.
     void apply_retention(const std::string& newest, std::int64_t iteration);
     void discard(const std::string& name) noexcept;
+    SaveReport save_local(const CheckpointState& state, std::int64_t iteration, const Json& metrics);
+    // Collective: every rank copies its file of local checkpoint `manifest` to the run directory,
+    // then rank 0 publishes it there as any checkpoint.
+    void flush(Manifest manifest);
+    void agree_local(const std::exception_ptr& failure, const std::string& name, const std::string& what) {
+        try {
+            comm::agree(comm, failure, what);
+        } catch (const CheckpointError&) {
+            local->discard(name);
+            throw;
+        }
+    }
     // Collective: agree on a step of save `name`; when any rank failed, rank 0 removes the
     // pending directory and every rank throws the agreed CheckpointError.
     void agree_or_discard(const std::exception_ptr& failure, const std::string& name, const std::string& what) {
@@ -269,7 +299,11 @@ CheckpointManager::CheckpointManager(CheckpointOptions options, const Context& c
     impl_->writer = impl_->options.layout.layout == "shared"
                         ? make_shared_file_writer(impl_->options.layout)
                         : make_file_per_rank_writer(impl_->options.layout);
+    if (impl_->options.levels != CheckpointLevels::pfs)
+        impl_->local = std::make_unique<LocalLevel>(impl_->options.levels, impl_->options.local_dir, context, comm);
 }
+
+const std::string& CheckpointManager::restored_level() const { return impl_->restored_level; }
 
 CheckpointManager::~CheckpointManager() {
     if (impl_->in_flight && impl_->in_flight->thread.joinable()) impl_->in_flight->thread.join();
@@ -309,7 +343,15 @@ std::string CheckpointManager::Impl::verify_together(const std::string& path) {
 std::optional<Checkpoint> CheckpointManager::restore() {
     Impl& m = *impl_;
     m.remover.wait();  // retired checkpoints are not leftovers of an interrupted save
-    for (const std::string& path : m.candidates()) {
+    const std::vector<std::string> candidates = m.candidates();
+    if (m.local && m.options.resume_from.empty()) {  // a local checkpoint as new as the run directory's newest
+        const std::int64_t newest = candidates.empty() ? 0 : read_iteration(candidates.front());
+        if (std::optional<LocalRestore> found = m.local->restore(newest)) {
+            m.restored_level = found->level;
+            return std::move(found->checkpoint);
+        }
+    }
+    for (const std::string& path : candidates) {
         const std::string problem = m.verify_together(path);
         if (problem.empty()) return open_checkpoint(path);
         if (!m.options.resume_from.empty()) {
@@ -327,6 +369,7 @@ std::optional<Checkpoint> CheckpointManager::restore() {
 SaveReport CheckpointManager::save(const CheckpointState& state, std::int64_t iteration,
                                    const Json& metrics) {
     Impl& m = *impl_;
+    if (m.local) return m.save_local(state, iteration, metrics);
     const auto start = Clock::now();
     // Async: the save in flight is agreed here and published by this save's thread.
     std::optional<Manifest> previous = m.options.async ? m.settle_in_flight() : std::nullopt;
@@ -387,6 +430,7 @@ void CheckpointManager::Impl::start_async(const WritePlan& plan, const Attribute
 // Commits the async save in flight on return (publication on this thread).
 void CheckpointManager::finish() {
     Impl& m = *impl_;
+    if (m.newest_local) m.flush(*m.newest_local);
     if (!m.in_flight) return;
     const std::string name = m.in_flight->name;
     const std::optional<Manifest> manifest = m.settle_in_flight();
@@ -394,6 +438,53 @@ void CheckpointManager::finish() {
     if (m.root()) failure = attempt_checkpoint([&] { m.publish(*manifest); });
     m.agree_or_discard(failure, name, "checkpoint: committing " + name);
     if (m.root()) m.apply_retention(name, manifest->iteration);
+}
+
+SaveReport CheckpointManager::Impl::save_local(const CheckpointState& state, std::int64_t iteration,
+                                               const Json& metrics) {
+    const auto start = Clock::now();
+    SaveReport report{checkpoint_name(iteration), 0, 0, 0};
+    set_fault_iteration(iteration);
+    validate_state(state, comm);
+    // Replicated tensors unspread (rank 0's file): a rank restoring from the local level then
+    // needs its own file and rank 0's, not every node's.
+    const WritePlan plan = plan_writes(state, context.world_rank, context.world_size, false);
+    report.bytes = plan.bytes();
+    RankWrite written;
+    agree_local(attempt_checkpoint([&] {
+                    local->begin(report.name);
+                    fault_point("before_data", context.world_rank);
+                    written = writer->write(plan, local->pending(report.name), context);
+                }),
+                report.name, "checkpoint: writing " + report.name + " to the local level");
+    agree_local(attempt_checkpoint([&] { local->exchange(report.name); }), report.name,
+                "checkpoint: sending " + report.name + " to the partner ranks");
+    const std::vector<std::string> writes = comm::allgather_strings(comm, rank_write_json(written).dump());
+    const std::string text = comm::broadcast_string(
+        comm, root() ? to_json(build_manifest(plan, state.attributes(), writes, report.name, iteration, context,
+                                              writer->name(), metrics)).dump() : std::string(), 0);
+    const Manifest manifest = manifest_from_json(Json::parse(text), report.name);
+    agree_local(attempt_checkpoint([&] { local->commit(manifest); }), report.name,
+                "checkpoint: committing " + report.name + " on the local level");
+    newest_local = manifest;
+    if (++local_saves % options.pfs_every == 0) flush(manifest);
+    report.stall_s = report.commit_s = seconds_since(start);
+    return report;
+}
+
+void CheckpointManager::Impl::flush(Manifest manifest) {
+    newest_local.reset();
+    begin(manifest.name);
+    const std::string file = rank_file_name(context.world_rank);
+    std::exception_ptr failure = attempt_checkpoint([&] {
+        fs::copy_file(local->own_file(manifest.name), pending(manifest.name) + "/" + file,
+                      fs::copy_options::overwrite_existing);
+        storage::fsync_path(pending(manifest.name) + "/" + file);
+    });
+    agree_or_discard(failure, manifest.name, "checkpoint: copying " + manifest.name + " to the run directory");
+    failure = root() ? attempt_checkpoint([&] { publish(manifest); }) : nullptr;
+    agree_or_discard(failure, manifest.name, "checkpoint: committing " + manifest.name);
+    if (root()) apply_retention(manifest.name, manifest.iteration);
 }
 
 }  // namespace trainrt::checkpoint

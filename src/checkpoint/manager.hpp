@@ -2,6 +2,9 @@
 // The checkpoint lifecycle of one run: restore at start-up, atomic commit on report, retention,
 // async save. All ranks call every method (they are collective).
 //
+// With local levels ([checkpoint] levels, local_level.hpp) every save goes to node-local storage
+// and every pfs_every-th one, and the newest at finish(), is copied to the run directory.
+//
 // Commit protocol (hdf5_schemas/checkpoint.md): rank 0 creates checkpoints/.pending_<name>; every rank writes and
 // fsyncs its files there; the ranks agree that every part is durable (a failure anywhere fails
 // the save on every rank, and the pending directory is removed); rank 0 writes manifest.json
@@ -29,6 +32,9 @@ struct CheckpointOptions {
     bool async = false;
     bool spread_replicated = true;  // write_plan.hpp
     std::string resume_from;  // a checkpoint directory; "" = the newest valid one
+    CheckpointLevels levels = CheckpointLevels::pfs;  // local_level.hpp
+    std::string local_dir = "/dev/shm";
+    std::int64_t pfs_every = 10;
 };
 
 CheckpointOptions options_from(const CheckpointSettings& settings);
@@ -54,8 +60,11 @@ public:
     // memory, written in the background, committed at the next save() or finish().
     SaveReport save(const CheckpointState& state, std::int64_t iteration,
                     const nlohmann::ordered_json& metrics);
-    // Waits for and commits an async save in flight. Safe to call when none is.
+    // Waits for and commits an async save in flight; with local levels, copies the newest local
+    // checkpoint to the run directory if it is not there yet. Safe to call when neither is due.
     void finish();
+    // Where restore() found its checkpoint: "pfs" (the run directory), "local" or "partner".
+    const std::string& restored_level() const;
 
 private:
     struct Impl;

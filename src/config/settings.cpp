@@ -34,6 +34,13 @@ const std::vector<std::pair<std::string, CheckpointLayout>>& EnumNames<Checkpoin
     return names;
 }
 
+const std::vector<std::pair<std::string, CheckpointLevels>>& EnumNames<CheckpointLevels>::get() {
+    static const std::vector<std::pair<std::string, CheckpointLevels>> names = {
+        {"pfs", CheckpointLevels::pfs}, {"local,pfs", CheckpointLevels::local},
+        {"local,partner,pfs", CheckpointLevels::partner}};
+    return names;
+}
+
 const std::vector<std::pair<std::string, ScoreOrder>>& EnumNames<ScoreOrder>::get() {
     static const std::vector<std::pair<std::string, ScoreOrder>> names = {{"max", ScoreOrder::max},
                                                                           {"min", ScoreOrder::min}};

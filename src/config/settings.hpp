@@ -18,6 +18,7 @@ namespace trainrt {
 
 enum class Backend { automatic, mpi, nccl, gloo, trainrt };
 enum class CheckpointLayout { file_per_rank, shared };
+enum class CheckpointLevels { pfs, local, partner };
 enum class ScoreOrder { max, min };
 enum class ProgressSetting { automatic, tty, lines, off };
 enum class RequeuePolicy { automatic, never };
@@ -38,6 +39,9 @@ template <> struct EnumNames<Backend> { static const std::vector<std::pair<std::
 template <> struct EnumNames<Shuffle> { static const std::vector<std::pair<std::string, Shuffle>>& get(); };
 template <> struct EnumNames<CheckpointLayout> {
     static const std::vector<std::pair<std::string, CheckpointLayout>>& get();
+};
+template <> struct EnumNames<CheckpointLevels> {
+    static const std::vector<std::pair<std::string, CheckpointLevels>>& get();
 };
 template <> struct EnumNames<ScoreOrder> { static const std::vector<std::pair<std::string, ScoreOrder>>& get(); };
 template <> struct EnumNames<ProgressSetting> {
@@ -111,6 +115,14 @@ template <> struct KeyType<SecondsOrAuto> {
         "also checkpoint when this many seconds passed since the last checkpoint, at the next step boundary "  \
         "(built-in workloads; 0: off); auto: Young/Daly's sqrt(2 x C x failure.mtbf), C the measured "         \
         "checkpoint stall (the run's last checkpoints, else the first one taken at once)")                     \
+    KEY(levels, CheckpointLevels, "pfs", any_value(),                                                            \
+        "pfs: every checkpoint on the run directory's filesystem; local,pfs: every one in local_dir on each "  \
+        "node, every pfs_every-th and each stop's also in the run directory; local,partner,pfs: and a copy of " \
+        "each rank's file on the next node, so a lost node's state survives (file_per_rank, async = false)")   \
+    KEY(local_dir, std::string, "/dev/shm", any_value(),                                                        \
+        "node-local directory of the local level (memory or a local disk); %h is the node's hostname")        \
+    KEY(pfs_every, std::int64_t, "10", at_least(1),                                                             \
+        "with local levels: every Nth checkpoint is also written to the run directory (and every stop's)")   \
     KEY(resume_from, std::string, "", a_path(), "resume from this checkpoint directory instead of the newest valid one") \
     KEY(alignment_mb, double, "1", at_least(0), "shared layout: align datasets to this many MiB (the stripe size)") \
     KEY(stripe_count, std::int64_t, "0", at_least(0), "shared layout: ROMIO striping_factor hint (0: filesystem default)") \

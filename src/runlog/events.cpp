@@ -44,6 +44,7 @@ Json fields_of(const RestoreEvent& e) {
     Json fields = {{"checkpoint", e.checkpoint}, {"iteration", e.iteration}, {"step", e.iteration},
                    {"written_by_ranks", e.written_by_ranks}, {"superseded_rows", e.superseded_rows}};
     if (e.copied_from) fields["copied_from"] = *e.copied_from;
+    if (e.level) fields["level"] = *e.level;
     return fields;
 }
 Json fields_of(const StopEvent& e) {
@@ -139,7 +140,7 @@ void read_body(const Fields& f, CheckpointEvent& e) {
 void read_body(const Fields& f, RestoreEvent& e) {
     f.read("checkpoint", e.checkpoint), f.read("iteration", e.iteration);
     f.read("written_by_ranks", e.written_by_ranks), f.read("superseded_rows", e.superseded_rows);
-    f.read("copied_from", e.copied_from);
+    f.read("copied_from", e.copied_from), f.read("level", e.level);
 }
 void read_body(const Fields& f, StopEvent& e) {
     f.read("reason", e.reason), f.read("step", e.step), f.read("checkpoint", e.checkpoint);

@@ -39,6 +39,7 @@ struct RestoreEvent {  // the attempt resumed from a checkpoint
     int written_by_ranks = 0;
     std::int64_t superseded_rows = 0;
     std::optional<std::string> copied_from;  // the checkpoint it is a copy of (a sweep's PBT exploit)
+    std::optional<std::string> level;        // pfs, local or partner (checkpoint.levels)
 };
 struct StopEvent {  // stopped on request, the stop checkpoint committed
     std::string reason;  // signal, time_limit

@@ -7,8 +7,10 @@
 
 namespace trainrt::runtime {
 
-void Resume::offer(std::optional<Checkpoint> restored, double read_seconds, std::int64_t superseded) {
+void Resume::offer(std::optional<Checkpoint> restored, double read_seconds, std::int64_t superseded,
+                   std::string level) {
     restored_ = std::move(restored);
+    level_ = std::move(level);
     restore_seconds_ = read_seconds;
     superseded_ = superseded;
 }
@@ -19,8 +21,10 @@ const Checkpoint* Resume::take() const {
         runlog::RestoreEvent event{restored_->path(), restored_->iteration(), restored_->world_size(), superseded_};
         if (std::string source = checkpoint::read_manifest(restored_->path()).copied_from; !source.empty())
             event.copied_from = std::move(source);
+        event.level = level_;
         runlog::append(context_.run_dir, context_, event);
-        log::info("resuming from {} (iteration {})", restored_->path(), restored_->iteration());
+        log::info("resuming from {} (iteration {}{})", restored_->path(), restored_->iteration(),
+                  level_ == "pfs" ? "" : ", " + level_ + " level");
     }
     taken_ = true;
     return &*restored_;

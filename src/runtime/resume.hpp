@@ -18,8 +18,10 @@ namespace trainrt::runtime {
 class Resume {
 public:
     explicit Resume(const Context& context) : context_(context) {}
-    // After the restore at start-up; `superseded`: result rows it moved aside.
-    void offer(std::optional<Checkpoint> restored, double read_seconds, std::int64_t superseded);
+    // After the restore at start-up; `superseded`: result rows it moved aside; `level`: where the
+    // checkpoint was found (pfs, local, partner).
+    void offer(std::optional<Checkpoint> restored, double read_seconds, std::int64_t superseded,
+               std::string level = "pfs");
     // The workload takes the checkpoint (nullptr: none). The first take is recorded.
     const Checkpoint* take() const;
     // At the first step boundary or the end: a checkpoint never taken is given up (see above).
@@ -34,6 +36,7 @@ private:
     std::optional<Checkpoint> restored_;
     double restore_seconds_ = 0;
     std::int64_t superseded_ = 0;
+    std::string level_ = "pfs";
     bool settled_ = false;
     mutable bool taken_ = false;  // taking is a read for the workload; recording it is ours
 };

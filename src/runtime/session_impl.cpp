@@ -199,7 +199,7 @@ void SessionImpl::restore() {
     if (superseded > 0 && context_.world_rank == 0)
         log::warn("{} result row(s) reported after the {} were moved to {}", superseded,
                   restored ? "restored checkpoint" : "last start", runlog::kSupersededResults);
-    resume_.offer(std::move(restored), seconds, superseded);
+    resume_.offer(std::move(restored), seconds, superseded, checkpoints_.restored_level());
 }
 
 // Collective, after the workload returned: a workload that never reported decides here.

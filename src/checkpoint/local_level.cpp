@@ -1,0 +1,316 @@
+#include "checkpoint/local_level.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <xxhash.h>
+
+#include "checkpoint/catalog.hpp"
+#include "checkpoint/reader.hpp"
+#include "comm/agreement.hpp"
+#include "comm/mpi_communicator.hpp"
+#include "comm/mpi_p2p.hpp"
+#include "comm/strings.hpp"
+#include "log/log.hpp"
+#include "storage/posix.hpp"
+#include "trainrt/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace trainrt::checkpoint {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr int kPartnerTag = 7101;
+constexpr int kViewTag = 7102;
+constexpr int kLocalKept = 2;  // committed local checkpoints a rank keeps
+
+// local_dir with %h replaced by the hostname, then a directory of this run's own (the run
+// directory's absolute path hashed: two runs on a node never share one).
+std::string level_root(const std::string& local_dir, const Context& context) {
+    std::string dir = local_dir;
+    for (std::size_t at; (at = dir.find("%h")) != std::string::npos;) dir.replace(at, 2, context.hostname);
+    const std::string run = fs::absolute(context.run_dir).lexically_normal().string();
+    return fmt::format("{}/trainrt-{:016x}", dir, XXH3_64bits(run.data(), run.size()));
+}
+
+std::vector<char> read_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw StorageError(fmt::format("storage: cannot open {} for reading", path));
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const std::string& path, const std::vector<char>& bytes) {
+    storage::Fd fd = storage::open_or_throw(path, O_WRONLY | O_CREAT | O_TRUNC);
+    storage::write_all(fd.get(), bytes.data(), bytes.size(), path);
+}
+
+std::int64_t iteration_of(const std::string& name) {
+    return name.rfind("checkpoint_", 0) == 0 ? std::stoll(name.substr(11)) : -1;
+}
+
+// A local checkpoint as one node holds it: the manifest's identity and the files found valid.
+struct Held {
+    std::string key;  // name@created: two attempts may each have saved a checkpoint of one name
+    std::string name;
+    std::int64_t iteration = 0;
+    int world_size = 0;
+    std::string manifest_path;
+    std::vector<std::string> files;       // every file the manifest lists
+    std::vector<std::string> replicated;  // the files holding parts of replicated tensors
+    std::map<std::string, std::string> held;  // file -> its path on this node
+};
+
+Json to_json(const Held& h) {
+    return {{"key", h.key}, {"name", h.name}, {"iteration", h.iteration}, {"world_size", h.world_size},
+            {"manifest", h.manifest_path}, {"files", h.files}, {"replicated", h.replicated}, {"held", h.held}};
+}
+
+Held held_from_json(const Json& j) {
+    return {j.at("key"), j.at("name"), j.at("iteration"), j.at("world_size"), j.at("manifest"),
+            j.at("files").get<std::vector<std::string>>(), j.at("replicated").get<std::vector<std::string>>(),
+            j.at("held").get<std::map<std::string, std::string>>()};
+}
+
+// The files of checkpoint directory `dir` that match its manifest (size and checksum) go into
+// `found` under the manifest's key; a damaged one is named in a warning and left out.
+void take_inventory(const std::string& dir, std::map<std::string, Held>& found) {
+    Manifest manifest;
+    try {
+        manifest = read_manifest(dir);
+    } catch (const Error& error) {
+        log::warn("local checkpoint {} is not used: {}", dir, error.what());
+        return;
+    }
+    Held& held = found[manifest.name + "@" + manifest.created];
+    held.key = manifest.name + "@" + manifest.created, held.name = manifest.name;
+    held.iteration = manifest.iteration, held.world_size = manifest.world_size;
+    held.manifest_path = dir + "/" + kManifestFile;
+    held.files.clear(), held.replicated.clear();
+    std::set<std::string> replicated;
+    for (const auto& [tensor, entry] : manifest.tensors)
+        if (entry.replicated)
+            for (const PartEntry& part : entry.parts) replicated.insert(part.file);
+    held.replicated.assign(replicated.begin(), replicated.end());
+    for (const FileEntry& file : manifest.files) {
+        held.files.push_back(file.name);
+        if (held.held.count(file.name) || !fs::exists(dir + "/" + file.name)) continue;
+        const FileEntry actual = describe_file(dir, file.name);
+        if (actual.size == file.size && actual.xxh3 == file.xxh3)
+            held.held[file.name] = dir + "/" + file.name;
+        else
+            log::warn("local checkpoint {}: {} has checksum {}, the manifest says {} (damaged): not used", dir,
+                      file.name, actual.xxh3, file.xxh3);
+    }
+}
+
+}  // namespace
+
+std::string rank_file_name(int rank) { return fmt::format("rank_{:05d}.h5", rank); }
+
+struct LocalLevel::Impl {
+    CheckpointLevels levels;
+    std::string root;
+    const Context& context;
+    Communicator& comm;
+    comm::MpiComm mpi{MPI_COMM_WORLD};
+    std::vector<int> node_of;   // by rank
+    std::vector<int> local_of;  // by rank
+
+    bool leader() const { return context.local_rank == 0; }
+    int leader_of(int node) const {
+        for (std::size_t r = 0; r < node_of.size(); ++r)
+            if (node_of[r] == node && local_of[r] == 0) return static_cast<int>(r);
+        return -1;
+    }
+    // The rank that keeps `rank`'s file: same local index (modulo its rank count) on the next node.
+    int partner_of(int rank) const {
+        const int node = (node_of[rank] + 1) % context.num_nodes;
+        std::vector<int> on_node;
+        for (std::size_t r = 0; r < node_of.size(); ++r)
+            if (node_of[r] == node) on_node.push_back(static_cast<int>(r));
+        return on_node[static_cast<std::size_t>(local_of[rank]) % on_node.size()];
+    }
+    std::vector<Held> inventory() const;
+    std::optional<Held> choose(const std::vector<Held>& all, std::int64_t at_least) const;
+    std::set<std::string> needed_on(int node, const Held& chosen) const;
+    bool build_views(const Held& chosen, const std::vector<std::vector<Held>>& by_node, const std::string& view);
+};
+
+LocalLevel::LocalLevel(CheckpointLevels levels, const std::string& local_dir, const Context& context,
+                       Communicator& comm)
+    : impl_(new Impl{levels, level_root(local_dir, context), context, comm}) {
+    Impl& m = *impl_;
+    std::vector<int> mine{context.node_rank, context.local_rank}, all(2 * context.world_size);
+    comm.allgather(mine.data(), all.data(), sizeof(int) * 2);
+    for (int r = 0; r < context.world_size; ++r) m.node_of.push_back(all[2 * r]), m.local_of.push_back(all[2 * r + 1]);
+}
+
+LocalLevel::~LocalLevel() = default;
+
+std::string LocalLevel::own_dir() const { return fmt::format("{}/rank_{:05d}", impl_->root, impl_->context.world_rank); }
+
+void LocalLevel::begin(const std::string& name) const {
+    fs::remove_all(pending(name));
+    storage::make_dirs(pending(name));
+}
+
+void LocalLevel::exchange(const std::string& name) {
+    Impl& m = *impl_;
+    if (m.levels != CheckpointLevels::partner || m.context.num_nodes < 2) return;
+    // Pairs in rank order, each blocking only its two ranks: the lowest unfinished pair always
+    // has both ranks at it, so the loop cannot deadlock.
+    for (int rank = 0; rank < m.context.world_size; ++rank) {
+        const int partner = m.partner_of(rank);
+        if (rank == m.context.world_rank)
+            comm::send_bytes(m.mpi.get(), partner, kPartnerTag, read_bytes(pending(name) + "/" + rank_file_name(rank)));
+        else if (partner == m.context.world_rank)
+            write_bytes(pending(name) + "/" + rank_file_name(rank), comm::recv_bytes(m.mpi.get(), rank, kPartnerTag));
+    }
+}
+
+void LocalLevel::commit(const Manifest& manifest) const {
+    storage::write_file_atomic(pending(manifest.name) + "/" + kManifestFile, nlohmann::ordered_json(to_json(manifest)).dump(2) + "\n");
+    const std::string final_dir = own_dir() + "/" + manifest.name;
+    fs::remove_all(final_dir);
+    fs::rename(pending(manifest.name), final_dir);
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(own_dir()))
+        if (iteration_of(entry.path().filename().string()) >= 0) names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    for (std::size_t i = 0; i + kLocalKept < names.size(); ++i) fs::remove_all(own_dir() + "/" + names[i]);
+    if (impl_->leader() && fs::exists(impl_->root))
+        for (const auto& entry : fs::directory_iterator(impl_->root))
+            if (entry.path().filename().string().rfind(".view_", 0) == 0) fs::remove_all(entry.path());
+}
+
+void LocalLevel::discard(const std::string& name) const noexcept {
+    std::error_code ignored;
+    fs::remove_all(pending(name), ignored);
+}
+
+std::string LocalLevel::own_file(const std::string& name) const {
+    return own_dir() + "/" + name + "/" + rank_file_name(impl_->context.world_rank);
+}
+
+// The node leader's list: every committed local checkpoint in any rank directory on this node.
+std::vector<Held> LocalLevel::Impl::inventory() const {
+    std::map<std::string, Held> found;
+    if (!leader() || !fs::is_directory(root)) return {};
+    for (const auto& rank_dir : fs::directory_iterator(root)) {
+        if (rank_dir.path().filename().string().rfind("rank_", 0) != 0) continue;
+        for (const auto& entry : fs::directory_iterator(rank_dir.path()))
+            if (iteration_of(entry.path().filename().string()) >= 0 && fs::exists(entry.path() / kManifestFile))
+                take_inventory(entry.path().string(), found);
+    }
+    std::vector<Held> list;
+    for (auto& [key, held] : found) list.push_back(std::move(held));
+    return list;
+}
+
+// The newest checkpoint (at least `at_least`) whose every file some node holds.
+std::optional<Held> LocalLevel::Impl::choose(const std::vector<Held>& all, std::int64_t at_least) const {
+    std::map<std::string, std::set<std::string>> held;
+    std::map<std::string, const Held*> first;
+    for (const Held& h : all) {
+        for (const auto& [file, path] : h.held) held[h.key].insert(file);
+        if (!first.count(h.key)) first[h.key] = &h;
+    }
+    std::optional<Held> best;
+    for (const auto& [key, h] : first) {
+        const bool complete = std::all_of(h->files.begin(), h->files.end(),
+                                          [&](const std::string& f) { return held[key].count(f) > 0; });
+        if (complete && h->iteration >= at_least && (!best || h->iteration > best->iteration)) best = *h;
+    }
+    return best;
+}
+
+std::set<std::string> LocalLevel::Impl::needed_on(int node, const Held& chosen) const {
+    if (chosen.world_size != context.world_size) return {chosen.files.begin(), chosen.files.end()};
+    std::set<std::string> needed(chosen.replicated.begin(), chosen.replicated.end());
+    for (std::size_t r = 0; r < node_of.size(); ++r)
+        if (node_of[r] == node) needed.insert(rank_file_name(static_cast<int>(r)));
+    return needed;
+}
+
+// Every node leader fills `view` with the files its ranks need: links to the ones on its node,
+// copies sent by a node that holds the others. True when any file was sent.
+bool LocalLevel::Impl::build_views(const Held& chosen, const std::vector<std::vector<Held>>& by_node,
+                                   const std::string& view) {
+    auto path_on = [&](int node, const std::string& file) -> std::string {
+        for (const Held& h : by_node[node])
+            if (h.key == chosen.key && h.held.count(file)) return h.held.at(file);
+        return "";
+    };
+    if (leader()) {
+        fs::remove_all(view);
+        storage::make_dirs(view);
+        for (const std::string& file : needed_on(context.node_rank, chosen))
+            if (const std::string path = path_on(context.node_rank, file); !path.empty())
+                fs::create_symlink(path, view + "/" + file);
+    }
+    bool sent = false;
+    for (int node = 0; node < context.num_nodes; ++node)
+        for (const std::string& file : needed_on(node, chosen)) {
+            if (!path_on(node, file).empty()) continue;
+            int holder = 0;
+            while (path_on(holder, file).empty()) ++holder;
+            const int from = leader_of(holder), to = leader_of(node);
+            sent = true;
+            if (context.world_rank == from) comm::send_bytes(mpi.get(), to, kViewTag, read_bytes(path_on(holder, file)));
+            if (context.world_rank == to) write_bytes(view + "/" + file, comm::recv_bytes(mpi.get(), from, kViewTag));
+        }
+    return sent;
+}
+
+std::optional<LocalRestore> LocalLevel::restore(std::int64_t at_least) {
+    Impl& m = *impl_;
+    std::vector<std::vector<Held>> by_node(m.context.num_nodes);
+    std::vector<Held> all;
+    Json mine = Json::array();
+    for (const Held& h : m.inventory()) mine.push_back(to_json(h));
+    const std::vector<std::string> lists = comm::allgather_strings(m.comm, mine.dump());
+    for (int rank = 0; rank < m.context.world_size; ++rank)
+        for (const Json& j : Json::parse(lists[rank])) {
+            by_node[m.node_of[rank]].push_back(held_from_json(j));
+            all.push_back(by_node[m.node_of[rank]].back());
+        }
+    const std::optional<Held> chosen = m.choose(all, at_least);
+    if (!chosen) return std::nullopt;
+    // The manifest comes from the first node that listed the checkpoint: every view needs it.
+    int source = 0;
+    while (!std::any_of(by_node[m.node_of[source]].begin(), by_node[m.node_of[source]].end(),
+                        [&](const Held& h) { return h.key == chosen->key; }) || m.local_of[source] != 0)
+        ++source;
+    std::string manifest_text;
+    std::exception_ptr failure = comm::attempt([&] {
+        if (m.context.world_rank != source) return;
+        for (const Held& h : by_node[m.node_of[source]])
+            if (h.key == chosen->key) {
+                const std::vector<char> bytes = read_bytes(h.manifest_path);
+                manifest_text.assign(bytes.begin(), bytes.end());
+            }
+    });
+    comm::agree(m.comm, failure, "checkpoint: reading local checkpoint " + chosen->name);
+    manifest_text = comm::broadcast_string(m.comm, manifest_text, source);
+    const std::string view = m.root + "/.view_" + chosen->name;
+    bool sent = false;
+    failure = comm::attempt([&] {
+        sent = m.build_views(*chosen, by_node, view);
+        if (m.leader()) storage::write_file_atomic(view + "/" + kManifestFile, manifest_text);
+    });
+    comm::agree(m.comm, failure, "checkpoint: assembling local checkpoint " + chosen->name);
+    return LocalRestore{open_checkpoint(view), sent ? "partner" : "local"};
+}
+
+}  // namespace trainrt::checkpoint
