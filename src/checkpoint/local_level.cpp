@@ -67,18 +67,17 @@ struct Held {
     int world_size = 0;
     std::string manifest_path;
     std::vector<std::string> files;       // every file the manifest lists
-    std::vector<std::string> replicated;  // the files holding parts of replicated tensors
     std::map<std::string, std::string> held;  // file -> its path on this node
 };
 
 Json to_json(const Held& h) {
     return {{"key", h.key}, {"name", h.name}, {"iteration", h.iteration}, {"world_size", h.world_size},
-            {"manifest", h.manifest_path}, {"files", h.files}, {"replicated", h.replicated}, {"held", h.held}};
+            {"manifest", h.manifest_path}, {"files", h.files}, {"held", h.held}};
 }
 
 Held held_from_json(const Json& j) {
     return {j.at("key"), j.at("name"), j.at("iteration"), j.at("world_size"), j.at("manifest"),
-            j.at("files").get<std::vector<std::string>>(), j.at("replicated").get<std::vector<std::string>>(),
+            j.at("files").get<std::vector<std::string>>(),
             j.at("held").get<std::map<std::string, std::string>>()};
 }
 
@@ -96,12 +95,7 @@ void take_inventory(const std::string& dir, std::map<std::string, Held>& found) 
     held.key = manifest.name + "@" + manifest.created, held.name = manifest.name;
     held.iteration = manifest.iteration, held.world_size = manifest.world_size;
     held.manifest_path = dir + "/" + kManifestFile;
-    held.files.clear(), held.replicated.clear();
-    std::set<std::string> replicated;
-    for (const auto& [tensor, entry] : manifest.tensors)
-        if (entry.replicated)
-            for (const PartEntry& part : entry.parts) replicated.insert(part.file);
-    held.replicated.assign(replicated.begin(), replicated.end());
+    held.files.clear();
     for (const FileEntry& file : manifest.files) {
         held.files.push_back(file.name);
         if (held.held.count(file.name) || !fs::exists(dir + "/" + file.name)) continue;
@@ -143,8 +137,7 @@ struct LocalLevel::Impl {
     }
     std::vector<Held> inventory() const;
     std::optional<Held> choose(const std::vector<Held>& all, std::int64_t at_least) const;
-    std::set<std::string> needed_on(int node, const Held& chosen) const;
-    bool build_views(const Held& chosen, const std::vector<std::vector<Held>>& by_node, const std::string& view);
+    void build_views(const Held& chosen, const std::vector<std::vector<Held>>& by_node, const std::string& view);
 };
 
 LocalLevel::LocalLevel(CheckpointLevels levels, const std::string& local_dir, const Context& context,
@@ -235,17 +228,23 @@ std::optional<Held> LocalLevel::Impl::choose(const std::vector<Held>& all, std::
     return best;
 }
 
-std::set<std::string> LocalLevel::Impl::needed_on(int node, const Held& chosen) const {
-    if (chosen.world_size != context.world_size) return {chosen.files.begin(), chosen.files.end()};
-    std::set<std::string> needed(chosen.replicated.begin(), chosen.replicated.end());
-    for (std::size_t r = 0; r < node_of.size(); ++r)
-        if (node_of[r] == node) needed.insert(rank_file_name(static_cast<int>(r)));
-    return needed;
+// True when some file of `chosen` survives only as a partner copy (its writer's own directory,
+// rank_NNNNN/<name>/rank_NNNNN.h5, is gone with its node).
+bool from_partner(const Held& chosen, const std::vector<Held>& all) {
+    for (const std::string& file : chosen.files) {
+        bool original = false;
+        for (const Held& h : all)
+            if (h.key == chosen.key && h.held.count(file))
+                original = original || fs::path(h.held.at(file)).parent_path().parent_path().filename().string() + ".h5" == file;
+        if (!original) return true;
+    }
+    return false;
 }
 
-// Every node leader fills `view` with the files its ranks need: links to the ones on its node,
-// copies sent by a node that holds the others. True when any file was sent.
-bool LocalLevel::Impl::build_views(const Held& chosen, const std::vector<std::vector<Held>>& by_node,
+// Every node leader fills `view` with the checkpoint's files: links to the ones on its node, copies
+// sent by a node that holds the others. (A workload may read any rank's block: fashion_mlp reads
+// every rank's loss_sum.)
+void LocalLevel::Impl::build_views(const Held& chosen, const std::vector<std::vector<Held>>& by_node,
                                    const std::string& view) {
     auto path_on = [&](int node, const std::string& file) -> std::string {
         for (const Held& h : by_node[node])
@@ -255,22 +254,19 @@ bool LocalLevel::Impl::build_views(const Held& chosen, const std::vector<std::ve
     if (leader()) {
         fs::remove_all(view);
         storage::make_dirs(view);
-        for (const std::string& file : needed_on(context.node_rank, chosen))
+        for (const std::string& file : chosen.files)
             if (const std::string path = path_on(context.node_rank, file); !path.empty())
                 fs::create_symlink(path, view + "/" + file);
     }
-    bool sent = false;
     for (int node = 0; node < context.num_nodes; ++node)
-        for (const std::string& file : needed_on(node, chosen)) {
+        for (const std::string& file : chosen.files) {
             if (!path_on(node, file).empty()) continue;
             int holder = 0;
             while (path_on(holder, file).empty()) ++holder;
             const int from = leader_of(holder), to = leader_of(node);
-            sent = true;
             if (context.world_rank == from) comm::send_bytes(mpi.get(), to, kViewTag, read_bytes(path_on(holder, file)));
             if (context.world_rank == to) write_bytes(view + "/" + file, comm::recv_bytes(mpi.get(), from, kViewTag));
         }
-    return sent;
 }
 
 std::optional<LocalRestore> LocalLevel::restore(std::int64_t at_least) {
@@ -304,13 +300,12 @@ std::optional<LocalRestore> LocalLevel::restore(std::int64_t at_least) {
     comm::agree(m.comm, failure, "checkpoint: reading local checkpoint " + chosen->name);
     manifest_text = comm::broadcast_string(m.comm, manifest_text, source);
     const std::string view = m.root + "/.view_" + chosen->name;
-    bool sent = false;
     failure = comm::attempt([&] {
-        sent = m.build_views(*chosen, by_node, view);
+        m.build_views(*chosen, by_node, view);
         if (m.leader()) storage::write_file_atomic(view + "/" + kManifestFile, manifest_text);
     });
     comm::agree(m.comm, failure, "checkpoint: assembling local checkpoint " + chosen->name);
-    return LocalRestore{open_checkpoint(view), sent ? "partner" : "local"};
+    return LocalRestore{open_checkpoint(view), from_partner(*chosen, all) ? "partner" : "local"};
 }
 
 }  // namespace trainrt::checkpoint

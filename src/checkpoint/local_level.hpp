@@ -16,9 +16,8 @@
 // checked against the manifest's size and checksum (a damaged one is not offered); the newest
 // checkpoint whose every needed file is held by some node is assembled on each node in a view
 // directory (files on the node linked, the others sent over MPI from a node that holds them) and
-// opened from there: the parallel filesystem is not read. A rank needs its own file and the ones
-// holding replicated tensors (rank 0's: the local level writes them unspread) when the world size
-// is the checkpoint's, every file otherwise.
+// opened from there: the parallel filesystem is not read. Every node gets every file (a workload
+// may read any rank's block).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -36,7 +35,7 @@ namespace trainrt::checkpoint {
 
 struct LocalRestore {
     Checkpoint checkpoint;
-    std::string level;  // "local": every node had its files; "partner": some were sent from another node
+    std::string level;  // "local": every file from its writer's directory; "partner": some from partner copies
 };
 
 class LocalLevel {

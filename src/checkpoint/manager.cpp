@@ -446,9 +446,7 @@ SaveReport CheckpointManager::Impl::save_local(const CheckpointState& state, std
     SaveReport report{checkpoint_name(iteration), 0, 0, 0};
     set_fault_iteration(iteration);
     validate_state(state, comm);
-    // Replicated tensors unspread (rank 0's file): a rank restoring from the local level then
-    // needs its own file and rank 0's, not every node's.
-    const WritePlan plan = plan_writes(state, context.world_rank, context.world_size, false);
+    const WritePlan plan = this->plan(state);
     report.bytes = plan.bytes();
     RankWrite written;
     agree_local(attempt_checkpoint([&] {
