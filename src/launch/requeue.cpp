@@ -30,6 +30,12 @@ RequeueOutcome request_requeue(SlurmClient& slurm, const std::string& job_id, in
         return {exit_codes::requeue_needed, "",
                 fmt::format("scontrol requeue {} failed ({}); slurmctld unreachable? exiting {} so the supervisor "
                             "tries again", job_id, result.output, exit_codes::requeue_needed)};
+    // The requeue ends the job's steps: scontrol, a child of a rank, may be killed by it after
+    // slurmctld took the request (then it "fails" with no message). The job's restart count says.
+    if (result.exit_code != 0 && slurm.job_state(job_id).restarts > restart_count)
+        return {exit_codes::stopped, "trainrt",
+                fmt::format("requeued job {} (scontrol ended before it said so): it resumes from the checkpoint "
+                            "when Slurm starts it again", job_id)};
     if (result.exit_code != 0)
         return {exit_codes::stopped, "",
                 fmt::format("scontrol requeue {} failed: {}; resubmit the job to resume", job_id, result.output)};

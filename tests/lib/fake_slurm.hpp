@@ -92,6 +92,7 @@ public:
     bool scontrol_found = true;
     bool srun_missing = false;
     int requeue_exit = 0;
+    bool requeue_done_anyway = false;  // a failing requeue that slurmctld carried out (scontrol killed)
 
     std::optional<double> time_left(const std::string&, std::string*) override { return std::nullopt; }
     launch::SlurmJobState job_state(const std::string&) override {
@@ -100,6 +101,7 @@ public:
     launch::ProgramResult requeue(const std::string& id) override {
         if (!scontrol_found) return {false, -1, "scontrol: not found"};
         requeued.push_back(id);
+        if (requeue_done_anyway) ++job.restarts;
         return {true, requeue_exit, requeue_exit == 0 ? "" : "Requested operation not supported"};
     }
     bool has_scontrol() override { return scontrol_found; }
