@@ -15,6 +15,7 @@
 #include <xxhash.h>
 
 #include "checkpoint/catalog.hpp"
+#include "checkpoint/local_inventory.hpp"
 #include "checkpoint/reader.hpp"
 #include "comm/agreement.hpp"
 #include "comm/mpi_communicator.hpp"
@@ -57,28 +58,6 @@ void write_bytes(const std::string& path, const std::vector<char>& bytes) {
 
 std::int64_t iteration_of(const std::string& name) {
     return name.rfind("checkpoint_", 0) == 0 ? std::stoll(name.substr(11)) : -1;
-}
-
-// A local checkpoint as one node holds it: the manifest's identity and the files found valid.
-struct Held {
-    std::string key;  // name@created: two attempts may each have saved a checkpoint of one name
-    std::string name;
-    std::int64_t iteration = 0;
-    int world_size = 0;
-    std::string manifest_path;
-    std::vector<std::string> files;       // every file the manifest lists
-    std::map<std::string, std::string> held;  // file -> its path on this node
-};
-
-Json to_json(const Held& h) {
-    return {{"key", h.key}, {"name", h.name}, {"iteration", h.iteration}, {"world_size", h.world_size},
-            {"manifest", h.manifest_path}, {"files", h.files}, {"held", h.held}};
-}
-
-Held held_from_json(const Json& j) {
-    return {j.at("key"), j.at("name"), j.at("iteration"), j.at("world_size"), j.at("manifest"),
-            j.at("files").get<std::vector<std::string>>(),
-            j.at("held").get<std::map<std::string, std::string>>()};
 }
 
 // The files of checkpoint directory `dir` that match its manifest (size and checksum) go into
@@ -136,7 +115,6 @@ struct LocalLevel::Impl {
         return on_node[static_cast<std::size_t>(local_of[rank]) % on_node.size()];
     }
     std::vector<Held> inventory() const;
-    std::optional<Held> choose(const std::vector<Held>& all, std::int64_t at_least) const;
     void build_views(const Held& chosen, const std::vector<std::vector<Held>>& by_node, const std::string& view);
 };
 
@@ -211,36 +189,6 @@ std::vector<Held> LocalLevel::Impl::inventory() const {
     return list;
 }
 
-// The newest checkpoint (at least `at_least`) whose every file some node holds.
-std::optional<Held> LocalLevel::Impl::choose(const std::vector<Held>& all, std::int64_t at_least) const {
-    std::map<std::string, std::set<std::string>> held;
-    std::map<std::string, const Held*> first;
-    for (const Held& h : all) {
-        for (const auto& [file, path] : h.held) held[h.key].insert(file);
-        if (!first.count(h.key)) first[h.key] = &h;
-    }
-    std::optional<Held> best;
-    for (const auto& [key, h] : first) {
-        const bool complete = std::all_of(h->files.begin(), h->files.end(),
-                                          [&](const std::string& f) { return held[key].count(f) > 0; });
-        if (complete && h->iteration >= at_least && (!best || h->iteration > best->iteration)) best = *h;
-    }
-    return best;
-}
-
-// True when some file of `chosen` survives only as a partner copy (its writer's own directory,
-// rank_NNNNN/<name>/rank_NNNNN.h5, is gone with its node).
-bool from_partner(const Held& chosen, const std::vector<Held>& all) {
-    for (const std::string& file : chosen.files) {
-        bool original = false;
-        for (const Held& h : all)
-            if (h.key == chosen.key && h.held.count(file))
-                original = original || fs::path(h.held.at(file)).parent_path().parent_path().filename().string() + ".h5" == file;
-        if (!original) return true;
-    }
-    return false;
-}
-
 // Every node leader fills `view` with the checkpoint's files: links to the ones on its node, copies
 // sent by a node that holds the others. (A workload may read any rank's block: fashion_mlp reads
 // every rank's loss_sum.)
@@ -281,7 +229,7 @@ std::optional<LocalRestore> LocalLevel::restore(std::int64_t at_least) {
             by_node[m.node_of[rank]].push_back(held_from_json(j));
             all.push_back(by_node[m.node_of[rank]].back());
         }
-    const std::optional<Held> chosen = m.choose(all, at_least);
+    const std::optional<Held> chosen = newest_complete(all, at_least);
     if (!chosen) return std::nullopt;
     // The manifest comes from the first node that listed the checkpoint: every view needs it.
     int source = 0;
@@ -305,7 +253,7 @@ std::optional<LocalRestore> LocalLevel::restore(std::int64_t at_least) {
         if (m.leader()) storage::write_file_atomic(view + "/" + kManifestFile, manifest_text);
     });
     comm::agree(m.comm, failure, "checkpoint: assembling local checkpoint " + chosen->name);
-    return LocalRestore{open_checkpoint(view), from_partner(*chosen, all) ? "partner" : "local"};
+    return LocalRestore{open_checkpoint(view), needs_partner_copies(*chosen, all) ? "partner" : "local"};
 }
 
 }  // namespace trainrt::checkpoint

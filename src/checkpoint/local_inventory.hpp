@@ -1,0 +1,36 @@
+#pragma once
+// What the local checkpoint levels hold across the nodes, and the restore's choice among them
+// (local_level.hpp). Pure logic: the nodes' lists come in, a decision comes out.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace trainrt::checkpoint {
+
+// A local checkpoint as one node holds it: the manifest's identity and the files found valid.
+struct Held {
+    std::string key;  // name@created: two attempts may each have saved a checkpoint of one name
+    std::string name;
+    std::int64_t iteration = 0;
+    int world_size = 0;
+    std::string manifest_path;
+    std::vector<std::string> files;           // every file the manifest lists
+    std::map<std::string, std::string> held;  // file -> its path on this node
+};
+
+nlohmann::ordered_json to_json(const Held& held);
+Held held_from_json(const nlohmann::ordered_json& json);
+
+// The newest checkpoint of iteration `at_least` or later whose every file some node holds (the
+// nodes' lists together in `all`); nothing when none is complete.
+std::optional<Held> newest_complete(const std::vector<Held>& all, std::int64_t at_least);
+
+// True when some file of `chosen` survives only as a partner copy: no node holds it in its
+// writer's own directory (.../rank_NNNNN/<name>/rank_NNNNN.h5).
+bool needs_partner_copies(const Held& chosen, const std::vector<Held>& all);
+
+}  // namespace trainrt::checkpoint
