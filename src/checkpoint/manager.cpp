@@ -144,6 +144,14 @@ struct CheckpointManager::Impl {
     std::unique_ptr<LocalLevel> local;   // with local levels
     std::int64_t local_saves = 0;
     std::optional<Manifest> newest_local;  // the newest local checkpoint, until it is in the run directory
+    // A local checkpoint being copied to the run directory on a thread (file copies only: no MPI,
+    // no HDF5), published by the next save or finish().
+    struct Flush {
+        Manifest manifest;
+        std::exception_ptr failure;
+        std::thread thread;
+    };
+    std::unique_ptr<Flush> flushing;
     std::string restored_level = "pfs";
 
     bool root() const { return context.world_rank == 0; }
@@ -175,9 +183,11 @@ struct CheckpointManager::Impl {
     void apply_retention(const std::string& newest, std::int64_t iteration);
     void discard(const std::string& name) noexcept;
     SaveReport save_local(const CheckpointState& state, std::int64_t iteration, const Json& metrics);
-    // Collective: every rank copies its file of local checkpoint `manifest` to the run directory,
-    // then rank 0 publishes it there as any checkpoint.
-    void flush(Manifest manifest);
+    // Collective: every rank starts copying its file of local checkpoint `manifest` to the run
+    // directory in the background; settle_flush() waits for the copies and rank 0 publishes it
+    // there as any checkpoint.
+    void start_flush(Manifest manifest);
+    void settle_flush();
     void agree_local(const std::exception_ptr& failure, const std::string& name, const std::string& what) {
         try {
             comm::agree(comm, failure, what);
@@ -307,6 +317,7 @@ const std::string& CheckpointManager::restored_level() const { return impl_->res
 
 CheckpointManager::~CheckpointManager() {
     if (impl_->in_flight && impl_->in_flight->thread.joinable()) impl_->in_flight->thread.join();
+    if (impl_->flushing && impl_->flushing->thread.joinable()) impl_->flushing->thread.join();
 }
 
 // Collective: rank 0 removes leftovers and lists the checkpoints to try, newest first
@@ -430,7 +441,11 @@ void CheckpointManager::Impl::start_async(const WritePlan& plan, const Attribute
 // Commits the async save in flight on return (publication on this thread).
 void CheckpointManager::finish() {
     Impl& m = *impl_;
-    if (m.newest_local) m.flush(*m.newest_local);
+    m.settle_flush();
+    if (m.newest_local) {
+        m.start_flush(*m.newest_local);
+        m.settle_flush();
+    }
     if (!m.in_flight) return;
     const std::string name = m.in_flight->name;
     const std::optional<Manifest> manifest = m.settle_in_flight();
@@ -443,6 +458,7 @@ void CheckpointManager::finish() {
 SaveReport CheckpointManager::Impl::save_local(const CheckpointState& state, std::int64_t iteration,
                                                const Json& metrics) {
     const auto start = Clock::now();
+    settle_flush();
     SaveReport report{checkpoint_name(iteration), 0, 0, 0};
     set_fault_iteration(iteration);
     validate_state(state, comm);
@@ -465,22 +481,34 @@ SaveReport CheckpointManager::Impl::save_local(const CheckpointState& state, std
     agree_local(attempt_checkpoint([&] { local->commit(manifest); }), report.name,
                 "checkpoint: committing " + report.name + " on the local level");
     newest_local = manifest;
-    if (++local_saves % options.pfs_every == 0) flush(manifest);
+    if (++local_saves % options.pfs_every == 0) start_flush(manifest);
     report.stall_s = report.commit_s = seconds_since(start);
     return report;
 }
 
-void CheckpointManager::Impl::flush(Manifest manifest) {
+void CheckpointManager::Impl::start_flush(Manifest manifest) {
     newest_local.reset();
     begin(manifest.name);
-    const std::string file = rank_file_name(context.world_rank);
-    std::exception_ptr failure = attempt_checkpoint([&] {
-        fs::copy_file(local->own_file(manifest.name), pending(manifest.name) + "/" + file,
-                      fs::copy_options::overwrite_existing);
-        storage::fsync_path(pending(manifest.name) + "/" + file);
+    auto flush = std::make_unique<Flush>();
+    flush->manifest = std::move(manifest);
+    Flush* raw = flush.get();
+    flush->thread = std::thread([this, raw] {
+        raw->failure = attempt_checkpoint([&] {
+            const std::string to = pending(raw->manifest.name) + "/" + rank_file_name(context.world_rank);
+            fs::copy_file(local->own_file(raw->manifest.name), to, fs::copy_options::overwrite_existing);
+            storage::fsync_path(to);
+        });
     });
-    agree_or_discard(failure, manifest.name, "checkpoint: copying " + manifest.name + " to the run directory");
-    failure = root() ? attempt_checkpoint([&] { publish(manifest); }) : nullptr;
+    flushing = std::move(flush);
+}
+
+void CheckpointManager::Impl::settle_flush() {
+    if (!flushing) return;
+    const std::unique_ptr<Flush> flush = std::move(flushing);
+    flush->thread.join();
+    const Manifest& manifest = flush->manifest;
+    agree_or_discard(flush->failure, manifest.name, "checkpoint: copying " + manifest.name + " to the run directory");
+    const std::exception_ptr failure = root() ? attempt_checkpoint([&] { publish(manifest); }) : nullptr;
     agree_or_discard(failure, manifest.name, "checkpoint: committing " + manifest.name);
     if (root()) apply_retention(manifest.name, manifest.iteration);
 }
