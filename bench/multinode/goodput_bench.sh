@@ -10,7 +10,9 @@
 #   bash bench/multinode/goodput_bench.sh [OUT.json]          # root; `make bench-goodput`
 #
 # Environment: GOODPUT_MINUTES (training wanted, 20), GOODPUT_LIMIT (--time in minutes, 4),
-# GOODPUT_PEER_TIMEOUT (10), GOODPUT_PEER_LINKS (true: [failure] peer_links), BUILD (build). The
+# GOODPUT_PEER_TIMEOUT (10), GOODPUT_PEER_LINKS (true: [failure] peer_links), GOODPUT_LEVELS
+# ([checkpoint] levels, pfs; local,partner,pfs: node-local checkpoints in /dev/shm/%h with partner
+# copies, the run directory every GOODPUT_PFS_EVERY-th, 10), BUILD (build). The
 # epochs come from a calibration step on the same nodes (3 epochs). The faults hit a node other
 # than the batch host, at 30 % and 65 % of the wanted training time. Starts the local cluster when it is not up, and stops it again then.
 set -euo pipefail
@@ -21,6 +23,8 @@ MINUTES=${GOODPUT_MINUTES:-20}
 LIMIT=${GOODPUT_LIMIT:-4}
 PEER_TIMEOUT=${GOODPUT_PEER_TIMEOUT:-10}
 PEER_LINKS=${GOODPUT_PEER_LINKS:-true}
+LEVELS=${GOODPUT_LEVELS:-pfs}
+PFS_EVERY=${GOODPUT_PFS_EVERY:-10}
 BUILD=${BUILD:-build}
 TRAINRT=$repo/$BUILD/trainrt
 DATA=$repo/data/fashion-mnist.h5
@@ -43,9 +47,12 @@ cleanup() {
     bash "$CLUSTER" node-start "$i" >/dev/null 2>&1 || true
   done
   bench_cluster_down
+  rm -rf /dev/shm/trainrt-goodput
 }
 trap cleanup EXIT
 common="--data.path=$DATA --train.batch_size=240 --failure.peer_timeout=$PEER_TIMEOUT --failure.peer_links=$PEER_LINKS --failure.max_failures=5"
+# The local cluster's nodes share one /dev/shm: a directory per hostname stands for each node's own.
+levels="--checkpoint.levels=$LEVELS --checkpoint.local_dir=/dev/shm/trainrt-goodput/%h --checkpoint.pfs_every=$PFS_EVERY"
 
 # Calibration: 3 epochs on the same 3 x 2 geometry; the fastest sets the epochs, with 10 % more
 # (the first epochs run slower than the long job's: a first run of 2 gave 16 min for 20 wanted).
@@ -60,7 +67,7 @@ say "an epoch takes $epoch_s s: $epochs epochs for $MINUTES min of training"
 
 RUN=$WORK/runs/long
 export TRAINRT
-export TRAINRT_ARGS="$common --train.epochs=$epochs --metrics.progress_interval=60 --run.storage_path=$WORK/runs --run.name=long"
+export TRAINRT_ARGS="$common $levels --train.epochs=$epochs --metrics.progress_interval=60 --run.storage_path=$WORK/runs --run.name=long"
 # --signal=USR2@15 replaces the template's @180, which a 4-minute limit would leave 1 minute of; trainrt's
 # own margin (10 s + 2 x the slowest step and checkpoint) stops it in time either way.
 JOB=$(sbatch --parsable -p multi -N 3 --ntasks-per-node=2 --ntasks=6 --time="$LIMIT" --signal=USR2@15 \
@@ -82,6 +89,7 @@ fault() {
   before=$(relaunches)
   say "$kind $node at $(trained_s) s trained"
   bash "$CLUSTER" "node-$kind" "${BASH_REMATCH[1]}" >&2
+  rm -rf "/dev/shm/trainrt-goodput/$node"  # its memory is gone (killed) or out of reach (frozen)
   deadline=$((SECONDS + 300))
   until (($(relaunches) > before)) || ((SECONDS > deadline)); do sleep 2; done
   (($(relaunches) > before)) || say "no relaunch 300 s after the $kind of $node"
@@ -116,10 +124,11 @@ mkdir -p "$(dirname "$OUT")"
 requeues=$(jq -s 'map(select(.event == "requeue")) | length' "$RUN/events.jsonl")
 jq --argjson minutes "$MINUTES" --argjson requeues "$requeues" --argjson limit "$LIMIT" --argjson epochs "$epochs" \
   --argjson killed "$killed" --argjson frozen "$frozen" --argjson peer "$PEER_TIMEOUT" --argjson links "$PEER_LINKS" --arg run "$RUN" \
+  --arg levels "$LEVELS" \
   --arg when "$(date -u +%FT%TZ)" --argjson trained "$(trained_s)" \
   '{bench: "goodput", when: $when, minutes_wanted: $minutes, time_limit_min: $limit, epochs: $epochs,
     trained_s: $trained, node_killed: ($killed == 1), node_frozen: ($frozen == 1), peer_timeout_s: $peer,
-    peer_links: $links, requeues: $requeues,
+    peer_links: $links, checkpoint_levels: $levels, requeues: $requeues,
     goodput: .goodput, recoveries: .recoveries, run: $run}' "$WORK/results.json" >"$OUT"
 jq -r '"goodput \(.goodput.ratio * 1000 | round / 10) % of \(.goodput.allocated_rank_s | round) rank-s; \(.requeues) requeues; trained \(.trained_s | round) s; " +
   "lost (rank-s): " + (.goodput.lost_rank_s | to_entries | map("\(.key) \(.value | round)") | join(", ")) +
