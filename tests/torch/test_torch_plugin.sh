@@ -53,7 +53,7 @@ train 2 odd "$WORK/odd.out" --train.batch_size=255
   && [ ! -e "$WORK/odd" ] && pass "a batch that does not divide: exit 2, $(cat "$WORK/odd.out.stderr")" \
   || { show "$WORK/odd.out"; fail "odd batch: exit $rc"; }
 # The same plugin, unchanged, as the trials of a sweep: `trainrt tune` over its own train.lr key, two
-# 1-rank trials at once; each trial is a run of the plugin with its rate, reports its accuracy and
+# 1-rank trials at once (a narrower model: width 64, one block); each trial is a run of the plugin with its rate, reports its accuracy and
 # digest, and `trainrt results` names the better one.
 cat >"$WORK/sweep.ini" <<INI
 [tune]
@@ -65,7 +65,7 @@ ranks_per_trial = 1
 train.lr = grid(0.001, 0.003)
 INI
 rc=0; timeout -k 10 300 "$TRAINRT" tune --config "$WORK/sweep.ini" --ranks 2 --run.workload="plugin:$plugin" --data.path="$DATA" \
-  --train.epochs=1 --train.batch_size=256 --metrics.progress=off --run.storage_path="$WORK" --run.name=sweep >"$WORK/sweep.out" 2>&1 || rc=$?
+  --train.epochs=1 --train.batch_size=256 --train.width=64 --train.blocks=1 --metrics.progress=off --run.storage_path="$WORK" --run.name=sweep >"$WORK/sweep.out" 2>&1 || rc=$?
 S=$WORK/sweep
 digests=$(for t in trial_0000 trial_0001; do model_digest "$S/$t.out"; done | sort -u | grep -c . || true)
 best=$(for t in trial_0000 trial_0001; do jq -r "select(.loss != null) | \"$t \\(.test_accuracy)\"" "$S/$t/result.jsonl" | tail -1; done | sort -k2 -g | tail -1)
