@@ -23,14 +23,18 @@ bool starts_with(const std::string& text, const std::string& prefix) {
     return text.rfind(prefix, 0) == 0;
 }
 
-// checkpoint_<digits> only: backups such as checkpoint_000006.bak are not checkpoints.
-std::int64_t iteration_of(const std::string& name) {
+}  // namespace
+
+std::int64_t iteration_of_name(const std::string& name) {
+    if (!starts_with(name, kPrefix)) return -1;
     const std::string digits = name.substr(std::string(kPrefix).size());
     if (digits.empty() || digits.size() > 18 ||
         digits.find_first_not_of("0123456789") != std::string::npos)
         return -1;
     return std::stoll(digits);
 }
+
+namespace {
 
 // This share's files (index i with i % shares == share): presence and size first (cheap: a
 // truncation is reported as such), then the checksums (every byte read). No rank stats every
@@ -96,11 +100,11 @@ std::vector<std::string> committed_names(const std::string& run_dir) {
     if (!fs::is_directory(dir)) return names;
     for (const auto& entry : fs::directory_iterator(dir)) {
         std::string name = entry.path().filename().string();
-        if (entry.is_directory() && starts_with(name, kPrefix) && iteration_of(name) >= 0)
+        if (entry.is_directory() && starts_with(name, kPrefix) && iteration_of_name(name) >= 0)
             names.push_back(name);
     }
     std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
-        return iteration_of(a) < iteration_of(b);
+        return iteration_of_name(a) < iteration_of_name(b);
     });
     return names;
 }

@@ -12,6 +12,9 @@ namespace trainrt::checkpoint {
 
 std::string checkpoints_dir(const std::string& run_dir);
 std::string checkpoint_name(std::int64_t iteration);
+// The iteration in a checkpoint's name (checkpoint_000042 -> 42); -1 for any other name
+// (checkpoint_<digits> only: backups such as checkpoint_000006.bak are not checkpoints).
+std::int64_t iteration_of_name(const std::string& name);
 
 // Committed checkpoint directories (checkpoint_*), oldest first by iteration.
 std::vector<std::string> committed_names(const std::string& run_dir);

@@ -92,7 +92,7 @@ public:
         const std::uint64_t bytes = plan.bytes();
         RankWrite result;
         if (mine.empty()) return result;
-        const std::string file_name = fmt::format("rank_{:05d}.h5", rank), path = dir + "/" + file_name;
+        const std::string file_name = rank_file_name(rank), path = dir + "/" + file_name;
         haddr_t end = 0;
         create_reserved(path, room_for(mine, bytes));
         {
@@ -126,6 +126,8 @@ private:
 };
 
 }  // namespace
+
+std::string rank_file_name(int rank) { return fmt::format("rank_{:05d}.h5", rank); }
 
 std::unique_ptr<LayoutWriter> make_file_per_rank_writer(const LayoutOptions&) {
     return std::make_unique<FilePerRankWriter>();

@@ -49,6 +49,9 @@ std::unique_ptr<LayoutWriter> make_file_per_rank_writer(const LayoutOptions& opt
 // Duplicates MPI_COMM_WORLD for its collective parallel-HDF5 writes.
 std::unique_ptr<LayoutWriter> make_shared_file_writer(const LayoutOptions& options);
 
+// "rank_00003.h5": the file rank `rank` writes in the file_per_rank layout.
+std::string rank_file_name(int rank);
+
 // Size and XXH3-64 of a whole file, read sequentially.
 FileEntry describe_file(const std::string& dir, const std::string& name);
 // fsync of the file, and describe_file() of it at the same time: the fsync waits for the disk, the

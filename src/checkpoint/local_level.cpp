@@ -56,10 +56,6 @@ void write_bytes(const std::string& path, const std::vector<char>& bytes) {
     storage::write_all(fd.get(), bytes.data(), bytes.size(), path);
 }
 
-std::int64_t iteration_of(const std::string& name) {
-    return name.rfind("checkpoint_", 0) == 0 ? std::stoll(name.substr(11)) : -1;
-}
-
 // The files of checkpoint directory `dir` that match its manifest (size and checksum) go into
 // `found` under the manifest's key; a damaged one is named in a warning and left out.
 void take_inventory(const std::string& dir, std::map<std::string, Held>& found) {
@@ -70,8 +66,9 @@ void take_inventory(const std::string& dir, std::map<std::string, Held>& found) 
         log::warn("local checkpoint {} is not used: {}", dir, error.what());
         return;
     }
-    Held& held = found[manifest.name + "@" + manifest.created];
-    held.key = manifest.name + "@" + manifest.created, held.name = manifest.name;
+    const std::string key = manifest.name + "@" + manifest.created;
+    Held& held = found[key];
+    held.key = key, held.name = manifest.name;
     held.iteration = manifest.iteration, held.world_size = manifest.world_size;
     held.manifest_path = dir + "/" + kManifestFile;
     held.files.clear();
@@ -88,8 +85,6 @@ void take_inventory(const std::string& dir, std::map<std::string, Held>& found) 
 }
 
 }  // namespace
-
-std::string rank_file_name(int rank) { return fmt::format("rank_{:05d}.h5", rank); }
 
 struct LocalLevel::Impl {
     CheckpointLevels levels;
@@ -157,8 +152,9 @@ void LocalLevel::commit(const Manifest& manifest) const {
     fs::rename(pending(manifest.name), final_dir);
     std::vector<std::string> names;
     for (const auto& entry : fs::directory_iterator(own_dir()))
-        if (iteration_of(entry.path().filename().string()) >= 0) names.push_back(entry.path().filename().string());
-    std::sort(names.begin(), names.end());
+        if (iteration_of_name(entry.path().filename().string()) >= 0) names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end(),
+              [](const std::string& a, const std::string& b) { return iteration_of_name(a) < iteration_of_name(b); });
     for (std::size_t i = 0; i + kLocalKept < names.size(); ++i) fs::remove_all(own_dir() + "/" + names[i]);
     if (impl_->leader() && fs::exists(impl_->root))
         for (const auto& entry : fs::directory_iterator(impl_->root))
@@ -181,7 +177,7 @@ std::vector<Held> LocalLevel::Impl::inventory() const {
     for (const auto& rank_dir : fs::directory_iterator(root)) {
         if (rank_dir.path().filename().string().rfind("rank_", 0) != 0) continue;
         for (const auto& entry : fs::directory_iterator(rank_dir.path()))
-            if (iteration_of(entry.path().filename().string()) >= 0 && fs::exists(entry.path() / kManifestFile))
+            if (iteration_of_name(entry.path().filename().string()) >= 0 && fs::exists(entry.path() / kManifestFile))
                 take_inventory(entry.path().string(), found);
     }
     std::vector<Held> list;

@@ -70,7 +70,4 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// "rank_00003.h5": the file rank `rank` writes in the file_per_rank layout.
-std::string rank_file_name(int rank);
-
 }  // namespace trainrt::checkpoint

@@ -74,12 +74,6 @@ std::exception_ptr attempt_checkpoint(Step&& step) {
     });
 }
 
-// The iteration in a checkpoint directory's name (checkpoint_000042 -> 42).
-std::int64_t read_iteration(const std::string& path) {
-    const std::string name = fs::path(path).filename().string();
-    return name.rfind("checkpoint_", 0) == 0 ? std::stoll(name.substr(11)) : 0;
-}
-
 double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -356,7 +350,8 @@ std::optional<Checkpoint> CheckpointManager::restore() {
     m.remover.wait();  // retired checkpoints are not leftovers of an interrupted save
     const std::vector<std::string> candidates = m.candidates();
     if (m.local && m.options.resume_from.empty()) {  // a local checkpoint as new as the run directory's newest
-        const std::int64_t newest = candidates.empty() ? 0 : read_iteration(candidates.front());
+        const std::int64_t newest =
+            candidates.empty() ? 0 : std::max<std::int64_t>(0, iteration_of_name(fs::path(candidates.front()).filename()));
         if (std::optional<LocalRestore> found = m.local->restore(newest)) {
             m.restored_level = found->level;
             return std::move(found->checkpoint);
