@@ -61,6 +61,13 @@ void fsync_path(const std::string& path) {
     if (::fsync(fd.get()) != 0) fail("fsync of", path, errno);
 }
 
+void start_writeback(int fd, std::uint64_t offset, std::uint64_t length, const std::string& path) {
+    if (::sync_file_range(fd, static_cast<off64_t>(offset), static_cast<off64_t>(length),
+                          SYNC_FILE_RANGE_WRITE) == 0)
+        return;
+    if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) fail("writeback of", path, errno);
+}
+
 void fsync_parent_dir(const std::string& path) { fsync_path(parent_of(path)); }
 
 void make_dirs(const std::string& path) {

@@ -1,6 +1,7 @@
 #pragma once
 // Lustre-compatible POSIX helpers: atomic replace by rename, fsync of files and directories,
 // append-only line files. No flock anywhere. Failures are StorageErrors with strerror text.
+#include <cstdint>
 #include <string>
 
 namespace trainrt::storage {
@@ -24,6 +25,11 @@ private:
 Fd open_or_throw(const std::string& path, int flags, int mode = 0644);
 void write_all(int fd, const void* data, std::size_t bytes, const std::string& path);
 void fsync_path(const std::string& path);
+// Starts the disk write of the dirty pages in [offset, offset + length) of the open file `fd`
+// and returns without waiting (sync_file_range WRITE): the disk works on these bytes while the
+// caller copies the next ones, so the final fsync finds little left to do. Durability still
+// comes from that fsync only. A filesystem without it (EINVAL, ENOSYS) is no error.
+void start_writeback(int fd, std::uint64_t offset, std::uint64_t length, const std::string& path);
 void fsync_parent_dir(const std::string& path);
 void make_dirs(const std::string& path);  // mkdir -p; StorageError says why it cannot
 bool path_exists(const std::string& path);
