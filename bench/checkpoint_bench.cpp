@@ -12,8 +12,10 @@
 // restore + Checkpoint::read of this rank's blocks. On 2 ranks or more, (5) the same bytes as
 // replicated tensors (a DDP model: every rank holds all of it), saved with file_per_rank by rank 0
 // alone (spread_replicated = false) and spread over the ranks (write_plan.hpp), alternated.
-// Times are the slowest rank's; bandwidth = total bytes / time. One JSON line per measurement,
-// medians over --reps.
+// A warm-up round (plain and file_per_rank) comes first and is not reported; plain goes first in
+// even repetitions and last in odd ones. Times are the slowest rank's; bandwidth = total bytes /
+// time. One JSON line per measurement with its repetition ("rep"): run.sh takes ratios pair by
+// pair (same repetition) and their median.
 #include <fcntl.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -104,6 +106,7 @@ struct Bench {
     std::uint64_t rows_per_rank = 0;  // each tensor is [rows_total, 1024] float32
     std::vector<std::vector<float>> tensors;
     std::vector<std::vector<float>> whole;  // replicated: every rank holds all rows (2+ ranks only)
+    int rep = -1;  // the repetition being measured; -1: the warm-up round, not reported
 
     std::uint64_t total_bytes() const {
         return rows_per_rank * 1024 * sizeof(float) * kTensors * static_cast<std::uint64_t>(context.world_size);
@@ -133,10 +136,10 @@ struct Bench {
     }
 
     void emit(const std::string& what, const std::string& layout, double seconds) const {
-        if (context.world_rank != 0) return;
-        std::cout << fmt::format(R"({{"bench":"checkpoint","ranks":{},"what":"{}","layout":"{}",)"
+        if (context.world_rank != 0 || rep < 0) return;
+        std::cout << fmt::format(R"({{"bench":"checkpoint","ranks":{},"rep":{},"what":"{}","layout":"{}",)"
                                  R"("bytes":{},"seconds":{:.6f},"GBps":{:.4f}}})",
-                                 context.world_size, what, layout, total_bytes(), seconds,
+                                 context.world_size, rep, what, layout, total_bytes(), seconds,
                                  total_bytes() / seconds / 1e9)
                   << std::endl;
     }
@@ -172,13 +175,17 @@ struct Bench {
         }
         drop_cache(context.run_dir);
         std::vector<float> back(tensors[0].size());
+        double verify = 0;  // restore(): choosing the checkpoint, verifying every file's checksum
         emit("read", layout, timed(comm, [&] {
             checkpoint::CheckpointManager manager(checkpoint_options(layout, false), context, comm);
-            std::optional<Checkpoint> restored = manager.restore();  // verifies checksums (rank 0)
+            const auto started = Clock::now();
+            std::optional<Checkpoint> restored = manager.restore();
+            verify = std::chrono::duration<double>(Clock::now() - started).count();
             for (int t = 0; t < kTensors; ++t)
                 restored->read(fmt::format("t{}", t), TensorType::f32,
                                {rows_per_rank * context.world_rank, 0}, {rows_per_rank, 1024}, back.data());
         }));
+        emit("restore", layout, comm.allreduce_value(verify, ReduceOp::max));
     }
 
     void async_round() {
@@ -228,10 +235,18 @@ int main(int argc, char** argv) {
         if (comm->size() > 1)
             for (int t = 0; t < kTensors; ++t)
                 bench.whole.emplace_back(bench.rows_per_rank * comm->size() * 1024, static_cast<float>(t));
+        // Warm-up (not reported): the disk's first gigabytes after a pause go faster or slower
+        // than the rest, whichever comes first would carry that.
+        bench.plain_round();
+        bench.checkpoint_round("file_per_rank");
         for (int rep = 0; rep < options.reps; ++rep) {
-            bench.plain_round();
+            bench.rep = rep;
+            // Plain first in even repetitions, last in odd ones: a drift of the disk's speed
+            // over the repetition favours neither side; ratios are taken pair by pair.
+            if (rep % 2 == 0) bench.plain_round();
             bench.checkpoint_round("file_per_rank");
             bench.checkpoint_round("shared");
+            if (rep % 2 == 1) bench.plain_round();
             bench.async_round();
             bench.replicated_round(rep);
         }

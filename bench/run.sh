@@ -14,11 +14,15 @@
 #   BENCH_SKIP=          any of: trainrt pytorch torch python allreduce checkpoint restart report nodes goodput array data xgboost tune (comma or space separated); skipped parts
 #                        show as "not run" in BENCHMARKS.md
 #   BENCH_OUT=           where raw results and logs go (default $BUILD/bench-results/<timestamp>)
+#   BENCH_REUSE=DIR      with BENCH_SKIP: the skipped parts' results are taken from DIR (an earlier BENCH_OUT),
+#                        and the report says so; e.g. rerun only the checkpoint part:
+#                        BENCH_SKIP=trainrt,pytorch,torch,python,allreduce,restart,report,data,xgboost,tune BENCH_REUSE=...
 #   BENCH_TIMEOUT=1800   seconds allowed to each benchmark command
 #   BENCH_REPORT=BENCHMARKS.md   the report to write (relative to the repository root)
 #   JOBS=2               parallel build jobs
 #   BENCH_CKPT_MIB=1024  checkpoint benchmark state size in MiB (total over the ranks)
 #   BENCH_CKPT_DIR=$BUILD/bench-checkpoint  where the checkpoint benchmark writes (its filesystem is measured)
+#   BENCH_CKPT_REPS=5    repetitions of the checkpoint benchmark (after its warm-up round)
 #   BENCH_XGB_ROWS=1000000 BENCH_XGB_ROUNDS=20 BENCH_XGB_REPS=3  the XGBoost part's table, rounds, alternations
 #   BENCH_TUNE_TRIALS=32 trials of the sweep benchmark's ASHA sweep
 #   BENCH_PY_REPS=3      alternations of the Python part's runs on 2 ranks (plain DDP, workload, fit())
@@ -116,6 +120,14 @@ fi
 OUT=${BENCH_OUT:-$BUILD/bench-results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
+if [[ -n ${BENCH_REUSE:-} ]]; then
+  # The skipped parts' stored results: copied first, so the parts that run replace theirs.
+  [[ -d $BENCH_REUSE && -f $BENCH_REUSE/machine.txt ]] || die "BENCH_REUSE=$BENCH_REUSE is not a results directory of bench/run.sh (no machine.txt)"
+  [[ -n ${skip_list//[ ,]/} ]] || die "BENCH_REUSE needs BENCH_SKIP: the parts to take from $BENCH_REUSE instead of running them"
+  cp -n "$BENCH_REUSE"/* "$OUT"/ 2>/dev/null || true
+  REUSED_FROM=$(cd "$BENCH_REUSE" && pwd)
+  REUSED_DATE=$(sed -n 's/^date=//p' "$BENCH_REUSE/machine.txt")
+fi
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)   # nproc obeys OMP_NUM_THREADS
 storage=$(mktemp -d "${TMPDIR:-/tmp}/trainrt-bench.XXXXXX")
@@ -290,7 +302,7 @@ fi
 if ! skipped checkpoint; then
   for n in "${RANKS[@]}"; do
     run "checkpoint_n$n" "$OUT/checkpoint_n$n.jsonl" mpiexec -n "$n" "$CKPT_BENCH" \
-      --dir "${BENCH_CKPT_DIR:-$BUILD/bench-checkpoint}" --mib "${BENCH_CKPT_MIB:-1024}" --reps 3
+      --dir "${BENCH_CKPT_DIR:-$BUILD/bench-checkpoint}" --mib "${BENCH_CKPT_MIB:-1024}" --reps "${BENCH_CKPT_REPS:-5}"
     grep -q '"what":"async_stall"' "$OUT/checkpoint_n$n.jsonl" ||
       die "checkpoint_bench on $n ranks printed no async_stall line ($OUT/checkpoint_n$n.jsonl)"
   done
@@ -399,6 +411,7 @@ blas_of_trainrt=$(ldd "$TRAINRT" 2>/dev/null | awk '/libopenblas/ {print $3; exi
   printf 'openblas=%s (trainrt: %s; PyTorch: %s)\n' "$(version_of libopenblas0)" "${blas_of_trainrt:-?}" "$OPENBLAS_OPENMP"
   printf 'epochs=%s\n' "$EPOCHS"
   printf 'skipped=%s\n' "$(echo $SKIP)"
+  [[ -z ${REUSED_FROM:-} ]] || printf 'reused_from=%s\nreused_date=%s\n' "$REUSED_FROM" "$REUSED_DATE"
   printf 'load=%s\n' "$load_start at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 } >"$OUT/machine.txt"
 
@@ -432,7 +445,11 @@ lines = ["# trainrt benchmarks", "",
          f"PyTorch {meta['torch']}; OpenBLAS {meta['openblas']}",
          f"- Epochs per training run: {meta['epochs']}; 1 compute thread per rank for both trainrt and PyTorch",
          f"- Raw results and logs: `{os.path.relpath(out)}`", ""]
-if skipped:
+if skipped and meta.get("reused_from"):
+    lines += [f"Not run this time (BENCH_SKIP): {', '.join(sorted(skipped))}. Their sections show the stored "
+              f"results of {meta['reused_date']} (BENCH_REUSE=`{os.path.relpath(meta['reused_from'])}`, "
+              "copied into the raw results below).", ""]
+elif skipped:
     lines += [f"Skipped (BENCH_SKIP): {', '.join(sorted(skipped))}.", ""]
 
 # --- training: trainrt vs PyTorch ---
@@ -520,29 +537,45 @@ else:
 ck = pd.concat([jsonl(out / f"checkpoint_n{n}.jsonl") for n in RANKS], ignore_index=True)
 ck_med = ck.groupby(["ranks", "what", "layout"])["seconds"].median() if not ck.empty else None
 lines += ["## Checkpoints: write and read bandwidth, async stall", ""]
-t4 = t5 = t_rep = None
-detail4 = detail5 = detail_rep = "–"
+t4 = t4r = t5 = t_rep = None
+detail4 = detail4r = detail5 = detail_rep = "–"
+
+def paired_ratio(n, what, layout):
+    """Median over repetitions of plain time / layout time, pair by pair (same repetition);
+    older result files without repetitions: the ratio of the medians."""
+    rows = ck[(ck["ranks"] == n) & (ck["what"] == what)]
+    if "rep" not in rows or rows["rep"].isna().all():
+        p, x = ck_med.get((n, what, "plain")), ck_med.get((n, what, layout))
+        return p / x if p and x else None
+    wide = rows.pivot_table(index="rep", columns="layout", values="seconds")
+    if "plain" not in wide or layout not in wide:
+        return None
+    return float((wide["plain"] / wide[layout]).median())
+
 if ck_med is None:
     lines += ["not run", ""]
 else:
     gib = ck["bytes"].iloc[0] / (1 << 30)
+    reps = int(ck["rep"].max()) + 1 if "rep" in ck and not ck["rep"].isna().all() else 3
     lines += [f"State: {gib:.2f} GiB of float32 in 4 sharded tensors, split evenly over the ranks. "
-              "Medians of 3 interleaved repetitions; each time is the slowest rank's. Plain = each rank "
+              f"{reps} interleaved repetitions after a warm-up round that is not counted (plain first in even "
+              "repetitions, last in odd ones); each time is the slowest rank's; GB/s from the median times, "
+              "ratios the median of the ratios pair by pair (same repetition). Plain = each rank "
               "write()s its bytes to its own file and fsyncs it (reads after POSIX_FADV_DONTNEED). A "
               "checkpoint write is the whole commit (write, fsync, XXH3 of every file, manifest, rename); "
-              "a checkpoint read is restore (the ranks verify the files' checksums, a share each) plus reading this rank's blocks.", "",
-              "| ranks | what | plain (GB/s) | file_per_rank (GB/s) | shared (GB/s) | file_per_rank / plain | shared / plain |",
-              "|---:|---|---:|---:|---:|---:|---:|"]
+              "a checkpoint read is restore (the ranks verify the files' checksums, a share each: *verify*) "
+              "plus reading this rank's blocks.", "",
+              "| ranks | what | plain (GB/s) | file_per_rank (GB/s) | shared (GB/s) | file_per_rank / plain | shared / plain | verify, file_per_rank (s) | verify, shared (s) |",
+              "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     gbps = lambda n, what, layout: (ck["bytes"].iloc[0] / ck_med[n, what, layout] / 1e9) if (n, what, layout) in ck_med else None
-    worst_write = []
+    worst = {"write": [], "read": []}
     for n in RANKS:
         for what in ("write", "read"):
             p, f, s_ = gbps(n, what, "plain"), gbps(n, what, "file_per_rank"), gbps(n, what, "shared")
-            rf = f / p if p and f else None
-            rs = s_ / p if p and s_ else None
-            if what == "write":
-                worst_write += [(rf, n, "file_per_rank"), (rs, n, "shared")]
-            lines.append(f"| {n} | {what} | {fmt(p)} | {fmt(f)} | {fmt(s_)} | {fmt(rf)} | {fmt(rs)} |")
+            rf, rs = paired_ratio(n, what, "file_per_rank"), paired_ratio(n, what, "shared")
+            worst[what] += [(rf, n, "file_per_rank"), (rs, n, "shared")]
+            verify = [fmt(ck_med.get((n, "restore", layout))) if what == "read" else "" for layout in ("file_per_rank", "shared")]
+            lines.append(f"| {n} | {what} | {fmt(p)} | {fmt(f)} | {fmt(s_)} | {fmt(rf)} | {fmt(rs)} | {verify[0]} | {verify[1]} |")
     lines += ["", "| ranks | sync save (s) | async stall, first save (s) | async stall, later saves (s) | stall / sync save |",
               "|---:|---:|---:|---:|---:|"]
     stall_ratio = {}
@@ -551,11 +584,14 @@ else:
         stall_ratio[n] = stall / sync if sync and stall is not None else None
         lines.append(f"| {n} | {fmt(sync)} | {fmt(first)} | {fmt(stall)} | {fmt(stall_ratio[n])} |")
     lines.append("")
-    known = [w for w in worst_write if w[0] is not None]
+    known = [w for w in worst["write"] if w[0] is not None]
     t4 = bool(known) and all(w[0] >= 0.90 for w in known)
     detail4 = ", ".join(f"{layout} {n}r: {fmt(r)}" for r, n, layout in known) or "–"
+    known_r = [w for w in worst["read"] if w[0] is not None]
+    t4r = bool(known_r) and all(w[0] >= 0.90 for w in known_r)
+    detail4r = ", ".join(f"{layout} {n}r: {fmt(r)}" for r, n, layout in known_r) or "–"
     known5 = {n: r for n, r in stall_ratio.items() if r is not None}
-    t5 = bool(known5) and all(r <= 0.05 for r in known5.values())
+    t5 = bool(known5) and all(r <= 0.01 for r in known5.values())
     detail5 = ", ".join(f"{n} rank{'s' if n > 1 else ''}: {fmt(r)}" for n, r in known5.items()) or "–"
     # Replicated state (a DDP model, every rank holds all of it): rank 0 alone vs a share per rank.
     rep = {n: (ck_med.get((n, "replicated_write", "rank0")), ck_med.get((n, "replicated_write", "spread")))
@@ -563,12 +599,20 @@ else:
     if rep:
         lines += ["Replicated state of the same size (a DDP model: every rank holds all of it), file_per_rank, "
                   "alternated: written by rank 0 alone (`spread_replicated = false`) and in shares by every rank "
-                  "(the default).", "",
+                  "(the default); median times, and the median of the ratios pair by pair.", "",
                   "| ranks | rank 0 alone (s) | every rank a share (s) | shares / rank 0 alone |", "|---:|---:|---:|---:|"]
+        ratios = {}
         for n, (alone, shares) in rep.items():
-            lines.append(f"| {n} | {fmt(alone)} | {fmt(shares)} | {fmt(shares / alone if alone else None)} |")
+            # rank 0 alone's time / shares' time pair by pair, as paired_ratio does for plain
+            by_rep = None
+            rows = ck[(ck["ranks"] == n) & (ck["what"] == "replicated_write")]
+            if "rep" in rows and not rows["rep"].isna().all():
+                wide = rows.pivot_table(index="rep", columns="layout", values="seconds")
+                by_rep = float((wide["spread"] / wide["rank0"]).median())
+            ratios[n] = by_rep if by_rep is not None else (shares / alone if alone and shares else None)
+            lines.append(f"| {n} | {fmt(alone)} | {fmt(shares)} | {fmt(ratios[n])} |")
         lines.append("")
-        ratios = {n: s / a for n, (a, s) in rep.items() if a and s}
+        ratios = {n: r for n, r in ratios.items() if r is not None}
         t_rep = bool(ratios) and all(r <= 0.6 for r in ratios.values())
         detail_rep = ", ".join(f"{n} ranks: {fmt(r)}" for n, r in ratios.items()) or "–"
 
@@ -870,7 +914,8 @@ lines += ["## Targets", "",
           f"| trainrt on 2 ranks faster than on 1 (median epoch time) | {detail2} | {verdict(t2)} |",
           f"| allreduce busbw ≥ 0.95 × plain MPI for every size ≥ 1 MiB | {detail3} | {verdict(t3)} |",
           f"| checkpoint write bandwidth ≥ 0.90 × plain write+fsync (both layouts, 1 and 2 ranks) | {detail4} | {verdict(t4)} |",
-          f"| async checkpoint stall ≤ 5 % of the sync save time (later saves) | {detail5} | {verdict(t5)} |",
+          f"| checkpoint restore (verify + read) bandwidth ≥ 0.90 × plain read (both layouts, 1 and 2 ranks) | {detail4r} | {verdict(t4r)} |",
+          f"| async checkpoint stall ≤ 1 % of the sync save time (later saves) | {detail5} | {verdict(t5)} |",
           f"| replicated state: a save in shares ≤ 0.6 × rank 0 alone | {detail_rep} | {verdict(t_rep)} |",
           f"| restart latency (process start → first resumed step, excluding the checkpoint read) ≤ 2 s on 2 and 4 ranks | {detail6} | {verdict(t6)} |",
           f"| report() < 1 % of a fashion_mlp step (2 ranks) | {detail7} | {verdict(t7)} |",

@@ -58,13 +58,15 @@ FileEntry describe_file(const std::string& dir, const std::string& name) {
     std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(),
                                                                    XXH3_freeState);
     XXH3_64bits_reset(state.get());
-    // The disk reads ahead of the hash: each chunk's read also asks for the next ones
-    // (WILLNEED starts their reads and returns), so the disk never waits for the hash.
-    constexpr std::size_t kChunk = 8 << 20, kAhead = 64 << 20;
+    // Chunks small enough to stay in the core's cache between the copy and the hash; the disk
+    // reads ahead of them: every kAhead bytes the next kAhead are asked for (WILLNEED starts
+    // their reads and returns), so the disk never waits for the hash.
+    constexpr std::size_t kChunk = 512 << 10, kAhead = 32 << 20;
     std::vector<char> buffer(kChunk);
     std::uint64_t size = 0;
     for (;;) {
-        ::posix_fadvise(fd.get(), static_cast<off_t>(size + kChunk), kAhead, POSIX_FADV_WILLNEED);
+        if (size % kAhead == 0)
+            ::posix_fadvise(fd.get(), static_cast<off_t>(size + kAhead), kAhead, POSIX_FADV_WILLNEED);
         ssize_t got = ::read(fd.get(), buffer.data(), buffer.size());
         if (got < 0 && errno == EINTR) continue;
         if (got < 0)
