@@ -1,6 +1,6 @@
 // Checkpoint bandwidth against a plain write()+fsync of the same bytes, in one run.
 //
-//   mpiexec -n N build/bench/checkpoint_bench [--dir DIR] [--mib 1024] [--reps 3]
+//   mpiexec -n N build/bench/checkpoint_bench [--dir DIR] [--mib 1024] [--reps 3] [--local-dir /dev/shm]
 //
 // The state is `--mib` MiB of float32 in total, split evenly over the ranks as 4 sharded tensors
 // per rank (so every rank writes its share: the DDP-weights case where rank 0 writes everything is
@@ -12,6 +12,7 @@
 // restore + Checkpoint::read of this rank's blocks. On 2 ranks or more, (5) the same bytes as
 // replicated tensors (a DDP model: every rank holds all of it), saved with file_per_rank by rank 0
 // alone (spread_replicated = false) and spread over the ranks (write_plan.hpp), alternated.
+// (6) the node-local level (levels = local,pfs) in --local-dir against a plain write and read there.
 // A warm-up round (plain and file_per_rank) comes first and is not reported; plain goes first in
 // even repetitions and last in odd ones. Times are the slowest rank's; bandwidth = total bytes /
 // time. One JSON line per measurement with its repetition ("rep"): run.sh takes ratios pair by
@@ -33,6 +34,8 @@
 
 #include "checkpoint/manager.hpp"
 #include "comm/mpi_communicator.hpp"
+#include "comm/mpi_world.hpp"
+#include "launch/launcher.hpp"
 #include "storage/posix.hpp"
 
 namespace fs = std::filesystem;
@@ -47,6 +50,7 @@ struct Options {
     std::string dir = "build/bench-checkpoint";
     std::uint64_t mib = 1024;
     int reps = 3;
+    std::string local_dir = "/dev/shm";  // where the local level is measured
 };
 
 Options parse(int argc, char** argv) {
@@ -56,6 +60,7 @@ Options parse(int argc, char** argv) {
         if (key == "--dir") options.dir = argv[i + 1];
         else if (key == "--mib") options.mib = std::stoull(argv[i + 1]);
         else if (key == "--reps") options.reps = std::stoi(argv[i + 1]);
+        else if (key == "--local-dir") options.local_dir = argv[i + 1];
         else throw std::runtime_error("checkpoint_bench: unknown option " + key);
     }
     return options;
@@ -202,6 +207,47 @@ struct Bench {
         emit("async_total", "file_per_rank", stall + rest);
     }
 
+    // The node-local level ([checkpoint] levels = local,pfs) in `local_dir` (/dev/shm: memory)
+    // against a plain write and read of the same bytes there, alternated like the others. Its
+    // copies to the run directory (pfs_every) are beyond this round: pfs_every is out of reach and
+    // finish() is not called, so only the local save and a restore from it are timed.
+    void local_round() {
+        fresh_run_dir("local");
+        const std::string shm = options.local_dir + "/trainrt-checkpoint-bench";
+        if (context.world_rank == 0) { fs::remove_all(shm); fs::create_directories(shm); }
+        comm.barrier();
+        const std::string base = shm + fmt::format("/plain_{:05d}_t", context.world_rank);
+        std::vector<float> back(tensors[0].size());
+        auto plain = [&] {
+            emit("write", "plain_local", timed(comm, [&] {
+                for (int t = 0; t < kTensors; ++t) plain_write(base + std::to_string(t), tensors[t]);
+            }));
+            emit("read", "plain_local", timed(comm, [&] {
+                for (int t = 0; t < kTensors; ++t) plain_read(base + std::to_string(t), back);
+            }));
+        };
+        if (rep % 2 == 0) plain();
+        checkpoint::CheckpointOptions o = checkpoint_options("file_per_rank", false);
+        o.levels = CheckpointLevels::local;
+        o.local_dir = shm;
+        o.pfs_every = 1 << 30;
+        CheckpointState saved = state();
+        {
+            checkpoint::CheckpointManager manager(o, context, comm);
+            emit("write", "local", timed(comm, [&] { manager.save(saved, 1, nlohmann::ordered_json::object()); }));
+        }
+        emit("read", "local", timed(comm, [&] {
+            checkpoint::CheckpointManager manager(o, context, comm);
+            std::optional<Checkpoint> restored = manager.restore();
+            for (int t = 0; t < kTensors; ++t)
+                restored->read(fmt::format("t{}", t), TensorType::f32,
+                               {rows_per_rank * context.world_rank, 0}, {rows_per_rank, 1024}, back.data());
+        }));
+        if (rep % 2 == 1) plain();
+        comm.barrier();
+        if (context.world_rank == 0) fs::remove_all(shm);
+    }
+
     // Rank 0 alone against every rank a share, in the order `rep` says (alternated over reps).
     void replicated_round(int rep) {
         if (whole.empty()) return;
@@ -226,8 +272,10 @@ int main(int argc, char** argv) {
         Options options = parse(argc, argv);
         auto comm = comm::make_mpi_communicator(MPI_COMM_WORLD);
         Bench bench{options, *comm, {}, 0, {}, {}};
-        bench.context.world_rank = comm->rank();
-        bench.context.world_size = comm->size();
+        launch::LaunchInfo launched;  // ranks and nodes as MPI says (the local level needs the nodes)
+        launched.world_rank = comm->rank();
+        launched.world_size = comm->size();
+        bench.context = comm::build_context(launched);
         const std::uint64_t floats_per_rank = options.mib * 1048576 / sizeof(float) / comm->size();
         bench.rows_per_rank = floats_per_rank / 1024 / kTensors;
         for (int t = 0; t < kTensors; ++t)
@@ -249,6 +297,7 @@ int main(int argc, char** argv) {
             if (rep % 2 == 1) bench.plain_round();
             bench.async_round();
             bench.replicated_round(rep);
+            bench.local_round();
         }
         if (comm->rank() == 0) fs::remove_all(options.dir);
     } catch (const std::exception& error) {

@@ -449,6 +449,7 @@ if skipped and meta.get("reused_from"):
     lines += [f"Not run this time (BENCH_SKIP): {', '.join(sorted(skipped))}. Their sections show the stored "
               f"results of {meta['reused_date']} (BENCH_REUSE=`{os.path.relpath(meta['reused_from'])}`, "
               "copied into the raw results below).", ""]
+    skipped = set()  # their stored results are shown as results, not as "not run"
 elif skipped:
     lines += [f"Skipped (BENCH_SKIP): {', '.join(sorted(skipped))}.", ""]
 
@@ -540,17 +541,17 @@ lines += ["## Checkpoints: write and read bandwidth, async stall", ""]
 t4 = t4r = t5 = t_rep = None
 detail4 = detail4r = detail5 = detail_rep = "–"
 
-def paired_ratio(n, what, layout):
-    """Median over repetitions of plain time / layout time, pair by pair (same repetition);
+def paired_ratio(n, what, layout, base="plain"):
+    """Median over repetitions of `base` time / layout time, pair by pair (same repetition);
     older result files without repetitions: the ratio of the medians."""
     rows = ck[(ck["ranks"] == n) & (ck["what"] == what)]
     if "rep" not in rows or rows["rep"].isna().all():
-        p, x = ck_med.get((n, what, "plain")), ck_med.get((n, what, layout))
+        p, x = ck_med.get((n, what, base)), ck_med.get((n, what, layout))
         return p / x if p and x else None
     wide = rows.pivot_table(index="rep", columns="layout", values="seconds")
-    if "plain" not in wide or layout not in wide:
+    if base not in wide or layout not in wide:
         return None
-    return float((wide["plain"] / wide[layout]).median())
+    return float((wide[base] / wide[layout]).median())
 
 if ck_med is None:
     lines += ["not run", ""]
@@ -576,6 +577,19 @@ else:
             worst[what] += [(rf, n, "file_per_rank"), (rs, n, "shared")]
             verify = [fmt(ck_med.get((n, "restore", layout))) if what == "read" else "" for layout in ("file_per_rank", "shared")]
             lines.append(f"| {n} | {what} | {fmt(p)} | {fmt(f)} | {fmt(s_)} | {fmt(rf)} | {fmt(rs)} | {verify[0]} | {verify[1]} |")
+    if (1, "write", "local") in ck_med or (2, "write", "local") in ck_med:
+        lines += ["", "The node-local level (`checkpoint.levels = local,pfs`, `local_dir` = /dev/shm, memory): a save "
+                  "(each rank's file written, agreed, renamed; no copy to the run directory in this round) and a "
+                  "restore from it (every file verified, this rank's blocks read) against a plain write+fsync and "
+                  "read of the same bytes in /dev/shm, alternated.", "",
+                  "| ranks | plain write (GB/s) | local save (GB/s) | local / plain | plain read (GB/s) | local restore (GB/s) | local / plain |",
+                  "|---:|---:|---:|---:|---:|---:|---:|"]
+        for n in RANKS:
+            cells = []
+            for what in ("write", "read"):
+                cells += [fmt(gbps(n, what, "plain_local")), fmt(gbps(n, what, "local")),
+                          fmt(paired_ratio(n, what, "local", base="plain_local"))]
+            lines.append(f"| {n} | " + " | ".join(cells) + " |")
     lines += ["", "| ranks | sync save (s) | async stall, first save (s) | async stall, later saves (s) | stall / sync save |",
               "|---:|---:|---:|---:|---:|"]
     stall_ratio = {}

@@ -169,16 +169,10 @@ struct Selection {
     h5::Dataspace file;
 };
 
-// What this rank transfers: its block, or nothing (a replicated tensor another rank writes, an
-// empty block). Both spaces select the same number of elements, as H5Dwrite requires.
-Selection select_block(hid_t dataset, const TensorPart& part, bool writes) {
+// This rank's block of the tensor: the same number of elements in memory and in the file, as
+// H5Dwrite requires.
+Selection select_block(hid_t dataset, const TensorPart& part) {
     h5::Dataspace file = h5::dataset_space(dataset);
-    if (!writes || element_count(part.shape) == 0) {
-        h5::Dataspace memory = make_space({}, part.name);
-        TRAINRT_H5(H5Sselect_none(file.get()), part.name);
-        TRAINRT_H5(H5Sselect_none(memory.get()), part.name);
-        return {std::move(memory), std::move(file)};
-    }
     if (!part.global_shape.empty()) {
         std::vector<hsize_t> start = to_hsize(part.offset), count = to_hsize(part.shape);
         TRAINRT_H5(H5Sselect_hyperslab(file.get(), H5S_SELECT_SET, start.data(), nullptr,
@@ -210,7 +204,7 @@ struct Extent {
 void write_tensor(hid_t dataset, const TensorPart& part, bool writes, hid_t dxpl, Extent extent,
                   const storage::Fd& writeback, const std::string& path) {
     if (!writes || element_count(part.shape) == 0) return;
-    Selection selection = select_block(dataset, part, writes);
+    Selection selection = select_block(dataset, part);
     TRAINRT_H5(H5Dwrite(dataset, memory_type(part.type), selection.memory.get(),
                         selection.file.get(), dxpl, part.data),
                dataset_path(part.name));
