@@ -116,6 +116,10 @@ h5::PropertyList parallel_access_props(const LayoutOptions& options, MPI_Comm co
     if (options.stripe_count > 0) hints.set("striping_factor", std::to_string(options.stripe_count));
     if (options.stripe_size > 0) hints.set("striping_unit", std::to_string(options.stripe_size));
     hints.set("romio_cb_write", "enable");
+    // A block that is not contiguous in the file (a tensor split along a later dimension) is
+    // written piece by piece, not by data sieving's read-modify-write of the span under a file
+    // lock (locks that parallel filesystems often do not honour).
+    hints.set("romio_ds_write", "disable");
     // HDF5 duplicates both the communicator and the hints.
     TRAINRT_H5(H5Pset_fapl_mpio(fapl.get(), comm, hints.get()), "MPI-IO driver");
     if (options.alignment > 0)

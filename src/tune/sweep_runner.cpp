@@ -186,8 +186,13 @@ private:
         }
     }
 
+    // A trial that fails while the sweep is stopping is retried, not counted: the stop signal
+    // reaches every step of the job, and one caught before trainrt's handlers are in place (the
+    // interpreter or loader still starting) dies of it. Its failure is not the trial's.
     void finished(TrialRecord& trial, int code, Running& step) {
         trial.last_exit = code;
+        const bool in_stop = code != 0 && !stop_code(code) && placement_.stopping();
+        if (in_stop) code = exit_codes::stopped;
         const bool failed = code != 0 && !stop_code(code);
         if (failed) check_nodes();
         if (failed && step.hosts.empty()) step.hosts = attempt_hosts(dir_ + "/" + trial.name, trial.started_unix.back());
@@ -200,8 +205,9 @@ private:
         else if (++trial.failures > sweep_.tune.max_failures_per_trial.value) trial.status = TrialStatus::error;
         else trial.status = TrialStatus::pending;
         save_state(dir_, state_);
-        log::info("sweep: {} ended with exit {}: {}{} ({})", trial.name, code, status_name(trial.status),
-                  node_lost ? " (a node under it was lost: retried, not counted as its failure)" : "",
+        log::info("sweep: {} ended with exit {}: {}{} ({})", trial.name, trial.last_exit, status_name(trial.status),
+                  node_lost ? " (a node under it was lost: retried, not counted as its failure)"
+                  : in_stop ? " (during the sweep's stop: retried, not counted as its failure)" : "",
                   dir_ + "/" + trial.name + ".out");
     }
 

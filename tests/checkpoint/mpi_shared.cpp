@@ -322,6 +322,30 @@ TEST_CASE("shared layout: sharded blocks that leave a hole fail on every rank", 
     CHECK_FALSE(storage::path_exists(dir.path() + "/data.h5"));
 }
 
+// Each rank's block of a tensor split by columns is not contiguous in the file: written piece by
+// piece by independent transfers, beside the other ranks' pieces in the same rows.
+TEST_CASE("shared layout: blocks split by columns land where they belong", "[shared]") {
+    SharedTempDir dir;
+    constexpr std::uint64_t kRows = 300, kColumnsPerRank = 3;
+    const std::uint64_t columns = kColumnsPerRank * static_cast<std::uint64_t>(world_size());
+    const std::uint64_t first = kColumnsPerRank * static_cast<std::uint64_t>(world_rank());
+    const auto value = [&](std::uint64_t r, std::uint64_t c) { return static_cast<double>(r * 1000 + c); };
+    std::vector<double> block;
+    for (std::uint64_t r = 0; r < kRows; ++r)
+        for (std::uint64_t c = first; c < first + kColumnsPerRank; ++c) block.push_back(value(r, c));
+    CheckpointState state;
+    state.sharded<double>("columns", block, {kRows, columns}, {0, first}, {kRows, kColumnsPerRank});
+    auto writer = make_shared_file_writer(test_options());
+    write_state(*writer, state, dir.path(), world_context());
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (world_rank() != 0) return;
+    h5::File file = h5::open_file(dir.path() + "/data.h5", false);
+    const auto stored = read_whole<double>(file.get(), "columns", H5T_NATIVE_DOUBLE);
+    REQUIRE(stored.size() == kRows * columns);
+    for (std::uint64_t r = 0; r < kRows; ++r)
+        for (std::uint64_t c = 0; c < columns; ++c) REQUIRE(stored[r * columns + c] == value(r, c));
+}
+
 TEST_CASE("shared layout: a directory that does not exist fails on every rank", "[shared]") {
     SharedTempDir dir;
     const Buffers buffers = make_buffers();
