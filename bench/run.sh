@@ -617,13 +617,8 @@ else:
                   "| ranks | rank 0 alone (s) | every rank a share (s) | shares / rank 0 alone |", "|---:|---:|---:|---:|"]
         ratios = {}
         for n, (alone, shares) in rep.items():
-            # rank 0 alone's time / shares' time pair by pair, as paired_ratio does for plain
-            by_rep = None
-            rows = ck[(ck["ranks"] == n) & (ck["what"] == "replicated_write")]
-            if "rep" in rows and not rows["rep"].isna().all():
-                wide = rows.pivot_table(index="rep", columns="layout", values="seconds")
-                by_rep = float((wide["spread"] / wide["rank0"]).median())
-            ratios[n] = by_rep if by_rep is not None else (shares / alone if alone and shares else None)
+            # shares' time / rank 0 alone's, pair by pair (paired_ratio: base time / layout time)
+            ratios[n] = paired_ratio(n, "replicated_write", "rank0", base="spread")
             lines.append(f"| {n} | {fmt(alone)} | {fmt(shares)} | {fmt(ratios[n])} |")
         lines.append("")
         ratios = {n: r for n, r in ratios.items() if r is not None}
