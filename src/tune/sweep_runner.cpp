@@ -20,6 +20,7 @@
 #include "tune/asha.hpp"
 #include "tune/optuna_search.hpp"
 #include "tune/pbt.hpp"
+#include "tune/trial_exit.hpp"
 #include "launch/requeue.hpp"
 #include "launch/slurm_client.hpp"
 #include "log/log.hpp"
@@ -92,15 +93,12 @@ std::vector<std::string> trial_command(const SweepConfig& sweep, const SweepPlac
     return argv;
 }
 
-bool stop_code(int code) {
-    return code == exit_codes::stopped || code == exit_codes::requeue_needed || code == exit_codes::interrupted;
-}
-
 struct Running {
     std::size_t trial;
     launch::Child child;
     std::size_t slot;
     std::vector<std::string> hosts;  // its step's, from its start record (empty until written)
+    bool ended_by_sweep = false;     // the sweep stopped it (a node under it was lost)
 };
 
 // The hosts of a trial's attempt started at `since_s` (its start record's), empty before it has one.
@@ -122,7 +120,8 @@ public:
           rungs_(asha_rungs(sweep.asha)),
           boundaries_(sweep.tune.scheduler.value == SchedulerKind::pbt ? pbt_boundaries_of(sweep) : std::vector<std::int64_t>{}),
           seed_(static_cast<std::uint64_t>(std::stoll(sweep.base.get("run.seed")))),
-          peer_timeout_s_(FailureSettings::read(sweep.base).peer_timeout.value) {}
+          peer_timeout_s_(FailureSettings::read(sweep.base).peer_timeout.value),
+          stop_signals_(StopSettings::read(sweep.base).signals.value.numbers) {}
 
     int run() {
         for (TrialRecord& trial : state_.trials)
@@ -186,28 +185,26 @@ private:
         }
     }
 
-    // A trial that fails while the sweep is stopping is retried, not counted: the stop signal
-    // reaches every step of the job, and one caught before trainrt's handlers are in place (the
-    // interpreter or loader still starting) dies of it. Its failure is not the trial's.
+    // How the step's code counts is classify_trial_exit's rule (trial_exit.hpp); a failed step
+    // whose node was lost is retried without counting it.
     void finished(TrialRecord& trial, int code, Running& step) {
         trial.last_exit = code;
-        const bool in_stop = code != 0 && !stop_code(code) && placement_.stopping();
-        if (in_stop) code = exit_codes::stopped;
-        const bool failed = code != 0 && !stop_code(code);
+        const TrialExit exit = classify_trial_exit(code, {placement_.stopping(), step.ended_by_sweep, stop_signals_});
+        const bool failed = exit.end == TrialEnd::failed;
         if (failed) check_nodes();
         if (failed && step.hosts.empty()) step.hosts = attempt_hosts(dir_ + "/" + trial.name, trial.started_unix.back());
         const bool node_lost = failed && placement_.nodes.touches_lost(step.hosts);
-        if (code == 0 && sweep_.tune.scheduler.value == SchedulerKind::asha) rung_reached(trial);
-        else if (code == 0 && sweep_.tune.scheduler.value == SchedulerKind::pbt) boundary_reached(trial);
-        else if (code == 0) trial.status = TrialStatus::terminated;
-        else if (stop_code(code)) trial.status = TrialStatus::pending, stop_code_ = std::max(stop_code_, code);
+        if (exit.end == TrialEnd::done && sweep_.tune.scheduler.value == SchedulerKind::asha) rung_reached(trial);
+        else if (exit.end == TrialEnd::done && sweep_.tune.scheduler.value == SchedulerKind::pbt) boundary_reached(trial);
+        else if (exit.end == TrialEnd::done) trial.status = TrialStatus::terminated;
+        else if (exit.end == TrialEnd::stopped) trial.status = TrialStatus::pending, stop_code_ = std::max(stop_code_, exit.code);
         else if (node_lost) trial.status = TrialStatus::pending, ++trial.node_losses;
         else if (++trial.failures > sweep_.tune.max_failures_per_trial.value) trial.status = TrialStatus::error;
         else trial.status = TrialStatus::pending;
         save_state(dir_, state_);
-        log::info("sweep: {} ended with exit {}: {}{} ({})", trial.name, trial.last_exit, status_name(trial.status),
-                  node_lost ? " (a node under it was lost: retried, not counted as its failure)"
-                  : in_stop ? " (during the sweep's stop: retried, not counted as its failure)" : "",
+        const std::string why = node_lost ? " (a node under it was lost: retried, not counted as its failure)"
+            : *exit.why != '\0' ? fmt::format(" ({}: retried, not counted as its failure)", exit.why) : "";
+        log::info("sweep: {} ended with exit {}: {}{} ({})", trial.name, trial.last_exit, status_name(trial.status), why,
                   dir_ + "/" + trial.name + ".out");
     }
 
@@ -229,6 +226,7 @@ private:
         for (Running& step : running_)
             if (placement_.nodes.touches_lost(step.hosts)) {
                 log::warn("sweep: ending {}'s step: a node of it is lost", state_.trials[step.trial].name);
+                step.ended_by_sweep = true;
                 step.child.stop(kStopGraceS);
             }
     }
@@ -386,6 +384,7 @@ private:
     std::vector<Running> running_;
     std::unique_ptr<launch::SlurmClient> slurm_;  // once a node is checked inside an allocation
     double peer_timeout_s_;  // the trials' failure.peer_timeout (0: no heartbeats to watch)
+    std::vector<int> stop_signals_;  // the trials' stop.signals
     double next_watch_ = 0;
     int stop_code_ = 0;
 };
