@@ -39,7 +39,7 @@ namespace {
 // This share's files (index i with i % shares == share): presence and size first (cheap: a
 // truncation is reported as such), then the checksums (every byte read). No rank stats every
 // file: on a parallel filesystem N ranks x N files of metadata calls would add up.
-std::string check_files(const std::string& dir, const Manifest& manifest, int share, int shares) {
+std::string check_files(const std::string& dir, const Manifest& manifest, int share, int shares, KeptImage* keep) {
     const auto mine = [&](std::size_t i) { return i % static_cast<std::size_t>(shares) == static_cast<std::size_t>(share); };
     for (std::size_t i = 0; i < manifest.files.size(); ++i) {
         if (!mine(i)) continue;
@@ -52,7 +52,11 @@ std::string check_files(const std::string& dir, const Manifest& manifest, int sh
     for (std::size_t i = 0; i < manifest.files.size(); ++i) {
         if (!mine(i)) continue;
         const FileEntry& file = manifest.files[i];
-        FileEntry actual = describe_file(dir, file.name);
+        const bool kept = keep != nullptr && keep->image.data() == nullptr && file.size > 0 &&
+                          file.size <= keep->max_bytes && (keep->file.empty() || file.name == keep->file);
+        if (kept) keep->file = file.name;
+        FileEntry actual = kept ? describe_file_image(dir, file.name, keep->image) : describe_file(dir, file.name);
+        if (actual.xxh3 != file.xxh3 && kept) keep->image.reset();
         if (actual.xxh3 != file.xxh3)
             return fmt::format("{}/{}: checksum {} differs from the manifest's {} (corrupted)", dir, file.name,
                                actual.xxh3, file.xxh3);
@@ -109,8 +113,8 @@ std::vector<std::string> committed_names(const std::string& run_dir) {
     return names;
 }
 
-std::string verify_share(const std::string& checkpoint_dir, int share, int shares) {
-    return checked(checkpoint_dir, [&](const Manifest& manifest) { return check_files(checkpoint_dir, manifest, share, shares); });
+std::string verify_share(const std::string& checkpoint_dir, int share, int shares, KeptImage* keep) {
+    return checked(checkpoint_dir, [&](const Manifest& manifest) { return check_files(checkpoint_dir, manifest, share, shares, keep); });
 }
 
 std::string verify_schema(const std::string& checkpoint_dir) {

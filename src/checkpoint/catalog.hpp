@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "checkpoint/manifest.hpp"
+#include "storage/file_image.hpp"
 
 namespace trainrt::checkpoint {
 
@@ -19,6 +20,15 @@ std::int64_t iteration_of_name(const std::string& name);
 // Committed checkpoint directories (checkpoint_*), oldest first by iteration.
 std::vector<std::string> committed_names(const std::string& run_dir);
 
+// The one file a restoring rank keeps in memory from its verification, to read its blocks from
+// (reader.hpp): the file it wrote itself (or, alone, the first it verifies), when its share
+// includes it and it fits.
+struct KeptImage {
+    std::string file;             // "rank_00003.h5"; "": the first file verified (then its name)
+    std::uint64_t max_bytes = 0;  // a larger file is verified as any other
+    storage::FileImage image;     // its bytes, when kept
+};
+
 // "" when the checkpoint verifies: manifest readable, every listed file present with its size
 // and XXH3-64, no file that the manifest does not list, and the files hold what the manifest
 // says (schema_check.hpp). Otherwise the reason, naming the file.
@@ -29,7 +39,7 @@ std::string verify(const std::string& checkpoint_dir);
 // i in the manifest has i % shares == share (share 0 also looks for files the manifest does not
 // list); verify_schema checks the files' HDF5 contents against the
 // manifest (metadata only). Each "" or the reason, naming the file.
-std::string verify_share(const std::string& checkpoint_dir, int share, int shares);
+std::string verify_share(const std::string& checkpoint_dir, int share, int shares, KeptImage* keep = nullptr);
 std::string verify_schema(const std::string& checkpoint_dir);
 
 // Removes what an interrupted save or retention left behind; returns what it removed.

@@ -79,6 +79,14 @@ FileEntry describe_file(const std::string& dir, const std::string& name) {
     return {name, size, fmt::format("{:016x}", XXH3_64bits_digest(state.get()))};
 }
 
+FileEntry describe_file_image(const std::string& dir, const std::string& name, storage::FileImage& image) {
+    std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(), XXH3_freeState);
+    image = storage::read_file_image(
+        dir + "/" + name, [&] { XXH3_64bits_reset(state.get()); },
+        [&](const char* bytes, std::size_t count) { XXH3_64bits_update(state.get(), bytes, count); });
+    return {name, image.size(), fmt::format("{:016x}", XXH3_64bits_digest(state.get()))};
+}
+
 FileEntry sync_and_describe_file(const std::string& dir, const std::string& name) {
     std::future<void> synced =
         std::async(std::launch::async, [path = dir + "/" + name] { storage::fsync_path(path); });

@@ -11,7 +11,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checkpoint/catalog.hpp"
 #include "checkpoint/fault.hpp"
+#include "checkpoint/layout.hpp"
 #include "checkpoint/local_level.hpp"
 #include "checkpoint/reader.hpp"
 #include "checkpoint/validate.hpp"
@@ -154,7 +156,7 @@ struct CheckpointManager::Impl {
 
     void begin(const std::string& name);
     std::vector<std::string> candidates();
-    std::string verify_together(const std::string& path);
+    std::string verify_together(const std::string& path, KeptImage& kept);
     WritePlan plan(const CheckpointState& state) const {
         return plan_writes(state, context.world_rank, context.world_size, options.spread_replicated);
     }
@@ -338,11 +340,15 @@ std::vector<std::string> CheckpointManager::Impl::candidates() {
 
 // Collective: every rank checksums a share of the files (rank 0 alone would read every rank's
 // shards, the whole checkpoint, while the others wait), rank 0 checks the schema; the verdict,
-// the first problem found, is the same on every rank.
-std::string CheckpointManager::Impl::verify_together(const std::string& path) {
-    for (const std::string& problem : comm::allgather_strings(comm, verify_share(path, context.world_rank, context.world_size)))
-        if (!problem.empty()) return problem;
-    return comm::broadcast_string(comm, root() ? verify_schema(path) : std::string(), 0);
+// the first problem found, is the same on every rank. A rank keeps its own file's bytes from
+// its share (`kept`) when the checkpoint verifies.
+std::string CheckpointManager::Impl::verify_together(const std::string& path, KeptImage& kept) {
+    std::string verdict;
+    for (const std::string& problem : comm::allgather_strings(comm, verify_share(path, context.world_rank, context.world_size, &kept)))
+        if (verdict.empty()) verdict = problem;
+    if (verdict.empty()) verdict = comm::broadcast_string(comm, root() ? verify_schema(path) : std::string(), 0);
+    if (!verdict.empty()) kept.image.reset();
+    return verdict;
 }
 
 std::optional<Checkpoint> CheckpointManager::restore() {
@@ -358,8 +364,14 @@ std::optional<Checkpoint> CheckpointManager::restore() {
         }
     }
     for (const std::string& path : candidates) {
-        const std::string problem = m.verify_together(path);
-        if (problem.empty()) return open_checkpoint(path);
+        // Held beside the state it is read into: at most half the memory left, shared with the
+        // node's other ranks. A rank alone reads every file it verifies (either layout); among
+        // several, its own file_per_rank file.
+        const std::string own = m.context.world_size == 1 ? "" : rank_file_name(m.context.world_rank);
+        const std::uint64_t budget = storage::available_memory_bytes() / 2 / std::max(1, m.context.local_size);
+        KeptImage kept{own, budget, {}};
+        const std::string problem = m.verify_together(path, kept);
+        if (problem.empty()) return open_checkpoint(path, std::move(kept));
         if (!m.options.resume_from.empty()) {
             std::exception_ptr refused;
             if (m.root())

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checkpoint/block_copy.hpp"
 #include "checkpoint/layout.hpp"
+#include "checkpoint/validate.hpp"
 #include "h5/h5.hpp"
 #include "trainrt/error.hpp"
 
@@ -35,26 +37,52 @@ bool overlap(const checkpoint::PartEntry& part, const Shape& offset, const Shape
     return true;
 }
 
+// Copies the overlap out of the kept image of the part's file (the restoring rank's own, read
+// while it was verified) when the dataset lies there as one contiguous block in memory's
+// representation; false otherwise, and the caller reads through HDF5.
+bool copy_from_image(const Checkpoint::Impl& impl, hid_t dataset, const checkpoint::PartEntry& part, TensorType type,
+                     const Shape& shape, const Shape& file_start, const Shape& memory_start, const Shape& count,
+                     void* out) {
+    std::lock_guard<std::mutex> lock(impl.image_mutex);
+    const storage::FileImage& image = impl.kept.image;
+    if (part.file != impl.kept.file || image.data() == nullptr) return false;
+    const haddr_t at = H5Dget_offset(dataset);
+    const std::size_t element = tensor_type_size(type);
+    if (at == HADDR_UNDEF || at + checkpoint::element_count(part.shape) * element > image.size()) return false;
+    h5::Datatype stored(TRAINRT_H5(H5Dget_type(dataset), part.dataset));
+    if (TRAINRT_H5(H5Tequal(stored.get(), checkpoint::memory_type(type)), part.dataset) <= 0) return false;
+    h5::Dataspace space = h5::dataset_space(dataset);
+    std::vector<hsize_t> dims(part.shape.size());
+    TRAINRT_H5(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr), part.dataset);
+    if (!std::equal(dims.begin(), dims.end(), part.shape.begin())) return false;
+    checkpoint::copy_block(image.data() + at, {&part.shape, &file_start}, static_cast<char*>(out),
+                           {&shape, &memory_start}, count, element);
+    impl.kept_unread -= std::min(impl.kept_unread, checkpoint::element_count(count) * element);
+    if (impl.kept_unread == 0) impl.kept.image.reset();
+    return true;
+}
+
 // Copies the overlap [start, start + count) from the part's dataset into the requested block.
-void read_overlap(const std::string& dir, const checkpoint::PartEntry& part, TensorType type,
-                  const Shape& offset, const Shape& shape, const Shape& start, const Shape& count,
-                  void* out) {
-    h5::File file = h5::open_file(dir + "/" + part.file, false);
+void read_overlap(const Checkpoint::Impl& impl, const checkpoint::PartEntry& part, TensorType type,
+                  const Shape& offset, const Shape& shape, const Shape& start, const Shape& count, void* out) {
+    h5::File file = h5::open_file(impl.path + "/" + part.file, false);
     h5::Dataset dataset = h5::open_dataset(file.get(), part.dataset);
     const int rank = static_cast<int>(shape.size());
-    std::vector<hsize_t> file_start(rank), memory_start(rank), counts(count.begin(), count.end());
-    std::vector<hsize_t> memory_dims(shape.begin(), shape.end());
+    Shape file_start(rank), memory_start(rank);
     for (int d = 0; d < rank; ++d) {
         file_start[d] = start[d] - part.offset[d];
         memory_start[d] = start[d] - offset[d];
     }
+    if (copy_from_image(impl, dataset.get(), part, type, shape, file_start, memory_start, count, out)) return;
+    std::vector<hsize_t> file_at(file_start.begin(), file_start.end()), memory_at(memory_start.begin(), memory_start.end());
+    std::vector<hsize_t> counts(count.begin(), count.end()), memory_dims(shape.begin(), shape.end());
     h5::Dataspace file_space = h5::dataset_space(dataset.get());
     h5::Dataspace memory_space(
         TRAINRT_H5(H5Screate_simple(rank, memory_dims.data(), nullptr), part.dataset));
     if (rank > 0) {
-        TRAINRT_H5(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, file_start.data(), nullptr,
+        TRAINRT_H5(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, file_at.data(), nullptr,
                                        counts.data(), nullptr), part.dataset);
-        TRAINRT_H5(H5Sselect_hyperslab(memory_space.get(), H5S_SELECT_SET, memory_start.data(),
+        TRAINRT_H5(H5Sselect_hyperslab(memory_space.get(), H5S_SELECT_SET, memory_at.data(),
                                        nullptr, counts.data(), nullptr), part.dataset);
     }
     TRAINRT_H5(H5Dread(dataset.get(), checkpoint::memory_type(type), memory_space.get(),
@@ -112,7 +140,7 @@ void Checkpoint::read(const std::string& name, TensorType type, const Shape& off
     Shape start, count;
     for (const checkpoint::PartEntry& part : tensor.parts)
         if (overlap(part, offset, shape, start, count))
-            read_overlap(impl_->path, part, type, offset, shape, start, count, out);
+            read_overlap(*impl_, part, type, offset, shape, start, count, out);
     impl_->read_seconds.store(impl_->read_seconds.load() +
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
 }
@@ -146,10 +174,15 @@ double Checkpoint::attribute_double(const std::string& name) const {
 
 namespace checkpoint {
 
-Checkpoint open_checkpoint(const std::string& dir) {
+Checkpoint open_checkpoint(const std::string& dir, KeptImage kept) {
     auto impl = std::make_shared<Checkpoint::Impl>();
     impl->path = dir;
     impl->manifest = read_manifest(dir);
+    impl->kept = std::move(kept);
+    for (const auto& [name, tensor] : impl->manifest.tensors)
+        for (const PartEntry& part : tensor.parts)
+            if (part.file == impl->kept.file) impl->kept_unread += element_count(part.shape) * tensor_type_size(tensor.type);
+    if (impl->kept_unread == 0) impl->kept.image.reset();
     return Checkpoint(impl);
 }
 

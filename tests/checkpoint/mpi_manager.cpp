@@ -37,6 +37,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checkpoint/catalog.hpp"
+#include "checkpoint/layout.hpp"
 #include "checkpoint/manager.hpp"
 #include "checkpoint/manifest.hpp"
 #include "checkpoint/reader.hpp"
@@ -451,6 +452,62 @@ TEST_CASE("checkpoint manager: a saved state restores exactly", "[checkpoint]") 
         CHECK(older->iteration() == 7);
         check_contents(*older, *saved);
     }
+}
+
+// Overwrites the stored bytes of the datasets in checkpoint file `name` (not its metadata) with 0x5A.
+void overwrite_datasets(const std::string& checkpoint_dir, const std::string& name) {
+    const Manifest manifest = read_manifest(checkpoint_dir);
+    const std::string path = checkpoint_dir + "/" + name;
+    std::vector<std::pair<haddr_t, hsize_t>> extents;
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    REQUIRE(file >= 0);
+    for (const auto& [tensor_name, tensor] : manifest.tensors)
+        for (const PartEntry& part : tensor.parts)
+            if (part.file == name) {
+                const hid_t dataset = H5Dopen2(file, part.dataset.c_str(), H5P_DEFAULT);
+                extents.emplace_back(H5Dget_offset(dataset), H5Dget_storage_size(dataset));
+                H5Dclose(dataset);
+            }
+    H5Fclose(file);
+    std::fstream out(path, std::ios::in | std::ios::out | std::ios::binary);
+    for (const auto& [offset, size] : extents)
+        if (offset != HADDR_UNDEF && size > 0) {
+            const std::string junk(size, '\x5A');
+            out.seekp(static_cast<std::streamoff>(offset));
+            out.write(junk.data(), static_cast<std::streamsize>(size));
+        }
+    REQUIRE(out.good());
+}
+
+// The rank's own file is kept in memory from its verification (file_per_rank): its blocks are
+// copied from there. Changing the file on disk after restore() shows where they came from.
+TEST_CASE("checkpoint manager: a restore reads the bytes it verified, not the file as it is later", "[checkpoint]") {
+    RunDir run;
+    auto comm = world();
+    const Context context = context_for(run.path());
+    const auto saved = make_saved(7);
+    CheckpointManager(options_for("file_per_rank"), context, *comm).save(saved->state, 7, metrics_for(7));
+    barrier();
+    const std::optional<Checkpoint> cp = CheckpointManager(options_for("file_per_rank"), context, *comm).restore();
+    REQUIRE(cp.has_value());
+    overwrite_datasets(cp->path(), rank_file_name(my_rank()));
+    barrier();
+    const Checkpoint from_disk = open_checkpoint(cp->path());
+    for (const Spec& spec : saved->specs) {
+        const Block block = block_of(spec, my_rank());
+        if (spec.replicated || count_of(block.shape) == 0) continue;
+        INFO("tensor " << spec.name);
+        with_type(spec.type, [&](auto tag) {
+            using T = decltype(tag);
+            const std::vector<T> expected = expected_block<T>(spec.id, saved->seed, spec.global, block.offset, block.shape);
+            std::vector<T> verified(expected.size()), now(expected.size());
+            cp->read(spec.name, spec.type, block.offset, block.shape, verified.data());
+            from_disk.read(spec.name, spec.type, block.offset, block.shape, now.data());
+            CHECK(verified == expected);
+            CHECK(now != expected);  // the file did change on disk
+        });
+    }
+    barrier();
 }
 
 TEST_CASE("checkpoint manager: resume_from a checkpoint that does not verify fails on every rank",

@@ -1,0 +1,66 @@
+// A whole file read into memory once, its chunks handed over in order (storage/file_image.hpp).
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "storage/file_image.hpp"
+#include "temp_run_dir.hpp"
+#include "trainrt/error.hpp"
+
+using namespace trainrt;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::string random_bytes(std::size_t size) {
+    std::mt19937_64 random(size);
+    std::string bytes(size, '\0');
+    for (char& byte : bytes) byte = static_cast<char>(random());
+    return bytes;
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace
+
+TEST_CASE("file image: every byte, in order, whatever the size", "[storage]") {
+    testing::TempRunDir dir;
+    // Empty, under one O_DIRECT block, not a multiple of it, several 8 MiB chunks and a tail.
+    for (std::size_t size : {std::size_t{0}, std::size_t{100}, std::size_t{4096 * 3 + 17}, std::size_t{(8 << 20) * 2 + 4097}}) {
+        INFO("size " << size);
+        const std::string path = dir.str() + "/f" + std::to_string(size);
+        const std::string bytes = random_bytes(size);
+        write_file(path, bytes);
+        std::string seen;
+        int passes = 0;
+        const storage::FileImage image = storage::read_file_image(
+            path, [&] { seen.clear(), ++passes; }, [&](const char* data, std::size_t count) { seen.append(data, count); });
+        CHECK(image.size() == size);
+        CHECK(seen == bytes);
+        CHECK(passes == (size == 0 ? 0 : 1));
+        if (size > 0) CHECK(std::string(image.data(), image.size()) == bytes);
+    }
+}
+
+TEST_CASE("file image: a missing file is a StorageError naming it; a move leaves the source empty", "[storage]") {
+    testing::TempRunDir dir;
+    CHECK_THROWS_WITH(storage::read_file_image(dir.str() + "/absent", [] {}, [](const char*, std::size_t) {}),
+                      Contains("absent") && Contains("No such file"));
+    write_file(dir.str() + "/f", "abc");
+    storage::FileImage image = storage::read_file_image(dir.str() + "/f", [] {}, [](const char*, std::size_t) {});
+    storage::FileImage moved = std::move(image);
+    CHECK(moved.size() == 3);
+    CHECK(image.data() == nullptr);
+    moved.reset();
+    CHECK(moved.data() == nullptr);
+    CHECK(moved.size() == 0);
+}
+
+TEST_CASE("file image: the memory left is known on Linux", "[storage]") {
+    CHECK(storage::available_memory_bytes() > 0);
+}
