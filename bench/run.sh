@@ -22,7 +22,7 @@
 #   JOBS=2               parallel build jobs
 #   BENCH_CKPT_MIB=1024  checkpoint benchmark state size in MiB (total over the ranks)
 #   BENCH_CKPT_DIR=$BUILD/bench-checkpoint  where the checkpoint benchmark writes (its filesystem is measured)
-#   BENCH_CKPT_REPS=5    repetitions of the checkpoint benchmark (after its warm-up round)
+#   BENCH_CKPT_REPS=6    repetitions of the checkpoint benchmark (after its warm-up round; ratios by couples of them)
 #   BENCH_XGB_ROWS=1000000 BENCH_XGB_ROUNDS=20 BENCH_XGB_REPS=3  the XGBoost part's table, rounds, alternations
 #   BENCH_TUNE_TRIALS=32 trials of the sweep benchmark's ASHA sweep
 #   BENCH_PY_REPS=3      alternations of the Python part's runs on 2 ranks (plain DDP, workload, fit())
@@ -302,7 +302,7 @@ fi
 if ! skipped checkpoint; then
   for n in "${RANKS[@]}"; do
     run "checkpoint_n$n" "$OUT/checkpoint_n$n.jsonl" mpiexec -n "$n" "$CKPT_BENCH" \
-      --dir "${BENCH_CKPT_DIR:-$BUILD/bench-checkpoint}" --mib "${BENCH_CKPT_MIB:-1024}" --reps "${BENCH_CKPT_REPS:-5}"
+      --dir "${BENCH_CKPT_DIR:-$BUILD/bench-checkpoint}" --mib "${BENCH_CKPT_MIB:-1024}" --reps "${BENCH_CKPT_REPS:-6}"
     grep -q '"what":"async_stall"' "$OUT/checkpoint_n$n.jsonl" ||
       die "checkpoint_bench on $n ranks printed no async_stall line ($OUT/checkpoint_n$n.jsonl)"
   done
@@ -542,8 +542,11 @@ t4 = t4r = t5 = t_rep = None
 detail4 = detail4r = detail5 = detail_rep = "–"
 
 def paired_ratio(n, what, layout, base="plain"):
-    """Median over repetitions of `base` time / layout time, pair by pair (same repetition);
-    older result files without repetitions: the ratio of the medians."""
+    """`base` time / layout time, by couples of consecutive repetitions (2k: base first, 2k+1:
+    base last; whichever runs second pays for the first one's writeback on this disk, so a couple's
+    summed times cancel the order): the median over complete couples; with no complete couple,
+    the median of the repetitions' ratios; older result files without repetitions: the ratio of
+    the medians."""
     rows = ck[(ck["ranks"] == n) & (ck["what"] == what)]
     if "rep" not in rows or rows["rep"].isna().all():
         p, x = ck_med.get((n, what, base)), ck_med.get((n, what, layout))
@@ -551,7 +554,12 @@ def paired_ratio(n, what, layout, base="plain"):
     wide = rows.pivot_table(index="rep", columns="layout", values="seconds")
     if base not in wide or layout not in wide:
         return None
-    return float((wide[base] / wide[layout]).median())
+    pair = wide[[base, layout]].dropna()
+    couples = pair.groupby(pair.index // 2).filter(lambda c: len(c) == 2)
+    if couples.empty:
+        return float((pair[base] / pair[layout]).median())
+    summed = couples.groupby(couples.index // 2).sum()
+    return float((summed[base] / summed[layout]).median())
 
 if ck_med is None:
     lines += ["not run", ""]
@@ -561,7 +569,8 @@ else:
     lines += [f"State: {gib:.2f} GiB of float32 in 4 sharded tensors, split evenly over the ranks. "
               f"{reps} interleaved repetitions after a warm-up round that is not counted (plain first in even "
               "repetitions, last in odd ones); each time is the slowest rank's; GB/s from the median times, "
-              "ratios the median of the ratios pair by pair (same repetition). Plain = each rank "
+              "ratios the median over couples of repetitions (one with plain first, one with it last) of their summed "
+              "times' ratio: on this disk whichever runs second pays for the first one's writeback. Plain = each rank "
               "write()s its bytes to its own file and fsyncs it (reads after POSIX_FADV_DONTNEED). A "
               "checkpoint write is the whole commit (write, fsync, XXH3 of every file, manifest, rename); "
               "a checkpoint read is restore (the ranks verify the files' checksums, a share each: *verify*) "
@@ -613,7 +622,7 @@ else:
     if rep:
         lines += ["Replicated state of the same size (a DDP model: every rank holds all of it), file_per_rank, "
                   "alternated: written by rank 0 alone (`spread_replicated = false`) and in shares by every rank "
-                  "(the default); median times, and the median of the ratios pair by pair.", "",
+                  "(the default); median times, and the median over couples of repetitions (one with each order) of their summed times' ratio.", "",
                   "| ranks | rank 0 alone (s) | every rank a share (s) | shares / rank 0 alone |", "|---:|---:|---:|---:|"]
         ratios = {}
         for n, (alone, shares) in rep.items():

@@ -48,7 +48,7 @@ void write_data(hid_t dataset, const TensorPart& part, int fd, const std::string
             H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), part.name));
         TRAINRT_H5(H5Dwrite(dataset, memory_type(part.type), memory_space.get(), file_space.get(),
                             H5P_DEFAULT, static_cast<const std::byte*>(part.data) + row * row_bytes), part.name);
-        if (const haddr_t at = H5Dget_offset(dataset); at != HADDR_UNDEF)
+        if (const haddr_t at = h5::locked([&] { return H5Dget_offset(dataset); }); at != HADDR_UNDEF)
             storage::start_writeback(fd, at + row * row_bytes, count[0] * row_bytes, path);
     }
 }

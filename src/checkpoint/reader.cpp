@@ -46,7 +46,7 @@ bool copy_from_image(const Checkpoint::Impl& impl, hid_t dataset, const checkpoi
     std::lock_guard<std::mutex> lock(impl.image_mutex);
     const storage::FileImage& image = impl.kept.image;
     if (part.file != impl.kept.file || image.data() == nullptr) return false;
-    const haddr_t at = H5Dget_offset(dataset);
+    const haddr_t at = h5::locked([&] { return H5Dget_offset(dataset); });
     const std::size_t element = tensor_type_size(type);
     if (at == HADDR_UNDEF || at + checkpoint::element_count(part.shape) * element > image.size()) return false;
     h5::Datatype stored(TRAINRT_H5(H5Dget_type(dataset), part.dataset));

@@ -237,7 +237,7 @@ void write_contents(hid_t file, const WritePlan& plan, MPI_Comm comm, const std:
     TRAINRT_H5(H5Fflush(file, H5F_SCOPE_GLOBAL), "metadata of data.h5");
     std::vector<Extent> extents;
     for (const h5::Dataset& dataset : datasets)
-        extents.push_back({H5Dget_offset(dataset.get()), H5Dget_storage_size(dataset.get())});
+        extents.push_back(h5::locked([&] { return Extent{H5Dget_offset(dataset.get()), H5Dget_storage_size(dataset.get())}; }));
     h5::PropertyList dxpl = independent_transfer_props();
     const int rank = comm_rank(comm);
     const storage::Fd writeback = storage::open_or_throw(path, O_RDONLY);
