@@ -15,6 +15,7 @@
 #include <xxhash.h>
 
 #include "checkpoint/catalog.hpp"
+#include "checkpoint/fault.hpp"
 #include "checkpoint/local_inventory.hpp"
 #include "checkpoint/reader.hpp"
 #include "comm/agreement.hpp"
@@ -136,6 +137,7 @@ void LocalLevel::exchange(const std::string& name) {
     if (m.levels != CheckpointLevels::partner || m.context.num_nodes < 2) return;
     // Pairs in rank order, each blocking only its two ranks: the lowest unfinished pair always
     // has both ranks at it, so the loop cannot deadlock.
+    fault_point("before_partner", m.context.world_rank);
     for (int rank = 0; rank < m.context.world_size; ++rank) {
         const int partner = m.partner_of(rank);
         if (rank == m.context.world_rank)
@@ -146,16 +148,22 @@ void LocalLevel::exchange(const std::string& name) {
 }
 
 void LocalLevel::commit(const Manifest& manifest) const {
+    const int rank = impl_->context.world_rank;
+    fault_point_at("local_before_manifest", rank, manifest.iteration);
     storage::write_file_atomic(pending(manifest.name) + "/" + kManifestFile, nlohmann::ordered_json(to_json(manifest)).dump(2) + "\n");
     const std::string final_dir = own_dir() + "/" + manifest.name;
     fs::remove_all(final_dir);
+    fault_point_at("local_before_rename", rank, manifest.iteration);
     fs::rename(pending(manifest.name), final_dir);
     std::vector<std::string> names;
     for (const auto& entry : fs::directory_iterator(own_dir()))
         if (iteration_of_name(entry.path().filename().string()) >= 0) names.push_back(entry.path().filename().string());
     std::sort(names.begin(), names.end(),
               [](const std::string& a, const std::string& b) { return iteration_of_name(a) < iteration_of_name(b); });
-    for (std::size_t i = 0; i + kLocalKept < names.size(); ++i) fs::remove_all(own_dir() + "/" + names[i]);
+    for (std::size_t i = 0; i + kLocalKept < names.size(); ++i) {
+        fault_point_at("local_retention", rank, manifest.iteration);
+        fs::remove_all(own_dir() + "/" + names[i]);
+    }
     if (impl_->leader() && fs::exists(impl_->root))
         for (const auto& entry : fs::directory_iterator(impl_->root))
             if (entry.path().filename().string().rfind(".view_", 0) == 0) fs::remove_all(entry.path());

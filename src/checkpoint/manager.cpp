@@ -502,6 +502,7 @@ void CheckpointManager::Impl::start_flush(Manifest manifest) {
     flush->thread = std::thread([this, raw] {
         raw->failure = attempt_checkpoint([&] {
             const std::string to = pending(raw->manifest.name) + "/" + rank_file_name(context.world_rank);
+            fault_point_at("during_flush", context.world_rank, raw->manifest.iteration);
             fs::copy_file(local->own_file(raw->manifest.name), to, fs::copy_options::overwrite_existing);
             storage::fsync_path(to);
         });

@@ -29,7 +29,7 @@ std::vector<std::string> MetricsTables::reconcile(const std::vector<Row>& rows) 
     h5_ = MetricsH5::open_matching(path, schema_, rows.size(), problem);
     if (h5_) return warnings;
     if (!problem.empty())
-        warnings.push_back(fmt::format("warning: {} could not be opened for appending ({}); rebuilt from "
+        warnings.push_back(fmt::format("{} could not be opened for appending ({}); rebuilt from "
                                        "result.jsonl with its {} complete row(s)", path, problem, rows.size()));
     h5_ = MetricsH5::rebuild(path, schema_, rows);
     return warnings;
