@@ -36,9 +36,24 @@ def listing(root):
     return sorted(found)
 
 
+# The last report's buffer, reused by the next one: a training loop reports a directory of about
+# the same size every time, and fresh pages cost more than the copy into them. It is free again
+# when report() returns (a synchronous save is committed; an async one has copied the state), and
+# held between reports as the async save's host copy is; a larger directory replaces it.
+_reusable = None
+
+
+def _buffer(size):
+    global _reusable
+    if _reusable is None or _reusable.size < size:
+        _reusable = None  # the old one is freed before the new one is allocated
+        _reusable = np.empty(size, dtype=np.uint8)
+    return _reusable[:size]
+
+
 def read_files(root, files):
     """One buffer: a marker byte, then every file's bytes in `files` order."""
-    buffer = np.empty(1 + sum(size for _, size in files), dtype=np.uint8)
+    buffer = _buffer(1 + sum(size for _, size in files))
     buffer[0] = 1
     view = memoryview(buffer)
     at = 1
