@@ -57,6 +57,14 @@ public:
     // checkpoint cost and [failure] mtbf). Save with report(metrics, state) at this step. Call
     // it after should_stop(); false once a stop is agreed (that checkpoint is the stop's).
     virtual bool checkpoint_due() { return false; }
+
+    // With [checkpoint] async = true and snapshot = background, report(metrics, state) returns
+    // while the state's tensors of 1 MiB or more are still being copied, beside the next step
+    // (CheckFreq's pipelined snapshot): their memory must stay valid and unchanged until this
+    // returns. Call it before changing them (before the optimizer's step): LibTorch's
+    // prepare_model does at the end of each backward, the built-in workloads before each step.
+    // Returns at once when no copy is pending. Not collective.
+    virtual void await_snapshot() {}
 };
 
 // The built-in workloads' rule at a step boundary inside an epoch (collective: it calls

@@ -35,6 +35,9 @@ struct DistributedOptions {
                                     // on every rank, as PyTorch DDP's broadcast before each forward:
                                     // every rank evaluates with the same statistics, and a checkpoint
                                     // of rank 0's module holds them all; false: each rank keeps its own
+    Session* session = nullptr;  // prepare_model's: its await_snapshot() ends every backward, so a
+                                 // background snapshot ([checkpoint] snapshot) is taken before the
+                                 // optimizer's step changes the weights
 };
 
 // PyTorch's DistributedDataParallel (Ray's prepare_model) for a LibTorch module. Construction
@@ -176,6 +179,13 @@ private:
 // while it lives. Tensors of type float32, float64, int32, int64 or uint8.
 class StateDict {
 public:
+    StateDict() = default;
+    StateDict(StateDict&&) = default;
+    StateDict& operator=(StateDict&&) = default;
+    // Hands its tensors to a holder that keeps them until the next StateDict with tensors is
+    // gone: a background snapshot of its state may still be copying them (a copy it made of a GPU
+    // or non-contiguous tensor would be freed under it).
+    ~StateDict();
     StateDict& module(const ::torch::nn::Module& module, const std::string& prefix = "model.");
     StateDict& optimizer(::torch::optim::Optimizer& optimizer, const std::string& prefix = "optimizer.");
     StateDict& rng(const Context& context, const std::string& name = "rng.cpu");

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -16,6 +18,7 @@
 #include "checkpoint/layout.hpp"
 #include "checkpoint/local_level.hpp"
 #include "checkpoint/reader.hpp"
+#include "checkpoint/snapshot_check.hpp"
 #include "checkpoint/validate.hpp"
 #include "comm/agreement.hpp"
 #include "comm/strings.hpp"
@@ -40,6 +43,10 @@ CheckpointOptions options_from(const CheckpointSettings& settings) {
     options.retention.score_attribute = settings.score_attribute.value;
     options.retention.higher_is_better = settings.score_order.value == ScoreOrder::max;
     options.async = settings.async.value;
+    options.background_snapshot = settings.snapshot.value == SnapshotMode::background;
+    if (options.background_snapshot && !options.async)
+        throw ConfigError(fmt::format("config: {} needs {} = true: without it report() writes the checkpoint itself",
+                                      settings.snapshot.stated("background"), settings.async.key));
     options.spread_replicated = settings.spread_replicated.value;
     options.resume_from = settings.resume_from.value;
     options.levels = settings.levels.value;
@@ -133,6 +140,16 @@ struct CheckpointManager::Impl {
         std::optional<Manifest> previous;  // rank 0: the save before, to publish first
         std::exception_ptr failure;  // what publishing the previous save or write_local threw
         std::thread thread;
+        // Background snapshot: set by the thread once the state's large blocks are copied.
+        std::mutex copy_mutex;
+        std::condition_variable copy_done;
+        bool copied = true;
+        std::vector<BlockSamples> samples;  // per block of `plan`: the large ones' at report()
+        void mark_copied() {
+            std::lock_guard<std::mutex> lock(copy_mutex);
+            copied = true;
+            copy_done.notify_all();
+        }
     };
     std::unique_ptr<InFlight> in_flight;
     std::vector<HostBuffer> host_copy;  // reused by every async save; one save in flight at most
@@ -174,6 +191,7 @@ struct CheckpointManager::Impl {
     // (rank 0); the thread makes the pending directory on every rank.
     void start_async(const WritePlan& plan, const Attributes& attributes, const std::string& name,
                      std::int64_t iteration, const Json& metrics, std::optional<Manifest> previous);
+    void take_snapshot(InFlight& flight);
     void publish(const Manifest& manifest);
     // Fault points name `iteration`: publication may run on the next save's thread.
     void apply_retention(const std::string& newest, std::int64_t iteration);
@@ -430,12 +448,25 @@ void CheckpointManager::Impl::start_async(const WritePlan& plan, const Attribute
     flight->iteration = iteration;
     flight->metrics = metrics;
     flight->previous = std::move(previous);
-    flight->plan = copy_blocks(plan, host_copy);
+    const bool background = options.background_snapshot;
+    flight->plan = copy_blocks(plan, host_copy, background ? CopySelect::small : CopySelect::all);
+    if (background) {
+        flight->copied = false;
+        for (std::size_t i = 0; i < plan.blocks.size(); ++i)
+            flight->samples.push_back(plan.writes[i] && plan.blocks[i].bytes() >= kBackgroundBlockBytes
+                                          ? sample_block(plan.blocks[i].data, plan.blocks[i].bytes())
+                                          : BlockSamples{});
+    }
     flight->attributes = attributes;
     InFlight* raw = flight.get();
-    flight->thread = std::thread([this, raw] {
+    flight->thread = std::thread([this, raw, background] {
+        // The snapshot comes first (the training thread may wait for it), then the save before is
+        // published whatever the snapshot found, then this one is written.
+        const std::exception_ptr snapshot = background ? attempt_checkpoint([&] { take_snapshot(*raw); }) : nullptr;
+        raw->mark_copied();
         raw->failure = attempt_checkpoint([&] {
             if (raw->previous) publish_and_retain(*raw->previous);
+            if (snapshot) std::rethrow_exception(snapshot);
             // Every rank makes the pending directory (mkdir -p): no agreement on the main thread.
             // A stale one was removed by restore's clean-up or by the discard of a failed save.
             storage::make_dirs(pending(raw->name));
@@ -443,6 +474,30 @@ void CheckpointManager::Impl::start_async(const WritePlan& plan, const Attribute
         });
     });
     in_flight = std::move(flight);
+}
+
+// The large blocks copied into the host buffers, each checked against its samples from report().
+void CheckpointManager::Impl::take_snapshot(InFlight& flight) {
+    if (options.before_background_copy) options.before_background_copy();
+    const WritePlan live = flight.plan;
+    flight.plan = copy_blocks(live, host_copy, CopySelect::large);
+    for (std::size_t i = 0; i < live.blocks.size(); ++i) {
+        if (flight.samples[i].words.empty()) continue;
+        const TensorPart& block = live.blocks[i];
+        const std::string problem =
+            snapshot_problem(block.name, flight.samples[i], flight.plan.blocks[i].data, block.data, block.bytes());
+        if (!problem.empty()) throw CheckpointError(problem);
+    }
+}
+
+double CheckpointManager::await_snapshot() {
+    Impl::InFlight* flight = impl_->in_flight.get();
+    if (flight == nullptr) return 0;
+    std::unique_lock<std::mutex> lock(flight->copy_mutex);
+    if (flight->copied) return 0;
+    const auto start = Clock::now();
+    flight->copy_done.wait(lock, [&] { return flight->copied; });
+    return seconds_since(start);
 }
 
 // Commits the async save in flight on return (publication on this thread).

@@ -10,6 +10,7 @@
 // the save on every rank, and the pending directory is removed); rank 0 writes manifest.json
 // (fsynced), renames .pending_<name> to <name>, fsyncs the directory, replaces `latest`, then
 // applies retention. A crash at any instant leaves the previous committed checkpoint valid.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,11 @@ struct CheckpointOptions {
     LayoutOptions layout;
     RetentionPolicy retention;
     bool async = false;
+    // With async: the large blocks are copied on the save's thread, beside the next step, and
+    // await_snapshot() waits for that copy ([checkpoint] snapshot = background).
+    bool background_snapshot = false;
+    // Tests: called on the save's thread before it copies the large blocks (background snapshot).
+    std::function<void()> before_background_copy;
     bool spread_replicated = true;  // write_plan.hpp
     std::string resume_from;  // a checkpoint directory; "" = the newest valid one
     CheckpointLevels levels = CheckpointLevels::pfs;  // local_level.hpp
@@ -57,9 +63,14 @@ public:
     // Cleans leftovers, picks the checkpoint to resume from (warnings printed by rank 0).
     std::optional<Checkpoint> restore();
     // Saves `state` as checkpoint_<iteration>. Sync: committed on return. Async: copied to host
-    // memory, written in the background, committed at the next save() or finish().
+    // memory (with background snapshots: the large blocks after it returns, see await_snapshot),
+    // written in the background, committed at the next save() or finish().
     SaveReport save(const CheckpointState& state, std::int64_t iteration,
                     const nlohmann::ordered_json& metrics);
+    // With background snapshots: waits until the save in flight has copied the state it was
+    // given (which may change after that), and returns the seconds waited; 0 at once when no copy
+    // is pending. Not collective.
+    double await_snapshot();
     // Waits for and commits an async save in flight; with local levels, copies the newest local
     // checkpoint to the run directory if it is not there yet. Safe to call when neither is due.
     void finish();

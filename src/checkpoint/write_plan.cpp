@@ -49,7 +49,7 @@ WritePlan plan_writes(const CheckpointState& state, int rank, int world, bool sp
     return plan;
 }
 
-WritePlan copy_blocks(const WritePlan& plan, std::vector<HostBuffer>& buffers) {
+WritePlan copy_blocks(const WritePlan& plan, std::vector<HostBuffer>& buffers, CopySelect select) {
     WritePlan copy = plan;
     buffers.resize(copy.blocks.size());
     for (std::size_t i = 0; i < copy.blocks.size(); ++i) {
@@ -58,6 +58,8 @@ WritePlan copy_blocks(const WritePlan& plan, std::vector<HostBuffer>& buffers) {
             block.data = nullptr;  // another rank's: never read
             continue;
         }
+        const bool small = block.bytes() < kBackgroundBlockBytes;
+        if ((select == CopySelect::small && !small) || (select == CopySelect::large && small)) continue;
         HostBuffer& buffer = buffers[i];
         if (buffer.capacity < block.bytes()) {
             const std::size_t capacity = std::max<std::uint64_t>(block.bytes() + block.bytes() / 4, 1);  // room to grow

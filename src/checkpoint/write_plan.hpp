@@ -43,8 +43,15 @@ struct HostBuffer {
     std::size_t capacity = 0;
 };
 
-// `plan` with the data of the blocks this rank writes copied into `buffers` (resized and reused):
-// an async save copies only its own share of the replicated state.
-WritePlan copy_blocks(const WritePlan& plan, std::vector<HostBuffer>& buffers);
+// Which of a plan's blocks copy_blocks copies: a background snapshot copies the small ones (under
+// kBackgroundBlockBytes: metrics-like tensors a workload rewrites at once, and temporaries) before
+// report() returns and the large ones (weights, optimizer moments) on the save's thread.
+enum class CopySelect { all, small, large };
+inline constexpr std::uint64_t kBackgroundBlockBytes = 1 << 20;
+
+// `plan` with the data of the blocks this rank writes (those `select` picks) copied into
+// `buffers` (resized and reused): an async save copies only its own share of the replicated
+// state. Blocks not picked keep their data pointers.
+WritePlan copy_blocks(const WritePlan& plan, std::vector<HostBuffer>& buffers, CopySelect select = CopySelect::all);
 
 }  // namespace trainrt::checkpoint

@@ -41,6 +41,12 @@ const std::vector<std::pair<std::string, CheckpointLevels>>& EnumNames<Checkpoin
     return names;
 }
 
+const std::vector<std::pair<std::string, SnapshotMode>>& EnumNames<SnapshotMode>::get() {
+    static const std::vector<std::pair<std::string, SnapshotMode>> names = {{"copy", SnapshotMode::copy},
+                                                                           {"background", SnapshotMode::background}};
+    return names;
+}
+
 const std::vector<std::pair<std::string, ScoreOrder>>& EnumNames<ScoreOrder>::get() {
     static const std::vector<std::pair<std::string, ScoreOrder>> names = {{"max", ScoreOrder::max},
                                                                           {"min", ScoreOrder::min}};

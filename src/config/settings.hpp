@@ -19,6 +19,7 @@ namespace trainrt {
 enum class Backend { automatic, mpi, nccl, gloo, trainrt };
 enum class CheckpointLayout { file_per_rank, shared };
 enum class CheckpointLevels { pfs, local, partner };
+enum class SnapshotMode { copy, background };
 enum class ScoreOrder { max, min };
 enum class ProgressSetting { automatic, tty, lines, off };
 enum class RequeuePolicy { automatic, never };
@@ -42,6 +43,9 @@ template <> struct EnumNames<CheckpointLayout> {
 };
 template <> struct EnumNames<CheckpointLevels> {
     static const std::vector<std::pair<std::string, CheckpointLevels>>& get();
+};
+template <> struct EnumNames<SnapshotMode> {
+    static const std::vector<std::pair<std::string, SnapshotMode>>& get();
 };
 template <> struct EnumNames<ScoreOrder> { static const std::vector<std::pair<std::string, ScoreOrder>>& get(); };
 template <> struct EnumNames<ProgressSetting> {
@@ -106,6 +110,10 @@ template <> struct KeyType<SecondsOrAuto> {
     KEY(score_order, ScoreOrder, "max", any_value(), "whether a higher (max) or lower (min) score_attribute is better") \
     KEY(async, bool, "false", any_value(),                                                                      \
         "copy the state to host memory and write it in the background (file_per_rank only)")                  \
+    KEY(snapshot, SnapshotMode, "copy", any_value(),                                                            \
+        "with async: copy (report() copies the state before it returns) or background (the copy runs beside "  \
+        "the next step; the function calls session.await_snapshot() before it changes the state: LibTorch's "   \
+        "prepare_model does at the end of backward, the built-in workloads before each step)")                 \
     KEY(spread_replicated, bool, "true", any_value(),                                                           \
         "replicated tensors of 1 MiB or more (DDP weights, optimizer moments) are written once in all, in "    \
         "row ranges over the ranks (each ~1/N); smaller ones by rank 0; false: rank 0 writes them all")                                    \

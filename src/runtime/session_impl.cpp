@@ -92,6 +92,7 @@ bool SessionImpl::should_stop() {
     reported_since_check_ = false;
     boundary_seen_.store(stops_.boundaries());
     stop_seen_ = stop_seen_ || stop;
+    if (stop) await_snapshot();  // the function returns now, and its state may go with it
     return stop;
 }
 
@@ -127,6 +128,7 @@ void SessionImpl::record_row(const Metrics& metrics) {
 // committed first, so the latest checkpoint is the last finite one. Then every rank throws the
 // lowest such rank's WorkloadError (exit 7), and this report's checkpoint is never written.
 void SessionImpl::fail_nonfinite(const std::string& mine) {
+    await_snapshot();
     checkpoints_.finish();
     std::exception_ptr local;
     if (!mine.empty())
@@ -145,6 +147,7 @@ std::string SessionImpl::where() const {
 }
 
 void SessionImpl::report(const Metrics& metrics, const CheckpointState& state) {
+    await_snapshot();  // the save before, if its copy is still running
     // The row first: a crash between the two repeats this row after the resume (the previous
     // checkpoint is restored), where the other order would lose it for good.
     record_row(metrics);
@@ -161,12 +164,28 @@ void SessionImpl::report(const Metrics& metrics, const CheckpointState& state) {
         }
         throw;
     }
+    if (stops_.agreed()) stop_checkpoint_ = saved.name;  // agreed before or at this boundary
+    if (settings_.checkpoint.async.value && settings_.checkpoint.snapshot.value == SnapshotMode::background)
+        unrecorded_save_.emplace(saved, iteration);
+    else
+        record_save(saved, iteration);
+    if (stops_.agreed()) await_snapshot();  // a stop's checkpoint: the function returns next
+}
+
+void SessionImpl::record_save(const checkpoint::SaveReport& saved, std::int64_t iteration) {
     stops_.record_checkpoint(saved.stall_s, saved.commit_s);
     if (context_.world_rank == 0)
         runlog::append(context_.run_dir, context_,
                        runlog::CheckpointEvent{saved.name, iteration, static_cast<std::int64_t>(saved.bytes),
                                                saved.stall_s, settings_.checkpoint.async.value});
-    if (stops_.agreed()) stop_checkpoint_ = saved.name;  // agreed before or at this boundary
+}
+
+void SessionImpl::await_snapshot() {
+    const double waited = checkpoints_.await_snapshot();
+    if (!unrecorded_save_) return;
+    auto [saved, iteration] = *std::exchange(unrecorded_save_, std::nullopt);
+    saved.stall_s += waited;
+    record_save(saved, iteration);
 }
 
 // The first step boundary decides whether the run resumed (resume.hpp).

@@ -1,6 +1,8 @@
 #pragma once
 #include <atomic>
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "checkpoint/manager.hpp"
 #include "config/settings.hpp"
@@ -25,6 +27,7 @@ public:
     const Checkpoint* checkpoint() const override { return resume_.take(); }
     DatasetShard dataset_shard(const std::string& split, std::uint64_t epoch) override;
     Dataset dataset(const std::string& split) override;
+    void await_snapshot() override;
     const metrics::ResultLog& results() const { return results_; }
     void end_progress() { results_.end_progress(); }
 
@@ -33,7 +36,10 @@ public:
     // After the workload returned: a restored checkpoint it never took is given up (resume.hpp).
     void end_resume();
     // Collective: commits an async checkpoint still in flight.
-    void finish_checkpoints() { checkpoints_.finish(); }
+    void finish_checkpoints() {
+        await_snapshot();
+        checkpoints_.finish();
+    }
 
     StopCoordinator& stops() { return stops_; }
     // True when the workload saw should_stop() return true (it returned because of the stop).
@@ -49,6 +55,9 @@ private:
     [[noreturn]] void fail_nonfinite(const std::string& mine);
     void first_boundary();
     void log_resume_latency();
+    // The checkpoint event and stall of a save, recorded once its snapshot is taken (at once
+    // unless its large blocks are copied in the background: then by await_snapshot()).
+    void record_save(const checkpoint::SaveReport& saved, std::int64_t iteration);
 
     const JobConfig& config_;
     const Settings settings_;
@@ -62,6 +71,8 @@ private:
     bool reported_since_check_ = false;
     bool agreed_since_report_ = false;  // should_stop() agreed afresh; no report() since
     std::string stop_checkpoint_;
+    // A background snapshot's save, recorded when its copy is awaited: its stall includes the wait.
+    std::optional<std::pair<checkpoint::SaveReport, std::int64_t>> unrecorded_save_;
     std::atomic<std::int64_t> boundary_seen_{0};
     std::atomic<std::int64_t> iteration_seen_{0};
 };

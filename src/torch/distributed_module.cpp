@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "config/settings.hpp"
+#include "log/log.hpp"
 #include "trainrt/error.hpp"
 #include "trainrt/torch.hpp"
 
@@ -184,6 +185,7 @@ void DistributedModule::Impl::finalize() {
         }
     }
     std::fill(ready.begin(), ready.end(), false);
+    if (options.session != nullptr) options.session->await_snapshot();  // before optimizer.step()
     if (options.broadcast_buffers) broadcast_buffers();
 }
 
@@ -202,7 +204,14 @@ DistributedModule::DistributedModule(std::shared_ptr<::torch::nn::Module> module
 }
 
 DistributedModule::~DistributedModule() {
-    if (impl_) impl_->remove_hooks();
+    if (!impl_) return;
+    // The module's parameters may go with it: a background snapshot of them is taken first.
+    try {
+        if (impl_->options.session != nullptr) impl_->options.session->await_snapshot();
+    } catch (const std::exception& error) {  // recording the save's event failed; never thrown from here
+        log::warn("prepare_model: {}", error.what());
+    }
+    impl_->remove_hooks();
 }
 DistributedModule::DistributedModule(DistributedModule&&) noexcept = default;
 DistributedModule& DistributedModule::operator=(DistributedModule&& other) noexcept {
@@ -222,6 +231,7 @@ DistributedModule prepare_model(std::shared_ptr<::torch::nn::Module> module, Ses
     options.bucket_mb = ScalingSettings::read(session.config()).bucket_mb.value;
     options.find_unused_parameters = find_unused_parameters;
     options.broadcast_buffers = broadcast_buffers;
+    options.session = &session;
     return DistributedModule(std::move(module), make_process_group(), options);
 }
 

@@ -196,14 +196,17 @@ double mean_over_ranks(Session& session, double value) {
 
 // One step on this rank's part of a global batch: the part's summed loss divided by mean_over, so
 // DDP's average over the ranks is the global batch's mean (an empty part still joins DDP's
-// allreduce, with zero gradients). Returns the divided loss.
-double train_step(Model& model, const trainrt::Batch& part) {
+// allreduce, with zero gradients). Returns the divided loss. A background snapshot of the last
+// checkpoint is awaited before the optimizer changes the weights (prepare_model's backward does on
+// several ranks; one rank has no DDP hooks).
+double train_step(Session& session, Model& model, const trainrt::Batch& part) {
     const auto summed = ::torch::nn::functional::CrossEntropyFuncOptions().reduction(::torch::kSum);
     model.optimizer->zero_grad();
     at::Tensor loss = ::torch::nn::functional::cross_entropy(model.forward(to_tensor(part.column("pixels"))),
                                                              to_tensor(part.column("targets")), summed)
                           .div(part.mean_over);
     loss.backward();
+    session.await_snapshot();
     model.optimizer->step();
     return loss.item<double>();
 }
@@ -219,7 +222,7 @@ bool train_epoch(Session& session, const Settings& settings, Model& model, const
     const auto last = static_cast<std::int64_t>(batches.batches());
     model.module->train();
     while (const trainrt::Batch* part = batches.next()) {
-        const double loss = train_step(model, *part);
+        const double loss = train_step(session, model, *part);
         const auto b = static_cast<std::int64_t>(part->index);
         progress = {progress.epoch, b + 1, progress.batches + 1, progress.step + 1, progress.loss_sum + loss};
         const StepBoundary boundary = at_step_boundary(session, progress.step, every, b + 1 >= last);
@@ -305,6 +308,7 @@ void run(Session& session, Kind kind) {
         session.report(metrics, snapshot(session.context(), model, progress, stream).state());
         if (progress.epoch < epochs && session.should_stop()) return;
     }
+    session.await_snapshot();  // the model goes when this returns
     finish(session, settings, kind, model);
 }
 

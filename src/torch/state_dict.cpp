@@ -5,6 +5,9 @@
 #include <torch/optim/sgd.h>
 #include <torch/torch.h>
 
+#include <mutex>
+#include <utility>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -95,6 +98,17 @@ std::unique_ptr<::torch::optim::OptimizerParamState> fresh_state(::torch::optim:
 }
 
 }  // namespace
+
+StateDict::~StateDict() {
+    if (kept_.empty()) return;  // a moved-from dict: the holder keeps the last one with tensors
+    static std::mutex mutex;
+    static std::vector<at::Tensor> held;
+    std::vector<at::Tensor> released;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        released = std::exchange(held, std::move(kept_));
+    }
+}
 
 // A CPU, contiguous copy of `tensor` (a scalar as one element) that lives as long as the dict.
 const at::Tensor& StateDict::keep(const at::Tensor& tensor, const std::string& name) {

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -28,6 +29,7 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -871,6 +873,106 @@ TEST_CASE("checkpoint manager: an async save that fails in the background fails 
     CHECK(committed_names(run.path()) == names_of({1}));
     CHECK(read_text(run.checkpoints() + "/latest") == "checkpoint_000001\n");
     barrier();  // every rank has looked before any rank changes checkpoints/ again
+    const std::optional<Checkpoint> cp = manager.restore();
+    REQUIRE(cp.has_value());
+    CHECK(cp->iteration() == 1);
+    check_contents(*cp, *first);
+}
+
+// A large sharded tensor for background snapshots: 4096 x 64 doubles (2 MiB) per rank, over the
+// 1 MiB under which report() copies a tensor itself.
+Spec large_spec(int n) {
+    const std::uint64_t rows = 4096;
+    return {"large", TensorType::f64, false, {rows * static_cast<std::uint64_t>(n), 64}, 0,
+            std::vector<std::uint64_t>(static_cast<std::size_t>(n), rows), 12};
+}
+
+// Lets the save's thread copy only once the training thread opened it.
+struct Gate {
+    std::mutex mutex;
+    std::condition_variable opened;
+    bool open = false;
+    int waits = 0;
+    void wait() {
+        std::unique_lock<std::mutex> lock(mutex);
+        ++waits;
+        opened.wait(lock, [&] { return open; });
+    }
+    void release() {
+        std::lock_guard<std::mutex> lock(mutex);
+        open = true;
+        opened.notify_all();
+    }
+};
+
+TEST_CASE("checkpoint manager: a background snapshot returns before the large copy and commits the state as reported",
+          "[checkpoint]") {
+    RunDir run;
+    auto comm = world();
+    const Context context = context_for(run.path());
+    Gate gate;
+    CheckpointOptions options = options_for("file_per_rank", {}, true);
+    options.background_snapshot = true;
+    options.before_background_copy = [&] { gate.wait(); };
+    CheckpointManager manager(options, context, *comm);
+    std::vector<Spec> specs = test_specs(n_ranks());
+    specs.push_back(large_spec(n_ranks()));
+    const auto saved = make_saved(21, specs);
+    const auto expected = make_saved(21, specs);
+    manager.save(saved->state, 1, metrics_for(21));  // returns with the large copy held at the gate
+    // The small tensors were copied by save() itself: the function may change them at once.
+    for (std::size_t i = 0; i + 1 < saved->buffers.size(); ++i)
+        std::memset(saved->buffers[i].data(), 0x5A, saved->buffers[i].size());
+    gate.release();
+    CHECK(manager.await_snapshot() >= 0.0);
+    CHECK(manager.await_snapshot() == 0.0);  // taken: at once
+    scribble(*saved);  // the step after await_snapshot() changes everything
+    manager.finish();
+    CHECK(gate.waits == 1);
+    barrier();
+    CHECK(committed_names(run.path()) == names_of({1}));
+    barrier();
+    const std::optional<Checkpoint> cp = manager.restore();
+    REQUIRE(cp.has_value());
+    check_contents(*cp, *expected);
+}
+
+TEST_CASE("checkpoint manager: a large tensor changed before await_snapshot() fails the save instead of committing it",
+          "[checkpoint]") {
+    RunDir run;
+    auto comm = world();
+    const Context context = context_for(run.path());
+    Gate gate;
+    CheckpointOptions options = options_for("file_per_rank", {}, true);
+    options.background_snapshot = true;
+    options.before_background_copy = [&] { gate.wait(); };
+    CheckpointManager manager(options, context, *comm);
+    std::vector<Spec> specs = test_specs(n_ranks());
+    specs.push_back(large_spec(n_ranks()));
+    const auto first = make_saved(31, specs);
+    manager.save(first->state, 1, metrics_for(31));
+    gate.release();
+    manager.await_snapshot();
+    manager.finish();
+
+    const auto second = make_saved(32, specs);
+    gate.open = false;
+    manager.save(second->state, 2, metrics_for(32));
+    // The last rank's training thread goes on without await_snapshot(): its large tensor changes
+    // before the copy (held at the gate) is taken.
+    if (my_rank() == n_ranks() - 1) std::memset(second->buffers.back().data(), 0x11, 64);
+    gate.release();
+    try {
+        manager.finish();
+        FAIL("finish() committed a save whose state changed before its snapshot");
+    } catch (const CheckpointError& error) {
+        CHECK_THAT(error.what(), Contains("tensor 'large' changed after report() and before its background snapshot"));
+        CHECK_THAT(error.what(), Contains("await_snapshot()"));
+    }
+    barrier();
+    CHECK(committed_names(run.path()) == names_of({1}));
+    CHECK(leftovers(run) == std::vector<std::string>{});
+    barrier();
     const std::optional<Checkpoint> cp = manager.restore();
     REQUIRE(cp.has_value());
     CHECK(cp->iteration() == 1);

@@ -3,6 +3,9 @@
 # committed; a rank killed while its background writer is saving (after_data) leaves the previous
 # checkpoint valid and a restart resumes from it exactly; so does a kill while the last save is
 # being committed at the end of the run (before_rename of the final iteration).
+# checkpoint.snapshot = background (1 rank, where fashion_mlp's fc1 and fc2 weights are large
+# enough to be copied on the save's thread): the same digest as synchronous saves, every save's
+# event recorded, and a kill while a save is written resumes exactly; without async: exit 2.
 # ctest: fixture=small_data
 source "$(dirname "$0")/lib.sh"
 
@@ -61,6 +64,27 @@ async_kill() {
   iterations_once "$dir" 9 dups_ok && pass "$what: result.jsonl has a row for each of iterations 1..9" \
     || fail "$what: result.jsonl lacks an iteration or has one beyond 9"
 }
+
+train 1 sync1 "$WORK/sync1.out"
+base1=$(digest_of "$WORK/sync1.out")
+[ "$rc" -eq 0 ] && [ -n "$base1" ] || { show "$WORK/sync1.out"; fail "synchronous run on 1 rank exits $rc"; }
+BACKGROUND=(--checkpoint.async=true --checkpoint.snapshot=background)
+train 1 background "$WORK/background.out" "${BACKGROUND[@]}"
+ne=$(count_events "$WORK/background" '.event == "checkpoint" and .async == true')
+[ "$rc" -eq 0 ] && [ "$(digest_of "$WORK/background.out")" = "$base1" ] && [ "$(committed "$WORK/background" | wc -l)" -eq 9 ] \
+  && [ "$ne" -eq 9 ] && pass "background snapshots (1 rank): digest $base1 as synchronous saves, 9 committed, 9 checkpoint events" \
+  || { show "$WORK/background.out"; fail "background snapshots: exit $rc, digest '$(digest_of "$WORK/background.out")' vs $base1, $(committed "$WORK/background" | wc -l) committed, $ne events"; }
+verify "$WORK/background" "$WORK/background.verify.out"
+[ "$vrc" -eq 0 ] || { show "$WORK/background.verify.out"; fail "background snapshots: verify exits $vrc"; }
+TRAINRT_FAULT=after_data:0:6 train 1 background_kill "$WORK/background_kill.crash.out" "${BACKGROUND[@]}"
+train 1 background_kill "$WORK/background_kill.out" "${BACKGROUND[@]}"
+[ "$rc" -eq 0 ] && [ "$(resumed_iteration "$WORK/background_kill.out")" = 5 ] && [ "$(digest_of "$WORK/background_kill.out")" = "$base1" ] \
+  && pass "background snapshots: killed while save 6 was written, resumed from 5 with the same digest" \
+  || { show "$WORK/background_kill.out"; fail "background kill: exit $rc, resumed from '$(resumed_iteration "$WORK/background_kill.out")', digest '$(digest_of "$WORK/background_kill.out")' vs $base1"; }
+train 1 no_async "$WORK/no_async.out" --checkpoint.snapshot=background
+[ "$rc" -eq "$TRAINRT_EXIT_CONFIG" ] && [ "$(grep -c . "$WORK/no_async.out.stderr")" -eq 1 ] && grep -q "checkpoint.async = true" "$WORK/no_async.out" \
+  && pass "snapshot = background without async: exit 2, $(cat "$WORK/no_async.out.stderr")" \
+  || { show "$WORK/no_async.out"; fail "snapshot = background without async: exit $rc"; }
 
 # save 6 is written in the background while training goes on; its thread on rank 0 commits save 5
 # before writing save 6's data, so a death of rank 0 there leaves 5 committed and the restart

@@ -75,6 +75,9 @@ void report(const SessionHandle& handle, const py::dict& values, const py::objec
     const CheckpointState state = state_from(tensors, attributes);  // borrows the arrays' data
     py::gil_scoped_release unlocked;
     session.report(metrics, state);
+    // The arrays may go when this returns: a background snapshot ([checkpoint] snapshot) is
+    // taken before, as with snapshot = copy.
+    session.await_snapshot();
 }
 
 py::dict dataset_shard(const SessionHandle& handle, const std::string& split, std::uint64_t epoch) {

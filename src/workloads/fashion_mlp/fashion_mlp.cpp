@@ -233,6 +233,7 @@ bool train_epoch(Session& session, const Mlp& model, Engine& engine, const Setti
     const auto last = static_cast<std::int64_t>(batches.batches());
     engine.set_loss_sum(progress.loss_sum);
     while (const Batch* batch = batches.next()) {
+        session.await_snapshot();  // the step changes the weights a background snapshot may be copying
         engine.train_step(step_batch(*batch, engine), static_cast<float>(settings.train.lr.value));
         ++progress.batches;
         ++progress.step;
@@ -307,6 +308,7 @@ void run(Session& session) {
         session.report(metrics, snapshot(*engine, model, progress, session.context(), streams));
         if (progress.epoch < epochs && session.should_stop()) return;
     }
+    session.await_snapshot();  // the model goes when this returns
     engine->sync_to_host();
     const std::string& save = settings.train.save_weights.value;
     if (!save.empty() && session.context().world_rank == 0) save_weights(save, model);

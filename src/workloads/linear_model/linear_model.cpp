@@ -242,6 +242,7 @@ bool train_epoch(Session& session, LinearModel& model, const TrainStream& stream
         model.gradients(batch->view<float>("x").data(), classify ? batch->view<std::int64_t>("y").data() : nullptr,
                         classify ? nullptr : batch->view<float>("y").data(), batch->count, batch->mean_over, packed);
         session.communicator().allreduce(std::span<float>(packed), ReduceOp::mean);
+        session.await_snapshot();  // apply() changes the weights a background snapshot may be copying
         progress.loss_sum += model.apply(packed, lr);
         ++progress.batches, ++progress.step;
         progress.next_batch = static_cast<std::int64_t>(batch->index) + 1;
@@ -285,6 +286,7 @@ void run(Session& session) {
         session.report(metrics, make_state(model, progress, stream));
         if (progress.epoch < epochs && session.should_stop()) return;
     }
+    session.await_snapshot();  // the model goes when this returns
     if (session.context().world_rank == 0) {
         std::vector<float> all(model.weight());
         all.insert(all.end(), model.bias().begin(), model.bias().end());
