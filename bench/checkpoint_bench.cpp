@@ -13,6 +13,9 @@
 // replicated tensors (a DDP model: every rank holds all of it), saved with file_per_rank by rank 0
 // alone (spread_replicated = false) and spread over the ranks (write_plan.hpp), alternated.
 // (6) the node-local level (levels = local,pfs) in --local-dir against a plain write and read there.
+// (7) a training step (about 0.5 s of compute that does not touch the state, then every element
+// updated) with an async save reported before it, snapshot = copy and = background, against the
+// same step alone: what the save costs training.
 // A warm-up round (plain and file_per_rank) comes first and is not reported; plain goes first in
 // even repetitions and last in odd ones. Times are the slowest rank's; bandwidth = total bytes /
 // time. One JSON line per measurement with its repetition ("rep"): run.sh takes ratios pair by
@@ -31,6 +34,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <xxhash.h>
 
 #include "checkpoint/manager.hpp"
 #include "comm/mpi_communicator.hpp"
@@ -207,6 +211,81 @@ struct Bench {
         emit("async_total", "file_per_rank", stall + rest);
     }
 
+    // A training step's compute that does not touch the checkpointed state (forward and backward
+    // read the weights, the optimizer changes them after): hashing a cache-sized buffer, `units`
+    // times. Its result is kept so the loop is not optimized away.
+    std::uint64_t compute(int units) const {
+        static std::vector<char> scratch(256 << 10, 1);
+        std::uint64_t h = 0;
+        for (int i = 0; i < units; ++i) h ^= XXH3_64bits_withSeed(scratch.data(), scratch.size(), h);
+        return h;
+    }
+    // The optimizer's step: every element of this rank's tensors changed.
+    void update() {
+        for (auto& tensor : tensors)
+            for (float& x : tensor) x += 1.0f;
+    }
+    int step_units = 0;  // compute() units of about 0.5 s, the same on every rank
+
+    void calibrate_step() {
+        const auto start = Clock::now();
+        volatile std::uint64_t sink = compute(200);
+        (void)sink;
+        const double per_unit = std::chrono::duration<double>(Clock::now() - start).count() / 200;
+        int units = static_cast<int>(0.5 / per_unit);
+        comm.broadcast(&units, sizeof(units), 0);
+        step_units = units;
+    }
+
+    // What a save costs a training step (report, compute, await_snapshot, optimizer step), against
+    // the same step without one: async with snapshot = copy (report() copies the state) and with
+    // snapshot = background (the copy runs beside the compute), alternated. The save's writing
+    // runs beside the compute in both; its slowdown of the compute counts in the stall.
+    void step_round() {
+        if (step_units == 0) calibrate_step();
+        volatile std::uint64_t sink = 0;
+        auto step = [&] { sink = sink + compute(step_units); };
+        for (bool background : rep % 2 == 0 ? std::vector<bool>{false, true} : std::vector<bool>{true, false}) {
+            const char* mode = background ? "background" : "copy";
+            fresh_run_dir(std::string("step_") + mode);
+            checkpoint::CheckpointOptions o = checkpoint_options("file_per_rank", true);
+            o.background_snapshot = background;
+            checkpoint::CheckpointManager manager(o, context, comm);
+            CheckpointState saved = state();
+            manager.save(saved, 1, nlohmann::ordered_json::object());  // allocates the host copy
+            manager.await_snapshot();
+            manager.finish();
+            // Three times a step with a save between two steps without: the stall is the median of
+            // its excess over their mean (a step moves by a few percent from one to the next here).
+            std::vector<double> alone, stall, in_report;
+            for (int pair = 0; pair < kStepPairs; ++pair) {
+                const double a = timed(comm, [&] { step(); update(); });
+                double reported = 0;
+                const double with_save = timed(comm, [&] {
+                    const auto start = Clock::now();
+                    manager.save(saved, 2 + pair, nlohmann::ordered_json::object());
+                    reported = std::chrono::duration<double>(Clock::now() - start).count();
+                    step();
+                    manager.await_snapshot();
+                    update();
+                });
+                manager.finish();
+                const double b = timed(comm, [&] { step(); update(); });
+                alone.push_back((a + b) / 2);
+                stall.push_back(with_save - alone.back());
+                in_report.push_back(comm.allreduce_value(reported, ReduceOp::max));
+            }
+            emit("step_alone", mode, median(alone));
+            emit("step_stall", mode, median(stall));
+            emit("report_stall", mode, median(in_report));
+        }
+    }
+    static constexpr int kStepPairs = 3;
+    static double median(std::vector<double> values) {
+        std::sort(values.begin(), values.end());
+        return values[values.size() / 2];
+    }
+
     // The node-local level ([checkpoint] levels = local,pfs) in `local_dir` (/dev/shm: memory)
     // against a plain write and read of the same bytes there, alternated like the others. Its
     // copies to the run directory (pfs_every) are beyond this round: pfs_every is out of reach and
@@ -296,6 +375,7 @@ int main(int argc, char** argv) {
             bench.checkpoint_round("shared");
             if (rep % 2 == 1) bench.plain_round();
             bench.async_round();
+            bench.step_round();
             bench.replicated_round(rep);
             bench.local_round();
         }
