@@ -47,7 +47,10 @@ kill -9 "$(task_pid "$JOB" 3)"
 wait_starts 2
 wait_checkpoint "$RUN" 6
 first=$(jq -c 'select(.event == "restore") | {iteration, level, checkpoint, world_size}' "$RUN/events.jsonl" | head -1)
-[[ "$(jq -r .level <<<"$first")" == local && "$(jq -r .world_size <<<"$first")" == 6 && "$(jq -r .checkpoint <<<"$first")" == "$LOCAL/"* ]] \
+# Level partner is right too when the kill lands between the ranks' agreement on a save and rank
+# 3's own rename of it (each rank commits its directory itself): that newest checkpoint is complete
+# only through rank 3's partner copy on node3 (seen once in make test, 2026-11-25).
+[[ "$(jq -r .level <<<"$first")" =~ ^(local|partner)$ && "$(jq -r .world_size <<<"$first")" == 6 && "$(jq -r .checkpoint <<<"$first")" == "$LOCAL/"* ]] \
   || fail "after rank 3's crash the relaunch did not restore from the local level on 6 ranks: $first"
 (($(jq -r .iteration <<<"$first") >= 2)) || fail "after rank 3's crash: restored $first, not checkpoint 2 or later"
 log "rank 3 killed: relaunched on the 3 nodes, restored from the local level: $first"

@@ -2,7 +2,7 @@
 # LibTorch workloads stop and resume bitwise (module, optimizer state, RNG and data position in
 # the checkpoint): torch_fashion_mlp (SGD) stopped with USR2 on rank 1 and rerun, and killed with
 # kill -9 mid-epoch and rerun, each ends with the uninterrupted run's digest; torch_fashion_cnn
-# (Adam) the same after a USR2 stop. A checkpoint of the CNN given to the MLP (resume_from) is
+# (Adam) the same after a USR2 stop; torch_fashion_mlp with background snapshots too. A checkpoint of the CNN given to the MLP (resume_from) is
 # refused with exit 8 naming the tensor and both shapes.
 # ctest: fixture=small_data
 source "$(dirname "$0")/../checkpoint/lib.sh"
@@ -33,6 +33,15 @@ resume_case() {  # NAME WORKLOAD HOW(usr2|kill) ARGS...
 
 resume_case mlp_usr2 torch_fashion_mlp usr2 --train.epochs=2 --train.batch_size=256 --checkpoint.every_steps=60
 resume_case mlp_kill torch_fashion_mlp kill --train.epochs=2 --train.batch_size=256 --checkpoint.every_steps=60
+# Background snapshots (checkpoint.snapshot = background; spread_replicated = false so that rank 0
+# holds fc1's 1.6 MB weights whole, copied on the save's thread while prepare_model's
+# backward runs): the uninterrupted run trains as with synchronous saves, and a USR2 stop resumes.
+resume_case mlp_background torch_fashion_mlp usr2 --train.epochs=2 --train.batch_size=256 --checkpoint.every_steps=60 \
+  --checkpoint.async=true --checkpoint.snapshot=background --checkpoint.spread_replicated=false
+mlp_refs=$(for d in "$WORK"/torch_fashion_mlp_ref_*; do if [ -d "$d" ] && [ -f "$d.out" ]; then echo "$d"; fi; done)
+digests=$(for d in $mlp_refs; do digest_of "$d.out"; done | sort -u | grep -c . || true)
+[ "$(echo "$mlp_refs" | grep -c .)" -eq 2 ] && [ "$digests" -eq 1 ] && pass "background snapshots: the uninterrupted run's digest equals synchronous saves'" \
+  || fail "background snapshots: uninterrupted digests differ from synchronous saves' ($(for d in $mlp_refs; do digest_of "$d.out"; done | tr '\n' ' '))"
 resume_case cnn_usr2 torch_fashion_cnn usr2 --data.path="$SMALL_DATA" --train.epochs=2 --train.batch_size=256 \
   --checkpoint.every_steps=4
 
