@@ -35,9 +35,6 @@ struct DistributedOptions {
                                     // on every rank, as PyTorch DDP's broadcast before each forward:
                                     // every rank evaluates with the same statistics, and a checkpoint
                                     // of rank 0's module holds them all; false: each rank keeps its own
-    Session* session = nullptr;  // prepare_model's: its await_snapshot() ends every backward, so a
-                                 // background snapshot ([checkpoint] snapshot) is taken before the
-                                 // optimizer's step changes the weights
 };
 
 // PyTorch's DistributedDataParallel (Ray's prepare_model) for a LibTorch module. Construction
@@ -66,12 +63,16 @@ public:
     std::size_t bucket_count() const;
 
 private:
+    // Sets the session whose await_snapshot() ends every backward (and the module's life).
+    friend DistributedModule prepare_model(std::shared_ptr<::torch::nn::Module>, Session&, bool, bool);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
 
 // The session's DistributedModule: a process group over the job's ranks, buckets of
-// scaling.bucket_mb.
+// scaling.bucket_mb. Every backward ends with session.await_snapshot(), so a background snapshot
+// ([checkpoint] snapshot) is taken before the optimizer's step changes the weights; so does the
+// module's destruction.
 DistributedModule prepare_model(std::shared_ptr<::torch::nn::Module> module, Session& session,
                                 bool find_unused_parameters = false, bool broadcast_buffers = true);
 

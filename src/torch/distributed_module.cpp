@@ -29,6 +29,7 @@ struct DistributedModule::Impl {
     std::shared_ptr<::torch::nn::Module> module;
     c10::intrusive_ptr<c10d::ProcessGroup> group;
     DistributedOptions options;
+    Session* session = nullptr;  // prepare_model's
     std::vector<at::Tensor> params;
     std::vector<std::string> names;
     std::vector<std::size_t> bucket_of, slot_of;  // per parameter: its bucket, its index in it
@@ -185,7 +186,7 @@ void DistributedModule::Impl::finalize() {
         }
     }
     std::fill(ready.begin(), ready.end(), false);
-    if (options.session != nullptr) options.session->await_snapshot();  // before optimizer.step()
+    if (session != nullptr) session->await_snapshot();  // before optimizer.step()
     if (options.broadcast_buffers) broadcast_buffers();
 }
 
@@ -207,7 +208,7 @@ DistributedModule::~DistributedModule() {
     if (!impl_) return;
     // The module's parameters may go with it: a background snapshot of them is taken first.
     try {
-        if (impl_->options.session != nullptr) impl_->options.session->await_snapshot();
+        if (impl_->session != nullptr) impl_->session->await_snapshot();
     } catch (const std::exception& error) {  // recording the save's event failed; never thrown from here
         log::warn("prepare_model: {}", error.what());
     }
@@ -231,8 +232,9 @@ DistributedModule prepare_model(std::shared_ptr<::torch::nn::Module> module, Ses
     options.bucket_mb = ScalingSettings::read(session.config()).bucket_mb.value;
     options.find_unused_parameters = find_unused_parameters;
     options.broadcast_buffers = broadcast_buffers;
-    options.session = &session;
-    return DistributedModule(std::move(module), make_process_group(), options);
+    DistributedModule prepared(std::move(module), make_process_group(), options);
+    prepared.impl_->session = &session;
+    return prepared;
 }
 
 }  // namespace trainrt::torch
