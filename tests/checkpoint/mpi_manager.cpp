@@ -905,18 +905,31 @@ struct Gate {
     }
 };
 
+// An async manager with background snapshots whose copies wait at `gate`, and the test tensors
+// plus a large one.
+struct BackgroundRun {
+    RunDir run;
+    std::unique_ptr<Communicator> comm = world();
+    Context context = context_for(run.path());
+    Gate gate;
+    std::unique_ptr<CheckpointManager> manager;
+    std::vector<Spec> specs = test_specs(n_ranks());
+    BackgroundRun() {
+        CheckpointOptions options = options_for("file_per_rank", {}, true);
+        options.background_snapshot = true;
+        options.before_background_copy = [this] { gate.wait(); };
+        manager = std::make_unique<CheckpointManager>(options, context, *comm);
+        specs.push_back(large_spec(n_ranks()));
+    }
+};
+
 TEST_CASE("checkpoint manager: a background snapshot returns before the large copy and commits the state as reported",
           "[checkpoint]") {
-    RunDir run;
-    auto comm = world();
-    const Context context = context_for(run.path());
-    Gate gate;
-    CheckpointOptions options = options_for("file_per_rank", {}, true);
-    options.background_snapshot = true;
-    options.before_background_copy = [&] { gate.wait(); };
-    CheckpointManager manager(options, context, *comm);
-    std::vector<Spec> specs = test_specs(n_ranks());
-    specs.push_back(large_spec(n_ranks()));
+    BackgroundRun b;
+    RunDir& run = b.run;
+    Gate& gate = b.gate;
+    CheckpointManager& manager = *b.manager;
+    const std::vector<Spec>& specs = b.specs;
     const auto saved = make_saved(21, specs);
     const auto expected = make_saved(21, specs);
     manager.save(saved->state, 1, metrics_for(21));  // returns with the large copy held at the gate
@@ -939,16 +952,11 @@ TEST_CASE("checkpoint manager: a background snapshot returns before the large co
 
 TEST_CASE("checkpoint manager: a large tensor changed before await_snapshot() fails the save instead of committing it",
           "[checkpoint]") {
-    RunDir run;
-    auto comm = world();
-    const Context context = context_for(run.path());
-    Gate gate;
-    CheckpointOptions options = options_for("file_per_rank", {}, true);
-    options.background_snapshot = true;
-    options.before_background_copy = [&] { gate.wait(); };
-    CheckpointManager manager(options, context, *comm);
-    std::vector<Spec> specs = test_specs(n_ranks());
-    specs.push_back(large_spec(n_ranks()));
+    BackgroundRun b;
+    RunDir& run = b.run;
+    Gate& gate = b.gate;
+    CheckpointManager& manager = *b.manager;
+    const std::vector<Spec>& specs = b.specs;
     const auto first = make_saved(31, specs);
     manager.save(first->state, 1, metrics_for(31));
     gate.release();
