@@ -926,26 +926,22 @@ struct BackgroundRun {
 TEST_CASE("checkpoint manager: a background snapshot returns before the large copy and commits the state as reported",
           "[checkpoint]") {
     BackgroundRun b;
-    RunDir& run = b.run;
-    Gate& gate = b.gate;
-    CheckpointManager& manager = *b.manager;
-    const std::vector<Spec>& specs = b.specs;
-    const auto saved = make_saved(21, specs);
-    const auto expected = make_saved(21, specs);
-    manager.save(saved->state, 1, metrics_for(21));  // returns with the large copy held at the gate
+    const auto saved = make_saved(21, b.specs);
+    const auto expected = make_saved(21, b.specs);
+    b.manager->save(saved->state, 1, metrics_for(21));  // returns with the large copy held at the gate
     // The small tensors were copied by save() itself: the function may change them at once.
     for (std::size_t i = 0; i + 1 < saved->buffers.size(); ++i)
         std::memset(saved->buffers[i].data(), 0x5A, saved->buffers[i].size());
-    gate.release();
-    CHECK(manager.await_snapshot() >= 0.0);
-    CHECK(manager.await_snapshot() == 0.0);  // taken: at once
+    b.gate.release();
+    CHECK(b.manager->await_snapshot() >= 0.0);
+    CHECK(b.manager->await_snapshot() == 0.0);  // taken: at once
     scribble(*saved);  // the step after await_snapshot() changes everything
-    manager.finish();
-    CHECK(gate.waits == 1);
+    b.manager->finish();
+    CHECK(b.gate.waits == 1);
     barrier();
-    CHECK(committed_names(run.path()) == names_of({1}));
+    CHECK(committed_names(b.run.path()) == names_of({1}));
     barrier();
-    const std::optional<Checkpoint> cp = manager.restore();
+    const std::optional<Checkpoint> cp = b.manager->restore();
     REQUIRE(cp.has_value());
     check_contents(*cp, *expected);
 }
@@ -953,35 +949,31 @@ TEST_CASE("checkpoint manager: a background snapshot returns before the large co
 TEST_CASE("checkpoint manager: a large tensor changed before await_snapshot() fails the save instead of committing it",
           "[checkpoint]") {
     BackgroundRun b;
-    RunDir& run = b.run;
-    Gate& gate = b.gate;
-    CheckpointManager& manager = *b.manager;
-    const std::vector<Spec>& specs = b.specs;
-    const auto first = make_saved(31, specs);
-    manager.save(first->state, 1, metrics_for(31));
-    gate.release();
-    manager.await_snapshot();
-    manager.finish();
+    const auto first = make_saved(31, b.specs);
+    b.manager->save(first->state, 1, metrics_for(31));
+    b.gate.release();
+    b.manager->await_snapshot();
+    b.manager->finish();
 
-    const auto second = make_saved(32, specs);
-    gate.open = false;
-    manager.save(second->state, 2, metrics_for(32));
+    const auto second = make_saved(32, b.specs);
+    b.gate.open = false;
+    b.manager->save(second->state, 2, metrics_for(32));
     // The last rank's training thread goes on without await_snapshot(): its large tensor changes
     // before the copy (held at the gate) is taken.
     if (my_rank() == n_ranks() - 1) std::memset(second->buffers.back().data(), 0x11, 64);
-    gate.release();
+    b.gate.release();
     try {
-        manager.finish();
+        b.manager->finish();
         FAIL("finish() committed a save whose state changed before its snapshot");
     } catch (const CheckpointError& error) {
         CHECK_THAT(error.what(), Contains("tensor 'large' changed after report() and before its background snapshot"));
         CHECK_THAT(error.what(), Contains("await_snapshot()"));
     }
     barrier();
-    CHECK(committed_names(run.path()) == names_of({1}));
-    CHECK(leftovers(run) == std::vector<std::string>{});
+    CHECK(committed_names(b.run.path()) == names_of({1}));
+    CHECK(leftovers(b.run) == std::vector<std::string>{});
     barrier();
-    const std::optional<Checkpoint> cp = manager.restore();
+    const std::optional<Checkpoint> cp = b.manager->restore();
     REQUIRE(cp.has_value());
     CHECK(cp->iteration() == 1);
     check_contents(*cp, *first);
