@@ -1,5 +1,6 @@
 #include "checkpoint/snapshot_check.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
