@@ -69,6 +69,8 @@ train 1 sync1 "$WORK/sync1.out"
 base1=$(digest_of "$WORK/sync1.out")
 [ "$rc" -eq 0 ] && [ -n "$base1" ] || { show "$WORK/sync1.out"; fail "synchronous run on 1 rank exits $rc"; }
 BACKGROUND=(--checkpoint.async=true --checkpoint.snapshot=background)
+# reported RUN_DIR: each iteration's training numbers, once each (a row repeated by the resume too).
+reported() { jq -c '[._training_iteration, ({running_loss, loss, test_loss, test_accuracy} | with_entries(select(.value != null)))]' "$1/result.jsonl" | sort -u; }
 train 1 background "$WORK/background.out" "${BACKGROUND[@]}"
 ne=$(count_events "$WORK/background" '.event == "checkpoint" and .async == true')
 [ "$rc" -eq 0 ] && [ "$(digest_of "$WORK/background.out")" = "$base1" ] && [ "$(committed "$WORK/background" | wc -l)" -eq 9 ] \
@@ -79,7 +81,8 @@ verify "$WORK/background" "$WORK/background.verify.out"
 TRAINRT_FAULT=after_data:0:6 train 1 background_kill "$WORK/background_kill.crash.out" "${BACKGROUND[@]}"
 train 1 background_kill "$WORK/background_kill.out" "${BACKGROUND[@]}"
 [ "$rc" -eq 0 ] && [ "$(resumed_iteration "$WORK/background_kill.out")" = 5 ] && [ "$(digest_of "$WORK/background_kill.out")" = "$base1" ] \
-  && pass "background snapshots: killed while save 6 was written, resumed from 5 with the same digest" \
+  && [ "$(reported "$WORK/background_kill")" = "$(reported "$WORK/sync1")" ] && [ "$(reported "$WORK/sync1" | grep -c test_accuracy)" -eq 2 ] \
+  && pass "background snapshots: killed while save 6 was written, resumed from 5 with the same digest and every reported loss" \
   || { show "$WORK/background_kill.out"; fail "background kill: exit $rc, resumed from '$(resumed_iteration "$WORK/background_kill.out")', digest '$(digest_of "$WORK/background_kill.out")' vs $base1"; }
 train 1 no_async "$WORK/no_async.out" --checkpoint.snapshot=background
 [ "$rc" -eq "$TRAINRT_EXIT_CONFIG" ] && [ "$(grep -c . "$WORK/no_async.out.stderr")" -eq 1 ] && grep -q "checkpoint.async = true" "$WORK/no_async.out" \
