@@ -25,7 +25,7 @@
 #   BENCH_CKPT_REPS=6    repetitions of the checkpoint benchmark (after its warm-up round; ratios by couples of them)
 #   BENCH_XGB_ROWS=1000000 BENCH_XGB_ROUNDS=20 BENCH_XGB_REPS=3  the XGBoost part's table, rounds, alternations
 #   BENCH_TUNE_TRIALS=32 trials of the sweep benchmark's ASHA sweep
-#   BENCH_PY_REPS=3      alternations of the Python part's runs on 2 ranks (plain DDP, workload, fit())
+#   BENCH_PY_REPS=7      alternations of the Python part's runs on 2 ranks (plain DDP, workload, fit())
 #
 # Every rank of both trainrt and PyTorch runs one compute thread (OMP_NUM_THREADS=1,
 # OPENBLAS_NUM_THREADS=1; PyTorch also torch.set_num_threads(1)), so both get the same cores.
@@ -269,7 +269,7 @@ if (( TORCH_BUILT )); then torch_overlap_and_startup; fi
 # More alternations of the Python comparison on 2 ranks (suffix _rI): a single pair of runs moves
 # by ±20 % on this shared machine; the report takes the median of the pairs' ratios.
 if (( PYTHON_BUILT )) && ! skipped pytorch; then
-  for i in $(seq 2 "${BENCH_PY_REPS:-3}"); do
+  for i in $(seq 2 "${BENCH_PY_REPS:-7}"); do
     run "pytorch_n2_r$i" "$OUT/pytorch_n2_r$i.jsonl" env LD_LIBRARY_PATH="$OPENBLAS_OPENMP${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
       "$PY" bench/pytorch_ddp.py --ranks 2 --epochs "$EPOCHS" --init "$INIT"
     python_recipe_run 2 gloo "_r$i"
