@@ -29,16 +29,14 @@ constexpr int kReaders = 2;                  // reads in flight: the disk always
 
 std::uint64_t round_up(std::uint64_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 
-// Chunks filled by kReaders threads (`fill`: 0 or an errno), handed to the caller in file order.
+// Chunks read by kReaders threads, handed to the caller in file order.
 class ChunkReads {
 public:
-    using Fill = std::function<int(std::uint64_t offset, std::uint64_t want)>;
-    ChunkReads(std::uint64_t size, Fill fill) : size_(size), fill_(std::move(fill)),
+    ChunkReads(int fd, char* data, std::uint64_t size) : fd_(fd), data_(data), size_(size),
         state_((size + kChunk - 1) / kChunk, kPending) {}
 
-    // `before`, when given, runs on a thread of its own beside the reads (it checks stopping()).
-    void start(const std::function<void()>& before = {}) {
-        if (before) threads_.emplace_back(before);
+    void start() {
+        threads_.emplace_back([this] { populate(); });
         for (int i = 0; i < kReaders; ++i) threads_.emplace_back([this] { read_chunks(); });
     }
     // Blocks until chunk k is read: 0, or the errno that failed it.
@@ -48,7 +46,6 @@ public:
         return state_[k] == kDone ? 0 : state_[k];
     }
     std::size_t chunks() const { return state_.size(); }
-    bool stopping() const { return stop_; }
     ~ChunkReads() {
         stop_ = true;
         for (std::thread& thread : threads_) thread.join();
@@ -57,18 +54,42 @@ public:
 private:
     static constexpr int kPending = -1, kDone = -2;
 
-    void read_chunks() {
-        for (std::size_t k; !stop_ && (k = next_++) < state_.size();) {
-            const std::uint64_t offset = k * kChunk;
-            const int error = fill_(offset, std::min<std::uint64_t>(kChunk, size_ - offset));
-            std::lock_guard<std::mutex> lock(mutex_);
-            state_[k] = error == 0 ? kDone : error;
-            ready_.notify_all();
+    // Fresh memory's pages are allocated on first touch, one fault each: here ahead of the reads,
+    // while they wait for the disk (a read reaching pages not yet there faults them itself).
+    // Kernels before 5.14 have no MADV_POPULATE_WRITE: the reads fault them, as without this.
+    void populate() {
+        for (std::uint64_t offset = 0; !stop_ && offset < size_; offset += kChunk) {
+            const std::uint64_t length = round_up(std::min<std::uint64_t>(kChunk, size_ - offset));
+            if (::madvise(data_ + offset, length, MADV_POPULATE_WRITE) != 0) return;
         }
     }
 
+    void read_chunks() {
+        for (std::size_t k; !stop_ && (k = next_++) < state_.size();) {
+            const std::uint64_t offset = k * kChunk;
+            const std::uint64_t want = std::min<std::uint64_t>(kChunk, size_ - offset);
+            const int result = read_chunk(offset, round_up(want), want);
+            std::lock_guard<std::mutex> lock(mutex_);
+            state_[k] = result;
+            ready_.notify_all();
+        }
+    }
+    // kDone, or an errno (EIO for a file shorter than its size said).
+    int read_chunk(std::uint64_t offset, std::uint64_t length, std::uint64_t want) {
+        std::uint64_t got = 0;
+        while (got < want) {
+            const ssize_t n = ::pread(fd_, data_ + offset + got, length - got, static_cast<off_t>(offset + got));
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) return errno;
+            if (n == 0) return EIO;
+            got += static_cast<std::uint64_t>(n);
+        }
+        return kDone;
+    }
+
+    int fd_;
+    char* data_;
     std::uint64_t size_;
-    Fill fill_;
     std::vector<int> state_;
     std::atomic<std::size_t> next_{0};
     std::atomic<bool> stop_{false};
@@ -77,46 +98,11 @@ private:
     std::vector<std::thread> threads_;
 };
 
-// pread()s [offset, offset + want) of `fd` into `data` at the same offset, asking for `length`
-// (O_DIRECT's aligned length): 0, or an errno (EIO for a file shorter than its size said).
-int pread_chunk(int fd, char* data, std::uint64_t offset, std::uint64_t length, std::uint64_t want) {
-    std::uint64_t got = 0;
-    while (got < want) {
-        const ssize_t n = ::pread(fd, data + offset + got, length - got, static_cast<off_t>(offset + got));
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return errno;
-        if (n == 0) return EIO;
-        got += static_cast<std::uint64_t>(n);
-    }
-    return 0;
-}
-
-// Fresh memory's pages are allocated on first touch, one fault each: here ahead of the reads,
-// while they wait for the disk (a read reaching pages not yet there faults them itself).
-// Kernels before 5.14 have no MADV_POPULATE_WRITE: the reads fault them, as without this.
-void populate_ahead(const ChunkReads& reads, char* data, std::uint64_t size) {
-    for (std::uint64_t offset = 0; !reads.stopping() && offset < size; offset += kChunk) {
-        const std::uint64_t length = round_up(std::min<std::uint64_t>(kChunk, size - offset));
-        if (::madvise(data + offset, length, MADV_POPULATE_WRITE) != 0) return;
-    }
-}
-
-// Hands every chunk of `reads` to `consume` in order: 0, or the errno of the read that failed.
-int consume_in_order(ChunkReads& reads, const char* data, std::uint64_t size,
-                     const std::function<void(const char*, std::size_t)>& consume) {
-    for (std::size_t k = 0; k < reads.chunks(); ++k) {
-        if (const int error = reads.wait(k); error != 0) return error;
-        const std::uint64_t offset = k * kChunk;
-        consume(data + offset, static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, size - offset)));
-    }
-    return 0;
-}
-
 }  // namespace
 
 FileImage::~FileImage() { reset(); }
 
-FileImage::FileImage(FileImage&& other) noexcept : data_(other.data_), size_(other.size_), how_(other.how_) {
+FileImage::FileImage(FileImage&& other) noexcept : data_(other.data_), size_(other.size_), direct_(other.direct_) {
     other.data_ = nullptr;
     other.size_ = 0;
 }
@@ -124,7 +110,7 @@ FileImage::FileImage(FileImage&& other) noexcept : data_(other.data_), size_(oth
 FileImage& FileImage::operator=(FileImage&& other) noexcept {
     if (this != &other) {
         reset();
-        data_ = other.data_, size_ = other.size_, how_ = other.how_;
+        data_ = other.data_, size_ = other.size_, direct_ = other.direct_;
         other.data_ = nullptr;
         other.size_ = 0;
     }
@@ -132,8 +118,7 @@ FileImage& FileImage::operator=(FileImage&& other) noexcept {
 }
 
 void FileImage::reset() noexcept {
-    if (how_ == How::mapped && data_ != nullptr) ::munmap(data_, size_);
-    if (how_ != How::mapped) std::free(data_);
+    std::free(data_);
     data_ = nullptr;
     size_ = 0;
 }
@@ -150,46 +135,16 @@ Fd open_for_image(const std::string& path, bool buffered, bool& direct) {
     return Fd(raw);
 }
 
-std::uint64_t size_of(int fd, const std::string& path) {
-    struct stat info {};
-    if (::fstat(fd, &info) != 0)
-        throw StorageError(fmt::format("storage: cannot stat {}: {}", path, std::strerror(errno)));
-    return static_cast<std::uint64_t>(info.st_size);
-}
-
-// The file mapped and its pages read in (MADV_POPULATE_READ, kernel 5.14+: the disk fills the
-// page cache and nothing is copied), chunks consumed as they arrive: the mapping, or null where
-// the filesystem cannot map the file or a chunk's read fails (the buffered path then reads it
-// and names the error). No page is touched before its read succeeded, so a read error is an
-// errno here, never a SIGBUS.
-char* map_pass(int fd, std::uint64_t size, const std::function<void()>& restart,
-               const std::function<void(const char*, std::size_t)>& consume) {
-    void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-    if (mapped == MAP_FAILED) return nullptr;
-    char* data = static_cast<char*>(mapped);
-    ::madvise(data, size, MADV_SEQUENTIAL);
-    int error = 0;
-    {
-        ChunkReads reads(size, [data](std::uint64_t offset, std::uint64_t want) {
-            return ::madvise(data + offset, round_up(want), MADV_POPULATE_READ) == 0 ? 0 : errno;
-        });
-        reads.start();
-        restart();
-        error = consume_in_order(reads, data, size, consume);
-    }
-    if (error == 0) return data;
-    ::munmap(data, size);
-    return nullptr;
-}
-
-// The buffered image: aligned memory, read with O_DIRECT unless `buffered`: 0, or the errno of
-// the read that failed.
+// One pass over the file into `data`: 0, or the errno of the read that failed.
 int read_pass(int fd, char* data, std::uint64_t size, const std::function<void(const char*, std::size_t)>& consume) {
-    ChunkReads reads(size, [fd, data, size](std::uint64_t offset, std::uint64_t want) {
-        return pread_chunk(fd, data, offset, round_up(want), want);
-    });
-    reads.start([&reads, data, size] { populate_ahead(reads, data, size); });
-    return consume_in_order(reads, data, size, consume);
+    ChunkReads reads(fd, data, size);
+    reads.start();
+    for (std::size_t k = 0; k < reads.chunks(); ++k) {
+        if (const int error = reads.wait(k); error != 0) return error;
+        const std::uint64_t offset = k * kChunk;
+        consume(data + offset, static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, size - offset)));
+    }
+    return 0;
 }
 
 }  // namespace
@@ -197,20 +152,13 @@ int read_pass(int fd, char* data, std::uint64_t size, const std::function<void(c
 FileImage read_file_image(const std::string& path, const std::function<void()>& restart,
                           const std::function<void(const char*, std::size_t)>& consume) {
     FileImage image;
-    image.how_ = FileImage::How::mapped;
-    {
-        Fd fd = open_or_throw(path, O_RDONLY | O_CLOEXEC);
-        image.size_ = size_of(fd.get(), path);
-        if (image.size_ == 0) return image;
-        image.data_ = map_pass(fd.get(), image.size_, restart, consume);
-        if (image.data_ != nullptr) return image;
-    }
     for (bool buffered : {false, true}) {
-        bool direct = false;
-        Fd fd = open_for_image(path, buffered, direct);
+        Fd fd = open_for_image(path, buffered, image.direct_);
+        struct stat info {};
+        if (::fstat(fd.get(), &info) != 0)
+            throw StorageError(fmt::format("storage: cannot stat {}: {}", path, std::strerror(errno)));
         image.reset();
-        image.how_ = direct ? FileImage::How::direct : FileImage::How::buffered;
-        image.size_ = size_of(fd.get(), path);
+        image.size_ = static_cast<std::uint64_t>(info.st_size);
         if (image.size_ == 0) return image;
         if (::posix_memalign(reinterpret_cast<void**>(&image.data_), kAlign, round_up(image.size_)) != 0) {
             image.data_ = nullptr;
@@ -220,7 +168,7 @@ FileImage read_file_image(const std::string& path, const std::function<void()>& 
         const int error = read_pass(fd.get(), image.data_, image.size_, consume);
         if (error == 0) return image;
         // A filesystem that opens with O_DIRECT but refuses its reads: read it as any file.
-        if (!(error == EINVAL && direct))
+        if (!(error == EINVAL && image.direct_))
             throw StorageError(fmt::format("storage: reading {} failed: {}", path, std::strerror(error)));
     }
     throw StorageError(fmt::format("storage: reading {} failed", path));

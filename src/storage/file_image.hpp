@@ -1,8 +1,6 @@
 #pragma once
-// A whole file's bytes held in memory, read once: the file mapped and its pages read into the
-// page cache (the disk writes straight into them, nothing is copied and no fresh memory is
-// taken); where it cannot be mapped, read into aligned memory with O_DIRECT where the
-// filesystem allows it, else buffered.
+// A whole file's bytes held in memory, read once: with O_DIRECT where the filesystem allows it
+// (the disk writes straight into this buffer, no copy through the page cache), else buffered.
 // A restore verifies a file's checksum from its image and then copies blocks out of it, so the
 // file is read from the disk once and copied once, as a plain read() would.
 #include <cstddef>
@@ -24,8 +22,7 @@ public:
 
     const char* data() const { return data_; }
     std::uint64_t size() const { return size_; }
-    enum class How { mapped, direct, buffered };
-    How how() const { return how_; }
+    bool direct() const { return direct_; }  // read with O_DIRECT
     void reset() noexcept;
 
 private:
@@ -33,10 +30,10 @@ private:
                                      const std::function<void(const char*, std::size_t)>&);
     char* data_ = nullptr;
     std::uint64_t size_ = 0;
-    How how_ = How::buffered;
+    bool direct_ = false;
 };
 
-// Reads the whole file at `path` into an image (mapped, else in memory), two reads in flight, and calls `consume` on each
+// Reads the whole file at `path` into an image, two reads in flight, and calls `consume` on each
 // chunk in file order from the calling thread while later chunks are being read (a checksum
 // costs no time of its own). `restart` is called before the first chunk of each pass: a
 // filesystem that accepts O_DIRECT but refuses its reads (EINVAL) is read again, buffered.
