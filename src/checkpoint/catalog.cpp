@@ -36,30 +36,73 @@ std::int64_t iteration_of_name(const std::string& name) {
 
 namespace {
 
-// This share's files (index i with i % shares == share): presence and size first (cheap: a
-// truncation is reported as such), then the checksums (every byte read). No rank stats every
-// file: on a parallel filesystem N ranks x N files of metadata calls would add up.
+// The checksum ranges of the manifest's files, numbered across files in manifest order: range
+// k is verified by share k % shares (a whole-file checksum is one range; a shared file's ranges
+// are spread over the ranks that verify it).
+struct RangeUnit {
+    std::size_t file;   // index in manifest.files
+    std::size_t range;  // index in checksum_ranges(that file)
+};
+
+std::vector<RangeUnit> ranges_of_share(const Manifest& manifest, int share, int shares) {
+    std::vector<RangeUnit> mine;
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < manifest.files.size(); ++i)
+        for (std::size_t j = 0; j < checksum_ranges(manifest.files[i]).size(); ++j, ++k)
+            if (k % static_cast<std::size_t>(shares) == static_cast<std::size_t>(share)) mine.push_back({i, j});
+    return mine;
+}
+
+std::string corrupted(const std::string& dir, const FileEntry& file, const ChecksumRange& range, const std::string& actual) {
+    if (file.ranges.empty())
+        return fmt::format("{}/{}: checksum {} differs from the manifest's {} (corrupted)", dir, file.name, actual, range.xxh3);
+    return fmt::format("{}/{}: checksum {} of bytes {}-{} differs from the manifest's {} (corrupted)", dir, file.name,
+                       actual, range.offset, range.offset + range.length, range.xxh3);
+}
+
+// Verifies every range of `file` from one read of it into keep->image; "" or the problem. The
+// image is dropped when a checksum differs.
+std::string check_kept(const std::string& dir, const FileEntry& file, KeptImage& keep) {
+    keep.file = file.name;
+    const std::vector<std::string> actual = describe_file_image(dir, file, keep.image);
+    const std::vector<ChecksumRange> ranges = checksum_ranges(file);
+    for (std::size_t j = 0; j < ranges.size(); ++j)
+        if (actual[j] != ranges[j].xxh3) {
+            keep.image.reset();
+            return corrupted(dir, file, ranges[j], actual[j]);
+        }
+    return "";
+}
+
+// This share's checksum ranges: presence and size of their files first (cheap: a truncation is
+// reported as such), then the checksums (every byte read). No rank stats every file: on a
+// parallel filesystem N ranks x N files of metadata calls would add up. A file all of whose
+// ranges are this share's may be kept in memory (`keep`).
 std::string check_files(const std::string& dir, const Manifest& manifest, int share, int shares, KeptImage* keep) {
-    const auto mine = [&](std::size_t i) { return i % static_cast<std::size_t>(shares) == static_cast<std::size_t>(share); };
-    for (std::size_t i = 0; i < manifest.files.size(); ++i) {
-        if (!mine(i)) continue;
-        const std::string path = dir + "/" + manifest.files[i].name;
+    const std::vector<RangeUnit> mine = ranges_of_share(manifest, share, shares);
+    for (std::size_t u = 0; u < mine.size(); ++u) {
+        if (u > 0 && mine[u].file == mine[u - 1].file) continue;
+        const FileEntry& file = manifest.files[mine[u].file];
+        const std::string path = dir + "/" + file.name;
         if (!fs::exists(path)) return fmt::format("{}: listed in the manifest but missing", path);
         auto size = fs::file_size(path);
-        if (size != manifest.files[i].size)
-            return fmt::format("{}: size {} bytes, the manifest says {}", path, size, manifest.files[i].size);
+        if (size != file.size) return fmt::format("{}: size {} bytes, the manifest says {}", path, size, file.size);
     }
-    for (std::size_t i = 0; i < manifest.files.size(); ++i) {
-        if (!mine(i)) continue;
-        const FileEntry& file = manifest.files[i];
-        const bool kept = keep != nullptr && keep->image.data() == nullptr && file.size > 0 &&
+    for (std::size_t u = 0; u < mine.size(); ++u) {
+        const FileEntry& file = manifest.files[mine[u].file];
+        const std::vector<ChecksumRange> ranges = checksum_ranges(file);
+        const bool whole = mine[u].range == 0 && u + ranges.size() <= mine.size() &&
+                           mine[u + ranges.size() - 1].file == mine[u].file;  // every range of it is mine
+        const bool kept = whole && keep != nullptr && keep->image.data() == nullptr && file.size > 0 &&
                           file.size <= keep->max_bytes && (keep->file.empty() || file.name == keep->file);
-        if (kept) keep->file = file.name;
-        FileEntry actual = kept ? describe_file_image(dir, file.name, keep->image) : describe_file(dir, file.name);
-        if (actual.xxh3 != file.xxh3 && kept) keep->image.reset();
-        if (actual.xxh3 != file.xxh3)
-            return fmt::format("{}/{}: checksum {} differs from the manifest's {} (corrupted)", dir, file.name,
-                               actual.xxh3, file.xxh3);
+        if (kept) {
+            if (std::string problem = check_kept(dir, file, *keep); !problem.empty()) return problem;
+            u += ranges.size() - 1;
+            continue;
+        }
+        const ChecksumRange& range = ranges[mine[u].range];
+        const std::string actual = file.ranges.empty() ? describe_file(dir, file.name).xxh3 : describe_range(dir, file.name, range);
+        if (actual != range.xxh3) return corrupted(dir, file, range, actual);
     }
     if (share != 0) return "";
     std::set<std::string> listed = {kManifestFile};

@@ -55,9 +55,12 @@ std::string rank_file_name(int rank);
 
 // Size and XXH3-64 of a whole file, read sequentially.
 FileEntry describe_file(const std::string& dir, const std::string& name);
-// describe_file() of a file read into `image`, which the caller keeps: a restore then copies
-// its blocks from memory, and the file is read from the disk once (storage/file_image.hpp).
-FileEntry describe_file_image(const std::string& dir, const std::string& name, storage::FileImage& image);
+// XXH3-64 of one range of a file (StorageError if the file ends before it).
+std::string describe_range(const std::string& dir, const std::string& name, const ChecksumRange& range);
+// The checksums of `file`'s ranges (checksum_ranges) from the file read into `image`, which the
+// caller keeps: a restore then copies its blocks from memory, and the file is read from the
+// disk once (storage/file_image.hpp). A range past the file's end gets "".
+std::vector<std::string> describe_file_image(const std::string& dir, const FileEntry& file, storage::FileImage& image);
 // fsync of the file, and describe_file() of it at the same time: the fsync waits for the disk, the
 // hash reads the same bytes from the page cache, so the hash costs no time of its own.
 FileEntry sync_and_describe_file(const std::string& dir, const std::string& name);

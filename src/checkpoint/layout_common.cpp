@@ -2,6 +2,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <future>
@@ -51,40 +52,106 @@ void write_shape_attribute(hid_t object, const std::string& name, const Shape& s
         TRAINRT_H5(H5Awrite(attribute.get(), H5T_NATIVE_INT64, values.data()), name);
 }
 
+namespace {
+
+using Xxh3State = std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)>;
+
+Xxh3State new_xxh3() {
+    Xxh3State state(XXH3_createState(), XXH3_freeState);
+    XXH3_64bits_reset(state.get());
+    return state;
+}
+
+std::string hex_digest(XXH3_state_t* state) { return fmt::format("{:016x}", XXH3_64bits_digest(state)); }
+
+// XXH3-64 of `fd`'s bytes from `offset`, `length` of them or (kToEnd) up to the end; the bytes
+// hashed are added to `hashed`. Chunks small enough to stay in the core's cache between the
+// copy and the hash; the disk reads ahead of them: every kAhead bytes the next kAhead are asked
+// for (WILLNEED starts their reads and returns), so the disk never waits for the hash.
+constexpr std::uint64_t kToEnd = ~std::uint64_t{0};
+
+std::string hash_bytes(int fd, const std::string& path, std::uint64_t offset, std::uint64_t length,
+                       std::uint64_t& hashed) {
+    constexpr std::size_t kChunk = 512 << 10, kAhead = 32 << 20;
+    Xxh3State state = new_xxh3();
+    std::vector<char> buffer(kChunk);
+    for (std::uint64_t done = 0; done < length;) {
+        if (done % kAhead == 0)
+            ::posix_fadvise(fd, static_cast<off_t>(offset + done + kAhead), kAhead, POSIX_FADV_WILLNEED);
+        const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, length - done));
+        const ssize_t got = ::pread(fd, buffer.data(), want, static_cast<off_t>(offset + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0)
+            throw StorageError(fmt::format("checkpoint: reading {} failed: {}", path, std::strerror(errno)));
+        if (got == 0 && length != kToEnd)
+            throw StorageError(fmt::format("checkpoint: {} ends at byte {}, before {}", path, offset + done, offset + length));
+        if (got == 0) break;
+        XXH3_64bits_update(state.get(), buffer.data(), static_cast<std::size_t>(got));
+        done += static_cast<std::uint64_t>(got);
+        hashed += static_cast<std::uint64_t>(got);
+    }
+    return hex_digest(state.get());
+}
+
+// The checksums of consecutive ranges from bytes handed over in file order (an image's chunks).
+class RangeHasher {
+public:
+    explicit RangeHasher(std::vector<ChecksumRange> ranges) : ranges_(std::move(ranges)) {}
+    void restart() {
+        XXH3_64bits_reset(state_.get());
+        digests_.clear();
+        at_ = 0;
+    }
+    void consume(const char* bytes, std::size_t count) {
+        while (count > 0 && digests_.size() < ranges_.size()) {
+            const ChecksumRange& range = ranges_[digests_.size()];
+            const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(count, range.offset + range.length - at_));
+            XXH3_64bits_update(state_.get(), bytes, take);
+            bytes += take, count -= take, at_ += take;
+            if (at_ == range.offset + range.length) {
+                digests_.push_back(hex_digest(state_.get()));
+                XXH3_64bits_reset(state_.get());
+            }
+        }
+    }
+    // One per range; a range the bytes did not reach (a shorter file) gets "".
+    std::vector<std::string> digests() {
+        while (digests_.size() < ranges_.size()) digests_.push_back("");
+        return digests_;
+    }
+
+private:
+    std::vector<ChecksumRange> ranges_;
+    Xxh3State state_ = new_xxh3();
+    std::vector<std::string> digests_;
+    std::uint64_t at_ = 0;
+};
+
+}  // namespace
+
 FileEntry describe_file(const std::string& dir, const std::string& name) {
     const std::string path = dir + "/" + name;
     storage::Fd fd = storage::open_or_throw(path, O_RDONLY);
     ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
-    std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(),
-                                                                   XXH3_freeState);
-    XXH3_64bits_reset(state.get());
-    // Chunks small enough to stay in the core's cache between the copy and the hash; the disk
-    // reads ahead of them: every kAhead bytes the next kAhead are asked for (WILLNEED starts
-    // their reads and returns), so the disk never waits for the hash.
-    constexpr std::size_t kChunk = 512 << 10, kAhead = 32 << 20;
-    std::vector<char> buffer(kChunk);
     std::uint64_t size = 0;
-    for (;;) {
-        if (size % kAhead == 0)
-            ::posix_fadvise(fd.get(), static_cast<off_t>(size + kAhead), kAhead, POSIX_FADV_WILLNEED);
-        ssize_t got = ::read(fd.get(), buffer.data(), buffer.size());
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0)
-            throw StorageError(fmt::format("checkpoint: reading {} failed: {}", path,
-                                           std::strerror(errno)));
-        if (got == 0) break;
-        XXH3_64bits_update(state.get(), buffer.data(), static_cast<std::size_t>(got));
-        size += static_cast<std::uint64_t>(got);
-    }
-    return {name, size, fmt::format("{:016x}", XXH3_64bits_digest(state.get()))};
+    std::string xxh3 = hash_bytes(fd.get(), path, 0, kToEnd, size);
+    return {name, size, std::move(xxh3), {}};
 }
 
-FileEntry describe_file_image(const std::string& dir, const std::string& name, storage::FileImage& image) {
-    std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(), XXH3_freeState);
+std::string describe_range(const std::string& dir, const std::string& name, const ChecksumRange& range) {
+    const std::string path = dir + "/" + name;
+    storage::Fd fd = storage::open_or_throw(path, O_RDONLY);
+    ::posix_fadvise(fd.get(), static_cast<off_t>(range.offset), static_cast<off_t>(range.length), POSIX_FADV_SEQUENTIAL);
+    std::uint64_t hashed = 0;
+    return hash_bytes(fd.get(), path, range.offset, range.length, hashed);
+}
+
+std::vector<std::string> describe_file_image(const std::string& dir, const FileEntry& file, storage::FileImage& image) {
+    RangeHasher hasher(checksum_ranges(file));
     image = storage::read_file_image(
-        dir + "/" + name, [&] { XXH3_64bits_reset(state.get()); },
-        [&](const char* bytes, std::size_t count) { XXH3_64bits_update(state.get(), bytes, count); });
-    return {name, image.size(), fmt::format("{:016x}", XXH3_64bits_digest(state.get()))};
+        dir + "/" + file.name, [&] { hasher.restart(); },
+        [&](const char* bytes, std::size_t count) { hasher.consume(bytes, count); });
+    return hasher.digests();
 }
 
 FileEntry sync_and_describe_file(const std::string& dir, const std::string& name) {

@@ -91,8 +91,7 @@ using Attributes = std::vector<std::pair<std::string, AttributeValue>>;
 
 Json rank_write_json(const RankWrite& write) {
     Json files = Json::array(), parts = Json::array();
-    for (const FileEntry& f : write.files)
-        files.push_back({{"name", f.name}, {"size", f.size}, {"xxh3", f.xxh3}});
+    for (const FileEntry& f : write.files) files.push_back(file_json(f));
     for (const auto& [tensor, p] : write.parts)
         parts.push_back({{"tensor", tensor}, {"file", p.file}, {"dataset", p.dataset},
                          {"offset", p.offset}, {"shape", p.shape}});
@@ -109,13 +108,13 @@ Manifest build_manifest(const WritePlan& plan, const Attributes& attributes, con
         manifest.tensors[part.name] = {part.type, part.global_shape, part.replicated, {}};
     for (const std::string& text : writes) {
         Json write = Json::parse(text);
-        for (const Json& f : write.at("files"))
-            manifest.files.push_back({f.at("name"), f.at("size"), f.at("xxh3")});
+        for (const Json& f : write.at("files")) merge_file(manifest.files, file_from_json(f, "a rank's write"));
         for (const Json& p : write.at("parts"))
             manifest.tensors.at(p.at("tensor").get<std::string>())
                 .parts.push_back({p.at("file"), p.at("dataset"), p.at("offset").get<Shape>(),
                                   p.at("shape").get<Shape>()});
     }
+    for (const FileEntry& file : manifest.files) check_ranges(file, "the ranks' writes of " + name);
     return manifest;
 }
 

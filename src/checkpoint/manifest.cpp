@@ -1,5 +1,6 @@
 #include "checkpoint/manifest.hpp"
 
+#include <algorithm>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -62,8 +63,7 @@ Json to_json(const Manifest& manifest) {
     Json attributes = Json::object();
     for (const auto& [name, value] : manifest.attributes) attributes[name] = attribute_json(value);
     Json files = Json::array();
-    for (const FileEntry& file : manifest.files)
-        files.push_back({{"name", file.name}, {"size", file.size}, {"xxh3", file.xxh3}});
+    for (const FileEntry& file : manifest.files) files.push_back(file_json(file));
     Json json = {{"format", kManifestFormat}, {"format_version", kManifestVersion},
                  {"name", manifest.name},     {"iteration", manifest.iteration},
                  {"world_size", manifest.world_size}, {"layout", manifest.layout},
@@ -134,12 +134,71 @@ Manifest manifest_from_json(const Json& json, const std::string& where) {
     }
     for (const auto& [name, tensor] : member(json, "tensors", where, "", Json::value_t::object).items())
         manifest.tensors.emplace(name, tensor_from_json(tensor, name, where));
-    for (const Json& file : member(json, "files", where, "", Json::value_t::array))
-        manifest.files.push_back({field<std::string>(file, "name", where, "files[]."),
-                                  field<std::uint64_t>(file, "size", where, "files[]."),
-                                  field<std::string>(file, "xxh3", where, "files[].")});
+    for (const Json& file : member(json, "files", where, "", Json::value_t::array)) {
+        manifest.files.push_back(file_from_json(file, where));
+        check_ranges(manifest.files.back(), where);
+    }
     if (json.contains("copied_from")) manifest.copied_from = field<std::string>(json, "copied_from", where, "");
     return manifest;
+}
+
+std::vector<ChecksumRange> checksum_ranges(const FileEntry& file) {
+    if (!file.ranges.empty()) return file.ranges;
+    return {{0, file.size, file.xxh3}};
+}
+
+ChecksumRange range_of_rank(std::uint64_t size, int rank, int ranks) {
+    constexpr std::uint64_t kAlign = 1 << 20;
+    const std::uint64_t share = (size + ranks - 1) / static_cast<std::uint64_t>(ranks);
+    const std::uint64_t step = std::max(kAlign, (share + kAlign - 1) / kAlign * kAlign);
+    const std::uint64_t begin = std::min(size, step * static_cast<std::uint64_t>(rank));
+    return {begin, std::min(size, begin + step) - begin, ""};
+}
+
+Json file_json(const FileEntry& file) {
+    Json json = {{"name", file.name}, {"size", file.size}};
+    if (file.ranges.empty()) json["xxh3"] = file.xxh3;
+    for (const ChecksumRange& range : file.ranges)
+        json["ranges"].push_back({{"offset", range.offset}, {"length", range.length}, {"xxh3", range.xxh3}});
+    return json;
+}
+
+FileEntry file_from_json(const Json& json, const std::string& where) {
+    FileEntry file{field<std::string>(json, "name", where, "files[]."), field<std::uint64_t>(json, "size", where, "files[]."), "", {}};
+    if (!json.contains("ranges")) {
+        file.xxh3 = field<std::string>(json, "xxh3", where, "files[].");
+        return file;
+    }
+    for (const Json& range : member(json, "ranges", where, "files[].", Json::value_t::array))
+        file.ranges.push_back({field<std::uint64_t>(range, "offset", where, "files[].ranges[]."),
+                               field<std::uint64_t>(range, "length", where, "files[].ranges[]."),
+                               field<std::string>(range, "xxh3", where, "files[].ranges[].")});
+    return file;
+}
+
+void check_ranges(const FileEntry& file, const std::string& where) {
+    std::uint64_t next = 0;
+    for (const ChecksumRange& range : file.ranges) {
+        if (range.offset != next)
+            throw CheckpointError(fmt::format("checkpoint: {} is malformed: the checksum ranges of {} do not "
+                                              "follow each other (one starts at byte {}, not {})",
+                                              where, file.name, range.offset, next));
+        next += range.length;
+    }
+    if (!file.ranges.empty() && next != file.size)
+        throw CheckpointError(fmt::format("checkpoint: {} is malformed: the checksum ranges of {} cover {} "
+                                          "bytes, the file has {}", where, file.name, next, file.size));
+}
+
+void merge_file(std::vector<FileEntry>& files, FileEntry file) {
+    auto same = std::find_if(files.begin(), files.end(), [&](const FileEntry& f) { return f.name == file.name; });
+    if (same == files.end()) {
+        files.push_back(std::move(file));
+        return;
+    }
+    same->ranges.insert(same->ranges.end(), file.ranges.begin(), file.ranges.end());
+    std::sort(same->ranges.begin(), same->ranges.end(),
+              [](const ChecksumRange& a, const ChecksumRange& b) { return a.offset < b.offset; });
 }
 
 Manifest read_manifest(const std::string& checkpoint_dir) {

@@ -18,11 +18,38 @@ inline constexpr const char* kManifestFormat = "trainrt-checkpoint";
 inline constexpr int kManifestVersion = 1;
 inline constexpr const char* kManifestFile = "manifest.json";
 
+// The XXH3-64 (16 hex digits) of bytes [offset, offset + length) of a file.
+struct ChecksumRange {
+    std::uint64_t offset = 0;
+    std::uint64_t length = 0;
+    std::string xxh3;
+};
+
 struct FileEntry {
     std::string name;  // relative to the checkpoint directory
     std::uint64_t size = 0;
-    std::string xxh3;  // 16 hex digits, XXH3-64 of the whole file
+    std::string xxh3;  // XXH3-64 of the whole file; "" when `ranges` hold the checksums
+    // A file several ranks wrote (layout shared): one checksum per contiguous byte range, in
+    // offset order, covering the file; each rank hashes one range when saving and when verifying,
+    // so no rank reads the whole file.
+    std::vector<ChecksumRange> ranges;
 };
+
+// The file's checksums as ranges: `ranges`, or the whole file as one.
+std::vector<ChecksumRange> checksum_ranges(const FileEntry& file);
+// The ranges of a `size`-byte file that `ranks` ranks hash, one each (rank r: the r-th, empty
+// past the end), contiguous and aligned to 1 MiB so that no two ranks read the same page.
+ChecksumRange range_of_rank(std::uint64_t size, int rank, int ranks);
+
+// A FileEntry in manifest.json and in what each rank sends to the commit (no "ranges" for a
+// file hashed whole, as before ranges existed); from JSON, a CheckpointError naming `where`
+// when a checksum is missing. check_ranges: a CheckpointError unless the ranges (if any)
+// follow each other from byte 0 to the file's end.
+nlohmann::ordered_json file_json(const FileEntry& file);
+FileEntry file_from_json(const nlohmann::ordered_json& json, const std::string& where);
+void check_ranges(const FileEntry& file, const std::string& where);
+// Adds `file` to `files`: a new entry, or more ranges of a file already listed (kept in offset order).
+void merge_file(std::vector<FileEntry>& files, FileEntry file);
 
 // One stored block of a tensor: dataset `dataset` in `file` holds the block
 // [offset, offset + shape) of the tensor's global index space.

@@ -9,7 +9,8 @@
 //   3. each rank writes its blocks (independent H5Dwrite): sharded tensors its block, replicated
 //      tensors the blocks of write_plan.hpp;
 //   4. agree, then close (after any rank's failure: leave the file for HDF5's shutdown), then
-//      every rank fsyncs the file (a Lustre client flushes only its own pages);
+//      every rank fsyncs the file (a Lustre client flushes only its own pages) and hashes its
+//      range of it (the manifest holds one checksum per rank's range);
 //   5. agree on the outcome: every rank returns, or every rank throws.
 // Tensors are created and written in name order, so all ranks issue the same collectives.
 // A failure inside a collective HDF5 call is reported by HDF5/ROMIO on every rank taking part;
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <array>
 #include <exception>
+#include <filesystem>
 #include <future>
 #include <memory>
 #include <string>
@@ -265,11 +267,18 @@ void write_data_file(const std::string& path, const WritePlan& plan, const Layou
     fault_point("after_data", comm_rank(comm));  // written, not yet fsynced
 }
 
-// Rank 0 owns data.h5 in the manifest: its size and checksum, and one part per tensor that
-// covers the whole global shape.
-RankWrite root_result(const std::string& dir, const WritePlan& plan) {
+// What a rank reports of data.h5: the checksum of its range of the file (range_of_rank: the
+// ranks hash the file together, none reads all of it; none when the file is smaller than the
+// ranks' ranges) and, from rank 0, one part per tensor covering the whole global shape.
+RankWrite range_result(const std::string& dir, const WritePlan& plan, int rank, int ranks) {
     RankWrite result;
-    result.files.push_back(describe_file(dir, kDataFile));
+    const std::uint64_t size = std::filesystem::file_size(dir + "/" + kDataFile);
+    ChecksumRange range = range_of_rank(size, rank, ranks);
+    if (range.length > 0 || rank == 0) {
+        range.xxh3 = describe_range(dir, kDataFile, range);
+        result.files.push_back({kDataFile, size, "", {range}});
+    }
+    if (rank != 0) return result;
     for (const TensorPart& part : plan.blocks)
         result.parts.emplace_back(
             part.name, PartEntry{kDataFile, dataset_path(part.name),
@@ -294,16 +303,15 @@ RankWrite SharedFileWriter::write(const WritePlan& plan, const std::string& dir,
                                   const Context& /*context: the communicator says who we are*/) {
     const std::string path = dir + "/" + kDataFile;  // the plan is in name order, as collectives need
     write_data_file(path, plan, options_, comm_.get(), *peers_);
-    // The close was collective, so every rank's bytes are in the file: rank 0 hashes it (from the
-    // page cache, or the filesystem's coherent reads) while every rank fsyncs the pages it wrote.
-    // The manifest entry is used only once every rank agrees that both succeeded.
-    std::future<RankWrite> described;
-    if (peers_->rank() == 0)
-        described = std::async(std::launch::async, [&] { return root_result(dir, plan); });
+    // The close was collective, so every rank's bytes are in the file: each rank hashes its range
+    // of it (from the page cache, or the filesystem's coherent reads) while it fsyncs the pages it
+    // wrote. The commit gathers the RankWrites to rank 0, which merges the ranges into data.h5's
+    // entry; they are used only once every rank agrees that both succeeded.
+    std::future<RankWrite> described = std::async(
+        std::launch::async, [&] { return range_result(dir, plan, peers_->rank(), peers_->size()); });
     const std::exception_ptr synced = comm::attempt([&] { storage::fsync_path(path); });
-    RankWrite result;  // rank 0's; the commit gathers RankWrites to rank 0
-    std::exception_ptr failure;
-    if (described.valid()) failure = comm::attempt([&] { result = described.get(); });
+    RankWrite result;
+    const std::exception_ptr failure = comm::attempt([&] { result = described.get(); });
     comm::agree(*peers_, synced, "syncing " + path);
     comm::agree(*peers_, failure, fmt::format("describing {}/{}", dir, kDataFile));
     return result;

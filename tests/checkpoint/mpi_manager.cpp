@@ -582,6 +582,53 @@ TEST_CASE("checkpoint manager: a corrupted newest checkpoint is skipped and can 
     CHECK(leftovers(run) == std::vector<std::string>{});
 }
 
+// 1.5 MiB of doubles per rank: a shared data.h5 larger than 1 MiB per rank, so every rank hashes a range.
+Spec ranged_spec(int n) {
+    const std::uint64_t rows = 3072;
+    return {"ranged", TensorType::f64, false, {rows * static_cast<std::uint64_t>(n), 64}, 0,
+            std::vector<std::uint64_t>(static_cast<std::size_t>(n), rows), 13};
+}
+
+TEST_CASE("checkpoint manager: a shared file is checksummed in one range per rank, and a flipped byte in any range is found",
+          "[checkpoint]") {
+    RunDir run;
+    auto comm = world();
+    const Context context = context_for(run.path());
+    CheckpointManager manager(options_for("shared"), context, *comm);
+    const auto first = make_saved(1, {ranged_spec(n_ranks())}), second = make_saved(2, {ranged_spec(n_ranks())});
+    manager.save(first->state, 1, metrics_for(1));
+    manager.save(second->state, 2, metrics_for(2));
+    barrier();
+    const Manifest manifest = read_manifest(run.checkpoint(2));
+    REQUIRE(manifest.files.size() == 1);
+    const FileEntry& data = manifest.files[0];
+    std::size_t ranks_with_a_range = 0;
+    for (int r = 0; r < n_ranks(); ++r) ranks_with_a_range += range_of_rank(data.size, r, n_ranks()).length > 0;
+    CHECK(data.xxh3.empty());
+    CHECK(data.ranges.size() == ranks_with_a_range);
+    CHECK(data.ranges.size() >= 2);
+    for (const ChecksumRange& range : data.ranges) CHECK(range.xxh3 == describe_range(run.checkpoint(2), data.name, range));
+    barrier();
+    // The middle of the last range: verified at restore by the rank whose share it is, not rank 0.
+    const ChecksumRange& last = data.ranges.back();
+    if (my_rank() == 0) {
+        std::fstream file(run.checkpoint(2) + "/" + data.name, std::ios::in | std::ios::out | std::ios::binary);
+        const auto at = static_cast<std::streamoff>(last.offset + last.length / 2);
+        file.seekg(at);
+        char byte = 0;
+        file.get(byte);
+        file.seekp(at);
+        file.put(static_cast<char>(byte ^ 0x5a));
+    }
+    barrier();
+    const std::optional<Checkpoint> restored = manager.restore();
+    REQUIRE(restored.has_value());
+    CHECK(restored->iteration() == 1);
+    check_contents(*restored, *first);
+    CHECK(verify(run.checkpoint(2)).find(fmt::format("of bytes {}-{}", last.offset, last.offset + last.length)) !=
+          std::string::npos);
+}
+
 TEST_CASE("checkpoint manager: a non-finite attribute is refused or restored as saved",
           "[checkpoint]") {
     // JSON has no NaN: a manifest that silently turns it into null cannot be read back, and the

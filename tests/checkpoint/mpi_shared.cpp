@@ -185,17 +185,27 @@ void check_file_contents(const std::string& path) {
 
 void check_rank_write(const RankWrite& written, const std::string& dir,
                       const CheckpointState& state) {
-    if (world_rank() != 0) {
+    // Each rank reports the checksum of its range of data.h5 (none past the file's end).
+    const std::uint64_t size = std::filesystem::file_size(dir + "/data.h5");
+    const ChecksumRange range = range_of_rank(size, world_rank(), world_size());
+    if (range.length == 0 && world_rank() != 0) {
         CHECK(written.files.empty());
+    } else {
+        REQUIRE(written.files.size() == 1);
+        CHECK(written.files[0].name == "data.h5");
+        CHECK(written.files[0].size == size);
+        CHECK(written.files[0].xxh3.empty());
+        REQUIRE(written.files[0].ranges.size() == 1);
+        CHECK(written.files[0].ranges[0].offset == range.offset);
+        CHECK(written.files[0].ranges[0].length == range.length);
+        CHECK(written.files[0].ranges[0].xxh3 == describe_range(dir, "data.h5", range));
+        // A range covering the file is the whole file's checksum, as before ranges existed.
+        if (range.length == size) CHECK(written.files[0].ranges[0].xxh3 == describe_file(dir, "data.h5").xxh3);
+    }
+    if (world_rank() != 0) {
         CHECK(written.parts.empty());
         return;
     }
-    REQUIRE(written.files.size() == 1);
-    const FileEntry expected = describe_file(dir, "data.h5");
-    CHECK(written.files[0].name == "data.h5");
-    CHECK(written.files[0].size == std::filesystem::file_size(dir + "/data.h5"));
-    CHECK(written.files[0].size == expected.size);
-    CHECK(written.files[0].xxh3 == expected.xxh3);
     REQUIRE(written.parts.size() == state.tensors().size());
     for (const TensorPart& tensor : state.tensors()) {
         INFO("tensor " << tensor.name);

@@ -130,6 +130,12 @@ void check_same(const Manifest& a, const Manifest& b) {
         CHECK(a.files[i].name == b.files[i].name);
         CHECK(a.files[i].size == b.files[i].size);
         CHECK(a.files[i].xxh3 == b.files[i].xxh3);
+        REQUIRE(a.files[i].ranges.size() == b.files[i].ranges.size());
+        for (std::size_t j = 0; j < a.files[i].ranges.size(); ++j) {
+            CHECK(a.files[i].ranges[j].offset == b.files[i].ranges[j].offset);
+            CHECK(a.files[i].ranges[j].length == b.files[i].ranges[j].length);
+            CHECK(a.files[i].ranges[j].xxh3 == b.files[i].ranges[j].xxh3);
+        }
     }
 }
 
@@ -462,6 +468,105 @@ TEST_CASE("verify: sizes, checksums and unlisted files", "[checkpoint]") {
         write_text(dir + "/manifest.json", "not json");
         CHECK_THAT(verify(dir), Contains("manifest.json"));
     }
+}
+
+TEST_CASE("manifest: a shared file's checksum ranges round trip; a whole-file entry keeps its old form",
+          "[checkpoint]") {
+    Manifest m = sample_manifest();
+    m.layout = "shared";
+    m.files = {{"data.h5", 3000, "", {{0, 2048, "0123456789abcdef"}, {2048, 952, "fedcba9876543210"}}}};
+    check_same(manifest_from_json(to_json(m), "test"), m);
+    CHECK(to_json(m)["files"][0].contains("ranges"));
+    CHECK_FALSE(to_json(m)["files"][0].contains("xxh3"));
+    const Json whole = to_json(sample_manifest())["files"][0];
+    CHECK(whole == Json{{"name", "rank_00000.h5"}, {"size", 1234}, {"xxh3", "0123456789abcdef"}});
+    CHECK(checksum_ranges(sample_manifest().files[0]).size() == 1);
+    CHECK(checksum_ranges(sample_manifest().files[0])[0].length == 1234);
+}
+
+TEST_CASE("manifest: checksum ranges with a gap, an overlap or a short cover are refused, naming the file",
+          "[checkpoint]") {
+    Json json = to_json(sample_manifest());
+    json["files"] = Json::array({{{"name", "data.h5"}, {"size", 3000}, {"ranges", Json::array()}}});
+    Json& ranges = json["files"][0]["ranges"];
+    SECTION("a gap") {
+        ranges = {{{"offset", 0}, {"length", 1000}, {"xxh3", "a"}}, {{"offset", 1500}, {"length", 1500}, {"xxh3", "b"}}};
+        CHECK_THAT(manifest_error(json), Contains("data.h5") && Contains("starts at byte 1500, not 1000"));
+    }
+    SECTION("an overlap") {
+        ranges = {{{"offset", 0}, {"length", 2000}, {"xxh3", "a"}}, {{"offset", 1500}, {"length", 1500}, {"xxh3", "b"}}};
+        CHECK_THAT(manifest_error(json), Contains("data.h5") && Contains("not 2000"));
+    }
+    SECTION("short of the file's end") {
+        ranges = {{{"offset", 0}, {"length", 2000}, {"xxh3", "a"}}};
+        CHECK_THAT(manifest_error(json), Contains("data.h5") && Contains("cover 2000 bytes, the file has 3000"));
+    }
+    SECTION("no checksum at all") {
+        json["files"][0].erase("ranges");
+        CHECK_THAT(manifest_error(json), Contains("xxh3"));
+    }
+}
+
+TEST_CASE("range_of_rank: contiguous 1 MiB-aligned ranges that cover the file, empty past its end", "[checkpoint]") {
+    constexpr std::uint64_t MiB = 1 << 20;
+    for (std::uint64_t size : {std::uint64_t{1}, MiB - 1, MiB, 3 * MiB + 5, 100 * MiB + 7})
+        for (int ranks : {1, 2, 3, 4, 64}) {
+            INFO("size " << size << ", ranks " << ranks);
+            std::uint64_t next = 0;
+            for (int r = 0; r < ranks; ++r) {
+                const ChecksumRange range = range_of_rank(size, r, ranks);
+                CHECK(range.offset == next);
+                if (range.length > 0 && range.offset + range.length < size) CHECK(range.length % MiB == 0);
+                next += range.length;
+            }
+            CHECK(next == size);
+        }
+    CHECK(range_of_rank(100 * MiB, 0, 4).length == 25 * MiB);  // an even split
+    CHECK(range_of_rank(MiB / 2, 1, 2).length == 0);           // small files: rank 0 alone
+}
+
+TEST_CASE("merge_file: ranges from several ranks join one entry in offset order", "[checkpoint]") {
+    std::vector<FileEntry> files;
+    merge_file(files, {"data.h5", 3000, "", {{2048, 952, "b"}}});
+    merge_file(files, {"data.h5", 3000, "", {{0, 2048, "a"}}});
+    merge_file(files, {"other.h5", 10, "c", {}});
+    REQUIRE(files.size() == 2);
+    REQUIRE(files[0].ranges.size() == 2);
+    CHECK(files[0].ranges[0].xxh3 == "a");
+    CHECK(files[0].ranges[1].xxh3 == "b");
+    CHECK_NOTHROW(check_ranges(files[0], "test"));
+}
+
+TEST_CASE("verify: a file checksummed in ranges is checked range by range, naming the bytes of a bad one",
+          "[checkpoint]") {
+    TempRunDir run;
+    const std::string dir = run.checkpoints() + "/checkpoint_000001";
+    fs::create_directories(dir);
+    const std::string bytes = std::string(3000, 'a') + std::string(2000, 'b');
+    write_text(dir + "/data.h5", bytes);
+    Manifest m = sample_manifest();
+    m.name = "checkpoint_000001";
+    m.layout = "shared";
+    m.tensors.clear();
+    FileEntry data{"data.h5", 5000, "", {{0, 3000, ""}, {3000, 2000, ""}}};
+    for (ChecksumRange& range : data.ranges) range.xxh3 = describe_range(dir, "data.h5", range);
+    CHECK(data.ranges[0].xxh3 != data.ranges[1].xxh3);
+    m.files = {data};
+    write_text(dir + "/manifest.json", to_json(m).dump(2));
+    REQUIRE(verify(dir).empty());
+    CHECK(verify_share(dir, 0, 2).empty());
+    CHECK(verify_share(dir, 1, 2).empty());
+    write_text(dir + "/data.h5", std::string(3000, 'a') + std::string(1999, 'b') + "B");
+    CHECK_THAT(verify(dir), Contains("data.h5") && Contains("bytes 3000-5000"));
+    CHECK(verify_share(dir, 0, 2).empty());  // the first range is intact: share 0 finds nothing
+    CHECK_THAT(verify_share(dir, 1, 2), Contains("bytes 3000-5000"));
+    KeptImage kept{"", 1 << 20, {}};  // a rank alone reads the file once into memory for both ranges
+    CHECK_THAT(verify_share(dir, 0, 1, &kept), Contains("bytes 3000-5000"));
+    CHECK(kept.image.data() == nullptr);
+    write_text(dir + "/data.h5", bytes);
+    CHECK(verify_share(dir, 0, 1, &kept).empty());
+    REQUIRE(kept.image.data() != nullptr);
+    CHECK(std::string(kept.image.data(), kept.image.size()) == bytes);
 }
 
 TEST_CASE("select_latest_valid skips newer checkpoints that fail verification", "[checkpoint]") {
