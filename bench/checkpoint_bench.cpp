@@ -11,7 +11,9 @@
 // after dropping the files from the page cache (posix_fadvise DONTNEED), plain read() vs
 // restore + Checkpoint::read of this rank's blocks. On 2 ranks or more, (5) the same bytes as
 // replicated tensors (a DDP model: every rank holds all of it), saved with file_per_rank by rank 0
-// alone (spread_replicated = false) and spread over the ranks (write_plan.hpp), alternated.
+// alone (spread_replicated = false) and spread over the ranks (write_plan.hpp), alternated; the
+// spread one restored and read back whole on every rank, its parts exchanged at restore
+// (replicated_exchange.hpp) or every rank reading every file.
 // (6) the node-local level (levels = local,pfs) in --local-dir against a plain write and read there.
 // (7) a training step (about 0.5 s of compute that does not touch the state, then every element
 // updated) with an async save reported before it, snapshot = copy and = background, against the
@@ -338,6 +340,27 @@ struct Bench {
             o.spread_replicated = spread;
             checkpoint::CheckpointManager manager(o, context, comm);
             emit("replicated_write", mode, timed(comm, [&] { manager.save(saved, 1, nlohmann::ordered_json::object()); }));
+        }
+        replicated_read_round(rep);
+    }
+
+    // The spread checkpoint restored and every replicated tensor read back whole on every rank:
+    // each rank's parts sent to the others at restore (exchange) against every rank reading
+    // every file (files), in the order `rep` says, the page cache dropped before each.
+    void replicated_read_round(int rep) {
+        context.run_dir = options.dir + "/replicated_spread";
+        for (bool exchange : rep % 2 == 0 ? std::vector<bool>{true, false} : std::vector<bool>{false, true}) {
+            drop_cache(context.run_dir);
+            comm.barrier();
+            checkpoint::CheckpointOptions o = checkpoint_options("file_per_rank", false);
+            o.replicated_reads = exchange ? ReplicatedReads::exchange : ReplicatedReads::files;
+            const std::uint64_t total_rows = rows_per_rank * context.world_size;
+            emit("replicated_read", exchange ? "exchange" : "files", timed(comm, [&] {
+                checkpoint::CheckpointManager manager(o, context, comm);
+                std::optional<Checkpoint> restored = manager.restore();
+                for (int t = 0; t < kTensors; ++t)
+                    restored->read(fmt::format("t{}", t), TensorType::f32, {0, 0}, {total_rows, 1024}, whole[t].data());
+            }));
         }
     }
 };

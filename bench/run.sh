@@ -662,6 +662,19 @@ else:
             ratios[n] = paired_ratio(n, "replicated_write", "rank0", base="spread")
             lines.append(f"| {n} | {fmt(alone)} | {fmt(shares)} | {fmt(ratios[n])} |")
         lines.append("")
+        read_rep = {n: (ck_med.get((n, "replicated_read", "files")), ck_med.get((n, "replicated_read", "exchange")))
+                    for n in RANKS if (n, "replicated_read", "exchange") in ck_med}
+        if read_rep:
+            lines += ["The spread checkpoint restored and every replicated tensor read back whole on every rank, the "
+                      "page cache dropped before each, alternated: every rank reading every rank's file for them "
+                      "(`checkpoint.replicated_reads = files`), against each rank's parts sent to the others at restore, "
+                      "from the bytes it verified (MPI broadcasts; `exchange`, what `auto` does across nodes). Reported, no target: on one machine "
+                      "the files and the broadcasts share the same memory and disk; on a cluster the exchange reads "
+                      "the replicated state from the parallel filesystem once instead of once per rank.", "",
+                      "| ranks | every rank reads every file (s) | parts exchanged (s) | exchanged / files |", "|---:|---:|---:|---:|"]
+            for n, (files, exchanged) in read_rep.items():
+                lines.append(f"| {n} | {fmt(files)} | {fmt(exchanged)} | {fmt(paired_ratio(n, 'replicated_read', 'files', base='exchange'))} |")
+            lines.append("")
         ratios = {n: r for n, r in ratios.items() if r is not None}
         t_rep = bool(ratios) and all(r <= 0.6 for r in ratios.values())
         detail_rep = ", ".join(f"{n} ranks: {fmt(r)}" for n, r in ratios.items()) or "–"

@@ -37,6 +37,9 @@ struct CheckpointOptions {
     // Tests: called on the save's thread before it copies the large blocks (background snapshot).
     std::function<void()> before_background_copy;
     bool spread_replicated = true;  // write_plan.hpp
+    // exchange: a restore sends each rank's replicated parts to the others instead of every rank
+    // reading every file for them (replicated_exchange.hpp); auto: when the job spans several nodes.
+    ReplicatedReads replicated_reads = ReplicatedReads::automatic;
     std::string resume_from;  // a checkpoint directory; "" = the newest valid one
     CheckpointLevels levels = CheckpointLevels::pfs;  // local_level.hpp
     std::string local_dir = "/dev/shm";

@@ -37,43 +37,59 @@ bool overlap(const checkpoint::PartEntry& part, const Shape& offset, const Shape
     return true;
 }
 
+struct OverlapCopy {
+    const Shape& shape;         // the requested block's
+    const Shape& file_start;    // the overlap's first element in the part
+    const Shape& memory_start;  // and in the requested block
+    const Shape& count;
+    std::size_t element;
+};
+
+// From the bytes of a whole part (row-major, the part's shape) into the requested block.
+void copy_overlap(const char* part_bytes, const checkpoint::PartEntry& part, const OverlapCopy& c, void* out) {
+    checkpoint::copy_block(part_bytes, {&part.shape, &c.file_start}, static_cast<char*>(out),
+                           {&c.shape, &c.memory_start}, c.count, c.element);
+}
+
 // Copies the overlap out of the kept image of the part's file (the restoring rank's own, read
-// while it was verified) when the dataset lies there as one contiguous block in memory's
-// representation; false otherwise, and the caller reads through HDF5.
-bool copy_from_image(const Checkpoint::Impl& impl, hid_t dataset, const checkpoint::PartEntry& part, TensorType type,
-                     const Shape& shape, const Shape& file_start, const Shape& memory_start, const Shape& count,
-                     void* out) {
+// while it was verified); false when the part is not there, and the caller reads elsewhere.
+bool copy_from_image(const Checkpoint::Impl& impl, const checkpoint::PartEntry& part, TensorType type,
+                     const OverlapCopy& c, void* out) {
     std::lock_guard<std::mutex> lock(impl.image_mutex);
-    const storage::FileImage& image = impl.kept.image;
-    if (part.file != impl.kept.file || image.data() == nullptr) return false;
-    const haddr_t at = h5::locked([&] { return H5Dget_offset(dataset); });
-    const std::size_t element = tensor_type_size(type);
-    if (at == HADDR_UNDEF || at + checkpoint::element_count(part.shape) * element > image.size()) return false;
-    h5::Datatype stored(TRAINRT_H5(H5Dget_type(dataset), part.dataset));
-    if (TRAINRT_H5(H5Tequal(stored.get(), checkpoint::memory_type(type)), part.dataset) <= 0) return false;
-    h5::Dataspace space = h5::dataset_space(dataset);
-    std::vector<hsize_t> dims(part.shape.size());
-    TRAINRT_H5(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr), part.dataset);
-    if (!std::equal(dims.begin(), dims.end(), part.shape.begin())) return false;
-    checkpoint::copy_block(image.data() + at, {&part.shape, &file_start}, static_cast<char*>(out),
-                           {&shape, &memory_start}, count, element);
-    impl.kept_unread -= std::min(impl.kept_unread, checkpoint::element_count(count) * element);
+    const char* bytes = checkpoint::image_bytes_of(impl, part, type);
+    if (bytes == nullptr) return false;
+    copy_overlap(bytes, part, c, out);
+    impl.kept_unread -= std::min(impl.kept_unread, checkpoint::element_count(c.count) * c.element);
     if (impl.kept_unread == 0) impl.kept.image.reset();
     return true;
 }
 
-// Copies the overlap [start, start + count) from the part's dataset into the requested block.
+// The same from a part another rank sent at restore (replicated_exchange.hpp).
+bool copy_from_received(const Checkpoint::Impl& impl, const checkpoint::PartEntry& part, const OverlapCopy& c,
+                        void* out) {
+    std::lock_guard<std::mutex> lock(impl.image_mutex);
+    auto found = impl.received.find({part.file, part.dataset});
+    if (found == impl.received.end()) return false;
+    copy_overlap(found->second.data(), part, c, out);
+    impl.received_unread -= std::min(impl.received_unread, checkpoint::element_count(c.count) * c.element);
+    if (impl.received_unread == 0) impl.received.clear();
+    return true;
+}
+
+// Copies the overlap [start, start + count) from the part's dataset into the requested block:
+// from memory where a restore left the part's bytes, else through HDF5.
 void read_overlap(const Checkpoint::Impl& impl, const checkpoint::PartEntry& part, TensorType type,
                   const Shape& offset, const Shape& shape, const Shape& start, const Shape& count, void* out) {
-    h5::File file = h5::open_file(impl.path + "/" + part.file, false);
-    h5::Dataset dataset = h5::open_dataset(file.get(), part.dataset);
     const int rank = static_cast<int>(shape.size());
     Shape file_start(rank), memory_start(rank);
     for (int d = 0; d < rank; ++d) {
         file_start[d] = start[d] - part.offset[d];
         memory_start[d] = start[d] - offset[d];
     }
-    if (copy_from_image(impl, dataset.get(), part, type, shape, file_start, memory_start, count, out)) return;
+    const OverlapCopy copy{shape, file_start, memory_start, count, tensor_type_size(type)};
+    if (copy_from_received(impl, part, copy, out) || copy_from_image(impl, part, type, copy, out)) return;
+    h5::File file = h5::open_file(impl.path + "/" + part.file, false);
+    h5::Dataset dataset = h5::open_dataset(file.get(), part.dataset);
     std::vector<hsize_t> file_at(file_start.begin(), file_start.end()), memory_at(memory_start.begin(), memory_start.end());
     std::vector<hsize_t> counts(count.begin(), count.end()), memory_dims(shape.begin(), shape.end());
     h5::Dataspace file_space = h5::dataset_space(dataset.get());
@@ -174,7 +190,23 @@ double Checkpoint::attribute_double(const std::string& name) const {
 
 namespace checkpoint {
 
-Checkpoint open_checkpoint(const std::string& dir, KeptImage kept) {
+const char* image_bytes_of(const Checkpoint::Impl& impl, const PartEntry& part, TensorType type) {
+    const storage::FileImage& image = impl.kept.image;
+    if (part.file != impl.kept.file || image.data() == nullptr) return nullptr;
+    h5::File file = h5::open_file(impl.path + "/" + part.file, false);
+    h5::Dataset dataset = h5::open_dataset(file.get(), part.dataset);
+    const haddr_t at = h5::locked([&] { return H5Dget_offset(dataset.get()); });
+    if (at == HADDR_UNDEF || at + element_count(part.shape) * tensor_type_size(type) > image.size()) return nullptr;
+    h5::Datatype stored(TRAINRT_H5(H5Dget_type(dataset.get()), part.dataset));
+    if (TRAINRT_H5(H5Tequal(stored.get(), memory_type(type)), part.dataset) <= 0) return nullptr;
+    h5::Dataspace space = h5::dataset_space(dataset.get());
+    std::vector<hsize_t> dims(part.shape.size());
+    TRAINRT_H5(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr), part.dataset);
+    if (!std::equal(dims.begin(), dims.end(), part.shape.begin())) return nullptr;
+    return image.data() + at;
+}
+
+std::shared_ptr<Checkpoint::Impl> open_checkpoint_impl(const std::string& dir, KeptImage kept) {
     auto impl = std::make_shared<Checkpoint::Impl>();
     impl->path = dir;
     impl->manifest = read_manifest(dir);
@@ -183,7 +215,11 @@ Checkpoint open_checkpoint(const std::string& dir, KeptImage kept) {
         for (const PartEntry& part : tensor.parts)
             if (part.file == impl->kept.file) impl->kept_unread += element_count(part.shape) * tensor_type_size(tensor.type);
     if (impl->kept_unread == 0) impl->kept.image.reset();
-    return Checkpoint(impl);
+    return impl;
+}
+
+Checkpoint open_checkpoint(const std::string& dir, KeptImage kept) {
+    return Checkpoint(open_checkpoint_impl(dir, std::move(kept)));
 }
 
 }  // namespace checkpoint

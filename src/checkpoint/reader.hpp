@@ -1,8 +1,12 @@
 #pragma once
 // Opening a committed checkpoint for restore: the manifest, then block reads on demand.
 #include <atomic>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "checkpoint/catalog.hpp"
 #include "checkpoint/manifest.hpp"
@@ -19,13 +23,25 @@ struct Checkpoint::Impl {
     mutable std::mutex image_mutex;
     mutable checkpoint::KeptImage kept;
     mutable std::uint64_t kept_unread = 0;  // bytes of its parts not yet read
+    // Replicated parts other ranks stored, received from them at restore (replicated_exchange.hpp),
+    // by (file, dataset): each the part's elements, row-major, in the tensor's type. Read from
+    // here instead of their files; freed, under image_mutex, once as many bytes were read.
+    mutable std::map<std::pair<std::string, std::string>, std::vector<char>> received;
+    mutable std::uint64_t received_unread = 0;
 };
 
 namespace checkpoint {
 
 // Reads the manifest of `dir` (no data verification: see catalog.hpp for that). `kept`: a file of
-// it already verified and in memory, read from there.
+// it already verified and in memory, read from there. open_checkpoint_impl: the same, still open
+// to changes (a restore's exchange of replicated parts) before it becomes a Checkpoint.
+std::shared_ptr<Checkpoint::Impl> open_checkpoint_impl(const std::string& dir, KeptImage kept = {});
 Checkpoint open_checkpoint(const std::string& dir, KeptImage kept = {});
+
+// Where `part` (of a tensor of `type`) lies in the kept image of its file, as one contiguous
+// block in memory's representation; null when it is not there (another file, no image, another
+// stored type or shape). The caller holds impl.image_mutex where reads may run at the same time.
+const char* image_bytes_of(const Checkpoint::Impl& impl, const PartEntry& part, TensorType type);
 
 }  // namespace checkpoint
 }  // namespace trainrt

@@ -47,6 +47,12 @@ const std::vector<std::pair<std::string, SnapshotMode>>& EnumNames<SnapshotMode>
     return names;
 }
 
+const std::vector<std::pair<std::string, ReplicatedReads>>& EnumNames<ReplicatedReads>::get() {
+    static const std::vector<std::pair<std::string, ReplicatedReads>> names = {
+        {"auto", ReplicatedReads::automatic}, {"exchange", ReplicatedReads::exchange}, {"files", ReplicatedReads::files}};
+    return names;
+}
+
 const std::vector<std::pair<std::string, ScoreOrder>>& EnumNames<ScoreOrder>::get() {
     static const std::vector<std::pair<std::string, ScoreOrder>> names = {{"max", ScoreOrder::max},
                                                                           {"min", ScoreOrder::min}};

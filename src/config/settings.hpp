@@ -20,6 +20,7 @@ enum class Backend { automatic, mpi, nccl, gloo, trainrt };
 enum class CheckpointLayout { file_per_rank, shared };
 enum class CheckpointLevels { pfs, local, partner };
 enum class SnapshotMode { copy, background };
+enum class ReplicatedReads { automatic, exchange, files };
 enum class ScoreOrder { max, min };
 enum class ProgressSetting { automatic, tty, lines, off };
 enum class RequeuePolicy { automatic, never };
@@ -46,6 +47,9 @@ template <> struct EnumNames<CheckpointLevels> {
 };
 template <> struct EnumNames<SnapshotMode> {
     static const std::vector<std::pair<std::string, SnapshotMode>>& get();
+};
+template <> struct EnumNames<ReplicatedReads> {
+    static const std::vector<std::pair<std::string, ReplicatedReads>>& get();
 };
 template <> struct EnumNames<ScoreOrder> { static const std::vector<std::pair<std::string, ScoreOrder>>& get(); };
 template <> struct EnumNames<ProgressSetting> {
@@ -117,6 +121,10 @@ template <> struct KeyType<SecondsOrAuto> {
     KEY(spread_replicated, bool, "true", any_value(),                                                           \
         "replicated tensors of 1 MiB or more (DDP weights, optimizer moments) are written once in all, in "    \
         "row ranges over the ranks (each ~1/N); smaller ones by rank 0; false: rank 0 writes them all")                                    \
+    KEY(replicated_reads, ReplicatedReads, "auto", any_value(),                                                 \
+        "restore of replicated tensors (file_per_rank, same world size): exchange (each rank reads its own "    \
+        "file and sends its parts to the others over MPI: the filesystem serves them once), files (every "       \
+        "rank reads every file that holds a part), auto (exchange when the job spans several nodes)")            \
     KEY(every_steps, std::int64_t, "0", at_least(0),                                                            \
         "also checkpoint every N training steps (0: at the end of each epoch only)")                           \
     KEY(interval, SecondsOrAuto, "0", any_value(),                                                              \

@@ -1137,3 +1137,47 @@ TEST_CASE("checkpoint manager: replicated tensors are written once in all, a sha
     REQUIRE(cp.has_value());
     check_contents(*cp, *saved);  // every rank reads every tensor back whole, from every share
 }
+
+TEST_CASE("checkpoint manager: a restore sends each rank's replicated parts to the others; no rank reads another's file for them",
+          "[checkpoint]") {
+    const bool exchange = GENERATE(true, false);
+    INFO("replicated_reads = " << (exchange ? "exchange" : "files") << ", " << n_ranks() << " ranks");
+    RunDir run;
+    auto comm = world();
+    CheckpointOptions options = options_for("file_per_rank");
+    options.replicated_reads = exchange ? ReplicatedReads::exchange : ReplicatedReads::files;
+    const Context context = context_for(run.path());
+    CheckpointManager manager(options, context, *comm);
+    const auto saved = make_saved(6, model_specs());
+    manager.save(saved->state, 6, metrics_for(6));
+    barrier();
+    const std::optional<Checkpoint> cp = manager.restore();
+    REQUIRE(cp.has_value());
+    // Every other rank's file taken away after the restore: with the exchange, rank 0 still reads
+    // the replicated tensors (spread over every rank's file) back whole, its own parts from the
+    // bytes it verified and the others' from what they sent.
+    barrier();
+    const std::string own = cp->path() + "/" + rank_file_name(my_rank());
+    const std::string hidden = run.path() + "/hidden_" + std::to_string(my_rank());
+    if (my_rank() != 0) std::filesystem::rename(own, hidden);
+    barrier();
+    std::string error;
+    if (my_rank() == 0) {
+        try {
+            for (const Spec& spec : model_specs()) {
+                with_type(spec.type, [&](auto tag) {
+                    using T = decltype(tag);
+                    const std::vector<T> whole = cp->read_all<T>(spec.name);
+                    CHECK(whole == expected_block<T>(spec.id, 6, spec.global, Shape(spec.global.size(), 0), spec.global));
+                });
+            }
+        } catch (const Error& e) {
+            error = e.what();
+        }
+    }
+    if (exchange || my_rank() != 0) CHECK(error == "");
+    else CHECK_THAT(error, Catch::Matchers::Contains("rank_00001.h5"));  // another rank's file, read through HDF5
+    barrier();
+    if (my_rank() != 0) std::filesystem::rename(hidden, own);
+    barrier();
+}
