@@ -200,6 +200,8 @@ const char* image_bytes_of(const Checkpoint::Impl& impl, const PartEntry& part, 
     h5::Datatype stored(TRAINRT_H5(H5Dget_type(dataset.get()), part.dataset));
     if (TRAINRT_H5(H5Tequal(stored.get(), memory_type(type)), part.dataset) <= 0) return nullptr;
     h5::Dataspace space = h5::dataset_space(dataset.get());
+    const int ndims = TRAINRT_H5(H5Sget_simple_extent_ndims(space.get()), part.dataset);
+    if (static_cast<std::size_t>(ndims) != part.shape.size()) return nullptr;
     std::vector<hsize_t> dims(part.shape.size());
     TRAINRT_H5(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr), part.dataset);
     if (!std::equal(dims.begin(), dims.end(), part.shape.begin())) return nullptr;
