@@ -533,6 +533,16 @@ TEST_CASE("checkpoint manager: resume_from a checkpoint that does not verify fai
     CHECK_THROWS_AS(manager.restore(), CheckpointError);
 }
 
+// Flips some bits of the byte at `at` in the file at `path`, its size unchanged.
+void flip_byte(const std::string& path, std::streamoff at) {
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekg(at);
+    char byte = 0;
+    file.get(byte);
+    file.seekp(at);
+    file.put(static_cast<char>(byte ^ 0x5a));
+}
+
 TEST_CASE("checkpoint manager: a corrupted newest checkpoint is skipped and can be saved again",
           "[checkpoint]") {
     // Restore falls back to the checkpoint before a corrupted one; the run then continues from
@@ -553,12 +563,7 @@ TEST_CASE("checkpoint manager: a corrupted newest checkpoint is skipped and can 
     if (my_rank() == 0) {
         const Manifest manifest = read_manifest(run.checkpoint(2));
         const std::string path = run.checkpoint(2) + "/" + manifest.files.back().name;
-        std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
-        file.seekg(-1, std::ios::end);
-        char last = 0;
-        file.get(last);
-        file.seekp(-1, std::ios::end);
-        file.put(static_cast<char>(last ^ 0x5a));
+        flip_byte(path, static_cast<std::streamoff>(std::filesystem::file_size(path)) - 1);
     }
     barrier();
     const std::optional<Checkpoint> restored = manager.restore();
@@ -612,13 +617,7 @@ TEST_CASE("checkpoint manager: a shared file is checksummed in one range per ran
     // The middle of the last range: verified at restore by the rank whose share it is, not rank 0.
     const ChecksumRange& last = data.ranges.back();
     if (my_rank() == 0) {
-        std::fstream file(run.checkpoint(2) + "/" + data.name, std::ios::in | std::ios::out | std::ios::binary);
-        const auto at = static_cast<std::streamoff>(last.offset + last.length / 2);
-        file.seekg(at);
-        char byte = 0;
-        file.get(byte);
-        file.seekp(at);
-        file.put(static_cast<char>(byte ^ 0x5a));
+        flip_byte(run.checkpoint(2) + "/" + data.name, static_cast<std::streamoff>(last.offset + last.length / 2));
     }
     barrier();
     const std::optional<Checkpoint> restored = manager.restore();
