@@ -18,7 +18,6 @@
 // failed alone from leaving the others waiting.
 #include <fcntl.h>
 #include <mpi.h>
-#include <xxhash.h>
 
 #include <algorithm>
 #include <array>
