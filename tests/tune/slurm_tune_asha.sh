@@ -101,12 +101,20 @@ wait_restarts 1
 wait_rows "$I/trial_0004" 1 240
 stop_sweep 2
 wait_restarts 2
+# sweep_driver: pid of the interrupted sweep's `trainrt tune`, waited for: Slurm says RUNNING
+# before the requeued batch script has started it, and trial_0007 may have reported before the stop.
+sweep_driver() {
+  local deadline=$((SECONDS + 60)) pid
+  while ((SECONDS < deadline)); do
+    for pid in $(pgrep -f -- " tune --config .*--run.name=interrupted " || true); do
+      [[ "$(cat /proc/"$pid"/comm 2>/dev/null)" == trainrt ]] && { echo "$pid"; return 0; }
+    done
+    sleep 0.1
+  done
+  return 1
+}
 wait_rows "$I/trial_0007" 1 240
-driver=""
-for pid in $(pgrep -f -- " tune --config .*--run.name=interrupted " || true); do
-  [[ "$(cat /proc/"$pid"/comm 2>/dev/null)" == trainrt ]] && driver=$pid
-done
-[[ -n "$driver" ]] || fail "no trainrt tune process of the interrupted sweep"
+driver=$(sweep_driver) || fail "no trainrt tune process of the interrupted sweep after 60 s: $(tail -3 "$TEST_TMP/interrupted.out")"
 kill -9 "$driver"
 wait_job "$JOB_I" 60
 [[ "$JOB_STATE" == FAILED ]] || fail "after SIGKILL to the sweep job $JOB_I is $JOB_STATE"
