@@ -13,45 +13,13 @@
 
 #include "checkpoint/fault.hpp"
 #include "checkpoint/layout.hpp"
+#include "checkpoint/slab_write.hpp"
 #include "h5/h5.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt::checkpoint {
 namespace {
-
-// A part's data goes to the file in slabs of about this many bytes (whole rows of its first
-// dimension); after each slab the disk write of its bytes is started (storage::start_writeback),
-// so the disk writes slab k while the next one is copied into the page cache, instead of
-// everything waiting for the final fsync.
-constexpr std::uint64_t kSlabBytes = 64ull << 20;
-
-// Writes `part`'s data into `dataset` slab by slab, starting each slab's writeback on `fd` (the
-// same file, opened read-only).
-void write_data(hid_t dataset, const TensorPart& part, int fd, const std::string& path) {
-    const std::vector<hsize_t> shape(part.shape.begin(), part.shape.end());
-    if (shape.empty()) {  // a scalar: one element, nothing to split
-        TRAINRT_H5(H5Dwrite(dataset, memory_type(part.type), H5S_ALL, H5S_ALL, H5P_DEFAULT, part.data), part.name);
-        return;
-    }
-    const hsize_t rows = shape[0];
-    const std::uint64_t row_bytes = part.bytes() / rows;
-    const hsize_t slab_rows = std::max<hsize_t>(1, kSlabBytes / std::max<std::uint64_t>(row_bytes, 1));
-    h5::Dataspace file_space(TRAINRT_H5(H5Dget_space(dataset), part.name));
-    for (hsize_t row = 0; row < rows; row += slab_rows) {
-        std::vector<hsize_t> start(shape.size(), 0), count = shape;
-        start[0] = row;
-        count[0] = std::min(slab_rows, rows - row);
-        TRAINRT_H5(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr,
-                                       count.data(), nullptr), part.name);
-        h5::Dataspace memory_space(TRAINRT_H5(
-            H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), part.name));
-        TRAINRT_H5(H5Dwrite(dataset, memory_type(part.type), memory_space.get(), file_space.get(),
-                            H5P_DEFAULT, static_cast<const std::byte*>(part.data) + row * row_bytes), part.name);
-        if (const haddr_t at = h5::locked([&] { return H5Dget_offset(dataset); }); at != HADDR_UNDEF)
-            storage::start_writeback(fd, at + row * row_bytes, count[0] * row_bytes, path);
-    }
-}
 
 void write_part(hid_t file, const TensorPart& part, int fd, const std::string& path) {
     std::vector<hsize_t> shape(part.shape.begin(), part.shape.end());
@@ -62,7 +30,7 @@ void write_part(hid_t file, const TensorPart& part, int fd, const std::string& p
     h5::Dataset dataset(TRAINRT_H5(H5Dcreate2(file, dataset_path(part.name).c_str(),
                                               file_type(part.type), space.get(), H5P_DEFAULT,
                                               create.get(), H5P_DEFAULT), part.name));
-    if (part.elements() > 0) write_data(dataset.get(), part, fd, path);
+    write_in_slabs(part, SlabTarget{dataset.get(), Shape(part.shape.size(), 0), H5P_DEFAULT, fd, path});
     h5::write_attribute(dataset.get(), "replicated", std::int64_t{part.replicated});
     write_shape_attribute(dataset.get(), "global_shape", part.global_shape);
     write_shape_attribute(dataset.get(), "offset", part.offset);

@@ -34,6 +34,7 @@
 
 #include "checkpoint/fault.hpp"
 #include "checkpoint/layout.hpp"
+#include "checkpoint/slab_write.hpp"
 #include "checkpoint/validate.hpp"
 #include "comm/agreement.hpp"
 #include "comm/mpi_check.hpp"
@@ -169,24 +170,6 @@ h5::Dataset create_tensor_dataset(hid_t group, const TensorPart& part, hid_t dcp
     return dataset;
 }
 
-struct Selection {
-    h5::Dataspace memory;
-    h5::Dataspace file;
-};
-
-// This rank's block of the tensor: the same number of elements in memory and in the file, as
-// H5Dwrite requires.
-Selection select_block(hid_t dataset, const TensorPart& part) {
-    h5::Dataspace file = h5::dataset_space(dataset);
-    if (!part.global_shape.empty()) {
-        std::vector<hsize_t> start = to_hsize(part.offset), count = to_hsize(part.shape);
-        TRAINRT_H5(H5Sselect_hyperslab(file.get(), H5S_SELECT_SET, start.data(), nullptr,
-                                       count.data(), nullptr),
-                   part.name);
-    }
-    return {make_space(part.shape, part.name), std::move(file)};
-}
-
 // Collective: one dataset per tensor, in name order, with its attributes.
 std::vector<h5::Dataset> create_datasets(hid_t group, const Parts& parts) {
     h5::PropertyList dcpl = dataset_create_props();
@@ -196,24 +179,12 @@ std::vector<h5::Dataset> create_datasets(hid_t group, const Parts& parts) {
     return datasets;
 }
 
-// Where a dataset's bytes lie in the file: read once, collectively, before the transfers.
-struct Extent {
-    haddr_t offset = HADDR_UNDEF;
-    hsize_t bytes = 0;
-};
-
-// Not collective (independent transfer). A block with no elements has nothing to write.
-// After the transfer the disk write of the tensor's bytes is started (storage::start_writeback
-// on `writeback`, the file opened read-only): the disk works on it while the next tensor is
-// transferred, and the final fsync finds little left.
-void write_tensor(hid_t dataset, const TensorPart& part, bool writes, hid_t dxpl, Extent extent,
-                  const storage::Fd& writeback, const std::string& path) {
-    if (!writes || element_count(part.shape) == 0) return;
-    Selection selection = select_block(dataset, part);
-    TRAINRT_H5(H5Dwrite(dataset, memory_type(part.type), selection.memory.get(),
-                        selection.file.get(), dxpl, part.data),
-               dataset_path(part.name));
-    if (extent.offset != HADDR_UNDEF) storage::start_writeback(writeback.get(), extent.offset, extent.bytes, path);
+// Not collective (independent transfer): this rank's block of the tensor, slab by slab
+// (slab_write.hpp). A block with no elements has nothing to write.
+void write_tensor(hid_t dataset, const TensorPart& part, bool writes, hid_t dxpl, const storage::Fd& writeback,
+                  const std::string& path) {
+    if (!writes) return;
+    write_in_slabs(part, SlabTarget{dataset, part.offset, dxpl, writeback.get(), path});
 }
 
 void write_root_attributes(hid_t file, int world_size) {
@@ -236,15 +207,12 @@ void write_contents(hid_t file, const WritePlan& plan, MPI_Comm comm, const std:
     // All metadata reaches the file before any data: a data write that then fails (disk full)
     // leaves nothing dirty, so HDF5 can still close the file at shutdown.
     TRAINRT_H5(H5Fflush(file, H5F_SCOPE_GLOBAL), "metadata of data.h5");
-    std::vector<Extent> extents;
-    for (const h5::Dataset& dataset : datasets)
-        extents.push_back(h5::locked([&] { return Extent{H5Dget_offset(dataset.get()), H5Dget_storage_size(dataset.get())}; }));
     h5::PropertyList dxpl = independent_transfer_props();
     const int rank = comm_rank(comm);
     const storage::Fd writeback = storage::open_or_throw(path, O_RDONLY);
     for (std::size_t i = 0; i < parts.size(); ++i) {
         if (i == parts.size() / 2) fault_point("mid_data", rank);
-        write_tensor(datasets[i].get(), *parts[i], plan.writes[i], dxpl.get(), extents[i], writeback, path);
+        write_tensor(datasets[i].get(), *parts[i], plan.writes[i], dxpl.get(), writeback, path);
     }
 }
 

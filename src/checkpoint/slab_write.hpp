@@ -1,0 +1,32 @@
+#pragma once
+// A tensor block written into its HDF5 dataset in slabs of about kSlabBytes (whole rows of its
+// first dimension). After each slab the disk write of its bytes is started
+// (storage::start_writeback), so the disk writes slab k while slab k+1 is copied into the page
+// cache: the final fsync finds little left, and the writer is never throttled by the kernel for
+// holding a whole tensor's worth of dirty pages. Both layouts write their blocks this way.
+#include <hdf5.h>
+
+#include <cstdint>
+#include <string>
+
+#include "trainrt/checkpoint.hpp"
+
+namespace trainrt::checkpoint {
+
+inline constexpr std::uint64_t kSlabBytes = 64ull << 20;
+
+// Where a block goes: its dataset (the block's own shape in a file_per_rank file, the tensor's
+// global shape in the shared file), the block's first element in it, the transfer properties
+// (independent MPI-IO for the shared file) and a descriptor of the same file for the writeback.
+struct SlabTarget {
+    hid_t dataset = -1;
+    Shape offset;
+    hid_t transfer = H5P_DEFAULT;
+    int writeback_fd = -1;
+    std::string path;  // for messages
+};
+
+// H5Error naming the tensor when a slab's write fails (the slabs before it are in the file).
+void write_in_slabs(const TensorPart& part, const SlabTarget& target);
+
+}  // namespace trainrt::checkpoint
