@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -21,7 +22,17 @@
 namespace trainrt::checkpoint {
 namespace {
 
-void write_part(hid_t file, const TensorPart& part, int fd, const std::string& path) {
+// Where the part's bytes lie in the file when they are the memory's bytes as they are (the file's
+// little-endian type is the native one): the file's hash then reads them from memory.
+std::optional<WrittenRegion> written_region(hid_t dataset, const TensorPart& part) {
+    if (part.elements() == 0) return std::nullopt;
+    const bool same_bytes = TRAINRT_H5(H5Tequal(file_type(part.type), memory_type(part.type)), part.name) > 0;
+    const haddr_t at = h5::locked([&] { return H5Dget_offset(dataset); });
+    if (!same_bytes || at == HADDR_UNDEF) return std::nullopt;
+    return WrittenRegion{at, part.bytes(), part.data};
+}
+
+std::optional<WrittenRegion> write_part(hid_t file, const TensorPart& part, int fd, const std::string& path) {
     std::vector<hsize_t> shape(part.shape.begin(), part.shape.end());
     h5::Dataspace space(TRAINRT_H5(
         H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr), part.name));
@@ -34,11 +45,12 @@ void write_part(hid_t file, const TensorPart& part, int fd, const std::string& p
     h5::write_attribute(dataset.get(), "replicated", std::int64_t{part.replicated});
     write_shape_attribute(dataset.get(), "global_shape", part.global_shape);
     write_shape_attribute(dataset.get(), "offset", part.offset);
+    return written_region(dataset.get(), part);
 }
 
 // The rank's HDF5 file is written in place: HDF5 writes each tensor from the caller's memory
-// straight into the file (no copy of the state), and the file's XXH3-64 is read back from the page
-// cache while the fsync runs. HDF5 never meets a full disk (its 1.10 close path can crash after a failed
+// straight into the file (no copy of the state), and the file's XXH3-64 is taken while the fsync
+// runs: the tensors' bytes from that same memory, HDF5's metadata read back from the page cache. HDF5 never meets a full disk (its 1.10 close path can crash after a failed
 // flush, HDFFV-11052): an empty HDF5 file is built in memory and written with plain POSIX calls,
 // then the blocks for the state and generous room for HDF5's metadata are reserved (fallocate), so
 // no space fails there with a plain "No space left on device"; only then does HDF5 open the file
@@ -93,6 +105,7 @@ public:
         if (mine.empty()) return result;
         const std::string file_name = rank_file_name(rank), path = dir + "/" + file_name;
         haddr_t end = 0;
+        std::vector<WrittenRegion> regions;  // the tensors' bytes in the file, from memory
         create_reserved(path, room_for(mine, bytes));
         const storage::Fd writeback = storage::open_or_throw(path, O_RDONLY);
         {
@@ -101,7 +114,7 @@ public:
             h5::create_group(file.get(), "tensors");
             for (std::size_t i = 0; i < mine.size(); ++i) {
                 if (i == mine.size() / 2) fault_point("mid_data", rank);
-                write_part(file.get(), *mine[i], writeback.get(), path);
+                if (auto region = write_part(file.get(), *mine[i], writeback.get(), path)) regions.push_back(*region);
                 result.parts.emplace_back(mine[i]->name, PartEntry{file_name, dataset_path(mine[i]->name),
                                                                    mine[i]->offset, mine[i]->shape});
             }
@@ -111,7 +124,7 @@ public:
         if (::truncate(path.c_str(), static_cast<off_t>(end)) != 0)
             throw StorageError(fmt::format("storage: truncating {} failed: {}", path, std::strerror(errno)));
         fault_point("after_data", rank);
-        result.files.push_back(sync_and_describe_file(dir, file_name));
+        result.files.push_back(sync_and_describe_file(dir, file_name, std::move(regions)));
         return result;
     }
 

@@ -61,9 +61,21 @@ std::string describe_range(const std::string& dir, const std::string& name, cons
 // caller keeps: a restore then copies its blocks from memory, and the file is read from the
 // disk once (storage/file_image.hpp). A range past the file's end gets "".
 std::vector<std::string> describe_file_image(const std::string& dir, const FileEntry& file, storage::FileImage& image);
-// fsync of the file, and describe_file() of it at the same time: the fsync waits for the disk, the
-// hash reads the same bytes from the page cache, so the hash costs no time of its own.
-FileEntry sync_and_describe_file(const std::string& dir, const std::string& name);
+// Bytes of a file known to equal a piece of memory: a dataset's data, just written from it.
+struct WrittenRegion {
+    std::uint64_t offset = 0;  // in the file
+    std::uint64_t length = 0;
+    const void* data = nullptr;
+};
+// describe_file() of a file whose `regions` were written from memory that has not changed since:
+// those bytes are hashed from memory, the rest (HDF5's metadata) read from the file, all in file
+// order, so the digest is the file's. A region that overlaps another or passes the file's end is
+// read from the file instead.
+FileEntry describe_written_file(const std::string& dir, const std::string& name, std::vector<WrittenRegion> regions);
+// fsync of the file, and describe_written_file() of it at the same time: the fsync waits for the
+// disk, the hash reads the caller's memory (and the page cache for the rest), so the hash costs no
+// time of its own and no pass over the written bytes in the page cache.
+FileEntry sync_and_describe_file(const std::string& dir, const std::string& name, std::vector<WrittenRegion> regions = {});
 
 // The HDF5 dataset path of a tensor inside a checkpoint file: "/tensors/<name>".
 std::string dataset_path(const std::string& tensor_name);

@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -64,17 +65,16 @@ Xxh3State new_xxh3() {
 
 std::string hex_digest(XXH3_state_t* state) { return fmt::format("{:016x}", XXH3_64bits_digest(state)); }
 
-// XXH3-64 of `fd`'s bytes from `offset`, `length` of them or (kToEnd) up to the end; the bytes
-// hashed are added to `hashed`. Chunks small enough to stay in the core's cache between the
+// Feeds `fd`'s bytes from `offset`, `length` of them or (kToEnd) up to the end, to `state`; the
+// bytes hashed are added to `hashed`. Chunks small enough to stay in the core's cache between the
 // copy and the hash; the disk reads ahead of them: every kAhead bytes the next kAhead are asked
 // for (WILLNEED starts their reads and returns), so the disk never waits for the hash.
 constexpr std::uint64_t kToEnd = ~std::uint64_t{0};
 
-std::string hash_bytes(int fd, const std::string& path, std::uint64_t offset, std::uint64_t length,
-                       std::uint64_t& hashed) {
+void feed_bytes(int fd, const std::string& path, std::uint64_t offset, std::uint64_t length, XXH3_state_t* state,
+                std::uint64_t& hashed) {
     constexpr std::size_t kChunk = 512 << 10, kAhead = 32 << 20;
-    Xxh3State state = new_xxh3();
-    std::vector<char> buffer(kChunk);
+    std::vector<char> buffer(std::min<std::uint64_t>(kChunk, length));
     for (std::uint64_t done = 0; done < length;) {
         if (done % kAhead == 0)
             ::posix_fadvise(fd, static_cast<off_t>(offset + done + kAhead), kAhead, POSIX_FADV_WILLNEED);
@@ -86,11 +86,24 @@ std::string hash_bytes(int fd, const std::string& path, std::uint64_t offset, st
         if (got == 0 && length != kToEnd)
             throw StorageError(fmt::format("checkpoint: {} ends at byte {}, before {}", path, offset + done, offset + length));
         if (got == 0) break;
-        XXH3_64bits_update(state.get(), buffer.data(), static_cast<std::size_t>(got));
+        XXH3_64bits_update(state, buffer.data(), static_cast<std::size_t>(got));
         done += static_cast<std::uint64_t>(got);
         hashed += static_cast<std::uint64_t>(got);
     }
+}
+
+std::string hash_bytes(int fd, const std::string& path, std::uint64_t offset, std::uint64_t length,
+                       std::uint64_t& hashed) {
+    Xxh3State state = new_xxh3();
+    feed_bytes(fd, path, offset, length, state.get(), hashed);
     return hex_digest(state.get());
+}
+
+std::uint64_t size_of(int fd, const std::string& path) {
+    struct stat status {};
+    if (::fstat(fd, &status) != 0)
+        throw StorageError(fmt::format("checkpoint: stat of {} failed: {}", path, std::strerror(errno)));
+    return static_cast<std::uint64_t>(status.st_size);
 }
 
 // The checksums of consecutive ranges from bytes handed over in file order (an image's chunks).
@@ -154,10 +167,28 @@ std::vector<std::string> describe_file_image(const std::string& dir, const FileE
     return hasher.digests();
 }
 
-FileEntry sync_and_describe_file(const std::string& dir, const std::string& name) {
+FileEntry describe_written_file(const std::string& dir, const std::string& name, std::vector<WrittenRegion> regions) {
+    const std::string path = dir + "/" + name;
+    storage::Fd fd = storage::open_or_throw(path, O_RDONLY);
+    const std::uint64_t size = size_of(fd.get(), path);
+    std::sort(regions.begin(), regions.end(), [](const WrittenRegion& a, const WrittenRegion& b) { return a.offset < b.offset; });
+    Xxh3State state = new_xxh3();
+    std::uint64_t at = 0, hashed = 0;
+    for (const WrittenRegion& region : regions) {
+        if (region.offset < at || region.length > size - std::min(size, region.offset)) continue;  // read instead
+        feed_bytes(fd.get(), path, at, region.offset - at, state.get(), hashed);
+        XXH3_64bits_update(state.get(), region.data, static_cast<std::size_t>(region.length));
+        at = region.offset + region.length;
+    }
+    feed_bytes(fd.get(), path, at, size - at, state.get(), hashed);
+    return {name, size, hex_digest(state.get()), {}};
+}
+
+FileEntry sync_and_describe_file(const std::string& dir, const std::string& name, std::vector<WrittenRegion> regions) {
     std::future<void> synced =
         std::async(std::launch::async, [path = dir + "/" + name] { storage::fsync_path(path); });
-    FileEntry entry = describe_file(dir, name);  // on a throw, the future's destructor waits
+    // On a throw, the future's destructor waits.
+    FileEntry entry = describe_written_file(dir, name, std::move(regions));
     synced.get();
     return entry;
 }

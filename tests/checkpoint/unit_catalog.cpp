@@ -793,3 +793,31 @@ TEST_CASE("clone_checkpoint: a source that does not verify is a CheckpointError;
     CHECK_THROWS_AS(clone_checkpoint(donor.path(), "checkpoint_000004", target.path()), trainrt::CheckpointError);
     CHECK(committed_names(target.path()) == names_of({6}));
 }
+
+TEST_CASE("describe_written_file: the regions' bytes are hashed from memory, the rest from the file, in file order",
+          "[checkpoint]") {
+    TempRunDir run;
+    const std::string dir = run.path();
+    std::string bytes(1 << 20, '\0');
+    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 131 % 251);
+    write_text(dir + "/rank_00000.h5", bytes);
+    const FileEntry whole = describe_file(dir, "rank_00000.h5");
+    // Memory equal to the file's bytes: the file's own digest, whatever part of it is in regions.
+    const std::string memory = bytes;
+    const auto region = [&](std::uint64_t offset, std::uint64_t length) {
+        return WrittenRegion{offset, length, memory.data() + offset};
+    };
+    CHECK(describe_written_file(dir, "rank_00000.h5", {}).xxh3 == whole.xxh3);
+    CHECK(describe_written_file(dir, "rank_00000.h5", {region(700000, 300000), region(4096, 65536)}).xxh3 == whole.xxh3);
+    CHECK(describe_written_file(dir, "rank_00000.h5", {region(0, bytes.size())}).xxh3 == whole.xxh3);
+    CHECK(describe_written_file(dir, "rank_00000.h5", {}).size == bytes.size());
+    // The regions' bytes do come from memory: memory that differs from the file changes the digest.
+    std::string changed = bytes;
+    changed[5000] ^= 1;
+    CHECK(describe_written_file(dir, "rank_00000.h5", {{4096, 65536, changed.data() + 4096}}).xxh3 != whole.xxh3);
+    CHECK(describe_written_file(dir, "rank_00000.h5", {{70000, 65536, changed.data() + 70000}}).xxh3 == whole.xxh3);
+    // A region overlapping another, or past the file's end, is read from the file instead.
+    CHECK(describe_written_file(dir, "rank_00000.h5", {region(4096, 65536), {5000, 10, changed.data() + 5000}}).xxh3 ==
+          whole.xxh3);
+    CHECK(describe_written_file(dir, "rank_00000.h5", {{bytes.size() - 10, 20, changed.data()}}).xxh3 == whole.xxh3);
+}
