@@ -76,7 +76,7 @@ void feed_bytes(int fd, const std::string& path, std::uint64_t offset, std::uint
     constexpr std::size_t kChunk = 512 << 10, kAhead = 32 << 20;
     std::vector<char> buffer(std::min<std::uint64_t>(kChunk, length));
     for (std::uint64_t done = 0; done < length;) {
-        if (done % kAhead == 0)
+        if (done % kAhead == 0 && length - done > kAhead)  // a short gap between regions asks for nothing
             ::posix_fadvise(fd, static_cast<off_t>(offset + done + kAhead), kAhead, POSIX_FADV_WILLNEED);
         const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, length - done));
         const ssize_t got = ::pread(fd, buffer.data(), want, static_cast<off_t>(offset + done));
