@@ -22,16 +22,6 @@
 namespace trainrt::checkpoint {
 namespace {
 
-// Where the part's bytes lie in the file when they are the memory's bytes as they are (the file's
-// little-endian type is the native one): the file's hash then reads them from memory.
-std::optional<WrittenRegion> written_region(hid_t dataset, const TensorPart& part) {
-    if (part.elements() == 0) return std::nullopt;
-    const bool same_bytes = TRAINRT_H5(H5Tequal(file_type(part.type), memory_type(part.type)), part.name) > 0;
-    const haddr_t at = h5::locked([&] { return H5Dget_offset(dataset); });
-    if (!same_bytes || at == HADDR_UNDEF) return std::nullopt;
-    return WrittenRegion{at, part.bytes(), part.data};
-}
-
 std::optional<WrittenRegion> write_part(hid_t file, const TensorPart& part, int fd, const std::string& path) {
     std::vector<hsize_t> shape(part.shape.begin(), part.shape.end());
     h5::Dataspace space(TRAINRT_H5(
@@ -41,11 +31,12 @@ std::optional<WrittenRegion> write_part(hid_t file, const TensorPart& part, int 
     h5::Dataset dataset(TRAINRT_H5(H5Dcreate2(file, dataset_path(part.name).c_str(),
                                               file_type(part.type), space.get(), H5P_DEFAULT,
                                               create.get(), H5P_DEFAULT), part.name));
-    write_in_slabs(part, SlabTarget{dataset.get(), Shape(part.shape.size(), 0), H5P_DEFAULT, fd, path});
+    std::optional<WrittenRegion> region =
+        write_in_slabs(part, SlabTarget{dataset.get(), Shape(part.shape.size(), 0), H5P_DEFAULT, fd, path});
     h5::write_attribute(dataset.get(), "replicated", std::int64_t{part.replicated});
     write_shape_attribute(dataset.get(), "global_shape", part.global_shape);
     write_shape_attribute(dataset.get(), "offset", part.offset);
-    return written_region(dataset.get(), part);
+    return region;
 }
 
 // The rank's HDF5 file is written in place: HDF5 writes each tensor from the caller's memory

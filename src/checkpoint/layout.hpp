@@ -72,6 +72,10 @@ struct WrittenRegion {
 // order, so the digest is the file's. A region that overlaps another or passes the file's end is
 // read from the file instead.
 FileEntry describe_written_file(const std::string& dir, const std::string& name, std::vector<WrittenRegion> regions);
+// describe_range() the same way: the regions' bytes inside the range (a region may cross its
+// ends) from memory, the rest read. StorageError when the file ends before the range does.
+std::string describe_written_range(const std::string& dir, const std::string& name, const ChecksumRange& range,
+                                   std::vector<WrittenRegion> regions);
 // fsync of the file, and describe_written_file() of it at the same time: the fsync waits for the
 // disk, the hash reads the caller's memory (and the page cache for the rest), so the hash costs no
 // time of its own and no pass over the written bytes in the page cache.

@@ -167,21 +167,46 @@ std::vector<std::string> describe_file_image(const std::string& dir, const FileE
     return hasher.digests();
 }
 
+namespace {
+
+// The XXH3-64 of bytes [from, to) of the file: the regions' bytes (clipped to it) from memory,
+// the rest read, in file order. A region that overlaps the one before it is read instead.
+std::string hash_written(int fd, const std::string& path, std::uint64_t from, std::uint64_t to,
+                         std::vector<WrittenRegion> regions) {
+    std::sort(regions.begin(), regions.end(), [](const WrittenRegion& a, const WrittenRegion& b) { return a.offset < b.offset; });
+    Xxh3State state = new_xxh3();
+    std::uint64_t at = from, hashed = 0;
+    for (const WrittenRegion& region : regions) {
+        const std::uint64_t begin = std::max(region.offset, from), end = std::min(region.offset + region.length, to);
+        if (begin >= end || begin < at) continue;  // outside the range, or overlapping: read
+        feed_bytes(fd, path, at, begin - at, state.get(), hashed);
+        XXH3_64bits_update(state.get(), static_cast<const char*>(region.data) + (begin - region.offset),
+                           static_cast<std::size_t>(end - begin));
+        at = end;
+    }
+    feed_bytes(fd, path, at, to - at, state.get(), hashed);
+    return hex_digest(state.get());
+}
+
+}  // namespace
+
 FileEntry describe_written_file(const std::string& dir, const std::string& name, std::vector<WrittenRegion> regions) {
     const std::string path = dir + "/" + name;
     storage::Fd fd = storage::open_or_throw(path, O_RDONLY);
     const std::uint64_t size = size_of(fd.get(), path);
-    std::sort(regions.begin(), regions.end(), [](const WrittenRegion& a, const WrittenRegion& b) { return a.offset < b.offset; });
-    Xxh3State state = new_xxh3();
-    std::uint64_t at = 0, hashed = 0;
-    for (const WrittenRegion& region : regions) {
-        if (region.offset < at || region.length > size - std::min(size, region.offset)) continue;  // read instead
-        feed_bytes(fd.get(), path, at, region.offset - at, state.get(), hashed);
-        XXH3_64bits_update(state.get(), region.data, static_cast<std::size_t>(region.length));
-        at = region.offset + region.length;
-    }
-    feed_bytes(fd.get(), path, at, size - at, state.get(), hashed);
-    return {name, size, hex_digest(state.get()), {}};
+    std::erase_if(regions, [&](const WrittenRegion& region) { return region.length > size - std::min(size, region.offset); });
+    return {name, size, hash_written(fd.get(), path, 0, size, std::move(regions)), {}};
+}
+
+std::string describe_written_range(const std::string& dir, const std::string& name, const ChecksumRange& range,
+                                   std::vector<WrittenRegion> regions) {
+    const std::string path = dir + "/" + name;
+    storage::Fd fd = storage::open_or_throw(path, O_RDONLY);
+    const std::uint64_t size = size_of(fd.get(), path);
+    if (range.offset + range.length > size)
+        throw StorageError(fmt::format("checkpoint: {} ends at byte {}, before {}", path, size, range.offset + range.length));
+    std::erase_if(regions, [&](const WrittenRegion& region) { return region.length > size - std::min(size, region.offset); });
+    return hash_written(fd.get(), path, range.offset, range.offset + range.length, std::move(regions));
 }
 
 FileEntry sync_and_describe_file(const std::string& dir, const std::string& name, std::vector<WrittenRegion> regions) {

@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -180,11 +181,12 @@ std::vector<h5::Dataset> create_datasets(hid_t group, const Parts& parts) {
 }
 
 // Not collective (independent transfer): this rank's block of the tensor, slab by slab
-// (slab_write.hpp). A block with no elements has nothing to write.
-void write_tensor(hid_t dataset, const TensorPart& part, bool writes, hid_t dxpl, const storage::Fd& writeback,
-                  const std::string& path) {
-    if (!writes) return;
-    write_in_slabs(part, SlabTarget{dataset, part.offset, dxpl, writeback.get(), path});
+// (slab_write.hpp). A block with no elements has nothing to write. Returns where its bytes lie in
+// the file when they are there as in memory.
+std::optional<WrittenRegion> write_tensor(hid_t dataset, const TensorPart& part, bool writes, hid_t dxpl,
+                                          const storage::Fd& writeback, const std::string& path) {
+    if (!writes) return std::nullopt;
+    return write_in_slabs(part, SlabTarget{dataset, part.offset, dxpl, writeback.get(), path});
 }
 
 void write_root_attributes(hid_t file, int world_size) {
@@ -197,8 +199,8 @@ void write_root_attributes(hid_t file, int world_size) {
 // Collective: attributes, one dataset per tensor and their metadata flushed; then each rank's
 // data, independently (a rank that fails stops there; write_data_file's agreement tells the
 // others). Every HDF5 object it opens is closed when it returns, before the file (MPI-IO files
-// close "semi": not with objects open).
-void write_contents(hid_t file, const WritePlan& plan, MPI_Comm comm, const std::string& path) {
+// close "semi": not with objects open). Returns where this rank's blocks lie in the file.
+std::vector<WrittenRegion> write_contents(hid_t file, const WritePlan& plan, MPI_Comm comm, const std::string& path) {
     Parts parts;
     for (const TensorPart& block : plan.blocks) parts.push_back(&block);
     write_root_attributes(file, comm_size(comm));
@@ -210,21 +212,27 @@ void write_contents(hid_t file, const WritePlan& plan, MPI_Comm comm, const std:
     h5::PropertyList dxpl = independent_transfer_props();
     const int rank = comm_rank(comm);
     const storage::Fd writeback = storage::open_or_throw(path, O_RDONLY);
+    std::vector<WrittenRegion> regions;
     for (std::size_t i = 0; i < parts.size(); ++i) {
         if (i == parts.size() / 2) fault_point("mid_data", rank);
-        write_tensor(datasets[i].get(), *parts[i], plan.writes[i], dxpl.get(), writeback, path);
+        if (auto region = write_tensor(datasets[i].get(), *parts[i], plan.writes[i], dxpl.get(), writeback, path))
+            regions.push_back(*region);
     }
+    return regions;
 }
 
 // Collective: creates `path` (truncating), writes every tensor and closes it; or, when any
-// rank failed, abandons the file on every rank and throws on every rank.
-void write_data_file(const std::string& path, const WritePlan& plan, const LayoutOptions& options,
-                     MPI_Comm comm, Communicator& peers) {
+// rank failed, abandons the file on every rank and throws on every rank. Returns where this
+// rank's blocks lie in the file.
+std::vector<WrittenRegion> write_data_file(const std::string& path, const WritePlan& plan, const LayoutOptions& options,
+                                           MPI_Comm comm, Communicator& peers) {
     h5::PropertyList fapl = parallel_access_props(options, comm);
     ParallelFile file;
+    std::vector<WrittenRegion> regions;
     try {
         comm::agree(peers, comm::attempt([&] { file.create(path, fapl.get()); }), "creating " + path);
-        comm::agree(peers, comm::attempt([&] { write_contents(file.get(), plan, comm, path); }), "writing " + path);
+        comm::agree(peers, comm::attempt([&] { regions = write_contents(file.get(), plan, comm, path); }),
+                    "writing " + path);
     } catch (const Error&) {
         file.abandon();  // on every rank: its close would be collective
         throw;
@@ -232,17 +240,21 @@ void write_data_file(const std::string& path, const WritePlan& plan, const Layou
     // The close writes the last metadata; a rank whose part of it failed fails alone.
     comm::agree(peers, comm::attempt([&] { file.close(path); }), "closing " + path);
     fault_point("after_data", comm_rank(comm));  // written, not yet fsynced
+    return regions;
 }
 
 // What a rank reports of data.h5: the checksum of its range of the file (range_of_rank: the
 // ranks hash the file together, none reads all of it; none when the file is smaller than the
-// ranks' ranges) and, from rank 0, one part per tensor covering the whole global shape.
-RankWrite range_result(const std::string& dir, const WritePlan& plan, int rank, int ranks) {
+// ranks' ranges) and, from rank 0, one part per tensor covering the whole global shape. The
+// bytes of the range that this rank wrote (`written`) are hashed from its memory, the rest
+// (other ranks' blocks, HDF5's metadata) read from the file.
+RankWrite range_result(const std::string& dir, const WritePlan& plan, int rank, int ranks,
+                       std::vector<WrittenRegion> written) {
     RankWrite result;
     const std::uint64_t size = std::filesystem::file_size(dir + "/" + kDataFile);
     ChecksumRange range = range_of_rank(size, rank, ranks);
     if (range.length > 0 || rank == 0) {
-        range.xxh3 = describe_range(dir, kDataFile, range);
+        range.xxh3 = describe_written_range(dir, kDataFile, range, std::move(written));
         result.files.push_back({kDataFile, size, "", {range}});
     }
     if (rank != 0) return result;
@@ -269,13 +281,15 @@ private:
 RankWrite SharedFileWriter::write(const WritePlan& plan, const std::string& dir,
                                   const Context& /*context: the communicator says who we are*/) {
     const std::string path = dir + "/" + kDataFile;  // the plan is in name order, as collectives need
-    write_data_file(path, plan, options_, comm_.get(), *peers_);
+    std::vector<WrittenRegion> written = write_data_file(path, plan, options_, comm_.get(), *peers_);
     // The close was collective, so every rank's bytes are in the file: each rank hashes its range
-    // of it (from the page cache, or the filesystem's coherent reads) while it fsyncs the pages it
-    // wrote. The commit gathers the RankWrites to rank 0, which merges the ranges into data.h5's
-    // entry; they are used only once every rank agrees that both succeeded.
-    std::future<RankWrite> described = std::async(
-        std::launch::async, [&] { return range_result(dir, plan, peers_->rank(), peers_->size()); });
+    // of it (what it wrote from its memory, the rest from the page cache or the filesystem's
+    // coherent reads) while it fsyncs the pages it wrote. The commit gathers the RankWrites to
+    // rank 0, which merges the ranges into data.h5's entry; they are used only once every rank
+    // agrees that both succeeded.
+    std::future<RankWrite> described = std::async(std::launch::async, [&] {
+        return range_result(dir, plan, peers_->rank(), peers_->size(), std::move(written));
+    });
     const std::exception_ptr synced = comm::attempt([&] { storage::fsync_path(path); });
     RankWrite result;
     const std::exception_ptr failure = comm::attempt([&] { result = described.get(); });

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include "checkpoint/layout.hpp"
@@ -26,22 +27,32 @@ std::uint64_t dataset_row_bytes(hid_t space, const TensorPart& part, std::uint64
     return block_row_bytes / block_row_elements * product(dims.begin() + 1, dims.end());
 }
 
+// The block's bytes in the file as one region when they lie there as they are in memory: the file's
+// type is the native one and the block spans every later dimension of the dataset.
+std::optional<WrittenRegion> region_of(const TensorPart& part, haddr_t at, std::uint64_t first_byte, bool contiguous) {
+    const bool same_bytes = TRAINRT_H5(H5Tequal(file_type(part.type), memory_type(part.type)), part.name) > 0;
+    if (!same_bytes || !contiguous || at == HADDR_UNDEF) return std::nullopt;
+    return WrittenRegion{at + first_byte, part.bytes(), part.data};
+}
+
+haddr_t data_address(hid_t dataset) { return h5::locked([&] { return H5Dget_offset(dataset); }); }
+
 }  // namespace
 
-void write_in_slabs(const TensorPart& part, const SlabTarget& target) {
+std::optional<WrittenRegion> write_in_slabs(const TensorPart& part, const SlabTarget& target) {
     if (part.shape.empty()) {  // a scalar: one element, nothing to split
         TRAINRT_H5(H5Dwrite(target.dataset, memory_type(part.type), H5S_ALL, H5S_ALL, target.transfer, part.data),
                    dataset_path(part.name));
-        return;
+        return region_of(part, data_address(target.dataset), 0, true);
     }
-    if (part.elements() == 0) return;
+    if (part.elements() == 0) return std::nullopt;
     const std::vector<hsize_t> shape(part.shape.begin(), part.shape.end());
     const hsize_t rows = shape[0];
     const std::uint64_t row_bytes = part.bytes() / rows;
     const hsize_t slab_rows = std::max<hsize_t>(1, kSlabBytes / row_bytes);
     h5::Dataspace file_space(TRAINRT_H5(H5Dget_space(target.dataset), part.name));
     const std::uint64_t file_row_bytes = dataset_row_bytes(file_space.get(), part, row_bytes);
-    const haddr_t at = h5::locked([&] { return H5Dget_offset(target.dataset); });
+    haddr_t at = HADDR_UNDEF;  // known once the dataset has its space: at creation or at the first write
     for (hsize_t row = 0; row < rows; row += slab_rows) {
         std::vector<hsize_t> start(target.offset.begin(), target.offset.end()), count = shape;
         start[0] += row;
@@ -53,10 +64,12 @@ void write_in_slabs(const TensorPart& part, const SlabTarget& target) {
         TRAINRT_H5(H5Dwrite(target.dataset, memory_type(part.type), memory_space.get(), file_space.get(),
                             target.transfer, static_cast<const std::byte*>(part.data) + row * row_bytes),
                    dataset_path(part.name));
+        if (at == HADDR_UNDEF) at = data_address(target.dataset);
         if (at != HADDR_UNDEF && target.writeback_fd >= 0)
             storage::start_writeback(target.writeback_fd, at + start[0] * file_row_bytes, count[0] * file_row_bytes,
                                      target.path);
     }
+    return region_of(part, at, target.offset[0] * file_row_bytes, file_row_bytes == row_bytes);
 }
 
 }  // namespace trainrt::checkpoint

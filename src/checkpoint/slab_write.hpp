@@ -7,8 +7,10 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "checkpoint/layout.hpp"
 #include "trainrt/checkpoint.hpp"
 
 namespace trainrt::checkpoint {
@@ -27,6 +29,9 @@ struct SlabTarget {
 };
 
 // H5Error naming the tensor when a slab's write fails (the slabs before it are in the file).
-void write_in_slabs(const TensorPart& part, const SlabTarget& target);
+// Returns where the block's bytes lie in the file when they are there exactly as in memory (the
+// file's type is the native one, the block spans every later dimension of its dataset), so that
+// the file's checksum can take them from memory (describe_written_file); nullopt otherwise.
+std::optional<WrittenRegion> write_in_slabs(const TensorPart& part, const SlabTarget& target);
 
 }  // namespace trainrt::checkpoint

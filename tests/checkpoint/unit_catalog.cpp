@@ -821,3 +821,36 @@ TEST_CASE("describe_written_file: the regions' bytes are hashed from memory, the
           whole.xxh3);
     CHECK(describe_written_file(dir, "rank_00000.h5", {{bytes.size() - 10, 20, changed.data()}}).xxh3 == whole.xxh3);
 }
+
+TEST_CASE("describe_written_range: the regions' bytes inside the range from memory, the rest from the file",
+          "[checkpoint]") {
+    TempRunDir run;
+    const std::string dir = run.path();
+    std::string bytes(1 << 20, '\0');
+    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 137 % 253);
+    write_text(dir + "/data.h5", bytes);
+    const ChecksumRange range{300000, 400000, ""};
+    const std::string expected = describe_range(dir, "data.h5", range);
+    const auto region = [&](const std::string& memory, std::uint64_t offset, std::uint64_t length) {
+        return WrittenRegion{offset, length, memory.data() + offset};
+    };
+    CHECK(describe_written_range(dir, "data.h5", range, {}) == expected);
+    // Regions inside it, crossing either end, or wholly outside: the range's own digest.
+    CHECK(describe_written_range(dir, "data.h5", range, {region(bytes, 400000, 1000), region(bytes, 0, 310000),
+                                                        region(bytes, 690000, 100000), region(bytes, 800000, 10)}) ==
+          expected);
+    CHECK(describe_written_range(dir, "data.h5", range, {region(bytes, 0, bytes.size())}) == expected);
+    // Memory inside the range is what is hashed; memory outside it is not looked at.
+    std::string changed = bytes;
+    changed[350000] ^= 1;
+    changed[299999] ^= 1;
+    changed[700000] ^= 1;
+    CHECK(describe_written_range(dir, "data.h5", range, {region(changed, 340000, 20000)}) != expected);
+    CHECK(describe_written_range(dir, "data.h5", range, {region(changed, 200000, 100000)}) == expected);
+    CHECK(describe_written_range(dir, "data.h5", range, {region(changed, 700000, 10)}) == expected);
+    // A region overlapping the one before it is read from the file.
+    CHECK(describe_written_range(dir, "data.h5", range, {region(bytes, 300000, 100000), region(changed, 340000, 20000)}) ==
+          expected);
+    // The file ending before the range: StorageError.
+    CHECK_THROWS_AS(describe_written_range(dir, "data.h5", {1000000, 100000, ""}, {}), StorageError);
+}
