@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -60,7 +61,7 @@ bool copy_from_image(const Checkpoint::Impl& impl, const checkpoint::PartEntry& 
     if (bytes == nullptr) return false;
     copy_overlap(bytes, part, c, out);
     impl.kept_unread -= std::min(impl.kept_unread, checkpoint::element_count(c.count) * c.element);
-    if (impl.kept_unread == 0) impl.kept.image.reset();
+    if (impl.kept_unread == 0) checkpoint::release_later(impl, std::move(impl.kept.image));
     return true;
 }
 
@@ -106,6 +107,10 @@ void read_overlap(const Checkpoint::Impl& impl, const checkpoint::PartEntry& par
 }
 
 }  // namespace
+
+Checkpoint::Impl::~Impl() {
+    if (releasing.joinable()) releasing.join();
+}
 
 Checkpoint::Checkpoint(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
 
@@ -206,6 +211,14 @@ const char* image_bytes_of(const Checkpoint::Impl& impl, const PartEntry& part, 
     TRAINRT_H5(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr), part.dataset);
     if (!std::equal(dims.begin(), dims.end(), part.shape.begin())) return nullptr;
     return image.data() + at;
+}
+
+void release_later(const Checkpoint::Impl& impl, storage::FileImage image) {
+    if (impl.releasing.joinable()) impl.releasing.join();
+    try {
+        impl.releasing = std::thread([held = std::move(image)]() mutable { held.reset(); });
+    } catch (const std::system_error&) {  // no thread: the image went with the lambda, freed here
+    }
 }
 
 std::shared_ptr<Checkpoint::Impl> open_checkpoint_impl(const std::string& dir, KeptImage kept) {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,12 @@ struct Checkpoint::Impl {
     // here instead of their files; freed, under image_mutex, once as many bytes were read.
     mutable std::map<std::pair<std::string, std::string>, std::vector<char>> received;
     mutable std::uint64_t received_unread = 0;
+    // Frees the kept image once read (checkpoint::release_later); joined here.
+    mutable std::thread releasing;
+    Impl() = default;
+    Impl(const Impl&) = delete;
+    Impl& operator=(const Impl&) = delete;
+    ~Impl();
 };
 
 namespace checkpoint {
@@ -42,6 +49,11 @@ Checkpoint open_checkpoint(const std::string& dir, KeptImage kept = {});
 // block in memory's representation; null when it is not there (another file, no image, another
 // stored type or shape). The caller holds impl.image_mutex where reads may run at the same time.
 const char* image_bytes_of(const Checkpoint::Impl& impl, const PartEntry& part, TensorType type);
+
+// Frees `image` on a thread of its own: giving a GiB back to the kernel takes some 0.05 s, which
+// the reader (a restore's last read, then the first training step) need not wait for. Inline
+// when no thread can be started. The caller holds impl.image_mutex.
+void release_later(const Checkpoint::Impl& impl, storage::FileImage image);
 
 }  // namespace checkpoint
 }  // namespace trainrt
