@@ -18,8 +18,8 @@
 // (7) a training step (about 0.5 s of compute that does not touch the state, then every element
 // updated) with an async save reported before it, snapshot = copy and = background, against the
 // same step alone: what the save costs training.
-// A warm-up round (plain and file_per_rank) comes first and is not reported; plain goes first in
-// even repetitions and last in odd ones. Times are the slowest rank's; bandwidth = total bytes /
+// A warm-up round (plain and file_per_rank) comes first and is not reported; then plain,
+// file_per_rank, shared in even repetitions and the reverse order in odd ones. Times are the slowest rank's; bandwidth = total bytes /
 // time. One JSON line per measurement with its repetition ("rep"): run.sh takes ratios pair by
 // pair (same repetition) and their median.
 #include <fcntl.h>
@@ -427,11 +427,12 @@ int main(int argc, char** argv) {
         bench.checkpoint_round("file_per_rank");
         for (int rep = 0; rep < options.reps; ++rep) {
             bench.rep = rep;
-            // Plain first in even repetitions, last in odd ones: a drift of the disk's speed
-            // over the repetition favours neither side; ratios are taken pair by pair.
+            // Plain, file_per_rank, shared in even repetitions and the reverse in odd ones: on this
+            // disk a write pays for the writeback of the one before it, and a drift of its speed
+            // over the repetition favours no side; ratios are taken by couples of repetitions.
             if (rep % 2 == 0) bench.plain_round();
-            bench.checkpoint_round("file_per_rank");
-            bench.checkpoint_round("shared");
+            bench.checkpoint_round(rep % 2 == 0 ? "file_per_rank" : "shared");
+            bench.checkpoint_round(rep % 2 == 0 ? "shared" : "file_per_rank");
             if (rep % 2 == 1) bench.plain_round();
             bench.async_round();
             bench.step_round();

@@ -568,8 +568,8 @@ else:
     gib = ck["bytes"].iloc[0] / (1 << 30)
     reps = int(ck["rep"].max()) + 1 if "rep" in ck and not ck["rep"].isna().all() else 3
     lines += [f"State: {gib:.2f} GiB of float32 in 4 sharded tensors, split evenly over the ranks. "
-              f"{reps} interleaved repetitions after a warm-up round that is not counted (plain first in even "
-              "repetitions, last in odd ones); each time is the slowest rank's; GB/s from the median times, "
+              f"{reps} interleaved repetitions after a warm-up round that is not counted (plain, file_per_rank, "
+              "shared in even repetitions, the reverse in odd ones); each time is the slowest rank's; GB/s from the median times, "
               "ratios the median over couples of repetitions (one with plain first, one with it last) of their summed "
               "times' ratio: on this disk whichever runs second pays for the first one's writeback. Every timed write "
               "and read starts right after twice the rank's share of memory was touched and freed (this VM's host "

@@ -48,4 +48,19 @@ bool needs_partner_copies(const Held& chosen, const std::vector<Held>& all) {
     return false;
 }
 
+std::map<std::string, std::string> verification_share(const Held& held, int local_rank, int local_count) {
+    std::map<std::string, std::string> share;
+    int index = 0;
+    for (const auto& [file, path] : held.held)
+        if (index++ % std::max(1, local_count) == local_rank) share.emplace(file, path);
+    return share;
+}
+
+void drop_damaged(std::vector<std::vector<Held>>& by_node, const std::string& key,
+                  const std::vector<std::pair<int, std::string>>& damaged) {
+    for (const auto& [node, file] : damaged)
+        for (Held& h : by_node.at(static_cast<std::size_t>(node)))
+            if (h.key == key) h.held.erase(file);
+}
+
 }  // namespace trainrt::checkpoint

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -32,5 +33,16 @@ std::optional<Held> newest_complete(const std::vector<Held>& all, std::int64_t a
 // True when some file of `chosen` survives only as a partner copy: no node holds it in its
 // writer's own directory (.../rank_NNNNN/<name>/rank_NNNNN.h5).
 bool needs_partner_copies(const Held& chosen, const std::vector<Held>& all);
+
+// The files of `held` (what one node holds of a checkpoint) whose checksums local rank
+// `local_rank` of the node's `local_count` verifies: every local_count-th, in name order, so the
+// node's ranks share the reading. As file -> its path on the node.
+std::map<std::string, std::string> verification_share(const Held& held, int local_rank, int local_count);
+
+// Takes the `damaged` files, (node, file), of checkpoint `key` out of the nodes' lists: a
+// checksum that failed on a node leaves that node's copy unused; another node's copy (a partner
+// copy) may still complete the checkpoint.
+void drop_damaged(std::vector<std::vector<Held>>& by_node, const std::string& key,
+                  const std::vector<std::pair<int, std::string>>& damaged);
 
 }  // namespace trainrt::checkpoint

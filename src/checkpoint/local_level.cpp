@@ -57,8 +57,9 @@ void write_bytes(const std::string& path, const std::vector<char>& bytes) {
     storage::write_all(fd.get(), bytes.data(), bytes.size(), path);
 }
 
-// The files of checkpoint directory `dir` that match its manifest (size and checksum) go into
-// `found` under the manifest's key; a damaged one is named in a warning and left out.
+// The files of checkpoint directory `dir` present with the manifest's size go into `found` under
+// the manifest's key; one of another size is named in a warning and left out. Their checksums are
+// verified only for the checkpoint a restore chooses (LocalLevel::Impl::verify_held).
 void take_inventory(const std::string& dir, std::map<std::string, Held>& found) {
     Manifest manifest;
     try {
@@ -75,13 +76,30 @@ void take_inventory(const std::string& dir, std::map<std::string, Held>& found) 
     held.files.clear();
     for (const FileEntry& file : manifest.files) {
         held.files.push_back(file.name);
-        if (held.held.count(file.name) || !fs::exists(dir + "/" + file.name)) continue;
-        const FileEntry actual = describe_file(dir, file.name);
-        if (actual.size == file.size && actual.xxh3 == file.xxh3)
+        std::error_code error;
+        const std::uint64_t size = fs::file_size(dir + "/" + file.name, error);
+        if (held.held.count(file.name) || error) continue;
+        if (size == file.size)
             held.held[file.name] = dir + "/" + file.name;
         else
-            log::warn("local checkpoint {}: {} has checksum {}, the manifest says {} (damaged): not used", dir,
-                      file.name, actual.xxh3, file.xxh3);
+            log::warn("local checkpoint {}: {} has {} bytes, the manifest says {} (damaged): not used", dir, file.name,
+                      size, file.size);
+    }
+}
+
+// "" when the file at `path` has the checksum `manifest` gives it, else why it is not used.
+std::string check_held_file(const Manifest& manifest, const std::string& file, const std::string& path) {
+    const std::string dir = fs::path(path).parent_path().string();
+    const auto entry = std::find_if(manifest.files.begin(), manifest.files.end(),
+                                    [&](const FileEntry& listed) { return listed.name == file; });
+    if (entry == manifest.files.end()) return fmt::format("local checkpoint {}: {} is not in its manifest", dir, file);
+    try {
+        const FileEntry actual = describe_file(dir, fs::path(path).filename().string());
+        if (actual.size == entry->size && actual.xxh3 == entry->xxh3) return "";
+        return fmt::format("local checkpoint {}: {} has checksum {}, the manifest says {} (damaged): not used", dir,
+                           file, actual.xxh3, entry->xxh3);
+    } catch (const Error& error) {
+        return fmt::format("local checkpoint {}: {} cannot be read ({}): not used", dir, file, error.what());
     }
 }
 
@@ -111,6 +129,7 @@ struct LocalLevel::Impl {
         return on_node[static_cast<std::size_t>(local_of[rank]) % on_node.size()];
     }
     std::vector<Held> inventory() const;
+    std::vector<std::pair<int, std::string>> verify_held(const Held& chosen, const std::vector<std::vector<Held>>& by_node) const;
     void build_views(const Held& chosen, const std::vector<std::vector<Held>>& by_node, const std::string& view);
 };
 
@@ -193,6 +212,34 @@ std::vector<Held> LocalLevel::Impl::inventory() const {
     return list;
 }
 
+// Collective: the ranks of each node checksum the files of `chosen` their node holds, a share
+// each (verification_share), so a restore reads each file once and only the checkpoint it uses;
+// every rank gets every node's damaged files as (node, file), each named in a warning by the rank
+// that found it.
+std::vector<std::pair<int, std::string>> LocalLevel::Impl::verify_held(
+    const Held& chosen, const std::vector<std::vector<Held>>& by_node) const {
+    const int local_count = static_cast<int>(std::count(node_of.begin(), node_of.end(), context.node_rank));
+    Json damaged = Json::array();
+    for (const Held& h : by_node[context.node_rank]) {
+        if (h.key != chosen.key) continue;
+        Manifest manifest;
+        try {
+            manifest = read_manifest(fs::path(h.manifest_path).parent_path().string());
+        } catch (const Error&) {  // read when the inventory was taken: gone since, so is the checkpoint
+        }
+        for (const auto& [file, path] : verification_share(h, local_of[context.world_rank], local_count))
+            if (const std::string problem = check_held_file(manifest, file, path); !problem.empty()) {
+                log::warn("{}", problem);
+                damaged.push_back(file);
+            }
+    }
+    std::vector<std::pair<int, std::string>> all;
+    const std::vector<std::string> lists = comm::allgather_strings(comm, damaged.dump());
+    for (int rank = 0; rank < context.world_size; ++rank)
+        for (const Json& file : Json::parse(lists[rank])) all.emplace_back(node_of[rank], file.get<std::string>());
+    return all;
+}
+
 // Every node leader fills `view` with the checkpoint's files: links to the ones on its node, copies
 // sent by a node that holds the others. (A workload may read any rank's block: fashion_mlp reads
 // every rank's loss_sum.)
@@ -233,8 +280,16 @@ std::optional<LocalRestore> LocalLevel::restore(std::int64_t at_least) {
             by_node[m.node_of[rank]].push_back(held_from_json(j));
             all.push_back(by_node[m.node_of[rank]].back());
         }
-    const std::optional<Held> chosen = newest_complete(all, at_least);
-    if (!chosen) return std::nullopt;
+    std::optional<Held> chosen;
+    for (;;) {  // each round takes at least one damaged file out, or ends
+        chosen = newest_complete(all, at_least);
+        if (!chosen) return std::nullopt;
+        const std::vector<std::pair<int, std::string>> damaged = m.verify_held(*chosen, by_node);
+        if (damaged.empty()) break;
+        drop_damaged(by_node, chosen->key, damaged);
+        all.clear();
+        for (const std::vector<Held>& node : by_node) all.insert(all.end(), node.begin(), node.end());
+    }
     // The manifest comes from the first node that listed the checkpoint: every view needs it.
     int source = 0;
     while (!std::any_of(by_node[m.node_of[source]].begin(), by_node[m.node_of[source]].end(),

@@ -3,7 +3,9 @@
 
 #include "checkpoint/local_inventory.hpp"
 
+using trainrt::checkpoint::drop_damaged;
 using trainrt::checkpoint::Held;
+using trainrt::checkpoint::verification_share;
 using trainrt::checkpoint::needs_partner_copies;
 using trainrt::checkpoint::newest_complete;
 
@@ -66,4 +68,43 @@ TEST_CASE("local inventory: the nodes' lists travel as JSON unchanged", "[checkp
     CHECK(back.world_size == 4);
     CHECK(back.files == h.files);
     CHECK(back.held == h.held);
+}
+
+TEST_CASE("local inventory: a node's ranks share the checksums of the files it holds", "[checkpoint]") {
+    const Held held = on_node(5, "t5", {{0, 0}, {1, 1}, {2, 0}, {3, 1}});
+    const auto first = verification_share(held, 0, 2), second = verification_share(held, 1, 2);
+    CHECK(first.size() == 2);
+    CHECK(second.size() == 2);
+    CHECK(first.count("rank_00000.h5") == 1);
+    CHECK(first.count("rank_00002.h5") == 1);
+    CHECK(second.at("rank_00003.h5") == "/local/rank_00001/checkpoint_000005/rank_00003.h5");
+    CHECK(verification_share(held, 0, 1).size() == 4);  // a rank alone on its node checks every file
+    CHECK(verification_share(held, 2, 3).size() == 1);
+    CHECK(verification_share(held, 3, 8).size() == 1);  // more ranks than files: one each, the rest none
+    CHECK(verification_share(held, 5, 8).empty());
+}
+
+TEST_CASE("local inventory: a damaged file leaves its node's copy unused, a partner copy completes it",
+          "[checkpoint]") {
+    // Node A holds ranks 0,1 and copies of 2,3; node B holds 2,3 and copies of 0,1.
+    std::vector<std::vector<Held>> by_node = {{on_node(5, "t5", {{0, 0}, {1, 1}, {2, 0}, {3, 1}})},
+                                              {on_node(5, "t5", {{0, 2}, {1, 3}, {2, 2}, {3, 3}}),
+                                               on_node(4, "t4", {{0, 2}, {1, 3}, {2, 2}, {3, 3}})}};
+    const auto flat = [&] {
+        std::vector<Held> all;
+        for (const auto& node : by_node) all.insert(all.end(), node.begin(), node.end());
+        return all;
+    };
+    drop_damaged(by_node, "checkpoint_000005@t5", {{0, "rank_00001.h5"}});
+    CHECK(by_node[0][0].held.count("rank_00001.h5") == 0);
+    CHECK(by_node[1][0].held.count("rank_00001.h5") == 1);  // the other node's copy stays
+    auto chosen = newest_complete(flat(), 0);
+    REQUIRE(chosen);
+    CHECK(chosen->iteration == 5);
+    // Both copies damaged: the older checkpoint, untouched (another key), is chosen.
+    drop_damaged(by_node, "checkpoint_000005@t5", {{1, "rank_00001.h5"}});
+    chosen = newest_complete(flat(), 0);
+    REQUIRE(chosen);
+    CHECK(chosen->iteration == 4);
+    CHECK(by_node[1][1].held.size() == 4);
 }
