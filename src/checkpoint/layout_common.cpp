@@ -8,12 +8,14 @@
 #include <cstring>
 #include <future>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "checkpoint/layout.hpp"
 #include "h5/h5.hpp"
+#include "storage/mapped_file.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 
@@ -92,8 +94,20 @@ void feed_bytes(int fd, const std::string& path, std::uint64_t offset, std::uint
     }
 }
 
+// The same from the file's pages where they already are in memory (storage/mapped_file.hpp).
+std::string hash_mapped(const storage::MappedFile& mapped, const std::string& path, std::uint64_t offset,
+                        std::uint64_t length, std::uint64_t& hashed) {
+    if (length == kToEnd) length = mapped.size() - std::min(mapped.size(), offset);
+    if (offset > mapped.size() || length > mapped.size() - offset)
+        throw StorageError(fmt::format("checkpoint: {} ends at byte {}, before {}", path, mapped.size(), offset + length));
+    hashed += length;
+    return fmt::format("{:016x}", XXH3_64bits(mapped.data() + offset, static_cast<std::size_t>(length)));
+}
+
 std::string hash_bytes(int fd, const std::string& path, std::uint64_t offset, std::uint64_t length,
                        std::uint64_t& hashed) {
+    if (const std::optional<storage::MappedFile> mapped = storage::map_if_in_memory(fd, path))
+        return hash_mapped(*mapped, path, offset, length, hashed);
     Xxh3State state = new_xxh3();
     feed_bytes(fd, path, offset, length, state.get(), hashed);
     return hex_digest(state.get());
