@@ -794,13 +794,23 @@ TEST_CASE("clone_checkpoint: a source that does not verify is a CheckpointError;
     CHECK(committed_names(target.path()) == names_of({6}));
 }
 
+namespace {
+
+// 1 MiB of bytes that no two offsets share by accident, written to dir/name.
+std::string write_pattern(const std::string& dir, const std::string& name) {
+    std::string bytes(1 << 20, '\0');
+    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 131 % 251);
+    write_text(dir + "/" + name, bytes);
+    return bytes;
+}
+
+}  // namespace
+
 TEST_CASE("describe_written_file: the regions' bytes are hashed from memory, the rest from the file, in file order",
           "[checkpoint]") {
     TempRunDir run;
     const std::string dir = run.path();
-    std::string bytes(1 << 20, '\0');
-    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 131 % 251);
-    write_text(dir + "/rank_00000.h5", bytes);
+    const std::string bytes = write_pattern(dir, "rank_00000.h5");
     const FileEntry whole = describe_file(dir, "rank_00000.h5");
     // Memory equal to the file's bytes: the file's own digest, whatever part of it is in regions.
     const std::string memory = bytes;
@@ -826,9 +836,7 @@ TEST_CASE("describe_written_range: the regions' bytes inside the range from memo
           "[checkpoint]") {
     TempRunDir run;
     const std::string dir = run.path();
-    std::string bytes(1 << 20, '\0');
-    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 137 % 253);
-    write_text(dir + "/data.h5", bytes);
+    const std::string bytes = write_pattern(dir, "data.h5");
     const ChecksumRange range{300000, 400000, ""};
     const std::string expected = describe_range(dir, "data.h5", range);
     const auto region = [&](const std::string& memory, std::uint64_t offset, std::uint64_t length) {
