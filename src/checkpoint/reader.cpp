@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -198,20 +199,47 @@ namespace checkpoint {
 const char* image_bytes_of(const Checkpoint::Impl& impl, const PartEntry& part, TensorType type) {
     const storage::FileImage& image = impl.kept.image;
     if (part.file != impl.kept.file || image.data() == nullptr) return nullptr;
-    h5::File file = h5::open_file(impl.path + "/" + part.file, false);
-    h5::Dataset dataset = h5::open_dataset(file.get(), part.dataset);
+    const auto found = impl.image_offsets.find(part.dataset);
+    if (found == impl.image_offsets.end() || found->second.second != type) return nullptr;
+    return image.data() + found->second.first;
+}
+
+namespace {
+
+// Where `part`'s dataset lies in the image of its file, open as `file`, as one contiguous block
+// in memory's representation of `type`; nullopt when it does not (another stored type or shape,
+// no address, past the image's end).
+std::optional<std::uint64_t> locate_in_image(hid_t file, const PartEntry& part, TensorType type, std::uint64_t image_size) {
+    h5::Dataset dataset = h5::open_dataset(file, part.dataset);
     const haddr_t at = h5::locked([&] { return H5Dget_offset(dataset.get()); });
-    if (at == HADDR_UNDEF || at + element_count(part.shape) * tensor_type_size(type) > image.size()) return nullptr;
+    if (at == HADDR_UNDEF || at + element_count(part.shape) * tensor_type_size(type) > image_size) return std::nullopt;
     h5::Datatype stored(TRAINRT_H5(H5Dget_type(dataset.get()), part.dataset));
-    if (TRAINRT_H5(H5Tequal(stored.get(), memory_type(type)), part.dataset) <= 0) return nullptr;
+    if (TRAINRT_H5(H5Tequal(stored.get(), memory_type(type)), part.dataset) <= 0) return std::nullopt;
     h5::Dataspace space = h5::dataset_space(dataset.get());
     const int ndims = TRAINRT_H5(H5Sget_simple_extent_ndims(space.get()), part.dataset);
-    if (static_cast<std::size_t>(ndims) != part.shape.size()) return nullptr;
+    if (static_cast<std::size_t>(ndims) != part.shape.size()) return std::nullopt;
     std::vector<hsize_t> dims(part.shape.size());
     TRAINRT_H5(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr), part.dataset);
-    if (!std::equal(dims.begin(), dims.end(), part.shape.begin())) return nullptr;
-    return image.data() + at;
+    if (!std::equal(dims.begin(), dims.end(), part.shape.begin())) return std::nullopt;
+    return at;
 }
+
+// Fills impl.image_offsets for the parts stored in the kept file, and kept_unread with their
+// bytes: the image is freed once that many were read from it.
+void index_kept_image(Checkpoint::Impl& impl) {
+    std::optional<h5::File> file;
+    for (const auto& [name, tensor] : impl.manifest.tensors)
+        for (const PartEntry& part : tensor.parts) {
+            if (part.file != impl.kept.file) continue;
+            if (!file) file.emplace(h5::open_file(impl.path + "/" + part.file, false));
+            if (auto at = locate_in_image(file->get(), part, tensor.type, impl.kept.image.size())) {
+                impl.image_offsets[part.dataset] = {*at, tensor.type};
+                impl.kept_unread += element_count(part.shape) * tensor_type_size(tensor.type);
+            }
+        }
+}
+
+}  // namespace
 
 void release_later(const Checkpoint::Impl& impl, storage::FileImage image) {
     if (impl.releasing.joinable()) impl.releasing.join();
@@ -226,9 +254,7 @@ std::shared_ptr<Checkpoint::Impl> open_checkpoint_impl(const std::string& dir, K
     impl->path = dir;
     impl->manifest = read_manifest(dir);
     impl->kept = std::move(kept);
-    for (const auto& [name, tensor] : impl->manifest.tensors)
-        for (const PartEntry& part : tensor.parts)
-            if (part.file == impl->kept.file) impl->kept_unread += element_count(part.shape) * tensor_type_size(tensor.type);
+    if (impl->kept.image.data() != nullptr) index_kept_image(*impl);
     if (impl->kept_unread == 0) impl->kept.image.reset();
     return impl;
 }

@@ -24,6 +24,10 @@ struct Checkpoint::Impl {
     mutable std::mutex image_mutex;
     mutable checkpoint::KeptImage kept;
     mutable std::uint64_t kept_unread = 0;  // bytes of its parts not yet read
+    // Where each of its parts' datasets lies in that image, found once when the checkpoint is
+    // opened (one HDF5 open of the file, not one per read): by dataset path, its byte offset and
+    // type; a part absent here is read elsewhere (stored in another type or shape).
+    std::map<std::string, std::pair<std::uint64_t, TensorType>> image_offsets;
     // Replicated parts other ranks stored, received from them at restore (replicated_exchange.hpp),
     // by (file, dataset): each the part's elements, row-major, in the tensor's type. Read from
     // here instead of their files; freed, under image_mutex, once as many bytes were read.
