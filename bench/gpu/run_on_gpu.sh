@@ -9,9 +9,13 @@
 #          trainrt's libraries its own loader cannot find (ldd before the bundle is used)
 #   test   ctest -L gpu in the unpacked build (NCCL collectives, CUDA fashion_mlp vs the CPU
 #          path, stop with USR2 and resume on the GPU)
+#   python builds the Python component for the machine's Python (build_python_on_gpu.sh), so that
+#          test's gpu.test_gpu_python and pybench run Python training functions on the GPU
 #   bench  bench/gpu/bench_gpu.sh: CUDA fashion_mlp vs PyTorch on the same GPU (data resident /
 #          data loading included), trainrt's NCCL allreduce vs a plain ncclAllReduce loop, the
 #          GEMM share of a step
+#   pybench bench/gpu/python_gpu_bench.sh: Python functions (MLP recipe, ResNet-18) through
+#          trainrt vs plain PyTorch, and a GPU model's checkpoint stall vs its device-to-host copy
 # Everything it prints also goes to $OUT/<stage>.log; benchmark JSON lines to $OUT/gpu_bench.jsonl.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -74,6 +78,7 @@ use_bundle() {
   local missing
   missing=$(ldd "$TRAINRT" "$BUILD"/lib/libtrainrt.so "$BUILD/tests/nccl_check" "$UNPACKED"/bin/* | grep 'not found' | sort -u)
   [[ -z $missing ]] || die "libraries still missing with the bundle: $missing"
+  export FASHION_IDX_DIR=$UNPACKED/data  # the IDX files, for the Python tests and benchmarks
   if [[ ! -s $REPO/data/fashion-mnist.h5 ]]; then
     "$TRAINRT" data import fashion-mnist --from "$UNPACKED/data" --out "$REPO/data/fashion-mnist.h5" >/dev/null ||
       die "importing FashionMNIST failed"
@@ -96,8 +101,16 @@ stage_probe() {
 }
 
 stage_test() {
-  say "ctest -L gpu"
-  (cd "$BUILD" && ctest -L gpu --output-on-failure --timeout 600 ${CTEST_VERBOSE:+-V})
+  say "ctest -L gpu ${GPU_TESTS:+-R $GPU_TESTS}"
+  # gpu.test_component (labels local;gpu) needs an install: it runs where the build was made.
+  (cd "$BUILD" && ctest -L gpu -E "^gpu[.]test_component$" ${GPU_TESTS:+-R "$GPU_TESTS"} --output-on-failure --timeout 600 ${CTEST_VERBOSE:+-V})
+}
+
+stage_python() { bash bench/gpu/build_python_on_gpu.sh "$BUILD" "$UNPACKED"; }
+
+stage_pybench() {
+  bash bench/gpu/python_gpu_bench.sh "$BUILD" "$UNPACKED/data" "$OUT/python_gpu_bench.jsonl" \
+    "${PYBENCH_EPOCHS:-4}" "${PYBENCH_ROUNDS:-1}"
 }
 
 stage_bench() { bash bench/gpu/bench_gpu.sh "$BUILD" "$UNPACKED/data" "$OUT/gpu_bench.jsonl" "$EPOCHS"; }
@@ -108,8 +121,10 @@ for stage in "${STAGES[@]}"; do
   case $stage in
     probe) stage_probe 2>&1 | tee "$OUT/probe.log" ;;
     test) use_bundle; stage_test 2>&1 | tee "$OUT/test.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
+    python) use_bundle; stage_python 2>&1 | tee "$OUT/python.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
     bench) use_bundle; stage_bench 2>&1 | tee "$OUT/bench.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
-    *) die "unknown stage '$stage' (probe, test, bench)" ;;
+    pybench) use_bundle; stage_pybench 2>&1 | tee "$OUT/pybench.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
+    *) die "unknown stage '$stage' (probe, python, test, bench, pybench)" ;;
   esac
 done
 exit $status

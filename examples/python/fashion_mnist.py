@@ -14,7 +14,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 import trainrt
-from trainrt.torch import load_state, prepare_data_loader, prepare_model, state_dict_checkpoint
+from trainrt.torch import get_device, load_state, prepare_data_loader, prepare_model, state_dict_checkpoint
 
 
 class NeuralNetwork(nn.Module):
@@ -100,7 +100,7 @@ def train_func(config):
         with torch.no_grad():
             for x, y in test_loader:
                 correct += int((model(x).argmax(1) == y).sum())
-        totals = torch.tensor([loss_sum / steps, float(correct)], dtype=torch.float64)
+        totals = torch.tensor([loss_sum / steps, float(correct)], dtype=torch.float64, device=get_device())
         torch.distributed.all_reduce(totals)
         loss_sum, steps = 0.0, 0
         trainrt.report({"epoch": epoch + 1, "loss": totals[0].item() / world,

@@ -18,6 +18,7 @@ struct Context {
     int restart_count = 0;                // SLURM_RESTART_COUNT (0 on the first run)
     std::string launcher;                 // pmix | pmi | slurm | single
     std::string run_dir;                  // <storage_path>/<name>
+    int gpu_device = -1;                  // the CUDA device this rank bound (scaling.use_gpu); -1 on CPU
 };
 
 }  // namespace trainrt

@@ -230,6 +230,14 @@ def _set_threads(handle):
         sys.modules["torch"].set_num_threads(threads)
 
 
+def _bind_torch_device(handle):
+    """On a GPU run, torch's current device is the one trainrt bound for this rank (Ray sets it
+    before the function runs), so torch.cuda calls, NCCL and .cuda() land there."""
+    index = handle.context()["gpu_device"]
+    if index >= 0 and "torch" in sys.modules:
+        sys.modules["torch"].cuda.set_device(index)
+
+
 def _call(function, config):
     try:
         parameters = inspect.signature(function).parameters
@@ -269,6 +277,7 @@ def run_function(handle, function):
         settings = handle.settings()
         rank = handle.context()["world_rank"]
         _set_threads(handle)
+        _bind_torch_device(handle)
         _state.seed_everything(settings.run.seed)
         backend = torch_backend(settings)
         if backend is not None:

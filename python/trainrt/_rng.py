@@ -1,5 +1,6 @@
 """Each rank's random number generators in every checkpoint: Python's random, numpy's global
-generator and torch's CPU generator (when the function imported torch), stored per rank. They are
+generator, torch's CPU generator (when the function imported torch) and, on a GPU run, the
+generator of this rank's CUDA device, stored per rank. They are
 saved with every checkpoint passed to report() and put back when the function takes its checkpoint
 (get_checkpoint()), so dropout and shuffles after a resume draw what the uninterrupted run drew,
 whatever the function saved itself. A rank the saving run did not have keeps its own streams."""
@@ -9,6 +10,7 @@ import sys
 import numpy as np
 
 TORCH = "_rng.torch"
+TORCH_CUDA = "_rng.torch_cuda"
 NUMPY = "_rng.numpy"
 NUMPY_GAUSS = "_rng.numpy.gauss"
 PYTHON = "_rng.python"
@@ -21,7 +23,10 @@ def save(checkpoint):
     version, state, _ = random.getstate()
     checkpoint.per_rank(PYTHON, np.array(state, dtype=np.int64))
     if "torch" in sys.modules:
-        checkpoint.per_rank(TORCH, sys.modules["torch"].get_rng_state().numpy())
+        torch = sys.modules["torch"]
+        checkpoint.per_rank(TORCH, torch.get_rng_state().numpy())
+        if torch.cuda.is_initialized():  # the current device's: the one trainrt bound for this rank
+            checkpoint.per_rank(TORCH_CUDA, torch.cuda.get_rng_state().numpy())
 
 
 def restore(checkpoint, rank):
@@ -39,4 +44,8 @@ def restore(checkpoint, rank):
     if torch_state is not None and "torch" in sys.modules:
         torch = sys.modules["torch"]
         torch.set_rng_state(torch.from_numpy(np.ascontiguousarray(torch_state, dtype=np.uint8)))
+    cuda_state = checkpoint.rank_value(TORCH_CUDA, rank) if TORCH_CUDA in checkpoint._rank_names() else None
+    if cuda_state is not None and "torch" in sys.modules and sys.modules["torch"].cuda.is_available():
+        torch = sys.modules["torch"]
+        torch.cuda.set_rng_state(torch.from_numpy(np.ascontiguousarray(cuda_state, dtype=np.uint8)))
     return True

@@ -122,9 +122,11 @@ def train_config():
 
 
 def device():
-    if settings().scaling.use_gpu:
-        return f"cuda:{session().context()['local_rank']}"
-    return "cpu"
+    """"cuda:N" for the device trainrt bound for this rank (scaling.use_gpu; the rule is
+    comm/device_select.hpp's: one visible device per task is device 0 whatever the local rank),
+    else "cpu"."""
+    index = session().context()["gpu_device"]
+    return f"cuda:{index}" if index >= 0 else "cpu"
 
 
 def context():

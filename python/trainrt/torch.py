@@ -97,9 +97,10 @@ class TrainrtDataLoader:
     (each pass over it is the next epoch; an epoch the user sets with loader.sampler.set_epoch(e)
     wins) and knows its position, which every checkpoint passed to report() carries."""
 
-    def __init__(self, loader, sampler):
+    def __init__(self, loader, sampler, device=None):
         self.loader = loader
         self.sampler = sampler
+        self.device = device  # a CUDA device batches are moved to, or None
         self.epoch = 0
         self.batches = 0  # batches of the current epoch already yielded
         self.unrestored = None  # the checkpoint taken that held no position for this loader
@@ -131,7 +132,7 @@ class TrainrtDataLoader:
             batches = iter(self.loader)
         for batch in batches:
             self.batches += 1
-            yield batch
+            yield batch if self.device is None else _to_device(batch, self.device)
         self.epoch += 1
         self.batches = 0
 
@@ -186,38 +187,82 @@ def _track(prepared):
     return prepared
 
 
-def prepare_data_loader(loader, seed=None):
+def _to_device(batch, device):
+    """The batch's tensors (also inside lists, tuples and dicts) on `device`, copied without
+    waiting (from pinned memory the copy overlaps the host's next work; the stream orders it
+    before the kernels that use it)."""
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=True)
+    if isinstance(batch, (list, tuple)):
+        moved = [_to_device(item, device) for item in batch]
+        return type(batch)(*moved) if hasattr(batch, "_fields") else type(batch)(moved)
+    if isinstance(batch, dict):
+        return {key: _to_device(value, device) for key, value in batch.items()}
+    return batch
+
+
+def prepare_data_loader(loader, seed=None, move_to_device=True):
     """`loader` rebuilt over a DistributedSampler (shuffled when it shuffled, with run.seed),
     keeping its batch size, collate_fn, workers and drop_last. Iterate it once per epoch. Its
     position (epoch, batches) travels in every checkpoint passed to report() and comes back when
     the function takes the checkpoint: a resume continues its order even when the function saves
-    only `epoch` (load_state(loader=...) and state_dict_checkpoint(loader=...) still work)."""
+    only `epoch` (load_state(loader=...) and state_dict_checkpoint(loader=...) still work).
+    On a GPU run (scaling.use_gpu) batches come in pinned host memory and are moved to this
+    rank's device (as Ray's); move_to_device=False leaves them on the host."""
     if not isinstance(loader, DataLoader):
         raise TypeError("trainrt.torch.prepare_data_loader: give a torch.utils.data.DataLoader")
     context = _state.context()
     shuffle = isinstance(loader.sampler, RandomSampler)
     if seed is None:
         seed = _state.settings().run.seed
+    device = get_device() if move_to_device else torch.device("cpu")
+    on_gpu = device.type == "cuda"
     sampler = _ResumableSampler(loader.dataset, num_replicas=context.world_size, rank=context.world_rank,
                                 shuffle=shuffle, seed=seed, drop_last=False)
+    workers = {"persistent_workers": loader.persistent_workers, "prefetch_factor": loader.prefetch_factor} \
+        if loader.num_workers > 0 else {}
     rebuilt = DataLoader(loader.dataset, batch_size=loader.batch_size, sampler=sampler,
                          num_workers=loader.num_workers, collate_fn=loader.collate_fn,
-                         pin_memory=loader.pin_memory, drop_last=loader.drop_last,
-                         timeout=loader.timeout, worker_init_fn=loader.worker_init_fn)
-    return _track(TrainrtDataLoader(rebuilt, sampler))
+                         pin_memory=loader.pin_memory or on_gpu, drop_last=loader.drop_last,
+                         timeout=loader.timeout, worker_init_fn=loader.worker_init_fn, **workers)
+    return _track(TrainrtDataLoader(rebuilt, sampler, device if on_gpu else None))
 
 
 def _unwrapped(model):
     return model.module if isinstance(model, torch.nn.parallel.DistributedDataParallel) else model
 
 
-def _tensor_to_array(leaf):
-    if isinstance(leaf, torch.Tensor):
-        tensor = leaf.detach().cpu()
+# The dtypes a checkpoint stores unconverted (checkpoint.STORED): the only ones whose staged
+# array nothing reads before wait().
+_STORED_AS_IS = (torch.float32, torch.float64, torch.int32, torch.int64, torch.uint8)
+
+
+class _HostStaging:
+    """A checkpoint's tensors as numpy arrays. A CUDA tensor is copied into pinned host memory
+    (PyTorch's caching host allocator: reused from one checkpoint to the next) without waiting, so
+    all of a checkpoint's copies queue back to back on the current stream; wait() once, before
+    any array is read."""
+
+    def __init__(self):
+        self.pending = False
+
+    def __call__(self, leaf):
+        if not isinstance(leaf, torch.Tensor):
+            return None
+        tensor = leaf.detach()
         if tensor.dtype == torch.bfloat16:
             raise TypeError("trainrt.torch: bfloat16 tensors are not stored yet; convert to float32 first")
-        return tensor.contiguous().numpy()
-    return None
+        if not tensor.is_cuda or tensor.dtype not in _STORED_AS_IS:  # widened at once: read now
+            return tensor.cpu().contiguous().numpy()
+        host = torch.empty(tensor.shape, dtype=tensor.dtype, pin_memory=True)
+        host.copy_(tensor, non_blocking=True)
+        self.pending = True
+        return host.numpy()
+
+    def wait(self):
+        if self.pending:
+            torch.cuda.current_stream().synchronize()
+            self.pending = False
 
 
 def _save_rng(checkpoint):
@@ -234,7 +279,10 @@ def state_dict_checkpoint(per_rank=None, **objects_and_values):
     this rank's RNG states. Objects and values are the same on every rank (rank 0's are saved);
     per_rank={"name": number or array} holds those that differ (a rank's running loss sum)."""
     checkpoint = Checkpoint()
+    staging = _HostStaging()
     for name, value in (per_rank or {}).items():
+        if isinstance(value, torch.Tensor):
+            value = value.detach().cpu().numpy()
         checkpoint.per_rank(PER_RANK_PREFIX + name, np.atleast_1d(np.asarray(value)))
         checkpoint[PER_RANK_PREFIX + name + ".scalar"] = int(np.ndim(value) == 0)
     for name, value in objects_and_values.items():
@@ -244,11 +292,10 @@ def state_dict_checkpoint(per_rank=None, **objects_and_values):
             for key, number in value.state_dict().items():
                 checkpoint[f"{LOADER_PREFIX}{name}.{key}"] = number
         elif hasattr(value, "state_dict"):
-            checkpoint.structure(name, _unwrapped(value).state_dict(), _tensor_to_array)
-        elif isinstance(value, (torch.Tensor, np.ndarray)):
-            checkpoint.structure(name, value, _tensor_to_array)
+            checkpoint.structure(name, _unwrapped(value).state_dict(), staging)
         else:
-            checkpoint.structure(name, value, _tensor_to_array)
+            checkpoint.structure(name, value, staging)
+    staging.wait()
     _save_rng(checkpoint)
     return checkpoint
 

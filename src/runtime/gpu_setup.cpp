@@ -13,13 +13,13 @@
 
 namespace trainrt::runtime {
 
-void bind_gpu(const ScalingSettings& settings, const Context& context) {
+int bind_gpu(const ScalingSettings& settings, const Context& context) {
     const Backend backend = settings.backend.value;
     if (!settings.use_gpu.value) {
         if (backend == Backend::nccl)
             throw ConfigError(fmt::format("config: {} needs {} = true", settings.backend.stated("nccl"),
                                           settings.use_gpu.key));
-        return;
+        return -1;
     }
     if (backend == Backend::mpi)
         throw ConfigError(fmt::format("config: {} cannot reduce GPU buffers: this MPICH is not CUDA-aware; "
@@ -31,7 +31,9 @@ void bind_gpu(const ScalingSettings& settings, const Context& context) {
     request.visible_devices = comm::visible_gpu_count(&request.why_none);
     const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
     request.visible_env = visible != nullptr ? visible : "";
-    comm::bind_device(comm::select_device(request));
+    const int device = comm::select_device(request);
+    comm::bind_device(device);
+    return device;
 }
 
 namespace {

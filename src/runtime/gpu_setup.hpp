@@ -10,8 +10,9 @@
 namespace trainrt::runtime {
 
 // This rank's part, before the start-up agreement: checks the backend, picks and binds the GPU.
-// ConfigError (one line) when there is none or too few. No-op for CPU runs.
-void bind_gpu(const ScalingSettings& settings, const Context& context);
+// ConfigError (one line) when there is none or too few. Returns the bound device; -1 (nothing
+// bound) for CPU runs.
+int bind_gpu(const ScalingSettings& settings, const Context& context);
 
 // Collective, once every rank bound its GPU: checks no two ranks share one, then the
 // communicator the session hands out.

@@ -28,14 +28,14 @@ namespace {
 
 // This rank's start-up checks: the workload (a plugin is loaded here), its keys, its preflight
 // and the GPU. A non-trainrt exception from a preflight is the workload's.
-void check_locally(const Context& context, const Settings& settings,
+void check_locally(Context& context, const Settings& settings,
                    const workloads::Workload*& workload, JobConfig& effective) {
     try {
         if (workload == nullptr) workload = &workloads::find(settings.run.workload.value);
         if (!workload->any_train_key)  // a plugin's declared keys are known only now
             effective = config::with_train_keys(effective, workload->train_keys, workload->name);
         if (workload->preflight) workload->preflight(effective, context);
-        bind_gpu(settings.scaling, context);
+        context.gpu_device = bind_gpu(settings.scaling, context);
     } catch (const Error&) {
         throw;
     } catch (const std::exception& error) {
@@ -46,7 +46,7 @@ void check_locally(const Context& context, const Settings& settings,
 
 // Collective: the start-up checks run on every rank before the run directory is touched, and a
 // failure on any rank becomes every rank's.
-void check_start(Communicator& comm, const Context& context, const Settings& settings,
+void check_start(Communicator& comm, Context& context, const Settings& settings,
                  const workloads::Workload*& workload, JobConfig& effective) {
     comm::agree(comm, comm::attempt([&] { check_locally(context, settings, workload, effective); }));
 }

@@ -41,6 +41,7 @@ py::dict context_dict(const Context& context) {
     out["restart_count"] = context.restart_count;
     out["launcher"] = context.launcher;
     out["run_dir"] = context.run_dir;
+    out["gpu_device"] = context.gpu_device;
     return out;
 }
 

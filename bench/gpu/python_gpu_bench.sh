@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Python training functions on the GPU, trainrt vs plain PyTorch (bench/gpu/python_gpu_bench.py),
+# alternated per configuration on the same GPU: models mlp and resnet18, data loader and resident;
+# then a checkpoint's stall vs its device-to-host copy (resnet18, checkpoint.async = true).
+#
+#   bash bench/gpu/python_gpu_bench.sh BUILD IDX_DIR OUT.jsonl [EPOCHS] [ROUNDS]
+#
+# Needs a trainrt whose Python component was built for the machine's Python
+# (bench/gpu/build_python_on_gpu.sh) and that Python's CUDA PyTorch and torchvision.
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$1 IDX=$2 OUT=$3 EPOCHS=${4:-4} ROUNDS=${5:-1}
+SCRIPT=$REPO/bench/gpu/python_gpu_bench.py
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+export VIRTUAL_ENV=${VIRTUAL_ENV:-$(python3 -c 'import sys; print(sys.prefix)')}
+: >"$OUT"
+through_trainrt() {  # MODEL DATA [ARGS...]
+  local model=$1 data=$2; shift 2
+  timeout -k 10 300 mpiexec -n 1 "$BUILD/trainrt" --run.workload=python:"$SCRIPT":trainrt_func --scaling.use_gpu=true \
+    --train.model="$model" --train.data="$data" --train.data_dir="$IDX" --train.epochs="$EPOCHS" \
+    --run.storage_path="$WORK" --run.name="$model-$data-$RANDOM" --metrics.progress=off "$@" 2>"$WORK/err" |
+    grep '^{' >>"$OUT" || { echo "trainrt $model $data failed:"; tail -20 "$WORK/err"; }
+}
+plain() {  # MODEL DATA
+  timeout -k 10 300 python3 "$SCRIPT" --model "$1" --data "$2" --data-dir "$IDX" --epochs "$EPOCHS" 2>"$WORK/err" |
+    grep '^{' >>"$OUT" || { echo "pytorch $1 $2 failed:"; tail -20 "$WORK/err"; }
+}
+for round in $(seq "$ROUNDS"); do
+  for model in mlp resnet18; do
+    for data in resident loader; do
+      echo "== round $round: $model $data"
+      if (( round % 2 )); then through_trainrt "$model" "$data"; plain "$model" "$data"
+      else plain "$model" "$data"; through_trainrt "$model" "$data"; fi
+    done
+  done
+done
+echo "== checkpoint stall (resnet18)"
+through_trainrt resnet18 resident --train.epochs=1 --train.checkpoints=8 --checkpoint.async=true
+python3 "$REPO/bench/gpu/python_gpu_report.py" "$OUT"

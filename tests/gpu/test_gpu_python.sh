@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Python training functions on a GPU (label gpu; exit 77 = skipped where no GPU is visible or
+# this trainrt has no Python component, or its Python's torch has no CUDA):
+#  - inside the function: the NCCL process group (backend auto), get_context().device and torch's
+#    current device are the GPU trainrt bound, prepare_model puts the model there, prepare_data_loader
+#    hands out pinned batches moved to it, and a state_dict checkpoint of CUDA tensors (staged
+#    through pinned memory) puts model and optimizer back on the device bitwise;
+#  - Ray's FashionMNIST recipe (examples/python/fashion_mnist.py) on the GPU ends its first epoch
+#    at the CPU path's loss (tests/data/torch_reference.json, plain PyTorch on CPU) within 1e-4
+#    relative and test accuracy within 0.2 points;
+#  - stopped with USR2 while training and rerun, it ends with the uninterrupted GPU run's digest and
+#    reports the same numbers at every epoch;
+#  - two ranks on one GPU and no visible GPU are refused with one line, exit 2, nothing written.
+source "$(dirname "$0")/../checkpoint/lib.sh"
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  echo "SKIP: no GPU visible (nvidia-smi -L)"; exit 77
+fi
+"$TRAINRT" --version | grep -q 'Python: libtrainrt_python' || { echo "SKIP: this trainrt has no Python component"; exit 77; }
+PY=${TRAINRT_TEST_PYTHON:-python3}
+"$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null \
+  || { echo "SKIP: $PY's torch sees no CUDA device"; exit 77; }
+export VIRTUAL_ENV=${VIRTUAL_ENV:-$("$PY" -c 'import sys; print(sys.prefix)')}
+DATA=${FASHION_IDX_DIR:-/usr/share/datasets/fashion-mnist}
+
+# --- inside the function
+cat >"$WORK/inside.py" <<'PY'
+import torch, torch.distributed as dist, trainrt
+from torch.utils.data import DataLoader, TensorDataset
+from trainrt.torch import load_state, prepare_data_loader, prepare_model, state_dict_checkpoint
+def check(config):
+    ctx = trainrt.get_context()
+    assert dist.get_backend() == "nccl", dist.get_backend()
+    assert ctx.device == "cuda:0" and torch.cuda.current_device() == 0, (ctx.device, torch.cuda.current_device())
+    model = prepare_model(torch.nn.Linear(8, 4))
+    assert next(model.parameters()).device == torch.device("cuda:0")
+    loader = prepare_data_loader(DataLoader(TensorDataset(torch.randn(32, 8), torch.arange(32)), batch_size=8))
+    x, y = next(iter(loader))
+    assert x.device == torch.device("cuda:0") and y.device == torch.device("cuda:0"), (x.device, y.device)
+    assert loader.loader.pin_memory
+    optimizer = torch.optim.Adam(model.parameters())
+    model(x).sum().backward(); optimizer.step()
+    saved = {k: v.clone() for k, v in model.state_dict().items()}
+    moments = optimizer.state_dict()["state"][0]["exp_avg"].clone()
+    checkpoint = state_dict_checkpoint(model=model, optimizer=optimizer, epoch=1)
+    fresh = prepare_model(torch.nn.Linear(8, 4)); fresh_opt = torch.optim.Adam(fresh.parameters())
+    fresh(x).sum().backward(); fresh_opt.step()
+    values = load_state(checkpoint, model=fresh, optimizer=fresh_opt)
+    assert values["epoch"] == 1
+    for k, v in fresh.state_dict().items():
+        assert v.is_cuda and torch.equal(v, saved[k]), k
+    restored = fresh_opt.state_dict()["state"][0]["exp_avg"]
+    assert restored.is_cuda and torch.equal(restored, moments)
+    t = torch.ones(1, device=ctx.device); dist.all_reduce(t); assert t.item() == 1.0
+    print(f"inside ok: backend {dist.get_backend()}, device {ctx.device}, pinned batches on {x.device}", flush=True)
+PY
+rc=0
+timeout -k 10 300 mpiexec -n 1 "$TRAINRT" --run.workload=python:"$WORK/inside.py":check --scaling.use_gpu=true \
+  --run.storage_path="$WORK" --run.name=inside --metrics.progress=off >"$WORK/inside.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && grep -q 'inside ok' "$WORK/inside.out" && pass "$(grep -m1 'inside ok' "$WORK/inside.out")" \
+  || { show "$WORK/inside.out" 40; fail "the checks inside a GPU function (exit $rc)"; }
+
+# --- the recipe: GPU vs the CPU path's first epoch
+CKPT_ARGS=(--config examples/python/fashion_mnist.ini --train.data_dir="$DATA" --scaling.use_gpu=true
+           --metrics.progress=off --failure.collective_timeout=120)
+train 1 epoch1 "$WORK/epoch1.out" --train.epochs=1 --train.init_weights=tests/data/torch_init_seed0.h5
+[ "$rc" -eq 0 ] || { show "$WORK/epoch1.out" 30; fail "the recipe on the GPU exits $rc"; }
+"$PY" - "$WORK/epoch1/result.jsonl" tests/data/torch_reference.json <<'PY' \
+  && pass "recipe on the GPU, epoch 1 vs the CPU path: $(cat "$WORK/compare.txt")" || fail "the GPU recipe's epoch 1 differs from the CPU path's"
+import json, sys
+ours = [json.loads(l) for l in open(sys.argv[1])][0]
+ref = json.load(open(sys.argv[2]))["runs"]["1"][0]
+rel = abs(ours["loss"] - ref["loss"]) / abs(ref["loss"])
+text = (f"loss {ours['loss']:.7f} vs {ref['loss']:.7f} (rel {rel:.1e}), accuracy {ours['test_accuracy']} vs "
+        f"{ref['test_accuracy']}")
+open(sys.argv[1].rsplit("/", 2)[0] + "/compare.txt", "w").write(text)
+print(text)
+sys.exit(0 if rel <= 1e-4 and abs(ours["test_accuracy"] - ref["test_accuracy"]) <= 0.002 else 1)
+PY
+
+# --- stop with USR2 and resume on the GPU
+EPOCHS=3
+CKPT_ARGS+=(--train.epochs=$EPOCHS --train.check_every=100)
+train 1 ref "$WORK/ref.out"
+base=$(digest_of "$WORK/ref.out")
+[ "$rc" -eq 0 ] && [ -n "$base" ] || { show "$WORK/ref.out" 30; fail "uninterrupted GPU run exits $rc"; finish; }
+( train 1 usr2 "$WORK/usr2.first.out"; echo "$rc" >"$WORK/usr2.rc" ) &
+runner=$!
+# The run directory exists once rank 0 passed its start-up (the stop handler is in place long
+# before); 2 s later the function is training (an epoch here lasts seconds).
+for _ in $(seq 600); do [ -d "$WORK/usr2" ] && break; sleep 0.1; done
+sleep 2
+pid=$(rank_pid usr2 0) && kill -USR2 "$pid"
+wait "$runner" || true
+[ "$(cat "$WORK/usr2.rc")" = 9 ] \
+  && pass "USR2: the GPU run stopped with exit 9, last row $(tail -1 "$WORK/usr2/result.jsonl" | grep -o '"epoch":[0-9.]*')" \
+  || { show "$WORK/usr2.first.out"; fail "the stopped GPU run exits $(cat "$WORK/usr2.rc") (expected 9; 0: it ended first)"; }
+train 1 usr2 "$WORK/usr2.rerun.out"
+[ "$rc" -eq 0 ] && [ "$(digest_of "$WORK/usr2.rerun.out")" = "$base" ] \
+  && pass "stopped + resumed on the GPU from iteration $(resumed_iteration "$WORK/usr2.rerun.out"): digest $base" \
+  || { show "$WORK/usr2.rerun.out" 30; fail "rerun exits $rc, digest $(digest_of "$WORK/usr2.rerun.out") vs $base"; }
+"$PY" - "$EPOCHS" "$WORK/ref/result.jsonl" "$WORK/usr2/result.jsonl" <<'PY' && pass "every epoch row of the resumed run equals the uninterrupted run's" || fail "reported numbers differ after the resume"
+import json, sys
+rows = [[r for r in map(json.loads, open(p)) if float(r["epoch"]).is_integer()] for p in sys.argv[2:]]
+keys = ("epoch", "loss", "test_accuracy")
+a, b = ([{k: r[k] for k in keys} for r in x] for x in rows)
+print(a, b, sep="\n")
+sys.exit(0 if a == b and len(a) == int(sys.argv[1]) else 1)
+PY
+
+# --- refusals
+refused() {  # NAME TEXT NP [VAR=VALUE...]
+  local name=$1 text=$2 np=$3 rc=0; shift 3
+  env "$@" timeout -k 10 120 mpiexec -n "$np" "$TRAINRT" --run.workload=python:"$WORK/inside.py":check \
+    --scaling.use_gpu=true --run.storage_path="$WORK" --run.name="$name" >"$WORK/$name.out" 2>&1 || rc=$?
+  if [ "$rc" -eq 2 ] && [ "$(grep -c -- "$text" "$WORK/$name.out")" -eq 1 ] && [ ! -e "$WORK/$name" ]; then
+    pass "$name: exit 2, one line '$(grep -m1 -- "$text" "$WORK/$name.out")', nothing written"
+  else
+    show "$WORK/$name.out" 20; fail "$name: exit $rc (expected 2, one line with '$text', no run directory)"
+  fi
+}
+[ "$(nvidia-smi -L | grep -c '^GPU ')" -eq 1 ] && refused two_ranks_one_gpu "share GPU" 2
+refused no_visible_gpu "sees no CUDA device" 1 CUDA_VISIBLE_DEVICES=
+finish
