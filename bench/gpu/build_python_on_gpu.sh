@@ -30,7 +30,7 @@ VERSION=$(sed -n 's/^#define TRAINRT_VERSION "\(.*\)"/\1/p' "$BUILD/generated/tr
 SONAME=libtrainrt_python.so.${VERSION%.*}
 echo "python: $("$PYTHON" --version) headers $PY_INCLUDE, libpython $LIBPYTHON, pybind11 $PYBIND_INCLUDE, g++ $(g++ -dumpfullversion)"
 
-FLAGS=(-std=c++20 -O2 -fPIC -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+FLAGS=(-std=c++20 -O2 -DNDEBUG -fPIC -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
        -DFMT_SHARED -I"$REPO/include" -I"$BUILD/generated" -I"$REPO/src"
        -isystem "$UNPACKED/include" -isystem "$PY_INCLUDE" -isystem "$PYBIND_INCLUDE")
 LIBS=("$BUILD/lib/libtrainrt.so" "$UNPACKED/lib/libfmt.so.9")

@@ -16,8 +16,10 @@ One JSON line per epoch: who, model, data, epoch, epoch_s (the loop, a device sy
 report or print), loss (summed on the device: no sync per step).
 checkpoints = N (trainrt only, after the epochs): N rounds of 20 steps then the state's
 device-to-host copy into preallocated pinned memory (plain PyTorch, the floor), 20 steps then
-report() with state_dict_checkpoint(model, optimizer) (checkpoint.async = true: its stall); one
-JSON line with both medians.
+report() with state_dict_checkpoint(model, optimizer) (checkpoint.async = true, snapshot =
+background: its stall); one JSON line with both medians.
+plain_func: the plain loop run by trainrt's embedded interpreter with no trainrt call in it
+(who = pytorch-embedded): what the interpreter costs, apart from trainrt's functions.
 """
 import argparse
 import gzip
@@ -105,6 +107,7 @@ def pinned_copy_seconds(model, optimizer, device):
 
 
 def line(**values):
+    values.update(cpus=len(os.sched_getaffinity(0)), threads=torch.get_num_threads())
     print(json.dumps(values), flush=True)
 
 
@@ -145,7 +148,12 @@ def trainrt_func(config):
              stall_s=statistics.median(stalls[1:]), stalls=stalls, copies=copies)
 
 
-def plain(args):
+def plain_func(config):
+    plain(argparse.Namespace(model=config["model"], data=config["data"], data_dir=config["data_dir"],
+                             epochs=config.get("epochs", 3)), who="pytorch-embedded")
+
+
+def plain(args, who="pytorch"):
     device = torch.device("cuda:0")
     torch.cuda.set_device(device)
     torch.manual_seed(0)
@@ -164,7 +172,7 @@ def plain(args):
         start = time.perf_counter()
         loss = total.item()
         seconds += time.perf_counter() - start
-        line(who="pytorch", model=args.model, data=args.data, epoch=epoch, epoch_s=seconds, loss=loss)
+        line(who=who, model=args.model, data=args.data, epoch=epoch, epoch_s=seconds, loss=loss)
 
 
 class _Moved:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Python training functions on the GPU, trainrt vs plain PyTorch (bench/gpu/python_gpu_bench.py),
-# alternated per configuration on the same GPU: models mlp and resnet18, data loader and resident;
+# alternated per configuration on the same GPU: models mlp and resnet18, data loader and resident
+# (in round 1 also the plain loop in trainrt's embedded interpreter, no trainrt call);
 # then a checkpoint's stall vs its device-to-host copy (resnet18, checkpoint.async = true).
 #
 #   bash bench/gpu/python_gpu_bench.sh BUILD IDX_DIR OUT.jsonl [EPOCHS] [ROUNDS]
@@ -22,6 +23,12 @@ through_trainrt() {  # MODEL DATA [ARGS...]
     --run.storage_path="$WORK" --run.name="$model-$data-$RANDOM" --metrics.progress=off "$@" 2>"$WORK/err" |
     grep '^{' >>"$OUT" || { echo "trainrt $model $data failed:"; tail -20 "$WORK/err"; }
 }
+embedded() {  # MODEL DATA: the plain loop in trainrt's interpreter, no trainrt call
+  timeout -k 10 300 mpiexec -n 1 "$BUILD/trainrt" --run.workload=python:"$SCRIPT":plain_func \
+    --train.model="$1" --train.data="$2" --train.data_dir="$IDX" --train.epochs="$EPOCHS" \
+    --run.storage_path="$WORK" --run.name="embedded-$1-$2" --metrics.progress=off 2>"$WORK/err" |
+    grep '^{' >>"$OUT" || { echo "embedded $1 $2 failed:"; tail -20 "$WORK/err"; }
+}
 plain() {  # MODEL DATA
   timeout -k 10 300 python3 "$SCRIPT" --model "$1" --data "$2" --data-dir "$IDX" --epochs "$EPOCHS" 2>"$WORK/err" |
     grep '^{' >>"$OUT" || { echo "pytorch $1 $2 failed:"; tail -20 "$WORK/err"; }
@@ -32,9 +39,11 @@ for round in $(seq "$ROUNDS"); do
       echo "== round $round: $model $data"
       if (( round % 2 )); then through_trainrt "$model" "$data"; plain "$model" "$data"
       else plain "$model" "$data"; through_trainrt "$model" "$data"; fi
+      (( round > 1 )) || embedded "$model" "$data"
     done
   done
 done
 echo "== checkpoint stall (resnet18)"
-through_trainrt resnet18 resident --train.epochs=1 --train.checkpoints=8 --checkpoint.async=true
+through_trainrt resnet18 resident --train.epochs=1 --train.checkpoints=8 --checkpoint.async=true \
+  --checkpoint.snapshot=background
 python3 "$REPO/bench/gpu/python_gpu_report.py" "$OUT"

@@ -11,18 +11,28 @@ epochs = collections.defaultdict(list)
 for row in rows:
     if "epoch_s" in row and row["epoch"] > 1:
         epochs[(row["model"], row["data"], row["who"])].append(row["epoch_s"])
-print("| model | data | trainrt epoch (s) | PyTorch epoch (s) | trainrt / PyTorch |")
-print("|---|---|---|---|---|")
+def median(model, data, who):
+    values = epochs.get((model, data, who))
+    return statistics.median(values) if values else None
+
+
+def ratio(a, b):
+    return f"{a / b:.3f}x" if a and b else "-"
+
+
+def seconds(value):
+    return f"{value:.3f}" if value else "missing"
+
+
+print("| model | data | trainrt epoch (s) | PyTorch epoch (s) | trainrt / PyTorch | plain loop in trainrt's "
+      "interpreter (s) | that / PyTorch |")
+print("|---|---|---|---|---|---|---|")
 for model, data in sorted({(m, d) for m, d, _ in epochs}):
-    ours, theirs = epochs.get((model, data, "trainrt")), epochs.get((model, data, "pytorch"))
-    if not ours or not theirs:
-        print(f"| {model} | {data} | {'missing' if not ours else statistics.median(ours)} | "
-              f"{'missing' if not theirs else statistics.median(theirs)} | - |")
-        continue
-    a, b = statistics.median(ours), statistics.median(theirs)
-    print(f"| {model} | {data} | {a:.3f} | {b:.3f} | {a / b:.3f}x |")
+    ours, theirs, embedded = (median(model, data, who) for who in ("trainrt", "pytorch", "pytorch-embedded"))
+    print(f"| {model} | {data} | {seconds(ours)} | {seconds(theirs)} | {ratio(ours, theirs)} | "
+          f"{seconds(embedded)} | {ratio(embedded, theirs)} |")
 for row in rows:
     if "stall_s" in row:
         print(f"\ncheckpoint of {row['model']} ({row['checkpoint_bytes'] / 2**20:.1f} MiB: weights and momentum), "
-              f"checkpoint.async = true: report() stall {row['stall_s'] * 1e3:.2f} ms vs pinned device-to-host copy "
+              f"checkpoint.async = true, snapshot = background: stall {row['stall_s'] * 1e3:.2f} ms vs pinned device-to-host copy "
               f"{row['d2h_pinned_s'] * 1e3:.2f} ms: {row['stall_s'] / row['d2h_pinned_s']:.2f}x")

@@ -79,6 +79,8 @@ use_bundle() {
   missing=$(ldd "$TRAINRT" "$BUILD"/lib/libtrainrt.so "$BUILD/tests/nccl_check" "$UNPACKED"/bin/* | grep 'not found' | sort -u)
   [[ -z $missing ]] || die "libraries still missing with the bundle: $missing"
   export FASHION_IDX_DIR=$UNPACKED/data  # the IDX files, for the Python tests and benchmarks
+  TRAINRT_TEST_PYTHON=$(command -v python3)  # the tests' numpy and h5py: this machine's PyTorch Python
+  export TRAINRT_TEST_PYTHON
   if [[ ! -s $REPO/data/fashion-mnist.h5 ]]; then
     "$TRAINRT" data import fashion-mnist --from "$UNPACKED/data" --out "$REPO/data/fashion-mnist.h5" >/dev/null ||
       die "importing FashionMNIST failed"
@@ -94,6 +96,7 @@ stage_probe() {
   say "ctest"; command -v ctest && ctest --version | head -1
   say "python / torch"
   python3 -c 'import sys, torch; print(sys.version.split()[0], torch.__version__, "cuda", torch.version.cuda, "nccl", torch.cuda.nccl.version(), torch.cuda.get_device_name())'
+  say "python3's libpython (none: linked statically)"; ldd "$(python3 -c 'import sys; print(sys.executable)')" | grep libpython || echo none
   say "CUDA/NCCL library dirs"; cuda_lib_dirs | tr ':' '\n'
   say "what the machine's loader cannot find for trainrt (before the bundle)"
   ldd "$TRAINRT" "$BUILD"/lib/libtrainrt.so | grep 'not found' | sort -u || echo "(nothing)"

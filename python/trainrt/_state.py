@@ -61,6 +61,8 @@ def begin(handle):
 def end():
     global _handle
     if _handle is not None:
+        if _local.get("snapshot_sources") is not None:  # a background snapshot may still read them
+            _handle.await_snapshot()
         _handle.end()
     _handle = None
     _local.clear()
@@ -168,7 +170,9 @@ def report(metrics, checkpoint=None):
             save(checkpoint)
         allreduce = (lambda array, op: handle.allreduce(array, op)) if any_directory else None
         tensors, attributes = checkpoint._parts(handle.context(), allreduce)
-        handle.report(values, tensors, attributes)
+        deferred = handle.report(values, tensors, attributes, checkpoint._private_names())
+        # Kept until the next checkpoint's report (which awaits this snapshot) or the end.
+        _local["snapshot_sources"] = tensors if deferred else None
     if handle.should_stop():  # no collective: the verdict rode in the report's own
         raise StopTraining()
 

@@ -75,6 +75,7 @@ class Checkpoint:
         self._dtypes = {}       # name -> original dtype
         self._committed = None
         self._directory = None  # from_directory(): the directory whose files are saved
+        self._private = set()   # names of replicated arrays that are private copies (see _mark_private)
         for name, value in (values or {}).items():
             self[name] = value
 
@@ -184,6 +185,16 @@ class Checkpoint:
         if original:
             self._dtypes[path] = original
         return {"t": path, "shape": list(array.shape), "kind": kind}
+
+    def _mark_private(self, arrays):
+        """The tensors held by one of `arrays` are private copies that nothing else holds or
+        changes (trainrt.torch's pinned staging of CUDA tensors): a background snapshot may copy
+        them after report() returns ([checkpoint] snapshot = background), while the function trains."""
+        ids = {id(array) for array in arrays}
+        self._private |= {name for name, array in self._tensors.items() if id(array) in ids}
+
+    def _private_names(self):
+        return {name for name in self._private if name in self._tensors}
 
     def _parts(self, context, allreduce=None):
         """(tensors, attributes) for trainrt._trainrt's report(). allreduce (collective, given when

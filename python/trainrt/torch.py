@@ -245,6 +245,7 @@ class _HostStaging:
 
     def __init__(self):
         self.pending = False
+        self.private = []  # the staged arrays: private copies (Checkpoint._mark_private)
 
     def __call__(self, leaf):
         if not isinstance(leaf, torch.Tensor):
@@ -257,7 +258,8 @@ class _HostStaging:
         host = torch.empty(tensor.shape, dtype=tensor.dtype, pin_memory=True)
         host.copy_(tensor, non_blocking=True)
         self.pending = True
-        return host.numpy()
+        self.private.append(host.numpy())
+        return self.private[-1]
 
     def wait(self):
         if self.pending:
@@ -296,6 +298,7 @@ def state_dict_checkpoint(per_rank=None, **objects_and_values):
         else:
             checkpoint.structure(name, value, staging)
     staging.wait()
+    checkpoint._mark_private(staging.private)
     _save_rng(checkpoint)
     return checkpoint
 

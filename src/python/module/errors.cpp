@@ -17,14 +17,16 @@ void bind_errors(py::module_& module) {
     for (const ExitCodeName& entry : exit_code_table())
         if (std::string(entry.table) == "exit") codes[entry.name] = entry.code;
     module.attr("exit_codes") = py::module_::import("types").attr("SimpleNamespace")(**codes);
-    static py::exception<Error> error_type(module, "Error", PyExc_RuntimeError);
+    // Never destroyed: the interpreter is never finalized, and a static's destructor would drop
+    // the type's reference at exit without the GIL.
+    static auto* error_type = new py::exception<Error>(module, "Error", PyExc_RuntimeError);
     py::register_exception_translator([](std::exception_ptr raised) {
         try {
             if (raised) std::rethrow_exception(raised);
         } catch (const Error& error) {
-            py::object instance = py::reinterpret_borrow<py::object>(error_type.ptr())(error.what());
+            py::object instance = py::reinterpret_borrow<py::object>(error_type->ptr())(error.what());
             instance.attr("exit_code") = error.exit_code();
-            PyErr_SetObject(error_type.ptr(), instance.ptr());
+            PyErr_SetObject(error_type->ptr(), instance.ptr());
         }
     });
 }

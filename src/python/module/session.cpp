@@ -5,12 +5,14 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "python/module/bindings.hpp"
 #include "python/module/tensors.hpp"
 #include "python/settings_view.hpp"
+#include "checkpoint/write_plan.hpp"
 #include "data/configured.hpp"
 #include "trainrt/error.hpp"
 #include "trainrt/threads.hpp"
@@ -64,21 +66,33 @@ Metrics metrics_from(const py::dict& values) {
     return metrics;
 }
 
-void report(const SessionHandle& handle, const py::dict& values, const py::object& tensors,
-            const py::object& attributes) {
+// Whether every block a background snapshot copies after report() returns is one of `private_names`.
+bool late_blocks_private(const CheckpointState& state, const std::set<std::string>& private_names) {
+    for (const TensorPart& part : state.tensors())
+        if (part.bytes() >= checkpoint::kBackgroundBlockBytes && !private_names.contains(part.name)) return false;
+    return true;
+}
+
+// True when the caller must keep `tensors` alive until the next report() with a checkpoint or
+// await_snapshot(): arrays that view the function's state may change or go when this returns, so
+// a background snapshot ([checkpoint] snapshot) of them is awaited here, as with snapshot = copy;
+// private copies nothing else holds (private_names: trainrt.torch's pinned staging of CUDA
+// tensors) are copied beside the next steps instead.
+bool report(const SessionHandle& handle, const py::dict& values, const py::object& tensors,
+            const py::object& attributes, const std::set<std::string>& private_names) {
     Session& session = live(handle);
     const Metrics metrics = metrics_from(values);
     if (tensors.is_none() && attributes.is_none()) {
         py::gil_scoped_release unlocked;
         session.report(metrics);
-        return;
+        return false;
     }
     const CheckpointState state = state_from(tensors, attributes);  // borrows the arrays' data
+    const bool deferred = late_blocks_private(state, private_names);
     py::gil_scoped_release unlocked;
     session.report(metrics, state);
-    // The arrays may go when this returns: a background snapshot ([checkpoint] snapshot) is
-    // taken before, as with snapshot = copy.
-    session.await_snapshot();
+    if (!deferred) session.await_snapshot();
+    return deferred;
 }
 
 py::dict dataset_shard(const SessionHandle& handle, const std::string& split, std::uint64_t epoch) {
@@ -180,7 +194,12 @@ void bind_session(py::module_& module) {
         .def("setting_keys", [](const SessionHandle& h) { return settings_view(live(h).config(), true); })
         .def("train_config", [](const SessionHandle& h) { return train_config(live(h).config()); })
         .def("report", &report, py::arg("metrics"), py::arg("tensors") = py::none(),
-             py::arg("attributes") = py::none())
+             py::arg("attributes") = py::none(), py::arg("private_names") = std::set<std::string>{})
+        .def("await_snapshot", [](const SessionHandle& h) {
+            Session& session = live(h);
+            py::gil_scoped_release unlocked;
+            session.await_snapshot();
+        })
         .def("should_stop", [](const SessionHandle& h) {
             Session& session = live(h);
             py::gil_scoped_release unlocked;
