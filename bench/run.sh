@@ -805,6 +805,15 @@ else:
     lines += ["## GPU", "", "not run: no GPU here and no stored GPU results.", ""]
     detail8, t8 = "–", None
 
+# Python training functions on a GPU: measured only on a lent GPU machine (run_on_gpu.sh's pybench
+# stage: its Python and CUDA PyTorch are not this machine's); the stored results are shown.
+py_gpu = Path("bench/gpu/results/h200-python-latest.jsonl")
+if py_gpu.exists():
+    table = subprocess.run([sys.executable, "bench/gpu/python_gpu_report.py", str(py_gpu)], check=True,
+                           capture_output=True, text=True).stdout.strip()
+    lines += ["## GPU: Python training functions, trainrt vs plain PyTorch", "",
+              Path("bench/gpu/results/h200-python-latest.md").read_text().strip(), "", *table.splitlines(), ""]
+
 # --- parts measured on the local cluster, or their stored results ---
 def cluster_section(result, part, renderer, title, not_run):
     """The section `renderer` draws from `result` (in this run's directory) with the part's note, or "not run"."""

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Python training functions on the GPU, trainrt vs plain PyTorch (bench/gpu/python_gpu_bench.py),
 # alternated per configuration on the same GPU: models mlp and resnet18, data loader and resident
-# (in round 1 also the plain loop in trainrt's embedded interpreter, no trainrt call);
-# then a checkpoint's stall vs its device-to-host copy (resnet18, checkpoint.async = true).
+# (in round 1 also the plain loop in trainrt's embedded interpreter, no trainrt call); first, a
+# checkpoint's stall vs its device-to-host copy (resnet18, checkpoint.async, snapshot background).
 #
 #   bash bench/gpu/python_gpu_bench.sh BUILD IDX_DIR OUT.jsonl [EPOCHS] [ROUNDS]
 #
@@ -33,6 +33,9 @@ plain() {  # MODEL DATA
   timeout -k 10 300 python3 "$SCRIPT" --model "$1" --data "$2" --data-dir "$IDX" --epochs "$EPOCHS" 2>"$WORK/err" |
     grep '^{' >>"$OUT" || { echo "pytorch $1 $2 failed:"; tail -20 "$WORK/err"; }
 }
+echo "== checkpoint stall (resnet18), first: the rounds below may run out of a lease"
+through_trainrt resnet18 resident --train.epochs=1 --train.checkpoints=8 --checkpoint.async=true \
+  --checkpoint.snapshot=background
 for round in $(seq "$ROUNDS"); do
   for model in mlp resnet18; do
     for data in resident loader; do
@@ -43,7 +46,4 @@ for round in $(seq "$ROUNDS"); do
     done
   done
 done
-echo "== checkpoint stall (resnet18)"
-through_trainrt resnet18 resident --train.epochs=1 --train.checkpoints=8 --checkpoint.async=true \
-  --checkpoint.snapshot=background
 python3 "$REPO/bench/gpu/python_gpu_report.py" "$OUT"

@@ -34,5 +34,6 @@ for model, data in sorted({(m, d) for m, d, _ in epochs}):
 for row in rows:
     if "stall_s" in row:
         print(f"\ncheckpoint of {row['model']} ({row['checkpoint_bytes'] / 2**20:.1f} MiB: weights and momentum), "
-              f"checkpoint.async = true, snapshot = background: stall {row['stall_s'] * 1e3:.2f} ms vs pinned device-to-host copy "
-              f"{row['d2h_pinned_s'] * 1e3:.2f} ms: {row['stall_s'] / row['d2h_pinned_s']:.2f}x")
+              f"checkpoint.async = true: report() stall {row['stall_s'] * 1e3:.2f} ms vs pinned device-to-host copy "
+              f"{row['d2h_pinned_s'] * 1e3:.2f} ms: {row['stall_s'] / row['d2h_pinned_s']:.2f}x"
+              + (f" ({row['note']})" if row.get("note") else ""))
