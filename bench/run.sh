@@ -291,6 +291,23 @@ if (( PYTHON_BUILT )); then
     --run.workload=python:bench/python/directory_checkpoint.py:bench --train.mib=100 --train.repeats=5 \
     --checkpoint.num_to_keep=1 --metrics.progress=off --run.storage_path="$storage" --run.name=bench_python_directory
   grep -q '"bench": "directory_checkpoint"' "$OUT/python_directory.jsonl" || die "directory_checkpoint printed no line"
+  # A Python-bound loop: plain python3, trainrt.run() in it, the python: workload (embedded); alternated.
+  : >"$OUT/python_interpreter.jsonl"
+  for i in $(seq 1 "${BENCH_PY_REPS:-7}"); do
+    run "python_interp_plain_r$i" "$OUT/python_interp.tmp" "$PY" bench/python/interpreter_loop.py 5
+    cat "$OUT/python_interp.tmp" >>"$OUT/python_interpreter.jsonl"
+    run "python_interp_run_r$i" "$OUT/python_interp.tmp" env PYTHONPATH="$BUILD/lib/trainrt/python${PYTHONPATH:+:$PYTHONPATH}" \
+      "$PY" bench/python/interpreter_loop.py --trainrt-run --train.reps=5 --metrics.progress=off \
+      --run.storage_path="$storage" --run.name=bench_python_interp_run
+    grep '"bench": "interpreter"' "$OUT/python_interp.tmp" >>"$OUT/python_interpreter.jsonl"
+    run "python_interp_embedded_r$i" "$OUT/python_interp.tmp" mpiexec -n 1 "$TRAINRT" \
+      --run.workload=python:bench/python/interpreter_loop.py:embedded --train.reps=5 --metrics.progress=off \
+      --run.storage_path="$storage" --run.name=bench_python_interp_embedded
+    grep '"bench": "interpreter"' "$OUT/python_interp.tmp" >>"$OUT/python_interpreter.jsonl"
+  done
+  rm -f "$OUT/python_interp.tmp"
+  [[ $(grep -c '"bench": "interpreter"' "$OUT/python_interpreter.jsonl") -eq $((3 * ${BENCH_PY_REPS:-7})) ]] ||
+    die "interpreter_loop printed fewer lines than runs ($OUT/python_interpreter.jsonl)"
 fi
 
 if ! skipped allreduce; then
@@ -922,6 +939,18 @@ if not directory.empty and "checkpoint_s" in directory:
               f"the same filesystem and fsyncing each and the directory {fmt(d['copy_s'], '.3f')} s: "
               f"{fmt(dir_ratio)}× the copy's speed (target ≥ 0.8×). The checkpoint retention removes (one kept) "
               "is removed in the background, during the copy that follows it.", ""]
+interp = jsonl(out / "python_interpreter.jsonl")
+if not interp.empty and "who" in interp:
+    medians = {who: interp[interp["who"] == who]["median_s"].reset_index(drop=True) for who in ("python3", "trainrt.run", "embedded")}
+    pair = lambda who: (medians[who] / medians["python3"]).median()
+    lines += [f"Interpreter (`bench/python/interpreter_loop.py`, a pure-Python loop of 2M iterations, median of 5 loops "
+              f"per run, {len(medians['python3'])} alternated rounds): {fmt(medians['python3'].median(), '.3f')} s in "
+              f"Debian's `python3` (libpython linked into the executable), {fmt(medians['trainrt.run'].median(), '.3f')} s "
+              f"run by `trainrt.run()` in that `python3` ({fmt(pair('trainrt.run'), '.3f')}×), "
+              f"{fmt(medians['embedded'].median(), '.3f')} s as a `python:` workload, where trainrt embeds the shared "
+              f"`libpython3.11.so` ({fmt(pair('embedded'), '.3f')}×; ratios: median of the rounds' ratios). A Python-bound "
+              "loop (a GPU step of small kernels is one) runs at `python3`'s speed when the script is started with "
+              "`python3` (`trainrt.run()`, `TorchTrainer.fit()`).", ""]
 xgb = jsonl(out / "xgboost_bench.jsonl")
 xgb_round, xgb_save = {}, None
 lines += ["## XGBoost: the built-in workload vs a hand-written xgboost.train", ""]
