@@ -17,7 +17,8 @@
 // (6) the node-local level (levels = local,pfs) in --local-dir against a plain write and read there.
 // (7) a training step (about 0.5 s of compute that does not touch the state, then every element
 // updated) with an async save reported before it, snapshot = copy and = background, against the
-// same step alone: what the save costs training.
+// same step alone: what the save costs training. (8) 2000 tensors of 16 KiB per rank restored and
+// read back against a plain read of the same bytes (many_round).
 // A warm-up round (plain and file_per_rank) comes first and is not reported; then plain,
 // file_per_rank, shared in even repetitions and the reverse order in odd ones. Times are the slowest rank's; bandwidth = total bytes /
 // time. One JSON line per measurement with its repetition ("rep"): run.sh takes ratios pair by
@@ -173,11 +174,14 @@ struct Bench {
     }
 
     void emit(const std::string& what, const std::string& layout, double seconds) const {
+        emit_bytes(what, layout, seconds, total_bytes());
+    }
+
+    void emit_bytes(const std::string& what, const std::string& layout, double seconds, std::uint64_t bytes) const {
         if (context.world_rank != 0 || rep < 0) return;
         std::cout << fmt::format(R"({{"bench":"checkpoint","ranks":{},"rep":{},"what":"{}","layout":"{}",)"
                                  R"("bytes":{},"seconds":{:.6f},"GBps":{:.4f}}})",
-                                 context.world_size, rep, what, layout, total_bytes(), seconds,
-                                 total_bytes() / seconds / 1e9)
+                                 context.world_size, rep, what, layout, bytes, seconds, bytes / seconds / 1e9)
                   << std::endl;
     }
 
@@ -363,6 +367,45 @@ struct Bench {
         if (context.world_rank == 0) fs::remove_all(shm);
     }
 
+    // (8) Many small tensors (kMany per rank, 16 KiB blocks, file_per_rank): restore and every
+    // block read back against a plain read of the same bytes from one file per rank, the page
+    // cache dropped before each: what a checkpoint's per-tensor work (HDF5 metadata, one read per
+    // tensor) costs a restore, in the order `rep` says.
+    void many_round(int rep) {
+        constexpr int kMany = 2000;
+        constexpr std::uint64_t kSide = 64;  // a 64 x 64 float32 block: 16 KiB
+        const std::uint64_t world = static_cast<std::uint64_t>(context.world_size);
+        const std::uint64_t bytes = kMany * kSide * kSide * sizeof(float) * world;
+        std::vector<std::vector<float>> blocks(kMany, std::vector<float>(kSide * kSide, 1.0f + context.world_rank));
+        std::vector<float> concatenated(kMany * kSide * kSide, 1.0f + context.world_rank);
+        auto plain = [&] {
+            fresh_run_dir("many_plain");
+            const std::string path = context.run_dir + fmt::format("/rank_{:05d}", context.world_rank);
+            plain_write(path, concatenated);
+            drop_cache(context.run_dir);
+            emit_bytes("many_read", "plain", timed_io([&] { plain_read(path, concatenated); }), bytes);
+        };
+        if (rep % 2 == 0) plain();
+        fresh_run_dir("many");
+        CheckpointState saved;
+        for (int t = 0; t < kMany; ++t)
+            saved.sharded<float>(fmt::format("m{:04d}", t), blocks[t], {kSide * world, kSide},
+                                 {kSide * context.world_rank, 0}, {kSide, kSide});
+        checkpoint::CheckpointManager(checkpoint_options("file_per_rank", false), context, comm)
+            .save(saved, 1, nlohmann::ordered_json::object());
+        drop_cache(context.run_dir);
+        std::optional<Checkpoint> restored;  // kept past the clock (kRestoredKept)
+        emit_bytes("many_read", "file_per_rank", timed_io([&] {
+            checkpoint::CheckpointManager manager(checkpoint_options("file_per_rank", false), context, comm);
+            restored = manager.restore();
+            for (int t = 0; t < kMany; ++t)
+                restored->read(fmt::format("m{:04d}", t), TensorType::f32, {kSide * context.world_rank, 0},
+                               {kSide, kSide}, blocks[t].data());
+        }), bytes);
+        restored.reset();
+        if (rep % 2 == 1) plain();
+    }
+
     // Rank 0 alone against every rank a share, in the order `rep` says (alternated over reps).
     void replicated_round(int rep) {
         if (whole.empty()) return;
@@ -438,6 +481,7 @@ int main(int argc, char** argv) {
             bench.step_round();
             bench.replicated_round(rep);
             bench.local_round();
+            bench.many_round(rep);
         }
         if (comm->rank() == 0) fs::remove_all(options.dir);
     } catch (const std::exception& error) {
