@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -113,18 +114,6 @@ std::string check_files(const std::string& dir, const Manifest& manifest, int sh
     return "";
 }
 
-// `check` run on the checkpoint's manifest; a read error is the reason.
-template <class Check>
-std::string checked(const std::string& checkpoint_dir, Check check) {
-    try {
-        return check(read_manifest(checkpoint_dir));
-    } catch (const Error& error) {
-        return error.what();
-    } catch (const fs::filesystem_error& error) {
-        return error.what();
-    }
-}
-
 double score_of(const Manifest& manifest, const std::string& attribute, bool higher_is_better) {
     const double worst = higher_is_better ? -1e308 : 1e308;
     if (attribute.empty()) return static_cast<double>(manifest.iteration);
@@ -156,20 +145,52 @@ std::vector<std::string> committed_names(const std::string& run_dir) {
     return names;
 }
 
-std::string verify_share(const std::string& checkpoint_dir, int share, int shares, KeptImage* keep) {
-    return checked(checkpoint_dir, [&](const Manifest& manifest) { return check_files(checkpoint_dir, manifest, share, shares, keep); });
+namespace {
+
+// What `check` returns, or the error it throws (reading the manifest or a file) as the reason.
+template <class Check>
+std::string reason_of(Check check) {
+    try {
+        return check();
+    } catch (const Error& error) {
+        return error.what();
+    } catch (const fs::filesystem_error& error) {
+        return error.what();
+    }
 }
 
-std::string verify_schema(const std::string& checkpoint_dir) {
-    return checked(checkpoint_dir, [&](const Manifest& manifest) {
-        const std::vector<std::string> problems = schema_problems(checkpoint_dir, manifest);
-        return problems.empty() ? std::string() : "schema: " + problems.front();
+}  // namespace
+
+std::string read_manifest_or_reason(const std::string& checkpoint_dir, Manifest& manifest) {
+    return reason_of([&] {
+        manifest = read_manifest(checkpoint_dir);
+        return std::string();
     });
 }
 
+std::string verify_share(const std::string& checkpoint_dir, const Manifest& manifest, int share, int shares,
+                         KeptImage* keep) {
+    return reason_of([&] { return check_files(checkpoint_dir, manifest, share, shares, keep); });
+}
+
+std::string verify_schema_share(const std::string& checkpoint_dir, const Manifest& manifest, int share, int shares,
+                                KeptImage* keep) {
+    std::set<std::string> files;
+    for (const RangeUnit& unit : ranges_of_share(manifest, share, shares))
+        if (unit.range == 0) files.insert(manifest.files[unit.file].name);
+    DatasetAddresses ignored;
+    std::optional<FileInMemory> held;
+    if (keep != nullptr && keep->image.data() != nullptr) held = FileInMemory{keep->file, keep->image.data(), keep->image.size()};
+    const std::vector<std::string> problems = schema_problems_of(checkpoint_dir, manifest, files, held ? &*held : nullptr,
+                                                                 held ? keep->addresses : ignored);
+    return problems.empty() ? std::string() : "schema: " + problems.front();
+}
+
 std::string verify(const std::string& checkpoint_dir) {
-    const std::string problem = verify_share(checkpoint_dir, 0, 1);
-    return problem.empty() ? verify_schema(checkpoint_dir) : problem;
+    Manifest manifest;
+    std::string problem = read_manifest_or_reason(checkpoint_dir, manifest);
+    if (problem.empty()) problem = verify_share(checkpoint_dir, manifest, 0, 1);
+    return problem.empty() ? verify_schema_share(checkpoint_dir, manifest, 0, 1) : problem;
 }
 
 std::vector<std::string> clean_leftovers(const std::string& run_dir) {

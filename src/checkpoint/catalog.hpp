@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "checkpoint/manifest.hpp"
+#include "checkpoint/schema_check.hpp"
 #include "storage/file_image.hpp"
 
 namespace trainrt::checkpoint {
@@ -27,6 +28,9 @@ struct KeptImage {
     std::string file;             // "rank_00003.h5"; "": the first file verified (then its name)
     std::uint64_t max_bytes = 0;  // a larger file is verified as any other
     storage::FileImage image;     // its bytes, when kept
+    // Where its parts' datasets lie in `image`, noted by the schema check of the file
+    // (verify_schema_share), which opens them anyway: the reader needs no HDF5 open of its own.
+    DatasetAddresses addresses;
 };
 
 // "" when the checkpoint verifies: manifest readable, every listed file present with its size
@@ -34,13 +38,19 @@ struct KeptImage {
 // says (schema_check.hpp). Otherwise the reason, naming the file.
 std::string verify(const std::string& checkpoint_dir);
 
-// verify() in parts, for ranks that verify a checkpoint together (CheckpointManager::restore):
-// verify_share checks the manifest, and the presence, size and XXH3-64 of the files whose index
-// i in the manifest has i % shares == share (share 0 also looks for files the manifest does not
-// list); verify_schema checks the files' HDF5 contents against the
-// manifest (metadata only). Each "" or the reason, naming the file.
-std::string verify_share(const std::string& checkpoint_dir, int share, int shares, KeptImage* keep = nullptr);
-std::string verify_schema(const std::string& checkpoint_dir);
+// verify() in parts, for ranks that verify a checkpoint together (CheckpointManager::restore),
+// each with the manifest it read (read_manifest_or_reason: "" or why it cannot be read).
+// verify_share checks the presence, size and XXH3-64 of this share's checksum ranges (range k,
+// numbered over the manifest's files in order, is share k % shares'; share 0 also looks for
+// files the manifest does not list). verify_schema_share, once every share's checksums passed
+// (HDF5 never opens a corrupted file), checks the HDF5 contents (metadata only) of the files whose
+// first range is this share's, and notes where the kept file's datasets lie (keep->addresses).
+// Each "" or the reason, naming the file.
+std::string read_manifest_or_reason(const std::string& checkpoint_dir, Manifest& manifest);
+std::string verify_share(const std::string& checkpoint_dir, const Manifest& manifest, int share, int shares,
+                         KeptImage* keep = nullptr);
+std::string verify_schema_share(const std::string& checkpoint_dir, const Manifest& manifest, int share, int shares,
+                                KeptImage* keep = nullptr);
 
 // Removes what an interrupted save or retention left behind; returns what it removed.
 std::vector<std::string> clean_leftovers(const std::string& run_dir);

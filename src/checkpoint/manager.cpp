@@ -180,7 +180,7 @@ struct CheckpointManager::Impl {
 
     void begin(const std::string& name);
     std::vector<std::string> candidates();
-    std::string verify_together(const std::string& path, KeptImage& kept);
+    std::string verify_together(const std::string& path, Manifest& manifest, KeptImage& kept);
     WritePlan plan(const CheckpointState& state) const {
         return plan_writes(state, context.world_rank, context.world_size, options.spread_replicated);
     }
@@ -363,15 +363,20 @@ std::vector<std::string> CheckpointManager::Impl::candidates() {
     return paths;
 }
 
-// Collective: every rank checksums a share of the files (rank 0 alone would read every rank's
-// shards, the whole checkpoint, while the others wait), rank 0 checks the schema; the verdict,
-// the first problem found, is the same on every rank. A rank keeps its own file's bytes from
-// its share (`kept`) when the checkpoint verifies.
-std::string CheckpointManager::Impl::verify_together(const std::string& path, KeptImage& kept) {
-    std::string verdict;
-    for (const std::string& problem : comm::allgather_strings(comm, verify_share(path, context.world_rank, context.world_size, &kept)))
-        if (verdict.empty()) verdict = problem;
-    if (verdict.empty()) verdict = comm::broadcast_string(comm, root() ? verify_schema(path) : std::string(), 0);
+// Collective: every rank reads the manifest and checksums a share of the files (rank 0 alone
+// would read every rank's shards, the whole checkpoint, while the others wait), then checks the
+// schema of a share; the verdict, the first problem found, is the same on every rank. A rank
+// keeps its own file's bytes from its share (`kept`) when the checkpoint verifies.
+std::string CheckpointManager::Impl::verify_together(const std::string& path, Manifest& manifest, KeptImage& kept) {
+    auto first_of_all = [&](const std::string& mine) {
+        for (const std::string& problem : comm::allgather_strings(comm, mine))
+            if (!problem.empty()) return problem;
+        return std::string();
+    };
+    std::string mine = read_manifest_or_reason(path, manifest);
+    if (mine.empty()) mine = verify_share(path, manifest, context.world_rank, context.world_size, &kept);
+    std::string verdict = first_of_all(mine);
+    if (verdict.empty()) verdict = first_of_all(verify_schema_share(path, manifest, context.world_rank, context.world_size, &kept));
     if (!verdict.empty()) kept.image.reset();
     return verdict;
 }
@@ -394,10 +399,11 @@ std::optional<Checkpoint> CheckpointManager::restore() {
         // several, its own file_per_rank file.
         const std::string own = m.context.world_size == 1 ? "" : rank_file_name(m.context.world_rank);
         const std::uint64_t budget = storage::available_memory_bytes() / 2 / std::max(1, m.context.local_size);
-        KeptImage kept{own, budget, {}};
-        const std::string problem = m.verify_together(path, kept);
+        KeptImage kept{own, budget, {}, {}};
+        Manifest manifest;
+        const std::string problem = m.verify_together(path, manifest, kept);
         if (problem.empty()) {
-            std::shared_ptr<Checkpoint::Impl> impl = open_checkpoint_impl(path, std::move(kept));
+            std::shared_ptr<Checkpoint::Impl> impl = open_checkpoint_impl(path, std::move(manifest), std::move(kept));
             const std::uint64_t held = impl->kept.image.size();
             if (m.exchanges_replicated()) {
                 const std::uint64_t received = exchange_replicated(*impl, m.comm, m.context, budget > held ? budget - held : 0);
@@ -556,7 +562,7 @@ SaveReport CheckpointManager::Impl::save_local(const CheckpointState& state, std
     const std::string text = comm::broadcast_string(
         comm, root() ? to_json(build_manifest(plan, state.attributes(), writes, report.name, iteration, context,
                                               writer->name(), metrics)).dump() : std::string(), 0);
-    const Manifest manifest = manifest_from_json(Json::parse(text), report.name);
+    const Manifest manifest = manifest_from_text(text, report.name);
     agree_local(attempt_checkpoint([&] { local->commit(manifest); }), report.name,
                 "checkpoint: committing " + report.name + " on the local level");
     newest_local = manifest;

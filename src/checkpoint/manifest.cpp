@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -55,10 +56,12 @@ Json to_json(const Manifest& manifest) {
     for (const auto& [name, tensor] : manifest.tensors) {
         Json parts = Json::array();
         for (const PartEntry& part : tensor.parts) parts.push_back(part_json(part));
-        tensors[name] = {{"type", tensor_type_name(tensor.type)},
-                         {"global_shape", tensor.global_shape},
-                         {"replicated", tensor.replicated},
-                         {"parts", parts}};
+        // Names from a std::map are unique: appended without ordered_json's linear search for one.
+        tensors.get_ref<Json::object_t&>().emplace_back(
+            name, Json{{"type", tensor_type_name(tensor.type)},
+                       {"global_shape", tensor.global_shape},
+                       {"replicated", tensor.replicated},
+                       {"parts", parts}});
     }
     Json attributes = Json::object();
     for (const auto& [name, value] : manifest.attributes) attributes[name] = attribute_json(value);
@@ -76,18 +79,20 @@ Json to_json(const Manifest& manifest) {
 namespace {
 
 // `object`[key] as T; a missing field or one of the wrong type is a CheckpointError naming it.
-template <class T>
-T field(const Json& object, const std::string& key, const std::string& where, const std::string& path) {
+// J: ordered_json, or nlohmann::json where a manifest's tensors are read (manifest_from_text).
+template <class T, class J>
+T field(const J& object, const std::string& key, const std::string& where, const std::string& path) {
     try {
-        return object.at(key).get<T>();
-    } catch (const Json::exception& error) {
+        return object.at(key).template get<T>();
+    } catch (const nlohmann::json::exception& error) {
         throw CheckpointError(fmt::format("checkpoint: {} is malformed: field '{}{}': {}", where,
                                           path, key, error.what()));
     }
 }
 
-const Json& member(const Json& object, const std::string& key, const std::string& where,
-                   const std::string& path, Json::value_t type) {
+template <class J>
+const J& member(const J& object, const std::string& key, const std::string& where,
+                const std::string& path, nlohmann::json::value_t type) {
     auto found = object.find(key);
     if (found == object.end() || found->type() != type)
         throw CheckpointError(fmt::format("checkpoint: {} is malformed: field '{}{}' is missing or "
@@ -96,12 +101,13 @@ const Json& member(const Json& object, const std::string& key, const std::string
     return *found;
 }
 
-TensorEntry tensor_from_json(const Json& tensor, const std::string& name, const std::string& where) {
+template <class J>
+TensorEntry tensor_from_json(const J& tensor, const std::string& name, const std::string& where) {
     const std::string path = "tensors." + name + ".";
     TensorEntry entry{parse_tensor_type(field<std::string>(tensor, "type", where, path), where),
                       field<Shape>(tensor, "global_shape", where, path),
                       field<bool>(tensor, "replicated", where, path), {}};
-    for (const Json& part : member(tensor, "parts", where, path, Json::value_t::array)) {
+    for (const J& part : member(tensor, "parts", where, path, Json::value_t::array)) {
         const std::string at = path + "parts[].";
         entry.parts.push_back({field<std::string>(part, "file", where, at),
                                field<std::string>(part, "dataset", where, at),
@@ -111,9 +117,15 @@ TensorEntry tensor_from_json(const Json& tensor, const std::string& name, const 
     return entry;
 }
 
-}  // namespace
+// The tensors of a manifest from its "tensors" object.
+template <class J>
+void add_tensors(Manifest& manifest, const J& json, const std::string& where) {
+    for (const auto& [name, tensor] : member(json, "tensors", where, "", Json::value_t::object).items())
+        manifest.tensors.emplace(name, tensor_from_json(tensor, name, where));
+}
 
-Manifest manifest_from_json(const Json& json, const std::string& where) {
+// Every field of a manifest but its tensors.
+Manifest manifest_without_tensors(const Json& json, const std::string& where) {
     if (!json.is_object() || field<std::string>(json, "format", where, "") != kManifestFormat)
         throw CheckpointError(fmt::format("checkpoint: {} is not a trainrt manifest", where));
     if (field<int>(json, "format_version", where, "") != kManifestVersion)
@@ -132,13 +144,41 @@ Manifest manifest_from_json(const Json& json, const std::string& where) {
                                               "not a number or a string", where, name));
         manifest.attributes.emplace_back(name, attribute_value(value));
     }
-    for (const auto& [name, tensor] : member(json, "tensors", where, "", Json::value_t::object).items())
-        manifest.tensors.emplace(name, tensor_from_json(tensor, name, where));
     for (const Json& file : member(json, "files", where, "", Json::value_t::array)) {
         manifest.files.push_back(file_from_json(file, where));
         check_ranges(manifest.files.back(), where);
     }
     if (json.contains("copied_from")) manifest.copied_from = field<std::string>(json, "copied_from", where, "");
+    return manifest;
+}
+
+}  // namespace
+
+Manifest manifest_from_json(const Json& json, const std::string& where) {
+    Manifest manifest = manifest_without_tensors(json, where);
+    add_tensors(manifest, json, where);
+    return manifest;
+}
+
+// Parsed twice: for the tensors as nlohmann::json, whose objects are std::maps (an ordered_json
+// object finds a key by a linear search, so N tensors would take N²/2 string comparisons:
+// seconds for a large model's), and for the rest as ordered_json, which keeps the order of the
+// metrics and attributes, with the tensors skipped. (A parser callback that skipped the rest in
+// the first pass would cost N² again: the parser then scans an object for skipped members each
+// time one of its members ends.)
+Manifest manifest_from_text(const std::string& text, const std::string& where) {
+    Json rest;
+    nlohmann::json tensors;
+    try {
+        rest = Json::parse(text, [](int depth, nlohmann::json::parse_event_t event, Json& parsed) {
+            return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed == "tensors");
+        });
+        tensors = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& error) {
+        throw CheckpointError(fmt::format("checkpoint: {} is not valid JSON: {}", where, error.what()));
+    }
+    Manifest manifest = manifest_without_tensors(rest, where);
+    add_tensors(manifest, tensors, where);
     return manifest;
 }
 
@@ -205,13 +245,9 @@ Manifest read_manifest(const std::string& checkpoint_dir) {
     const std::string path = checkpoint_dir + "/" + kManifestFile;
     std::ifstream in(path);
     if (!in) throw CheckpointError(fmt::format("checkpoint: {} is missing", path));
-    Json json;
-    try {
-        json = Json::parse(in);
-    } catch (const Json::exception& error) {
-        throw CheckpointError(fmt::format("checkpoint: {} is not valid JSON: {}", path, error.what()));
-    }
-    return manifest_from_json(json, path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return manifest_from_text(text.str(), path);
 }
 
 }  // namespace trainrt::checkpoint

@@ -83,6 +83,9 @@ struct Manifest {
 nlohmann::ordered_json to_json(const Manifest& manifest);
 // CheckpointError naming `where` and the field when the JSON is not a valid manifest.
 Manifest manifest_from_json(const nlohmann::ordered_json& json, const std::string& where);
+// The same from a manifest's text, in time N log N for N tensors; CheckpointError when the
+// text is not JSON.
+Manifest manifest_from_text(const std::string& text, const std::string& where);
 Manifest read_manifest(const std::string& checkpoint_dir);
 
 TensorType parse_tensor_type(const std::string& name, const std::string& where);

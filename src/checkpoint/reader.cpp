@@ -206,36 +206,20 @@ const char* image_bytes_of(const Checkpoint::Impl& impl, const PartEntry& part, 
 
 namespace {
 
-// Where `part`'s dataset lies in the image of its file, open as `file`, as one contiguous block
-// in memory's representation of `type`; nullopt when it does not (another stored type or shape,
-// no address, past the image's end).
-std::optional<std::uint64_t> locate_in_image(hid_t file, const PartEntry& part, TensorType type, std::uint64_t image_size) {
-    h5::Dataset dataset = h5::open_dataset(file, part.dataset);
-    const haddr_t at = h5::locked([&] { return H5Dget_offset(dataset.get()); });
-    if (at == HADDR_UNDEF || at + element_count(part.shape) * tensor_type_size(type) > image_size) return std::nullopt;
-    h5::Datatype stored(TRAINRT_H5(H5Dget_type(dataset.get()), part.dataset));
-    if (TRAINRT_H5(H5Tequal(stored.get(), memory_type(type)), part.dataset) <= 0) return std::nullopt;
-    h5::Dataspace space = h5::dataset_space(dataset.get());
-    const int ndims = TRAINRT_H5(H5Sget_simple_extent_ndims(space.get()), part.dataset);
-    if (static_cast<std::size_t>(ndims) != part.shape.size()) return std::nullopt;
-    std::vector<hsize_t> dims(part.shape.size());
-    TRAINRT_H5(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr), part.dataset);
-    if (!std::equal(dims.begin(), dims.end(), part.shape.begin())) return std::nullopt;
-    return at;
-}
-
-// Fills impl.image_offsets for the parts stored in the kept file, and kept_unread with their
-// bytes: the image is freed once that many were read from it.
+// Fills impl.image_offsets for the parts stored in the kept file where its schema check found
+// them (KeptImage::addresses) inside the image, and kept_unread with their bytes: the image is
+// freed once that many were read from it.
 void index_kept_image(Checkpoint::Impl& impl) {
-    std::optional<h5::File> file;
     for (const auto& [name, tensor] : impl.manifest.tensors)
         for (const PartEntry& part : tensor.parts) {
             if (part.file != impl.kept.file) continue;
-            if (!file) file.emplace(h5::open_file(impl.path + "/" + part.file, false));
-            if (auto at = locate_in_image(file->get(), part, tensor.type, impl.kept.image.size())) {
-                impl.image_offsets[part.dataset] = {*at, tensor.type};
-                impl.kept_unread += element_count(part.shape) * tensor_type_size(tensor.type);
-            }
+            const auto found = impl.kept.addresses.find(part.dataset);
+            const std::uint64_t bytes = element_count(part.shape) * tensor_type_size(tensor.type);
+            if (found == impl.kept.addresses.end() || found->second.type != tensor.type ||
+                found->second.offset + bytes > impl.kept.image.size())
+                continue;
+            impl.image_offsets[part.dataset] = {found->second.offset, tensor.type};
+            impl.kept_unread += bytes;
         }
 }
 
@@ -249,18 +233,18 @@ void release_later(const Checkpoint::Impl& impl, storage::FileImage image) {
     }
 }
 
-std::shared_ptr<Checkpoint::Impl> open_checkpoint_impl(const std::string& dir, KeptImage kept) {
+std::shared_ptr<Checkpoint::Impl> open_checkpoint_impl(const std::string& dir, Manifest manifest, KeptImage kept) {
     auto impl = std::make_shared<Checkpoint::Impl>();
     impl->path = dir;
-    impl->manifest = read_manifest(dir);
+    impl->manifest = std::move(manifest);
     impl->kept = std::move(kept);
     if (impl->kept.image.data() != nullptr) index_kept_image(*impl);
     if (impl->kept_unread == 0) impl->kept.image.reset();
     return impl;
 }
 
-Checkpoint open_checkpoint(const std::string& dir, KeptImage kept) {
-    return Checkpoint(open_checkpoint_impl(dir, std::move(kept)));
+Checkpoint open_checkpoint(const std::string& dir) {
+    return Checkpoint(open_checkpoint_impl(dir, read_manifest(dir), {}));
 }
 
 }  // namespace checkpoint

@@ -24,9 +24,9 @@ struct Checkpoint::Impl {
     mutable std::mutex image_mutex;
     mutable checkpoint::KeptImage kept;
     mutable std::uint64_t kept_unread = 0;  // bytes of its parts not yet read
-    // Where each of its parts' datasets lies in that image, found once when the checkpoint is
-    // opened (one HDF5 open of the file, not one per read): by dataset path, its byte offset and
-    // type; a part absent here is read elsewhere (stored in another type or shape).
+    // Where each of its parts' datasets lies in that image, as the file's schema check found it
+    // (no HDF5 open per read): by dataset path, its byte offset and type; a part absent here is
+    // read elsewhere (stored in another type or shape).
     std::map<std::string, std::pair<std::uint64_t, TensorType>> image_offsets;
     // Replicated parts other ranks stored, received from them at restore (replicated_exchange.hpp),
     // by (file, dataset): each the part's elements, row-major, in the tensor's type. Read from
@@ -43,11 +43,12 @@ struct Checkpoint::Impl {
 
 namespace checkpoint {
 
-// Reads the manifest of `dir` (no data verification: see catalog.hpp for that). `kept`: a file of
-// it already verified and in memory, read from there. open_checkpoint_impl: the same, still open
-// to changes (a restore's exchange of replicated parts) before it becomes a Checkpoint.
-std::shared_ptr<Checkpoint::Impl> open_checkpoint_impl(const std::string& dir, KeptImage kept = {});
-Checkpoint open_checkpoint(const std::string& dir, KeptImage kept = {});
+// Reads the manifest of `dir` (no data verification: see catalog.hpp for that).
+Checkpoint open_checkpoint(const std::string& dir);
+// The checkpoint in `dir` whose manifest (`manifest`) was read and whose files were verified,
+// still open to changes (a restore's exchange of replicated parts) before it becomes a
+// Checkpoint. `kept`: a file of it in memory, with where its datasets lie, read from there.
+std::shared_ptr<Checkpoint::Impl> open_checkpoint_impl(const std::string& dir, Manifest manifest, KeptImage kept);
 
 // Where `part` (of a tensor of `type`) lies in the kept image of its file, as one contiguous
 // block in memory's representation; null when it is not there (another file, no image, another

@@ -1,6 +1,7 @@
 #include "checkpoint/schema_check.hpp"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -36,8 +37,19 @@ void check_root(hid_t file, const std::string& path, const Manifest& manifest,
                                        path, manifest.world_size));
 }
 
-void check_part(hid_t file, const std::string& path, const std::string& tensor_name,
-                const TensorEntry& tensor, const PartEntry& part, std::vector<std::string>& problems) {
+// Where the open dataset of `part` (stored as `stored`, of `type`) lies as DatasetAddress says;
+// nullopt when it does not (not allocated, chunked, another stored type or shape).
+std::optional<std::uint64_t> contiguous_address(hid_t dataset, hid_t stored, const Shape& shape,
+                                                const PartEntry& part, TensorType type) {
+    const haddr_t at = h5::locked([&] { return H5Dget_offset(dataset); });
+    if (at == HADDR_UNDEF || shape != part.shape) return std::nullopt;
+    if (h5::locked([&] { return H5Tequal(stored, memory_type(type)); }) <= 0) return std::nullopt;
+    return static_cast<std::uint64_t>(at);
+}
+
+// `addresses`: where the part's dataset lies goes there, when it lies as DatasetAddress says.
+void check_part(hid_t file, const std::string& path, const std::string& tensor_name, const TensorEntry& tensor,
+                const PartEntry& part, std::vector<std::string>& problems, DatasetAddresses* addresses) {
     const std::string where = fmt::format("{}:{}", path, part.dataset);
     if (!h5::exists(file, "tensors") || !h5::exists(file, part.dataset)) {
         problems.push_back(fmt::format("{}: dataset missing", where));
@@ -58,29 +70,56 @@ void check_part(hid_t file, const std::string& path, const std::string& tensor_n
                                        where, tensor_name));
     if ((h5::read_int_attribute(dataset.get(), "replicated") != 0) != tensor.replicated)
         problems.push_back(fmt::format("{}: replicated attribute differs from the manifest", where));
+    if (addresses == nullptr) return;
+    if (auto at = contiguous_address(dataset.get(), type.get(), stored, part, tensor.type))
+        (*addresses)[part.dataset] = {*at, tensor.type};
 }
 
-}  // namespace
-
-std::vector<std::string> schema_problems(const std::string& checkpoint_dir, const Manifest& manifest) {
+// The problems of the data files in `files` (every one when null); `in_memory`: see
+// schema_problems_of.
+std::vector<std::string> check_files(const std::string& checkpoint_dir, const Manifest& manifest,
+                                     const std::set<std::string>* files, const FileInMemory* in_memory,
+                                     DatasetAddresses* addresses) {
     std::vector<std::string> problems;
     std::map<std::string, std::vector<std::pair<std::string, const PartEntry*>>> by_file;
+    std::set<std::string> listed;
+    for (const FileEntry& file : manifest.files) listed.insert(file.name);
     for (const auto& [name, tensor] : manifest.tensors) {
         if (tensor.parts.empty()) problems.push_back(fmt::format("manifest: tensor '{}' has no parts", name));
-        for (const PartEntry& part : tensor.parts) by_file[part.file].emplace_back(name, &part);
+        for (const PartEntry& part : tensor.parts) {
+            if (!listed.count(part.file))
+                problems.push_back(fmt::format("manifest: a part of tensor '{}' is in {}, a file it does not list",
+                                               name, part.file));
+            else if (files == nullptr || files->count(part.file))
+                by_file[part.file].emplace_back(name, &part);
+        }
     }
     for (const auto& [file_name, parts] : by_file) {
         const std::string path = checkpoint_dir + "/" + file_name;
+        const bool held = in_memory != nullptr && file_name == in_memory->name;
+        DatasetAddresses* noted = held ? addresses : nullptr;
         try {
-            h5::File file = h5::open_file(path, false);
+            h5::File file = held ? h5::open_image(in_memory->bytes, in_memory->size, path) : h5::open_file(path, false);
             check_root(file.get(), path, manifest, problems);
             for (const auto& [tensor_name, part] : parts)
-                check_part(file.get(), path, tensor_name, manifest.tensors.at(tensor_name), *part, problems);
+                check_part(file.get(), path, tensor_name, manifest.tensors.at(tensor_name), *part, problems, noted);
         } catch (const Error& error) {
             problems.push_back(fmt::format("{}: {}", path, error.what()));
         }
     }
     return problems;
+}
+
+}  // namespace
+
+std::vector<std::string> schema_problems(const std::string& checkpoint_dir, const Manifest& manifest) {
+    return check_files(checkpoint_dir, manifest, nullptr, nullptr, nullptr);
+}
+
+std::vector<std::string> schema_problems_of(const std::string& checkpoint_dir, const Manifest& manifest,
+                                            const std::set<std::string>& files, const FileInMemory* in_memory,
+                                            DatasetAddresses& addresses) {
+    return check_files(checkpoint_dir, manifest, &files, in_memory, &addresses);
 }
 
 }  // namespace trainrt::checkpoint

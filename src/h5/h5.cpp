@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <hdf5_hl.h>
+
 #include "trainrt/error.hpp"
 
 namespace trainrt::h5 {
@@ -18,6 +20,13 @@ herr_t collect_error(unsigned, const H5E_error2_t* error, void* out) {
     for (char& c : frame)  // the sec2 driver's descriptions span lines; errors are one line
         if (c == '\n' || c == '\r') c = ' ';
     static_cast<std::vector<std::string>*>(out)->push_back(std::move(frame));
+    return 0;
+}
+
+// An automatic error handler (H5Eset_auto2): the frames of the first failure it sees.
+herr_t collect_stack(hid_t stack, void* frames) {
+    if (static_cast<std::vector<std::string>*>(frames)->empty())
+        H5Ewalk2(stack, H5E_WALK_DOWNWARD, collect_error, frames);
     return 0;
 }
 
@@ -91,6 +100,29 @@ File open_file(const std::string& path, bool writable) {
     PropertyList fapl = file_access_props();
     unsigned flags = writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY;
     return File(TRAINRT_H5(H5Fopen(path.c_str(), flags, fapl.get()), path));
+}
+
+File open_image(const char* bytes, std::uint64_t size, const std::string& name) {
+    // Without DONT_COPY HDF5 copies the image, as large as the checkpoint file; without
+    // DONT_RELEASE it would free memory it does not own. Read-only: the image is never written.
+    const unsigned flags = H5LT_FILE_IMAGE_DONT_COPY | H5LT_FILE_IMAGE_DONT_RELEASE;
+    // H5LTopen_file_image cleans up after a failure with HDF5 calls that clear the error stack:
+    // HDF5's text is taken as its inner call fails, by an automatic error handler set meanwhile.
+    std::vector<std::string> frames;
+    const hid_t opened = locked([&] {
+        H5E_auto2_t previous = nullptr;
+        void* previous_data = nullptr;
+        H5Eget_auto2(H5E_DEFAULT, &previous, &previous_data);
+        H5Eset_auto2(H5E_DEFAULT, collect_stack, &frames);
+        const hid_t id = H5LTopen_file_image(const_cast<char*>(bytes), size, flags);
+        H5Eset_auto2(H5E_DEFAULT, previous, previous_data);
+        H5Eclear2(H5E_DEFAULT);
+        return id;
+    });
+    if (opened < 0)
+        throw H5Error(fmt::format("HDF5 call H5LTopen_file_image failed ({}): {}", name,
+                                  frames.empty() ? "no HDF5 error stack" : summarize(frames)));
+    return File(opened);
 }
 
 Group create_group(hid_t parent, const std::string& name) {

@@ -89,6 +89,9 @@ using PropertyList = Id<H5Pclose>;
 PropertyList file_access_props();  // fapl: no locking, latest-compatible format
 File create_file(const std::string& path);  // truncates
 File open_file(const std::string& path, bool writable);
+// Opens, read-only, the HDF5 file whose bytes are [bytes, bytes + size) in memory (`name` for
+// messages): no copy of them, no read of the disk. The bytes must outlive the File.
+File open_image(const char* bytes, std::uint64_t size, const std::string& name);
 // Flushes and closes `file`, throwing H5Error when either fails (e.g. no space left), so a write
 // is never taken as complete when its last bytes did not reach the file. On failure the id is
 // released, not closed (see Id::release).

@@ -46,6 +46,7 @@
 #include "checkpoint/schema_check.hpp"
 #include "checkpoint/validate.hpp"
 #include "comm/mpi_communicator.hpp"
+#include "comm/strings.hpp"
 #include "trainrt/checkpoint.hpp"
 #include "trainrt/context.hpp"
 #include "trainrt/error.hpp"
@@ -255,6 +256,14 @@ void scribble(Saved& saved) {
 Json metrics_for(int seed) {
     return Json{{"loss", 1.0 / (seed + 1)}, {"acc", 0.01 * seed}, {"epoch", seed},
                 {"phase", "train"}, {"nested", {{"lr", 0.125}, {"ranks", n_ranks()}}}};
+}
+
+// Checkpoints 1 and 2 saved by `manager`, of states made with seeds 1 and 2 (returned), then a barrier.
+std::array<std::unique_ptr<Saved>, 2> save_first_two(CheckpointManager& manager) {
+    std::array<std::unique_ptr<Saved>, 2> saved{make_saved(1), make_saved(2)};
+    for (int i : {1, 2}) manager.save(saved[i - 1]->state, i, metrics_for(i));
+    barrier();
+    return saved;
 }
 
 // Every tensor of `saved` (written by `writers` ranks): this rank's block, an odd block and the
@@ -512,6 +521,40 @@ TEST_CASE("checkpoint manager: a restore reads the bytes it verified, not the fi
     barrier();
 }
 
+TEST_CASE("checkpoint manager: a manifest that disagrees with a rank's file is found by that rank's check of the bytes it verified",
+          "[checkpoint]") {
+    // The last rank's part of a tensor said one row shorter than it is stored: the checksums
+    // pass, and only the schema check of the last rank's file (in memory at restore, that rank's
+    // share) can find it. Restore skips the checkpoint on every rank; verify() from the disk
+    // finds the same.
+    RunDir run;
+    auto comm = world();
+    const Context context = context_for(run.path());
+    CheckpointManager manager(options_for("file_per_rank"), context, *comm);
+    const auto [first, second] = save_first_two(manager);
+    const std::string last_file = rank_file_name(n_ranks() - 1);
+    std::string tensor;
+    if (my_rank() == 0) {
+        Manifest manifest = read_manifest(run.checkpoint(2));
+        for (auto& [name, entry] : manifest.tensors)
+            for (PartEntry& part : entry.parts)
+                if (tensor.empty() && part.file == last_file && !part.shape.empty() && part.shape[0] > 1) {
+                    part.shape[0] -= 1;
+                    tensor = name;
+                }
+        std::ofstream(run.checkpoint(2) + "/" + kManifestFile) << to_json(manifest).dump(2) << "\n";
+    }
+    REQUIRE(comm::broadcast_string(*comm, tensor, 0) != "");
+    barrier();
+    const std::optional<Checkpoint> restored = manager.restore();
+    REQUIRE(restored.has_value());
+    CHECK(restored->iteration() == 1);
+    check_contents(*restored, *first);
+    const std::string problem = verify(run.checkpoint(2));
+    CHECK_THAT(problem, Contains("schema:") && Contains(last_file) && Contains("the manifest says"));
+    barrier();
+}
+
 TEST_CASE("checkpoint manager: resume_from a checkpoint that does not verify fails on every rank",
           "[checkpoint]") {
     RunDir run;
@@ -554,10 +597,7 @@ TEST_CASE("checkpoint manager: a corrupted newest checkpoint is skipped and can 
     auto comm = world();
     const Context context = context_for(run.path());
     CheckpointManager manager(options_for(layout), context, *comm);
-    const auto first = make_saved(1), second = make_saved(2);
-    manager.save(first->state, 1, metrics_for(1));
-    manager.save(second->state, 2, metrics_for(2));
-    barrier();
+    const auto [first, second] = save_first_two(manager);
     // Flip the last byte of the manifest's last data file: under file_per_rank the last rank's,
     // which the last rank alone checksums at restore (the ranks verify a share each).
     if (my_rank() == 0) {

@@ -14,11 +14,13 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "checkpoint/catalog.hpp"
 #include "checkpoint/layout.hpp"
 #include "checkpoint/manifest.hpp"
+#include "checkpoint/schema_check.hpp"
 #include "trainrt/checkpoint.hpp"
 #include "trainrt/error.hpp"
 
@@ -205,6 +207,42 @@ TEST_CASE("manifest: to_json and manifest_from_json round trip every field", "[c
         write_text(dir.path() + "/" + kManifestFile, json.dump(2) + "\n");
         check_same(original, read_manifest(dir.path()));
     }
+}
+
+TEST_CASE("manifest: the text of a manifest of many tensors reads back whole, metrics in their order", "[checkpoint]") {
+    Manifest many = sample_manifest();
+    many.tensors.clear();
+    for (int t = 0; t < 5000; ++t) {
+        TensorEntry entry{TensorType::f32, {2, static_cast<std::uint64_t>(t + 1)}, t % 3 == 0, {}};
+        entry.parts.push_back({"rank_00000.h5", fmt::format("/tensors/t{}", t), {0, 0}, {1, static_cast<std::uint64_t>(t + 1)}});
+        entry.parts.push_back({"rank_00001.h5", fmt::format("/tensors/t{}", t), {1, 0}, {1, static_cast<std::uint64_t>(t + 1)}});
+        many.tensors[fmt::format("layer{}.weight", 4999 - t)] = entry;
+    }
+    const Manifest back = manifest_from_text(to_json(many).dump(), "many");
+    check_same(many, back);
+    CHECK(back.tensors.size() == 5000);
+    CHECK(back.metrics.begin().key() == "loss");  // as reported, not sorted ("acc" first)
+    CHECK(back.attributes.front().first == "epoch");
+}
+
+TEST_CASE("manifest: text that is not JSON is a CheckpointError naming where it came from", "[checkpoint]") {
+    const std::string text = to_json(sample_manifest()).dump();
+    CHECK_THROWS_AS(manifest_from_text(text.substr(0, text.size() / 2), "cut/manifest.json"), CheckpointError);
+    CHECK_THROWS_WITH(manifest_from_text(text.substr(0, text.size() / 2), "cut/manifest.json"),
+                      Contains("cut/manifest.json") && Contains("not valid JSON"));
+    CHECK_THROWS_WITH(manifest_from_text("[1, 2]", "list/manifest.json"), Contains("not a trainrt manifest"));
+    Json no_tensors = to_json(sample_manifest());
+    no_tensors.erase("tensors");
+    CHECK_THROWS_WITH(manifest_from_text(no_tensors.dump(), "x"), Contains("'tensors'") && Contains("missing"));
+}
+
+TEST_CASE("schema: a tensor part in a file the manifest does not list is a problem", "[checkpoint]") {
+    Manifest m = sample_manifest();
+    m.files.clear();
+    TempRunDir dir;
+    const std::vector<std::string> problems = schema_problems(dir.path(), m);
+    REQUIRE(problems.size() == 4);  // weights twice, bias, step: no file is opened
+    CHECK_THAT(problems.front(), Contains("a file it does not list"));
 }
 
 TEST_CASE("manifest: every tensor type name parses back", "[checkpoint]") {
@@ -554,17 +592,17 @@ TEST_CASE("verify: a file checksummed in ranges is checked range by range, namin
     m.files = {data};
     write_text(dir + "/manifest.json", to_json(m).dump(2));
     REQUIRE(verify(dir).empty());
-    CHECK(verify_share(dir, 0, 2).empty());
-    CHECK(verify_share(dir, 1, 2).empty());
+    CHECK(verify_share(dir, read_manifest(dir), 0, 2).empty());
+    CHECK(verify_share(dir, read_manifest(dir), 1, 2).empty());
     write_text(dir + "/data.h5", std::string(3000, 'a') + std::string(1999, 'b') + "B");
     CHECK_THAT(verify(dir), Contains("data.h5") && Contains("bytes 3000-5000"));
-    CHECK(verify_share(dir, 0, 2).empty());  // the first range is intact: share 0 finds nothing
-    CHECK_THAT(verify_share(dir, 1, 2), Contains("bytes 3000-5000"));
-    KeptImage kept{"", 1 << 20, {}};  // a rank alone reads the file once into memory for both ranges
-    CHECK_THAT(verify_share(dir, 0, 1, &kept), Contains("bytes 3000-5000"));
+    CHECK(verify_share(dir, read_manifest(dir), 0, 2).empty());  // the first range is intact: share 0 finds nothing
+    CHECK_THAT(verify_share(dir, read_manifest(dir), 1, 2), Contains("bytes 3000-5000"));
+    KeptImage kept{"", 1 << 20, {}, {}};  // a rank alone reads the file once into memory for both ranges
+    CHECK_THAT(verify_share(dir, read_manifest(dir), 0, 1, &kept), Contains("bytes 3000-5000"));
     CHECK(kept.image.data() == nullptr);
     write_text(dir + "/data.h5", bytes);
-    CHECK(verify_share(dir, 0, 1, &kept).empty());
+    CHECK(verify_share(dir, read_manifest(dir), 0, 1, &kept).empty());
     REQUIRE(kept.image.data() != nullptr);
     CHECK(std::string(kept.image.data(), kept.image.size()) == bytes);
 }
