@@ -51,11 +51,14 @@ std::optional<std::uint64_t> contiguous_address(hid_t dataset, hid_t stored, con
 void check_part(hid_t file, const std::string& path, const std::string& tensor_name, const TensorEntry& tensor,
                 const PartEntry& part, std::vector<std::string>& problems, DatasetAddresses* addresses) {
     const std::string where = fmt::format("{}:{}", path, part.dataset);
-    if (!h5::exists(file, "tensors") || !h5::exists(file, part.dataset)) {
-        problems.push_back(fmt::format("{}: dataset missing", where));
+    h5::Dataset dataset;
+    try {  // the dataset is looked for only when it does not open (a lookup costs as much as an open)
+        dataset = h5::open_dataset(file, part.dataset);
+    } catch (const H5Error& error) {
+        const bool there = h5::exists(file, "tensors") && h5::exists(file, part.dataset);
+        problems.push_back(there ? fmt::format("{}: {}", where, error.what()) : fmt::format("{}: dataset missing", where));
         return;
     }
-    h5::Dataset dataset = h5::open_dataset(file, part.dataset);
     std::vector<hsize_t> dims = h5::dataset_shape(dataset.get());
     Shape stored(dims.begin(), dims.end());
     const bool whole = tensor.parts.size() == 1 && part.shape == tensor.global_shape;
