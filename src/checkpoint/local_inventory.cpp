@@ -48,11 +48,23 @@ bool needs_partner_copies(const Held& chosen, const std::vector<Held>& all) {
     return false;
 }
 
-std::map<std::string, std::string> verification_share(const Held& held, int local_rank, int local_count) {
+std::map<std::string, std::string> verification_share(const Held& held, int local_rank,
+                                                      const std::vector<std::string>& owned) {
     std::map<std::string, std::string> share;
-    int index = 0;
+    std::vector<int> files_of(std::max<std::size_t>(1, owned.size()), 0);  // by local rank
+    auto owner_of = [&](const std::string& file) {
+        return static_cast<int>(std::find(owned.begin(), owned.end(), file) - owned.begin());
+    };
     for (const auto& [file, path] : held.held)
-        if (index++ % std::max(1, local_count) == local_rank) share.emplace(file, path);
+        if (owner_of(file) < static_cast<int>(owned.size())) ++files_of[owner_of(file)];
+    for (const auto& [file, path] : held.held) {
+        int verifier = owner_of(file);
+        if (verifier == static_cast<int>(owned.size())) {  // a copy: to the rank with the fewest files
+            verifier = static_cast<int>(std::min_element(files_of.begin(), files_of.end()) - files_of.begin());
+            ++files_of[verifier];
+        }
+        if (verifier == local_rank) share.emplace(file, path);
+    }
     return share;
 }
 

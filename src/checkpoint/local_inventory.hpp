@@ -35,9 +35,13 @@ std::optional<Held> newest_complete(const std::vector<Held>& all, std::int64_t a
 bool needs_partner_copies(const Held& chosen, const std::vector<Held>& all);
 
 // The files of `held` (what one node holds of a checkpoint) whose checksums local rank
-// `local_rank` of the node's `local_count` verifies: every local_count-th, in name order, so the
-// node's ranks share the reading. As file -> its path on the node.
-std::map<std::string, std::string> verification_share(const Held& held, int local_rank, int local_count);
+// `local_rank` of the node verifies, so that the node's ranks share the reading: the file each
+// local rank j wrote, `owned`[j] (one entry per local rank), is its own to verify (it keeps the
+// bytes to restore from), the others (partner copies), in name order, each to the local rank
+// with the fewest files so far (the lowest such).
+// As file -> its path on the node.
+std::map<std::string, std::string> verification_share(const Held& held, int local_rank,
+                                                      const std::vector<std::string>& owned);
 
 // Takes the `damaged` files, (node, file), of checkpoint `key` out of the nodes' lists: a
 // checksum that failed on a node leaves that node's copy unused; another node's copy (a partner

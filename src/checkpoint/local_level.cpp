@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 
 #include "checkpoint/catalog.hpp"
 #include "checkpoint/fault.hpp"
+#include "checkpoint/layout.hpp"
 #include "checkpoint/local_inventory.hpp"
 #include "checkpoint/reader.hpp"
 #include "comm/agreement.hpp"
@@ -23,6 +25,7 @@
 #include "comm/mpi_p2p.hpp"
 #include "comm/strings.hpp"
 #include "log/log.hpp"
+#include "storage/file_image.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 
@@ -87,15 +90,28 @@ void take_inventory(const std::string& dir, std::map<std::string, Held>& found) 
     }
 }
 
+// The size and XXH3-64 of the file at `path`, its bytes kept in `keep->image` when `keep` is
+// given (a mapping of them in a memory filesystem, else a copy).
+FileEntry describe_held(const std::string& path, const FileEntry& listed, KeptImage* keep) {
+    const std::string dir = fs::path(path).parent_path().string();
+    if (keep == nullptr) return describe_file(dir, fs::path(path).filename().string());
+    const FileEntry whole{fs::path(path).filename().string(), listed.size, listed.xxh3, {}};
+    const std::vector<std::string> digests = describe_file_image(dir, whole, keep->image);
+    return {listed.name, keep->image.size(), digests.front(), {}};
+}
+
 // "" when the file at `path` has the checksum `manifest` gives it, else why it is not used.
-std::string check_held_file(const Manifest& manifest, const std::string& file, const std::string& path) {
+// `keep`: its bytes are kept there when they verify.
+std::string check_held_file(const Manifest& manifest, const std::string& file, const std::string& path,
+                            KeptImage* keep) {
     const std::string dir = fs::path(path).parent_path().string();
     const auto entry = std::find_if(manifest.files.begin(), manifest.files.end(),
                                     [&](const FileEntry& listed) { return listed.name == file; });
     if (entry == manifest.files.end()) return fmt::format("local checkpoint {}: {} is not in its manifest", dir, file);
     try {
-        const FileEntry actual = describe_file(dir, fs::path(path).filename().string());
+        const FileEntry actual = describe_held(path, *entry, keep != nullptr && entry->size <= keep->max_bytes ? keep : nullptr);
         if (actual.size == entry->size && actual.xxh3 == entry->xxh3) return "";
+        if (keep != nullptr) keep->image.reset();
         return fmt::format("local checkpoint {}: {} has checksum {}, the manifest says {} (damaged): not used", dir,
                            file, actual.xxh3, entry->xxh3);
     } catch (const Error& error) {
@@ -129,7 +145,12 @@ struct LocalLevel::Impl {
         return on_node[static_cast<std::size_t>(local_of[rank]) % on_node.size()];
     }
     std::vector<Held> inventory() const;
-    std::vector<std::pair<int, std::string>> verify_held(const Held& chosen, const std::vector<std::vector<Held>>& by_node) const;
+    std::vector<std::pair<int, std::string>> verify_held(const Held& chosen, const std::vector<std::vector<Held>>& by_node,
+                                                         KeptImage& kept) const;
+    std::vector<std::string> owned_on_node() const;
+    std::pair<std::string, std::string> assemble(const Held& chosen, const std::vector<std::vector<Held>>& by_node);
+    std::optional<LocalRestore> open_verified(const Held& chosen, const std::vector<Held>& all, const std::string& view,
+                                              const std::string& manifest_text, KeptImage kept) const;
     void build_views(const Held& chosen, const std::vector<std::vector<Held>>& by_node, const std::string& view);
 };
 
@@ -212,13 +233,22 @@ std::vector<Held> LocalLevel::Impl::inventory() const {
     return list;
 }
 
+// The files the node's ranks write, by local rank.
+std::vector<std::string> LocalLevel::Impl::owned_on_node() const {
+    std::vector<std::string> owned(static_cast<std::size_t>(std::count(node_of.begin(), node_of.end(), context.node_rank)));
+    for (std::size_t r = 0; r < node_of.size(); ++r)
+        if (node_of[r] == context.node_rank) owned[static_cast<std::size_t>(local_of[r])] = rank_file_name(static_cast<int>(r));
+    return owned;
+}
+
 // Collective: the ranks of each node checksum the files of `chosen` their node holds, a share
 // each (verification_share), so a restore reads each file once and only the checkpoint it uses;
 // every rank gets every node's damaged files as (node, file), each named in a warning by the rank
 // that found it.
+// A rank that verifies its own file (kept.file) keeps its bytes in `kept`, as a restore from the
+// run directory does.
 std::vector<std::pair<int, std::string>> LocalLevel::Impl::verify_held(
-    const Held& chosen, const std::vector<std::vector<Held>>& by_node) const {
-    const int local_count = static_cast<int>(std::count(node_of.begin(), node_of.end(), context.node_rank));
+    const Held& chosen, const std::vector<std::vector<Held>>& by_node, KeptImage& kept) const {
     Json damaged = Json::array();
     for (const Held& h : by_node[context.node_rank]) {
         if (h.key != chosen.key) continue;
@@ -227,8 +257,9 @@ std::vector<std::pair<int, std::string>> LocalLevel::Impl::verify_held(
             manifest = read_manifest(fs::path(h.manifest_path).parent_path().string());
         } catch (const Error&) {  // read when the inventory was taken: gone since, so is the checkpoint
         }
-        for (const auto& [file, path] : verification_share(h, local_of[context.world_rank], local_count))
-            if (const std::string problem = check_held_file(manifest, file, path); !problem.empty()) {
+        for (const auto& [file, path] : verification_share(h, local_of[context.world_rank], owned_on_node()))
+            if (const std::string problem = check_held_file(manifest, file, path, file == kept.file ? &kept : nullptr);
+                !problem.empty()) {
                 log::warn("{}", problem);
                 damaged.push_back(file);
             }
@@ -268,51 +299,86 @@ void LocalLevel::Impl::build_views(const Held& chosen, const std::vector<std::ve
         }
 }
 
-std::optional<LocalRestore> LocalLevel::restore(std::int64_t at_least) {
-    Impl& m = *impl_;
-    std::vector<std::vector<Held>> by_node(m.context.num_nodes);
-    std::vector<Held> all;
-    Json mine = Json::array();
-    for (const Held& h : m.inventory()) mine.push_back(to_json(h));
-    const std::vector<std::string> lists = comm::allgather_strings(m.comm, mine.dump());
-    for (int rank = 0; rank < m.context.world_size; ++rank)
-        for (const Json& j : Json::parse(lists[rank])) {
-            by_node[m.node_of[rank]].push_back(held_from_json(j));
-            all.push_back(by_node[m.node_of[rank]].back());
-        }
-    std::optional<Held> chosen;
-    for (;;) {  // each round takes at least one damaged file out, or ends
-        chosen = newest_complete(all, at_least);
-        if (!chosen) return std::nullopt;
-        const std::vector<std::pair<int, std::string>> damaged = m.verify_held(*chosen, by_node);
-        if (damaged.empty()) break;
-        drop_damaged(by_node, chosen->key, damaged);
-        all.clear();
-        for (const std::vector<Held>& node : by_node) all.insert(all.end(), node.begin(), node.end());
-    }
-    // The manifest comes from the first node that listed the checkpoint: every view needs it.
+// Collective: the checkpoint `chosen` assembled in a view of its own under the level's root (see
+// build_views), with the manifest of the first node that listed it; the view and that manifest's text.
+std::pair<std::string, std::string> LocalLevel::Impl::assemble(const Held& chosen,
+                                                               const std::vector<std::vector<Held>>& by_node) {
     int source = 0;
-    while (!std::any_of(by_node[m.node_of[source]].begin(), by_node[m.node_of[source]].end(),
-                        [&](const Held& h) { return h.key == chosen->key; }) || m.local_of[source] != 0)
+    while (!std::any_of(by_node[node_of[source]].begin(), by_node[node_of[source]].end(),
+                        [&](const Held& h) { return h.key == chosen.key; }) || local_of[source] != 0)
         ++source;
     std::string manifest_text;
     std::exception_ptr failure = comm::attempt([&] {
-        if (m.context.world_rank != source) return;
-        for (const Held& h : by_node[m.node_of[source]])
-            if (h.key == chosen->key) {
+        if (context.world_rank != source) return;
+        for (const Held& h : by_node[node_of[source]])
+            if (h.key == chosen.key) {
                 const std::vector<char> bytes = read_bytes(h.manifest_path);
                 manifest_text.assign(bytes.begin(), bytes.end());
             }
     });
-    comm::agree(m.comm, failure, "checkpoint: reading local checkpoint " + chosen->name);
-    manifest_text = comm::broadcast_string(m.comm, manifest_text, source);
-    const std::string view = m.root + "/.view_" + chosen->name;
+    comm::agree(comm, failure, "checkpoint: reading local checkpoint " + chosen.name);
+    manifest_text = comm::broadcast_string(comm, manifest_text, source);
+    const std::string view = root + "/.view_" + chosen.name;
     failure = comm::attempt([&] {
-        m.build_views(*chosen, by_node, view);
-        if (m.leader()) storage::write_file_atomic(view + "/" + kManifestFile, manifest_text);
+        build_views(chosen, by_node, view);
+        if (leader()) storage::write_file_atomic(view + "/" + kManifestFile, manifest_text);
     });
-    comm::agree(m.comm, failure, "checkpoint: assembling local checkpoint " + chosen->name);
-    return LocalRestore{open_checkpoint(view), needs_partner_copies(*chosen, all) ? "partner" : "local"};
+    comm::agree(comm, failure, "checkpoint: assembling local checkpoint " + chosen.name);
+    return {view, manifest_text};
+}
+
+std::optional<LocalRestore> LocalLevel::restore(std::int64_t at_least) {
+    Impl& m = *impl_;
+    std::vector<std::vector<Held>> by_node(m.context.num_nodes);
+    Json mine = Json::array();
+    for (const Held& h : m.inventory()) mine.push_back(to_json(h));
+    const std::vector<std::string> lists = comm::allgather_strings(m.comm, mine.dump());
+    for (int rank = 0; rank < m.context.world_size; ++rank)
+        for (const Json& j : Json::parse(lists[rank])) by_node[m.node_of[rank]].push_back(held_from_json(j));
+    // Held beside the state it is read into, as CheckpointManager::restore does.
+    const std::uint64_t budget = storage::available_memory_bytes() / 2 / std::max(1, m.context.local_size);
+    for (;;) {  // each round takes a damaged file or a checkpoint out, or ends
+        std::vector<Held> all;
+        for (const std::vector<Held>& node : by_node) all.insert(all.end(), node.begin(), node.end());
+        const std::optional<Held> chosen = newest_complete(all, at_least);
+        if (!chosen) return std::nullopt;
+        KeptImage kept{rank_file_name(m.context.world_rank), budget, {}, {}};
+        const std::vector<std::pair<int, std::string>> damaged = m.verify_held(*chosen, by_node, kept);
+        if (!damaged.empty()) {
+            drop_damaged(by_node, chosen->key, damaged);
+            continue;
+        }
+        const auto [view, manifest_text] = m.assemble(*chosen, by_node);
+        if (std::optional<LocalRestore> restored = m.open_verified(*chosen, all, view, manifest_text, std::move(kept)))
+            return restored;
+        for (std::vector<Held>& node : by_node)  // its files disagree with its manifest: not used at all
+            node.erase(std::remove_if(node.begin(), node.end(), [&](const Held& h) { return h.key == chosen->key; }),
+                       node.end());
+    }
+}
+
+// Collective: every rank checks the schema of its own file in `view` (in `kept` when it holds its
+// bytes, noting where its datasets lie there), and the checkpoint opens when none found a problem;
+// nothing when one did, named in a warning by rank 0 (an older one, or the next level, is used).
+std::optional<LocalRestore> LocalLevel::Impl::open_verified(const Held& chosen, const std::vector<Held>& all,
+                                                            const std::string& view, const std::string& manifest_text,
+                                                            KeptImage kept) const {
+    Manifest manifest = manifest_from_text(manifest_text, view + "/" + kManifestFile);
+    std::optional<FileInMemory> held;
+    if (kept.image.data() != nullptr) held = FileInMemory{kept.file, kept.image.data(), kept.image.size()};
+    std::string problem;
+    if (fs::exists(view + "/" + kept.file)) {
+        const std::vector<std::string> problems =
+            schema_problems_of(view, manifest, {kept.file}, held ? &*held : nullptr, kept.addresses);
+        if (!problems.empty()) problem = "schema: " + problems.front();
+    }
+    for (const std::string& found : comm::allgather_strings(comm, problem))
+        if (!found.empty()) {
+            if (context.world_rank == 0) log::warn("local checkpoint {} is not used: {}", chosen.name, found);
+            return std::nullopt;
+        }
+    const std::string level = needs_partner_copies(chosen, all) ? "partner" : "local";
+    return LocalRestore{Checkpoint(open_checkpoint_impl(view, std::move(manifest), std::move(kept))), level};
 }
 
 }  // namespace trainrt::checkpoint

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -102,7 +103,8 @@ private:
 
 FileImage::~FileImage() { reset(); }
 
-FileImage::FileImage(FileImage&& other) noexcept : data_(other.data_), size_(other.size_), direct_(other.direct_) {
+FileImage::FileImage(FileImage&& other) noexcept
+    : data_(other.data_), size_(other.size_), direct_(other.direct_), mapped_(std::move(other.mapped_)) {
     other.data_ = nullptr;
     other.size_ = 0;
 }
@@ -111,6 +113,7 @@ FileImage& FileImage::operator=(FileImage&& other) noexcept {
     if (this != &other) {
         reset();
         data_ = other.data_, size_ = other.size_, direct_ = other.direct_;
+        mapped_ = std::move(other.mapped_);
         other.data_ = nullptr;
         other.size_ = 0;
     }
@@ -118,7 +121,8 @@ FileImage& FileImage::operator=(FileImage&& other) noexcept {
 }
 
 void FileImage::reset() noexcept {
-    std::free(data_);
+    if (mapped_.data() == nullptr) std::free(data_);
+    mapped_ = MappedFile();
     data_ = nullptr;
     size_ = 0;
 }
@@ -152,6 +156,15 @@ int read_pass(int fd, char* data, std::uint64_t size, const std::function<void(c
 FileImage read_file_image(const std::string& path, const std::function<void()>& restart,
                           const std::function<void(const char*, std::size_t)>& consume) {
     FileImage image;
+    if (std::optional<MappedFile> mapped = map_if_in_memory(open_or_throw(path, O_RDONLY).get(), path)) {
+        restart();
+        for (std::uint64_t offset = 0; offset < mapped->size(); offset += kChunk)
+            consume(mapped->data() + offset, static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, mapped->size() - offset)));
+        image.data_ = const_cast<char*>(mapped->data());
+        image.size_ = mapped->size();
+        image.mapped_ = std::move(*mapped);
+        return image;
+    }
     for (bool buffered : {false, true}) {
         Fd fd = open_for_image(path, buffered, image.direct_);
         struct stat info {};

@@ -1,16 +1,23 @@
 #pragma once
 // A whole file's bytes held in memory, read once: with O_DIRECT where the filesystem allows it
-// (the disk writes straight into this buffer, no copy through the page cache), else buffered.
-// A restore verifies a file's checksum from its image and then copies blocks out of it, so the
-// file is read from the disk once and copied once, as a plain read() would.
+// (the disk writes straight into this buffer, no copy through the page cache), else buffered;
+// a file whose pages already live in memory (tmpfs: a node-local checkpoint level in /dev/shm)
+// is mapped instead of copied. A restore verifies a file's checksum from its image and then
+// copies blocks out of it, so the file is read from the disk once and copied once, as a plain
+// read() would (from memory: copied once, where a read() would copy it too).
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
 
+#include "storage/mapped_file.hpp"
+
 namespace trainrt::storage {
 
-// Move-only owner of the image's aligned buffer; frees it on destruction, never throws.
+// Move-only owner of the image's aligned buffer, or of the file's mapping; frees (unmaps) it on
+// destruction, never throws. A mapping holds the file's own pages: trainrt never rewrites a
+// checkpoint file in place (a new checkpoint is new files, renamed in), so they stay the bytes
+// that were verified; a process that wrote into the file in place would change them.
 class FileImage {
 public:
     FileImage() = default;
@@ -23,19 +30,22 @@ public:
     const char* data() const { return data_; }
     std::uint64_t size() const { return size_; }
     bool direct() const { return direct_; }  // read with O_DIRECT
+    bool mapped() const { return mapped_.data() != nullptr; }
     void reset() noexcept;
 
 private:
     friend FileImage read_file_image(const std::string&, const std::function<void()>&,
                                      const std::function<void(const char*, std::size_t)>&);
-    char* data_ = nullptr;
+    char* data_ = nullptr;  // owned (std::free) unless mapped_ holds it
     std::uint64_t size_ = 0;
     bool direct_ = false;
+    MappedFile mapped_;
 };
 
 // Reads the whole file at `path` into an image, two reads in flight, and calls `consume` on each
 // chunk in file order from the calling thread while later chunks are being read (a checksum
-// costs no time of its own). `restart` is called before the first chunk of each pass: a
+// costs no time of its own); a file in memory (map_if_in_memory) is mapped, and `consume` called
+// on its mapping's chunks. `restart` is called before the first chunk of each pass: a
 // filesystem that accepts O_DIRECT but refuses its reads (EINVAL) is read again, buffered.
 // StorageError (with strerror) when it cannot be opened or read; an exception from `consume` is
 // passed on after the reads in flight end.

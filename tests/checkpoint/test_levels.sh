@@ -7,7 +7,9 @@
 # checkpoint in the run directory. A damaged local file (rank 1's, both local checkpoints) is
 # detected by its checksum, named in a warning, and the next level used: the run directory's 4,
 # the same digest. A local level lost with its node (rank 1's directory gone) falls back to the
-# run directory alike. async = true with local levels: one line, exit 2.
+# run directory alike. A local checkpoint whose manifest disagrees with a rank's file (checksums
+# intact) is found by that rank's schema check and the older local one used. async = true with
+# local levels: one line, exit 2.
 # ctest: fixture=small_data
 source "$(dirname "$0")/lib.sh"
 # levels NAME: the options of run NAME with the local level (its own local_dir, a directory per host).
@@ -55,6 +57,21 @@ event=$(restore_event damaged)
   && [ "$(jq -r .iteration <<<"$event")" = 4 ] && grep -q "rank_00001.h5 has checksum .* (damaged): not used" "$WORK/damaged.out" \
   && pass "damaged local files: $(grep -m1 -o 'local checkpoint .*checkpoint_00000[56]: rank_00001.h5 has checksum.*' "$WORK/damaged.out" | cut -c1-60)...; resumed from the run directory's 4, the same digest" \
   || { show "$WORK/damaged.out"; fail "damaged local level: exit $rc, $event"; }
+
+crash torn
+root=$(local_root torn)
+# Checkpoint 6's manifest (every rank directory's copy) places a part of rank 1's file in a dataset
+# that file does not hold: the checksums pass, rank 1's schema check of its own file finds it.
+doctor='(first(.tensors | to_entries[] | select(any(.value.parts[]; .file == "rank_00001.h5"))) | .key) as $t
+  | .tensors[$t].parts |= map(if .file == "rank_00001.h5" then .dataset = "/tensors/absent" else . end)'
+for m in "$root"/rank_*/checkpoint_000006/manifest.json; do jq "$doctor" "$m" > "$m.new" && mv "$m.new" "$m"; done
+train 2 torn "$WORK/torn.out" "${LEVELS[@]}"
+event=$(restore_event torn)
+[ "$rc" -eq 0 ] && [ "$(digest_of "$WORK/torn.out")" = "$ref" ] && [ "$(jq -r .level <<<"$event")" = local ] \
+  && [ "$(jq -r .iteration <<<"$event")" = 5 ] \
+  && grep -q "local checkpoint checkpoint_000006 is not used: schema: .*rank_00001.h5:/tensors/absent: dataset missing" "$WORK/torn.out" \
+  && pass "a local checkpoint whose manifest disagrees with rank 1's file: $(grep -m1 -o 'local checkpoint checkpoint_000006 is not used: schema: .*' "$WORK/torn.out" | sed "s|$WORK/||" | cut -c1-120); resumed from local 5, the same digest" \
+  || { show "$WORK/torn.out"; fail "torn local checkpoint: exit $rc, $event"; }
 
 crash lost
 root=$(local_root lost)

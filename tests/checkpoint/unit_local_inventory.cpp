@@ -70,18 +70,34 @@ TEST_CASE("local inventory: the nodes' lists travel as JSON unchanged", "[checkp
     CHECK(back.held == h.held);
 }
 
-TEST_CASE("local inventory: a node's ranks share the checksums of the files it holds", "[checkpoint]") {
-    const Held held = on_node(5, "t5", {{0, 0}, {1, 1}, {2, 0}, {3, 1}});
-    const auto first = verification_share(held, 0, 2), second = verification_share(held, 1, 2);
+// The files local ranks 0.. of a node wrote: rank_<r>.h5 for the world ranks `ranks`.
+std::vector<std::string> owned_by(std::initializer_list<int> ranks) {
+    std::vector<std::string> files;
+    for (int rank : ranks) files.push_back("rank_0000" + std::to_string(rank) + ".h5");
+    return files;
+}
+
+TEST_CASE("local inventory: a node's ranks share the checksums of the files it holds, each its own file",
+          "[checkpoint]") {
+    const Held held = on_node(5, "t5", {{0, 0}, {1, 1}, {2, 0}, {3, 1}});  // ranks 0, 1 here, copies of 2, 3
+    const auto first = verification_share(held, 0, owned_by({0, 1})), second = verification_share(held, 1, owned_by({0, 1}));
     CHECK(first.size() == 2);
     CHECK(second.size() == 2);
     CHECK(first.count("rank_00000.h5") == 1);
     CHECK(first.count("rank_00002.h5") == 1);
     CHECK(second.at("rank_00003.h5") == "/local/rank_00001/checkpoint_000005/rank_00003.h5");
-    CHECK(verification_share(held, 0, 1).size() == 4);  // a rank alone on its node checks every file
-    CHECK(verification_share(held, 2, 3).size() == 1);
-    CHECK(verification_share(held, 3, 8).size() == 1);  // more ranks than files: one each, the rest none
-    CHECK(verification_share(held, 5, 8).empty());
+    // Ranks 2 and 3 on a node that holds copies of 0 and 1: each its own file, and one copy.
+    const Held other = on_node(5, "t5", {{0, 2}, {1, 3}, {2, 2}, {3, 3}});
+    const auto third = verification_share(other, 0, owned_by({2, 3})), fourth = verification_share(other, 1, owned_by({2, 3}));
+    CHECK(third.count("rank_00002.h5") == 1);
+    CHECK(fourth.count("rank_00003.h5") == 1);
+    CHECK(third.size() + fourth.size() == 4);
+    CHECK(third.size() == 2);
+    CHECK(verification_share(held, 0, owned_by({0})).size() == 4);  // a rank alone on its node checks every file
+    CHECK(verification_share(held, 2, owned_by({0, 1, 4})).size() == 1);
+    const std::vector<std::string> eight = owned_by({0, 1, 4, 5, 6, 7, 8, 9});
+    CHECK(verification_share(held, 3, eight).size() == 1);  // more ranks than files: one each, the rest none
+    CHECK(verification_share(held, 5, eight).empty());
 }
 
 TEST_CASE("local inventory: a damaged file leaves its node's copy unused, a partner copy completes it",

@@ -1,7 +1,10 @@
 // A whole file read into memory once, its chunks handed over in order (storage/file_image.hpp).
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
@@ -63,4 +66,25 @@ TEST_CASE("file image: a missing file is a StorageError naming it; a move leaves
 
 TEST_CASE("file image: the memory left is known on Linux", "[storage]") {
     CHECK(storage::available_memory_bytes() > 0);
+}
+
+TEST_CASE("file image: a file in memory (/dev/shm) is mapped, not copied", "[storage]") {
+    const std::string shm = "/dev/shm/trainrt_test_image_" + std::to_string(::getpid());
+    const std::string bytes = random_bytes((8 << 20) * 2 + 4097);
+    write_file(shm, bytes);
+    std::string seen;
+    storage::FileImage image = storage::read_file_image(
+        shm, [&] { seen.clear(); }, [&](const char* data, std::size_t count) { seen.append(data, count); });
+    std::filesystem::remove(shm);  // the mapping keeps the pages
+    CHECK(image.mapped());
+    CHECK_FALSE(image.direct());
+    CHECK(seen == bytes);
+    REQUIRE(image.size() == bytes.size());
+    CHECK(std::string(image.data(), image.size()) == bytes);
+    storage::FileImage moved = std::move(image);
+    CHECK(moved.mapped());
+    CHECK_FALSE(image.mapped());
+    moved.reset();
+    CHECK_FALSE(moved.mapped());
+    CHECK(moved.data() == nullptr);
 }
