@@ -199,28 +199,22 @@ namespace checkpoint {
 const char* image_bytes_of(const Checkpoint::Impl& impl, const PartEntry& part, TensorType type) {
     const storage::FileImage& image = impl.kept.image;
     if (part.file != impl.kept.file || image.data() == nullptr) return nullptr;
-    const auto found = impl.image_offsets.find(part.dataset);
-    if (found == impl.image_offsets.end() || found->second.second != type) return nullptr;
-    return image.data() + found->second.first;
+    const auto found = impl.kept.addresses.find(part.dataset);
+    if (found == impl.kept.addresses.end() || found->second.type != type ||
+        found->second.offset + element_count(part.shape) * tensor_type_size(type) > image.size())
+        return nullptr;
+    return image.data() + found->second.offset;
 }
 
 namespace {
 
-// Fills impl.image_offsets for the parts stored in the kept file where its schema check found
-// them (KeptImage::addresses) inside the image, and kept_unread with their bytes: the image is
-// freed once that many were read from it.
-void index_kept_image(Checkpoint::Impl& impl) {
+// kept_unread: the bytes of the parts the kept image holds (image_bytes_of); the image is freed
+// once that many were read from it.
+void count_kept_bytes(Checkpoint::Impl& impl) {
     for (const auto& [name, tensor] : impl.manifest.tensors)
-        for (const PartEntry& part : tensor.parts) {
-            if (part.file != impl.kept.file) continue;
-            const auto found = impl.kept.addresses.find(part.dataset);
-            const std::uint64_t bytes = element_count(part.shape) * tensor_type_size(tensor.type);
-            if (found == impl.kept.addresses.end() || found->second.type != tensor.type ||
-                found->second.offset + bytes > impl.kept.image.size())
-                continue;
-            impl.image_offsets[part.dataset] = {found->second.offset, tensor.type};
-            impl.kept_unread += bytes;
-        }
+        for (const PartEntry& part : tensor.parts)
+            if (image_bytes_of(impl, part, tensor.type) != nullptr)
+                impl.kept_unread += element_count(part.shape) * tensor_type_size(tensor.type);
 }
 
 }  // namespace
@@ -238,7 +232,7 @@ std::shared_ptr<Checkpoint::Impl> open_checkpoint_impl(const std::string& dir, M
     impl->path = dir;
     impl->manifest = std::move(manifest);
     impl->kept = std::move(kept);
-    if (impl->kept.image.data() != nullptr) index_kept_image(*impl);
+    count_kept_bytes(*impl);
     if (impl->kept_unread == 0) impl->kept.image.reset();
     return impl;
 }

@@ -20,14 +20,12 @@ struct Checkpoint::Impl {
     checkpoint::Manifest manifest;
     mutable std::atomic<double> read_seconds{0.0};  // time spent in Checkpoint::read
     // The restoring rank's own file, kept from its verification: blocks stored in it are copied
-    // from memory until each of its parts' bytes was read once, then it is freed.
+    // from memory until each of its parts' bytes was read once, then it is freed. Where each part
+    // lies in it is what the file's schema check found (KeptImage::addresses: no HDF5 open per
+    // read); a part not there is read elsewhere (stored in another type or shape).
     mutable std::mutex image_mutex;
     mutable checkpoint::KeptImage kept;
     mutable std::uint64_t kept_unread = 0;  // bytes of its parts not yet read
-    // Where each of its parts' datasets lies in that image, as the file's schema check found it
-    // (no HDF5 open per read): by dataset path, its byte offset and type; a part absent here is
-    // read elsewhere (stored in another type or shape).
-    std::map<std::string, std::pair<std::uint64_t, TensorType>> image_offsets;
     // Replicated parts other ranks stored, received from them at restore (replicated_exchange.hpp),
     // by (file, dataset): each the part's elements, row-major, in the tensor's type. Read from
     // here instead of their files; freed, under image_mutex, once as many bytes were read.
