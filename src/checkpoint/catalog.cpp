@@ -37,20 +37,26 @@ std::int64_t iteration_of_name(const std::string& name) {
 
 namespace {
 
-// The checksum ranges of the manifest's files, numbered across files in manifest order: range
-// k is verified by share k % shares (a whole-file checksum is one range; a shared file's ranges
-// are spread over the ranks that verify it).
+// The units of verification, numbered across files in manifest order: unit k is verified by
+// share k % shares. A unit is a whole file (all its ranges: a file_per_rank file's ranges are
+// its data runs and the metadata between them, read once by one rank), except in the shared
+// layout, where each range of the shared file is one, spread over the ranks that verify it.
 struct RangeUnit {
     std::size_t file;   // index in manifest.files
     std::size_t range;  // index in checksum_ranges(that file)
 };
 
 std::vector<RangeUnit> ranges_of_share(const Manifest& manifest, int share, int shares) {
+    const bool by_range = manifest.layout == "shared";
     std::vector<RangeUnit> mine;
     std::size_t k = 0;
-    for (std::size_t i = 0; i < manifest.files.size(); ++i)
-        for (std::size_t j = 0; j < checksum_ranges(manifest.files[i]).size(); ++j, ++k)
+    for (std::size_t i = 0; i < manifest.files.size(); ++i) {
+        const std::size_t ranges = checksum_ranges(manifest.files[i]).size();
+        for (std::size_t j = 0; j < ranges; ++j) {
             if (k % static_cast<std::size_t>(shares) == static_cast<std::size_t>(share)) mine.push_back({i, j});
+            if (by_range || j + 1 == ranges) ++k;
+        }
+    }
     return mine;
 }
 

@@ -40,9 +40,9 @@ std::string verify(const std::string& checkpoint_dir);
 
 // verify() in parts, for ranks that verify a checkpoint together (CheckpointManager::restore),
 // each with the manifest it read (read_manifest_or_reason: "" or why it cannot be read).
-// verify_share checks the presence, size and XXH3-64 of this share's checksum ranges (range k,
-// numbered over the manifest's files in order, is share k % shares'; share 0 also looks for
-// files the manifest does not list). verify_schema_share, once every share's checksums passed
+// verify_share checks the presence, size and XXH3-64 of this share's checksum ranges (file k,
+// numbered in the manifest's order, is share k % shares'; in the shared layout each range of the
+// shared file counts as a file; share 0 also looks for files the manifest does not list). verify_schema_share, once every share's checksums passed
 // (HDF5 never opens a corrupted file), checks the HDF5 contents (metadata only) of the files whose
 // first range is this share's, and notes where the kept file's datasets lie (keep->addresses).
 // Each "" or the reason, naming the file.

@@ -70,8 +70,11 @@ struct WrittenRegion {
 // describe_file() of a file whose `regions` were written from memory that has not changed since:
 // those bytes are hashed from memory, the rest (HDF5's metadata) read from the file, all in file
 // order, so the digest is the file's. A region that overlaps another or passes the file's end is
-// read from the file instead.
-FileEntry describe_written_file(const std::string& dir, const std::string& name, std::vector<WrittenRegion> regions);
+// read from the file instead. `runs`: checksums already taken of runs of its bytes (RunHasher);
+// each run of at least 1 MiB is then a range of its own and the bytes between them are hashed as
+// ranges, so the entry has `ranges` (one reader still verifies them all: catalog.hpp).
+FileEntry describe_written_file(const std::string& dir, const std::string& name, std::vector<WrittenRegion> regions,
+                                const std::vector<ChecksumRange>& runs = {});
 // describe_range() the same way: the regions' bytes inside the range (a region may cross its
 // ends) from memory, the rest read. StorageError when the file ends before the range does.
 std::string describe_written_range(const std::string& dir, const std::string& name, const ChecksumRange& range,
@@ -79,7 +82,8 @@ std::string describe_written_range(const std::string& dir, const std::string& na
 // fsync of the file, and describe_written_file() of it at the same time: the fsync waits for the
 // disk, the hash reads the caller's memory (and the page cache for the rest), so the hash costs no
 // time of its own and no pass over the written bytes in the page cache.
-FileEntry sync_and_describe_file(const std::string& dir, const std::string& name, std::vector<WrittenRegion> regions = {});
+FileEntry sync_and_describe_file(const std::string& dir, const std::string& name, std::vector<WrittenRegion> regions = {},
+                                 const std::vector<ChecksumRange>& runs = {});
 
 // The HDF5 dataset path of a tensor inside a checkpoint file: "/tensors/<name>".
 std::string dataset_path(const std::string& tensor_name);

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "checkpoint/layout.hpp"
+#include "checkpoint/xxh3.hpp"
 #include "h5/h5.hpp"
 #include "storage/mapped_file.hpp"
 #include "storage/posix.hpp"
@@ -56,16 +57,6 @@ void write_shape_attribute(hid_t object, const std::string& name, const Shape& s
 }
 
 namespace {
-
-using Xxh3State = std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)>;
-
-Xxh3State new_xxh3() {
-    Xxh3State state(XXH3_createState(), XXH3_freeState);
-    XXH3_64bits_reset(state.get());
-    return state;
-}
-
-std::string hex_digest(XXH3_state_t* state) { return fmt::format("{:016x}", XXH3_64bits_digest(state)); }
 
 // Feeds `fd`'s bytes from `offset`, `length` of them or (kToEnd) up to the end, to `state`; the
 // bytes hashed are added to `hashed`. Chunks small enough to stay in the core's cache between the
@@ -204,12 +195,40 @@ std::string hash_written(int fd, const std::string& path, std::uint64_t from, st
 
 }  // namespace
 
-FileEntry describe_written_file(const std::string& dir, const std::string& name, std::vector<WrittenRegion> regions) {
+namespace {
+
+// The runs that become checksum ranges of their own: at least kOwnRangeBytes, inside the file,
+// not overlapping the one before (any other run's bytes are hashed with the bytes around them).
+std::vector<ChecksumRange> own_ranges(const std::vector<ChecksumRange>& runs, std::uint64_t size) {
+    constexpr std::uint64_t kOwnRangeBytes = 1 << 20;
+    std::vector<ChecksumRange> own;
+    for (const ChecksumRange& run : runs) {
+        const bool inside = run.offset <= size && run.length <= size - run.offset;
+        const bool after = own.empty() || run.offset >= own.back().offset + own.back().length;
+        if (run.length >= kOwnRangeBytes && inside && after) own.push_back(run);
+    }
+    return own;
+}
+
+}  // namespace
+
+FileEntry describe_written_file(const std::string& dir, const std::string& name, std::vector<WrittenRegion> regions,
+                                const std::vector<ChecksumRange>& runs) {
     const std::string path = dir + "/" + name;
     storage::Fd fd = storage::open_or_throw(path, O_RDONLY);
     const std::uint64_t size = size_of(fd.get(), path);
     std::erase_if(regions, [&](const WrittenRegion& region) { return region.length > size - std::min(size, region.offset); });
-    return {name, size, hash_written(fd.get(), path, 0, size, std::move(regions)), {}};
+    const std::vector<ChecksumRange> own = own_ranges(runs, size);
+    if (own.empty()) return {name, size, hash_written(fd.get(), path, 0, size, std::move(regions)), {}};
+    FileEntry entry{name, size, "", {}};
+    std::uint64_t at = 0;
+    for (const ChecksumRange& run : own) {
+        if (run.offset > at) entry.ranges.push_back({at, run.offset - at, hash_written(fd.get(), path, at, run.offset, regions)});
+        entry.ranges.push_back(run);
+        at = run.offset + run.length;
+    }
+    if (at < size) entry.ranges.push_back({at, size - at, hash_written(fd.get(), path, at, size, regions)});
+    return entry;
 }
 
 std::string describe_written_range(const std::string& dir, const std::string& name, const ChecksumRange& range,
@@ -223,11 +242,12 @@ std::string describe_written_range(const std::string& dir, const std::string& na
     return hash_written(fd.get(), path, range.offset, range.offset + range.length, std::move(regions));
 }
 
-FileEntry sync_and_describe_file(const std::string& dir, const std::string& name, std::vector<WrittenRegion> regions) {
+FileEntry sync_and_describe_file(const std::string& dir, const std::string& name, std::vector<WrittenRegion> regions,
+                                 const std::vector<ChecksumRange>& runs) {
     std::future<void> synced =
         std::async(std::launch::async, [path = dir + "/" + name] { storage::fsync_path(path); });
     // On a throw, the future's destructor waits.
-    FileEntry entry = describe_written_file(dir, name, std::move(regions));
+    FileEntry entry = describe_written_file(dir, name, std::move(regions), runs);
     synced.get();
     return entry;
 }

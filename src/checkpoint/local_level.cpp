@@ -90,17 +90,23 @@ void take_inventory(const std::string& dir, std::map<std::string, Held>& found) 
     }
 }
 
-// The size and XXH3-64 of the file at `path`, its bytes kept in `keep->image` when `keep` is
-// given (a mapping of them in a memory filesystem, else a copy).
-FileEntry describe_held(const std::string& path, const FileEntry& listed, KeptImage* keep) {
-    const std::string dir = fs::path(path).parent_path().string();
-    if (keep == nullptr) return describe_file(dir, fs::path(path).filename().string());
-    const FileEntry whole{fs::path(path).filename().string(), listed.size, listed.xxh3, {}};
-    const std::vector<std::string> digests = describe_file_image(dir, whole, keep->image);
-    return {listed.name, keep->image.size(), digests.front(), {}};
+// The XXH3-64 of each of `listed`'s checksum ranges in the file at `path` (the listed file or a
+// copy of it), its bytes kept in `keep->image` when `keep` is given (a mapping of them in a memory
+// filesystem, else a copy). StorageError when it cannot be read or its size is not the listed one.
+std::vector<std::string> digests_of_held(const std::string& path, const FileEntry& listed, KeptImage* keep) {
+    const std::string dir = fs::path(path).parent_path().string(), name = fs::path(path).filename().string();
+    const std::uint64_t size = fs::file_size(path);
+    if (size != listed.size)
+        throw StorageError(fmt::format("{} has {} bytes, the manifest says {}", path, size, listed.size));
+    FileEntry here = listed;
+    here.name = name;
+    if (keep != nullptr) return describe_file_image(dir, here, keep->image);
+    std::vector<std::string> digests;
+    for (const ChecksumRange& range : checksum_ranges(here)) digests.push_back(describe_range(dir, name, range));
+    return digests;
 }
 
-// "" when the file at `path` has the checksum `manifest` gives it, else why it is not used.
+// "" when the file at `path` has the checksums `manifest` gives it, else why it is not used.
 // `keep`: its bytes are kept there when they verify.
 std::string check_held_file(const Manifest& manifest, const std::string& file, const std::string& path,
                             KeptImage* keep) {
@@ -109,12 +115,21 @@ std::string check_held_file(const Manifest& manifest, const std::string& file, c
                                     [&](const FileEntry& listed) { return listed.name == file; });
     if (entry == manifest.files.end()) return fmt::format("local checkpoint {}: {} is not in its manifest", dir, file);
     try {
-        const FileEntry actual = describe_held(path, *entry, keep != nullptr && entry->size <= keep->max_bytes ? keep : nullptr);
-        if (actual.size == entry->size && actual.xxh3 == entry->xxh3) return "";
-        if (keep != nullptr) keep->image.reset();
-        return fmt::format("local checkpoint {}: {} has checksum {}, the manifest says {} (damaged): not used", dir,
-                           file, actual.xxh3, entry->xxh3);
+        KeptImage* kept = keep != nullptr && entry->size <= keep->max_bytes ? keep : nullptr;
+        const std::vector<std::string> actual = digests_of_held(path, *entry, kept);
+        const std::vector<ChecksumRange> ranges = checksum_ranges(*entry);
+        for (std::size_t j = 0; j < ranges.size(); ++j) {
+            if (actual[j] == ranges[j].xxh3) continue;
+            if (kept != nullptr) kept->image.reset();
+            const std::string where = ranges.size() == 1 ? "" : fmt::format(" of bytes {}-{}", ranges[j].offset,
+                                                                               ranges[j].offset + ranges[j].length);
+            return fmt::format("local checkpoint {}: {} has checksum {}{}, the manifest says {} (damaged): not used", dir,
+                               file, actual[j], where, ranges[j].xxh3);
+        }
+        return "";
     } catch (const Error& error) {
+        return fmt::format("local checkpoint {}: {} cannot be read ({}): not used", dir, file, error.what());
+    } catch (const fs::filesystem_error& error) {
         return fmt::format("local checkpoint {}: {} cannot be read ({}): not used", dir, file, error.what());
     }
 }

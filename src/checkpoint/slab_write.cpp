@@ -37,13 +37,18 @@ std::optional<WrittenRegion> region_of(const TensorPart& part, haddr_t at, std::
 
 haddr_t data_address(hid_t dataset) { return h5::locked([&] { return H5Dget_offset(dataset); }); }
 
+std::optional<WrittenRegion> announce(std::optional<WrittenRegion> region, const SlabTarget& target) {
+    if (region && target.placed) target.placed(*region);
+    return region;
+}
+
 }  // namespace
 
 std::optional<WrittenRegion> write_in_slabs(const TensorPart& part, const SlabTarget& target) {
     if (part.shape.empty()) {  // a scalar: one element, nothing to split
         TRAINRT_H5(H5Dwrite(target.dataset, memory_type(part.type), H5S_ALL, H5S_ALL, target.transfer, part.data),
                    dataset_path(part.name));
-        return region_of(part, data_address(target.dataset), 0, true);
+        return announce(region_of(part, data_address(target.dataset), 0, true), target);
     }
     if (part.elements() == 0) return std::nullopt;
     const std::vector<hsize_t> shape(part.shape.begin(), part.shape.end());
@@ -53,6 +58,7 @@ std::optional<WrittenRegion> write_in_slabs(const TensorPart& part, const SlabTa
     h5::Dataspace file_space(TRAINRT_H5(H5Dget_space(target.dataset), part.name));
     const std::uint64_t file_row_bytes = dataset_row_bytes(file_space.get(), part, row_bytes);
     haddr_t at = HADDR_UNDEF;  // known once the dataset has its space: at creation or at the first write
+    std::optional<WrittenRegion> region;
     for (hsize_t row = 0; row < rows; row += slab_rows) {
         std::vector<hsize_t> start(target.offset.begin(), target.offset.end()), count = shape;
         start[0] += row;
@@ -64,12 +70,15 @@ std::optional<WrittenRegion> write_in_slabs(const TensorPart& part, const SlabTa
         TRAINRT_H5(H5Dwrite(target.dataset, memory_type(part.type), memory_space.get(), file_space.get(),
                             target.transfer, static_cast<const std::byte*>(part.data) + row * row_bytes),
                    dataset_path(part.name));
-        if (at == HADDR_UNDEF) at = data_address(target.dataset);
+        if (at == HADDR_UNDEF) {
+            at = data_address(target.dataset);
+            region = announce(region_of(part, at, target.offset[0] * file_row_bytes, file_row_bytes == row_bytes), target);
+        }
         if (at != HADDR_UNDEF && target.writeback_fd >= 0)
             storage::start_writeback(target.writeback_fd, at + start[0] * file_row_bytes, count[0] * file_row_bytes,
                                      target.path);
     }
-    return region_of(part, at, target.offset[0] * file_row_bytes, file_row_bytes == row_bytes);
+    return region;
 }
 
 }  // namespace trainrt::checkpoint

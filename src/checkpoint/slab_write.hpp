@@ -7,6 +7,7 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -26,6 +27,9 @@ struct SlabTarget {
     hid_t transfer = H5P_DEFAULT;
     int writeback_fd = -1;
     std::string path;  // for messages
+    // Called once with the block's region (see below) as soon as its place in the file is known,
+    // after its first slab, while the others are still to be written (RunHasher).
+    std::function<void(const WrittenRegion&)> placed;
 };
 
 // H5Error naming the tensor when a slab's write fails (the slabs before it are in the file).

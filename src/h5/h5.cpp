@@ -102,6 +102,13 @@ File open_file(const std::string& path, bool writable) {
     return File(TRAINRT_H5(H5Fopen(path.c_str(), flags, fapl.get()), path));
 }
 
+File open_file_packed(const std::string& path, std::uint64_t metadata_block_bytes) {
+    PropertyList fapl = file_access_props();
+    TRAINRT_H5(H5Pset_meta_block_size(fapl.get(), metadata_block_bytes), path);
+    TRAINRT_H5(H5Pset_small_data_block_size(fapl.get(), 0), path);
+    return File(TRAINRT_H5(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl.get()), path));
+}
+
 File open_image(const char* bytes, std::uint64_t size, const std::string& name) {
     // Without DONT_COPY HDF5 copies the image, as large as the checkpoint file; without
     // DONT_RELEASE it would free memory it does not own. Read-only: the image is never written.

@@ -89,6 +89,10 @@ using PropertyList = Id<H5Pclose>;
 PropertyList file_access_props();  // fapl: no locking, latest-compatible format
 File create_file(const std::string& path);  // truncates
 File open_file(const std::string& path, bool writable);
+// Opens `path` for writing with HDF5's metadata gathered in blocks of `metadata_block_bytes`
+// (the first one allocated before any data) and no small-data block: datasets' raw data then
+// lies back to back in the order it is allocated, unbroken by metadata until a block fills.
+File open_file_packed(const std::string& path, std::uint64_t metadata_block_bytes);
 // Opens, read-only, the HDF5 file whose bytes are [bytes, bytes + size) in memory (`name` for
 // messages): no copy of them, no read of the disk. The bytes must outlive the File.
 File open_image(const char* bytes, std::uint64_t size, const std::string& name);
