@@ -23,8 +23,8 @@
 namespace trainrt::checkpoint {
 namespace {
 
-std::optional<WrittenRegion> write_part(hid_t file, const TensorPart& part, int fd, const std::string& path,
-                                        RunHasher& runs) {
+std::optional<WrittenRegion> write_part(hid_t file, const TensorPart& part, storage::WritebackWindow& writeback,
+                                        const std::string& path, RunHasher& runs) {
     std::vector<hsize_t> shape(part.shape.begin(), part.shape.end());
     h5::Dataspace space(TRAINRT_H5(
         H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr), part.name));
@@ -34,7 +34,7 @@ std::optional<WrittenRegion> write_part(hid_t file, const TensorPart& part, int 
                                               file_type(part.type), space.get(), H5P_DEFAULT,
                                               create.get(), H5P_DEFAULT), part.name));
     std::optional<WrittenRegion> region =
-        write_in_slabs(part, SlabTarget{dataset.get(), Shape(part.shape.size(), 0), H5P_DEFAULT, fd, path,
+        write_in_slabs(part, SlabTarget{dataset.get(), Shape(part.shape.size(), 0), H5P_DEFAULT, &writeback, path,
                                         [&runs](const WrittenRegion& placed) { runs.add(placed); }});
     h5::write_attribute(dataset.get(), "replicated", std::int64_t{part.replicated});
     write_shape_attribute(dataset.get(), "global_shape", part.global_shape);
@@ -112,14 +112,15 @@ public:
         std::vector<WrittenRegion> regions;  // the tensors' bytes in the file, from memory
         RunHasher runs;
         create_reserved(path, room_for(mine, bytes));
-        const storage::Fd writeback = storage::open_or_throw(path, O_RDONLY);
+        const storage::Fd writeback_fd = storage::open_or_throw(path, O_RDONLY);
+        storage::WritebackWindow writeback(writeback_fd.get(), path, kSlabBytes);
         {
             h5::File file = h5::open_file_packed(path, metadata_room(mine));
             write_root_attributes(file.get(), context);
             h5::create_group(file.get(), "tensors");
             for (std::size_t i = 0; i < mine.size(); ++i) {
                 if (i == mine.size() / 2) fault_point("mid_data", rank);
-                if (auto region = write_part(file.get(), *mine[i], writeback.get(), path, runs)) regions.push_back(*region);
+                if (auto region = write_part(file.get(), *mine[i], writeback, path, runs)) regions.push_back(*region);
                 result.parts.emplace_back(mine[i]->name, PartEntry{file_name, dataset_path(mine[i]->name),
                                                                    mine[i]->offset, mine[i]->shape});
             }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "checkpoint/xxh3.hpp"
 
 namespace trainrt::checkpoint {
 
@@ -19,11 +18,14 @@ RunHasher::~RunHasher() {
 
 void RunHasher::add(const WrittenRegion& region) {
     if (region.length == 0) return;
+    bool wake = false;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         waiting_.push_back(region);
+        waiting_bytes_ += region.length;
+        wake = waiting_bytes_ >= kWakeBytes;
     }
-    changed_.notify_all();
+    if (wake) changed_.notify_all();
 }
 
 std::vector<ChecksumRange> RunHasher::finish() {
@@ -33,37 +35,44 @@ std::vector<ChecksumRange> RunHasher::finish() {
     }
     changed_.notify_all();
     if (thread_.joinable()) thread_.join();
+    if (run_.length > 0) {
+        run_.xxh3 = hex_digest(state_.get());
+        runs_.push_back(run_);
+        run_.length = 0;
+    }
     std::sort(runs_.begin(), runs_.end(), [](const ChecksumRange& a, const ChecksumRange& b) { return a.offset < b.offset; });
     return runs_;
 }
 
-// The thread: one XXH3 state per run, its digest taken when a region does not continue it.
+// The thread: takes what waits, a batch at a time, until finish() (then the rest) or destruction.
 void RunHasher::hash_added() {
-    Xxh3State state = new_xxh3();
-    ChecksumRange run;
     for (;;) {
-        WrittenRegion region;
+        std::deque<WrittenRegion> batch;
+        bool last = false;
         {
             std::unique_lock<std::mutex> lock(mutex_);
-            changed_.wait(lock, [&] { return abandoned_ || closed_ || !waiting_.empty(); });
-            if (abandoned_ || waiting_.empty()) break;
-            region = waiting_.front();
-            waiting_.pop_front();
+            changed_.wait(lock, [&] { return abandoned_ || closed_ || waiting_bytes_ >= kWakeBytes; });
+            if (abandoned_) return;
+            batch.swap(waiting_);
+            waiting_bytes_ = 0;
+            last = closed_;
         }
-        if (run.length > 0 && region.offset != run.offset + run.length) {
-            run.xxh3 = hex_digest(state.get());
-            runs_.push_back(run);
-            XXH3_64bits_reset(state.get());
-            run.length = 0;
-        }
-        if (run.length == 0) run.offset = region.offset;
-        XXH3_64bits_update(state.get(), region.data, static_cast<std::size_t>(region.length));
-        run.length += region.length;
+        for (const WrittenRegion& region : batch) hash(region);
+        if (last) return;
     }
-    if (run.length > 0) {
-        run.xxh3 = hex_digest(state.get());
-        runs_.push_back(run);
+}
+
+// One XXH3 state per run; a region that does not continue the run ends it.
+void RunHasher::hash(const WrittenRegion& region) {
+    if (run_.length > 0 && region.offset != run_.offset + run_.length) {
+        run_.xxh3 = hex_digest(state_.get());
+        runs_.push_back(run_);
+        XXH3_64bits_reset(state_.get());
+        run_.length = 0;
     }
+    if (run_.length == 0) run_.offset = region.offset;
+    XXH3_64bits_update(state_.get(), region.data, static_cast<std::size_t>(region.length));
+    run_.length += region.length;
 }
 
 }  // namespace trainrt::checkpoint

@@ -14,13 +14,14 @@
 
 #include "checkpoint/layout.hpp"
 #include "checkpoint/manifest.hpp"
+#include "checkpoint/xxh3.hpp"
 
 namespace trainrt::checkpoint {
 
 class RunHasher {
 public:
     RunHasher();
-    ~RunHasher();  // stops the thread without waiting for the regions not yet hashed; never throws
+    ~RunHasher();  // stops the thread once the batch it hashes is done, the rest unhashed; never throws
     RunHasher(const RunHasher&) = delete;
     RunHasher& operator=(const RunHasher&) = delete;
 
@@ -31,13 +32,20 @@ public:
     std::vector<ChecksumRange> finish();
 
 private:
+    // The thread is woken once this many bytes wait (or at the end), not for every small block:
+    // thousands of wake-ups cost the writer more than hashing small blocks later does.
+    static constexpr std::uint64_t kWakeBytes = 1 << 20;
     void hash_added();
+    void hash(const WrittenRegion& region);
     std::mutex mutex_;
     std::condition_variable changed_;
     std::deque<WrittenRegion> waiting_;
+    std::uint64_t waiting_bytes_ = 0;
     bool closed_ = false;     // finish() called or destroyed: no more regions
     bool abandoned_ = false;  // destroyed: the waiting regions are dropped
-    std::vector<ChecksumRange> runs_;
+    std::vector<ChecksumRange> runs_;  // the thread's until finish() has joined it
+    ChecksumRange run_;                // the run being hashed, into state_
+    Xxh3State state_ = new_xxh3();
     std::thread thread_;      // last: started once the members it uses exist
 };
 

@@ -184,9 +184,9 @@ std::vector<h5::Dataset> create_datasets(hid_t group, const Parts& parts) {
 // (slab_write.hpp). A block with no elements has nothing to write. Returns where its bytes lie in
 // the file when they are there as in memory.
 std::optional<WrittenRegion> write_tensor(hid_t dataset, const TensorPart& part, bool writes, hid_t dxpl,
-                                          const storage::Fd& writeback, const std::string& path) {
+                                          storage::WritebackWindow& writeback, const std::string& path) {
     if (!writes) return std::nullopt;
-    return write_in_slabs(part, SlabTarget{dataset, part.offset, dxpl, writeback.get(), path});
+    return write_in_slabs(part, SlabTarget{dataset, part.offset, dxpl, &writeback, path});
 }
 
 void write_root_attributes(hid_t file, int world_size) {
@@ -211,7 +211,8 @@ std::vector<WrittenRegion> write_contents(hid_t file, const WritePlan& plan, MPI
     TRAINRT_H5(H5Fflush(file, H5F_SCOPE_GLOBAL), "metadata of data.h5");
     h5::PropertyList dxpl = independent_transfer_props();
     const int rank = comm_rank(comm);
-    const storage::Fd writeback = storage::open_or_throw(path, O_RDONLY);
+    const storage::Fd writeback_fd = storage::open_or_throw(path, O_RDONLY);
+    storage::WritebackWindow writeback(writeback_fd.get(), path, kSlabBytes);
     std::vector<WrittenRegion> regions;
     for (std::size_t i = 0; i < parts.size(); ++i) {
         if (i == parts.size() / 2) fault_point("mid_data", rank);

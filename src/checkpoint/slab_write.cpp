@@ -74,9 +74,8 @@ std::optional<WrittenRegion> write_in_slabs(const TensorPart& part, const SlabTa
             at = data_address(target.dataset);
             region = announce(region_of(part, at, target.offset[0] * file_row_bytes, file_row_bytes == row_bytes), target);
         }
-        if (at != HADDR_UNDEF && target.writeback_fd >= 0)
-            storage::start_writeback(target.writeback_fd, at + start[0] * file_row_bytes, count[0] * file_row_bytes,
-                                     target.path);
+        if (at != HADDR_UNDEF && target.writeback != nullptr)
+            target.writeback->wrote(at + start[0] * file_row_bytes, count[0] * file_row_bytes);
     }
     return region;
 }

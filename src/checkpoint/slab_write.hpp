@@ -1,7 +1,7 @@
 #pragma once
 // A tensor block written into its HDF5 dataset in slabs of about kSlabBytes (whole rows of its
 // first dimension). After each slab the disk write of its bytes is started
-// (storage::start_writeback), so the disk writes slab k while slab k+1 is copied into the page
+// (storage::WritebackWindow: small blocks gathered into one start per window), so the disk writes slab k while slab k+1 is copied into the page
 // cache: the final fsync finds little left, and the writer is never throttled by the kernel for
 // holding a whole tensor's worth of dirty pages. Both layouts write their blocks this way.
 #include <hdf5.h>
@@ -12,6 +12,7 @@
 #include <string>
 
 #include "checkpoint/layout.hpp"
+#include "storage/posix.hpp"
 #include "trainrt/checkpoint.hpp"
 
 namespace trainrt::checkpoint {
@@ -25,7 +26,7 @@ struct SlabTarget {
     hid_t dataset = -1;
     Shape offset;
     hid_t transfer = H5P_DEFAULT;
-    int writeback_fd = -1;
+    storage::WritebackWindow* writeback = nullptr;  // of the same file, for slabs' disk writes
     std::string path;  // for messages
     // Called once with the block's region (see below) as soon as its place in the file is known,
     // after its first slab, while the others are still to be written (RunHasher).

@@ -68,6 +68,20 @@ void start_writeback(int fd, std::uint64_t offset, std::uint64_t length, const s
     if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) fail("writeback of", path, errno);
 }
 
+void WritebackWindow::wrote(std::uint64_t offset, std::uint64_t length) {
+    if (offset != end_) {
+        start();
+        begin_ = end_ = offset;
+    }
+    end_ += length;
+    if (end_ - begin_ >= window_bytes_) start();
+}
+
+void WritebackWindow::start() {
+    if (end_ > begin_) start_writeback(fd_, begin_, end_ - begin_, path_);
+    begin_ = end_;
+}
+
 void fsync_parent_dir(const std::string& path) { fsync_path(parent_of(path)); }
 
 void make_dirs(const std::string& path) {

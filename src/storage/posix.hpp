@@ -3,6 +3,7 @@
 // append-only line files. No flock anywhere. Failures are StorageErrors with strerror text.
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace trainrt::storage {
 
@@ -30,6 +31,23 @@ void fsync_path(const std::string& path);
 // caller copies the next ones, so the final fsync finds little left to do. Durability still
 // comes from that fsync only. A filesystem without it (EINVAL, ENOSYS) is no error.
 void start_writeback(int fd, std::uint64_t offset, std::uint64_t length, const std::string& path);
+// Gathers the bytes written to `fd` and starts their disk write (start_writeback) once at least
+// `window_bytes` lie back to back: a file of many small blocks costs one sync_file_range per
+// window, not one per block. A write that does not continue the window starts the window's
+// bytes first. What is still gathered at the end is left to the file's fsync.
+class WritebackWindow {
+public:
+    WritebackWindow(int fd, std::string path, std::uint64_t window_bytes)
+        : fd_(fd), path_(std::move(path)), window_bytes_(window_bytes) {}
+    void wrote(std::uint64_t offset, std::uint64_t length);
+
+private:
+    void start();
+    int fd_;
+    std::string path_;
+    std::uint64_t window_bytes_;
+    std::uint64_t begin_ = 0, end_ = 0;  // the gathered bytes
+};
 void fsync_parent_dir(const std::string& path);
 void make_dirs(const std::string& path);  // mkdir -p; StorageError says why it cannot
 bool path_exists(const std::string& path);
