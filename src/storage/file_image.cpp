@@ -104,7 +104,8 @@ private:
 FileImage::~FileImage() { reset(); }
 
 FileImage::FileImage(FileImage&& other) noexcept
-    : data_(other.data_), size_(other.size_), direct_(other.direct_), mapped_(std::move(other.mapped_)) {
+    : data_(other.data_), size_(other.size_), direct_(other.direct_), buffer_(std::move(other.buffer_)),
+      mapped_(std::move(other.mapped_)) {
     other.data_ = nullptr;
     other.size_ = 0;
 }
@@ -113,6 +114,7 @@ FileImage& FileImage::operator=(FileImage&& other) noexcept {
     if (this != &other) {
         reset();
         data_ = other.data_, size_ = other.size_, direct_ = other.direct_;
+        buffer_ = std::move(other.buffer_);
         mapped_ = std::move(other.mapped_);
         other.data_ = nullptr;
         other.size_ = 0;
@@ -121,7 +123,7 @@ FileImage& FileImage::operator=(FileImage&& other) noexcept {
 }
 
 void FileImage::reset() noexcept {
-    if (mapped_.data() == nullptr) std::free(data_);
+    buffer_ = PageBuffer();
     mapped_ = MappedFile();
     data_ = nullptr;
     size_ = 0;
@@ -173,10 +175,8 @@ FileImage read_file_image(const std::string& path, const std::function<void()>& 
         image.reset();
         image.size_ = static_cast<std::uint64_t>(info.st_size);
         if (image.size_ == 0) return image;
-        if (::posix_memalign(reinterpret_cast<void**>(&image.data_), kAlign, round_up(image.size_)) != 0) {
-            image.data_ = nullptr;
-            throw StorageError(fmt::format("storage: no memory to read {} ({} bytes)", path, image.size_));
-        }
+        image.buffer_ = allocate_page_buffer(round_up(image.size_), path);
+        image.data_ = image.buffer_.data();
         restart();
         const int error = read_pass(fd.get(), image.data_, image.size_, consume);
         if (error == 0) return image;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "storage/mapped_file.hpp"
+#include "storage/page_buffer.hpp"
 
 namespace trainrt::storage {
 
@@ -31,14 +32,16 @@ public:
     std::uint64_t size() const { return size_; }
     bool direct() const { return direct_; }  // read with O_DIRECT
     bool mapped() const { return mapped_.data() != nullptr; }
+    bool huge_pages() const { return buffer_.huge(); }  // its buffer asked for huge pages
     void reset() noexcept;
 
 private:
     friend FileImage read_file_image(const std::string&, const std::function<void()>&,
                                      const std::function<void(const char*, std::size_t)>&);
-    char* data_ = nullptr;  // owned (std::free) unless mapped_ holds it
+    char* data_ = nullptr;  // in buffer_ or mapped_
     std::uint64_t size_ = 0;
     bool direct_ = false;
+    PageBuffer buffer_;     // the bytes read (huge pages where free: page_buffer.hpp)
     MappedFile mapped_;
 };
 
