@@ -78,7 +78,7 @@ void WritebackWindow::wrote(std::uint64_t offset, std::uint64_t length) {
 }
 
 void WritebackWindow::start() {
-    if (end_ > begin_) start_writeback(fd_, begin_, end_ - begin_, path_);
+    if (end_ > begin_) start_(begin_, end_ - begin_);
     begin_ = end_;
 }
 

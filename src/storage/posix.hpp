@@ -2,6 +2,7 @@
 // Lustre-compatible POSIX helpers: atomic replace by rename, fsync of files and directories,
 // append-only line files. No flock anywhere. Failures are StorageErrors with strerror text.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -37,14 +38,17 @@ void start_writeback(int fd, std::uint64_t offset, std::uint64_t length, const s
 // bytes first. What is still gathered at the end is left to the file's fsync.
 class WritebackWindow {
 public:
-    WritebackWindow(int fd, std::string path, std::uint64_t window_bytes)
-        : fd_(fd), path_(std::move(path)), window_bytes_(window_bytes) {}
+    // What starts the disk write of [offset, offset + length): start_writeback of the file.
+    using Start = std::function<void(std::uint64_t offset, std::uint64_t length)>;
+    WritebackWindow(int fd, const std::string& path, std::uint64_t window_bytes)
+        : WritebackWindow([fd, path](std::uint64_t offset, std::uint64_t length) { start_writeback(fd, offset, length, path); },
+                          window_bytes) {}
+    WritebackWindow(Start start, std::uint64_t window_bytes) : start_(std::move(start)), window_bytes_(window_bytes) {}
     void wrote(std::uint64_t offset, std::uint64_t length);
 
 private:
     void start();
-    int fd_;
-    std::string path_;
+    Start start_;
     std::uint64_t window_bytes_;
     std::uint64_t begin_ = 0, end_ = 0;  // the gathered bytes
 };
