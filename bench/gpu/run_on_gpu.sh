@@ -16,6 +16,8 @@
 #          GEMM share of a step
 #   pybench bench/gpu/python_gpu_bench.sh: Python functions (MLP recipe, ResNet-18) through
 #          trainrt vs plain PyTorch, and a GPU model's checkpoint stall vs its device-to-host copy
+#   stall  bench/gpu/stall_profile.py: where that stall goes (staging vs report(), two stagings,
+#          an idle GPU before the checkpoint, cProfile)
 # Everything it prints also goes to $OUT/<stage>.log; benchmark JSON lines to $OUT/gpu_bench.jsonl.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -116,6 +118,15 @@ stage_pybench() {
     "${PYBENCH_EPOCHS:-4}" "${PYBENCH_ROUNDS:-1}"
 }
 
+stage_stall() {
+  local work
+  work=$(mktemp -d)
+  timeout -k 10 300 "$UNPACKED/bin/mpiexec" -n 1 "$TRAINRT" --run.workload=python:bench/gpu/stall_profile.py:profile_func \
+    --scaling.use_gpu=true --checkpoint.async=true --checkpoint.snapshot=background \
+    --train.data_dir="$UNPACKED/data" --train.rounds="${STALL_ROUNDS:-8}" --run.storage_path="$work" --run.name=stall \
+    --metrics.progress=off
+}
+
 stage_bench() { bash bench/gpu/bench_gpu.sh "$BUILD" "$UNPACKED/data" "$OUT/gpu_bench.jsonl" "$EPOCHS"; }
 
 unpack
@@ -127,7 +138,8 @@ for stage in "${STAGES[@]}"; do
     python) use_bundle; stage_python 2>&1 | tee "$OUT/python.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
     bench) use_bundle; stage_bench 2>&1 | tee "$OUT/bench.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
     pybench) use_bundle; stage_pybench 2>&1 | tee "$OUT/pybench.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
-    *) die "unknown stage '$stage' (probe, python, test, bench, pybench)" ;;
+    stall) use_bundle; stage_stall 2>&1 | tee "$OUT/stall.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
+    *) die "unknown stage '$stage' (probe, python, test, bench, pybench, stall)" ;;
   esac
 done
 exit $status
