@@ -18,7 +18,8 @@
 // (7) a training step (about 0.5 s of compute that does not touch the state, then every element
 // updated) with an async save reported before it, snapshot = copy and = background, against the
 // same step alone: what the save costs training. (8) 2000 tensors of 16 KiB per rank restored and
-// read back against a plain read of the same bytes (many_round).
+// read back against a plain read of the same bytes, and an async save's stall when it settles
+// the save before (many_round).
 // A warm-up round (plain and file_per_rank) comes first and is not reported; then plain,
 // file_per_rank, shared in even repetitions and the reverse order in odd ones. Times are the slowest rank's; bandwidth = total bytes /
 // time. One JSON line per measurement with its repetition ("rep"): run.sh takes ratios pair by
@@ -36,6 +37,7 @@
 #include <map>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -406,7 +408,27 @@ struct Bench {
                                {kSide, kSide}, blocks[t].data());
         }), bytes);
         restored.reset();
+        many_async_stall(saved);
         if (rep % 2 == 1) plain();
+    }
+
+    // Training's case of an async save (snapshot = background): each report() settles the save
+    // before it (joins its thread, agrees, gathers the ranks' writes) and starts the next. The
+    // stall of saves 2-4, each 0.5 s after the one before (its writing done by then), median.
+    void many_async_stall(const CheckpointState& saved) {
+        fresh_run_dir("many_async");
+        checkpoint::CheckpointOptions o = checkpoint_options("file_per_rank", true);
+        o.background_snapshot = true;
+        checkpoint::CheckpointManager manager(o, context, comm);
+        std::vector<double> stalls;
+        for (int i = 1; i <= 4; ++i) {
+            const double stall = timed(comm, [&] { manager.save(saved, i, nlohmann::ordered_json::object()); });
+            if (i > 1) stalls.push_back(stall);
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        }
+        manager.finish();
+        std::sort(stalls.begin(), stalls.end());
+        emit("many_async_stall", "file_per_rank", stalls[stalls.size() / 2]);
     }
 
     // Rank 0 alone against every rank a share, in the order `rep` says (alternated over reps).

@@ -623,11 +623,13 @@ else:
     if not many.empty:
         lines += ["", "Many small tensors (round 8): 2000 tensors of 16 KiB per rank (`file_per_rank`): a save against a "
                   "plain write+fsync of the same bytes into one file per rank, and a restore with every block read back "
-                  "against a plain read of them (the page cache dropped before each read), alternated. What a "
+                  "against a plain read of them (the page cache dropped before each read), alternated; and the stall of an "
+                  "async save (`snapshot = background`) as training sees it, settling the save before (saves 2-4 of four, "
+                  "0.5 s apart, median). What a "
                   "checkpoint's per-tensor work (its manifest, HDF5's metadata, one write and one read per tensor) "
                   "costs: reported, no target.", "",
-                  "| ranks | bytes (MiB) | plain write (s) | save (s) | plain / checkpoint | plain read (s) | restore + reads (s) | plain / checkpoint |",
-                  "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                  "| ranks | bytes (MiB) | plain write (s) | save (s) | plain / checkpoint | plain read (s) | restore + reads (s) | plain / checkpoint | async stall (s) | async stall / save |",
+                  "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for n in RANKS:
             rows = many[many["ranks"] == n]
             if rows.empty:
@@ -636,6 +638,8 @@ else:
             for what in ("many_write", "many_read"):
                 cells += [fmt(ck_med.get((n, what, 'plain'))), fmt(ck_med.get((n, what, 'file_per_rank'))),
                           fmt(paired_ratio(n, what, 'file_per_rank'))]
+            save, stall = ck_med.get((n, "many_write", "file_per_rank")), ck_med.get((n, "many_async_stall", "file_per_rank"))
+            cells += [fmt(stall), fmt(stall / save if save and stall is not None else None)]
             lines.append(f"| {n} | {rows['bytes'].iloc[0] / 2**20:.0f} | " + " | ".join(cells) + " |")
     lines += ["", "| ranks | sync save (s) | async stall, first save (s) | async stall, later saves (s) | stall / sync save |",
               "|---:|---:|---:|---:|---:|"]

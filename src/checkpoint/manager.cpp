@@ -131,6 +131,21 @@ struct CheckpointManager::Impl {
     // An async save between its background write and its commit. Its thread first publishes
     // (rank 0) the async save before it, whose every part the ranks agreed was durable, then
     // writes this save's data: the previous save is committed before this one's data is written.
+    // An async save whose every rank's write is durable and agreed, not yet published: what its
+    // manifest is built from. The manifest is built on the next save's thread, beside the
+    // training: for a state of many tensors, building it took most of report()'s time.
+    struct Settled {
+        std::string name;
+        std::int64_t iteration = 0;
+        Json metrics;
+        WritePlan plan;  // its blocks' names, types and shapes (their data is gone)
+        Attributes attributes;
+        std::vector<std::string> writes;  // every rank's RankWrite as JSON
+    };
+    Manifest manifest_of(const Settled& settled) const {
+        return build_manifest(settled.plan, settled.attributes, settled.writes, settled.name, settled.iteration,
+                              context, writer->name(), settled.metrics);
+    }
     struct InFlight {
         std::string name;
         std::int64_t iteration = 0;
@@ -138,7 +153,8 @@ struct CheckpointManager::Impl {
         WritePlan plan;  // its blocks' data in host_copy
         Attributes attributes;
         RankWrite written;
-        std::optional<Manifest> previous;  // rank 0: the save before, to publish first
+        std::string written_json;  // `written` as rank_write_json, made on the thread
+        std::optional<Settled> previous;  // rank 0: the save before, to publish first
         std::exception_ptr failure;  // what publishing the previous save or write_local threw
         std::thread thread;
         // Background snapshot: set by the thread once the state's large blocks are copied.
@@ -187,17 +203,17 @@ struct CheckpointManager::Impl {
     RankWrite write_local(const WritePlan& plan, const std::string& name);
     void commit(const WritePlan& plan, const Attributes& attributes, const RankWrite& written,
                 const std::string& name, std::int64_t iteration, const Json& metrics);
-    // Joins the async save in flight and agrees that every rank wrote it; rank 0 gets its
-    // manifest (to publish). Nothing when no save is in flight.
-    std::optional<Manifest> settle_in_flight();
-    void publish_and_retain(const Manifest& manifest) {
-        publish(manifest);
-        apply_retention(manifest.name, manifest.iteration);
+    // Joins the async save in flight and agrees that every rank wrote it; rank 0 gets what its
+    // manifest is built from (to publish). Nothing when no save is in flight.
+    std::optional<Settled> settle_in_flight();
+    void publish_and_retain(const Settled& settled) {
+        publish(manifest_of(settled));
+        apply_retention(settled.name, settled.iteration);
     }
     // Copies this rank's blocks of `plan` and writes them on a thread, after publishing `previous`
     // (rank 0); the thread makes the pending directory on every rank.
     void start_async(const WritePlan& plan, const Attributes& attributes, const std::string& name,
-                     std::int64_t iteration, const Json& metrics, std::optional<Manifest> previous);
+                     std::int64_t iteration, const Json& metrics, std::optional<Settled> previous);
     void take_snapshot(InFlight& flight);
     void publish(const Manifest& manifest);
     // Fault points name `iteration`: publication may run on the next save's thread.
@@ -268,7 +284,7 @@ void CheckpointManager::Impl::commit(const WritePlan& plan, const Attributes& at
     if (root()) apply_retention(name, iteration);
 }
 
-std::optional<Manifest> CheckpointManager::Impl::settle_in_flight() {
+std::optional<CheckpointManager::Impl::Settled> CheckpointManager::Impl::settle_in_flight() {
     if (!in_flight) return std::nullopt;
     std::unique_ptr<InFlight> flight = std::move(in_flight);
     flight->thread.join();
@@ -279,10 +295,10 @@ std::optional<Manifest> CheckpointManager::Impl::settle_in_flight() {
         if (flight->previous) discard(flight->previous->name);  // its publication failed
         throw;
     }
-    std::vector<std::string> writes = comm::allgather_strings(comm, rank_write_json(flight->written).dump());
+    std::vector<std::string> writes = comm::allgather_strings(comm, flight->written_json);
     if (!root()) return std::nullopt;
-    return build_manifest(flight->plan, flight->attributes, writes, flight->name, flight->iteration, context, writer->name(),
-                          flight->metrics);
+    return Settled{flight->name,           flight->iteration,          std::move(flight->metrics),
+                   std::move(flight->plan), std::move(flight->attributes), std::move(writes)};
 }
 
 void CheckpointManager::Impl::publish(const Manifest& manifest) {
@@ -431,7 +447,7 @@ SaveReport CheckpointManager::save(const CheckpointState& state, std::int64_t it
     if (m.local) return m.save_local(state, iteration, metrics);
     const auto start = Clock::now();
     // Async: the save in flight is agreed here and published by this save's thread.
-    std::optional<Manifest> previous = m.options.async ? m.settle_in_flight() : std::nullopt;
+    std::optional<Impl::Settled> previous = m.options.async ? m.settle_in_flight() : std::nullopt;
     finish();
     SaveReport report{checkpoint_name(iteration), 0, 0, 0};
     WritePlan plan;
@@ -465,7 +481,7 @@ SaveReport CheckpointManager::save(const CheckpointState& state, std::int64_t it
 }
 
 void CheckpointManager::Impl::start_async(const WritePlan& plan, const Attributes& attributes, const std::string& name,
-                                          std::int64_t iteration, const Json& metrics, std::optional<Manifest> previous) {
+                                          std::int64_t iteration, const Json& metrics, std::optional<Settled> previous) {
     auto flight = std::make_unique<InFlight>();
     flight->name = name;
     flight->iteration = iteration;
@@ -494,6 +510,7 @@ void CheckpointManager::Impl::start_async(const WritePlan& plan, const Attribute
             // A stale one was removed by restore's clean-up or by the discard of a failed save.
             storage::make_dirs(pending(raw->name));
             raw->written = write_local(raw->plan, raw->name);
+            raw->written_json = rank_write_json(raw->written).dump();
         });
     });
     in_flight = std::move(flight);
@@ -533,11 +550,11 @@ void CheckpointManager::finish() {
     }
     if (!m.in_flight) return;
     const std::string name = m.in_flight->name;
-    const std::optional<Manifest> manifest = m.settle_in_flight();
+    const std::optional<Impl::Settled> settled = m.settle_in_flight();
     std::exception_ptr failure;
-    if (m.root()) failure = attempt_checkpoint([&] { m.publish(*manifest); });
+    if (m.root()) failure = attempt_checkpoint([&] { m.publish(m.manifest_of(*settled)); });
     m.agree_or_discard(failure, name, "checkpoint: committing " + name);
-    if (m.root()) m.apply_retention(name, manifest->iteration);
+    if (m.root()) m.apply_retention(name, settled->iteration);
 }
 
 SaveReport CheckpointManager::Impl::save_local(const CheckpointState& state, std::int64_t iteration,
