@@ -408,14 +408,15 @@ struct Bench {
                                {kSide, kSide}, blocks[t].data());
         }), bytes);
         restored.reset();
-        many_async_stall(saved);
+        many_async_stall(saved, bytes);
         if (rep % 2 == 1) plain();
     }
 
     // Training's case of an async save (snapshot = background): each report() settles the save
     // before it (joins its thread, agrees, gathers the ranks' writes) and starts the next. The
-    // stall of saves 2-4, each 0.5 s after the one before (its writing done by then), median.
-    void many_async_stall(const CheckpointState& saved) {
+    // stall of saves 2-4, each 0.5 s after the one before (its writing done by then), median. Its
+    // blocks are all under kBackgroundBlockBytes: report() copies them itself.
+    void many_async_stall(const CheckpointState& saved, std::uint64_t bytes) {
         fresh_run_dir("many_async");
         checkpoint::CheckpointOptions o = checkpoint_options("file_per_rank", true);
         o.background_snapshot = true;
@@ -428,7 +429,7 @@ struct Bench {
         }
         manager.finish();
         std::sort(stalls.begin(), stalls.end());
-        emit("many_async_stall", "file_per_rank", stalls[stalls.size() / 2]);
+        emit_bytes("many_async_stall", "file_per_rank", stalls[stalls.size() / 2], bytes);
     }
 
     // Rank 0 alone against every rank a share, in the order `rep` says (alternated over reps).
