@@ -128,9 +128,6 @@ struct CheckpointManager::Impl {
     Communicator& comm;
     std::unique_ptr<LayoutWriter> writer;
 
-    // An async save between its background write and its commit. Its thread first publishes
-    // (rank 0) the async save before it, whose every part the ranks agreed was durable, then
-    // writes this save's data: the previous save is committed before this one's data is written.
     // An async save whose every rank's write is durable and agreed, not yet published: what its
     // manifest is built from. The manifest is built on the next save's thread, beside the
     // training: for a state of many tensors, building it took most of report()'s time.
@@ -146,14 +143,16 @@ struct CheckpointManager::Impl {
         return build_manifest(settled.plan, settled.attributes, settled.writes, settled.name, settled.iteration,
                               context, writer->name(), settled.metrics);
     }
+    // An async save between its background write and its commit. Its thread first publishes
+    // (rank 0) the async save before it, whose every part the ranks agreed was durable, then
+    // writes this save's data: the previous save is committed before this one's data is written.
     struct InFlight {
         std::string name;
         std::int64_t iteration = 0;
         Json metrics;
         WritePlan plan;  // its blocks' data in host_copy
         Attributes attributes;
-        RankWrite written;
-        std::string written_json;  // `written` as rank_write_json, made on the thread
+        std::string written_json;  // this rank's RankWrite (rank_write_json), made on the thread
         std::optional<Settled> previous;  // rank 0: the save before, to publish first
         std::exception_ptr failure;  // what publishing the previous save or write_local threw
         std::thread thread;
@@ -509,8 +508,7 @@ void CheckpointManager::Impl::start_async(const WritePlan& plan, const Attribute
             // Every rank makes the pending directory (mkdir -p): no agreement on the main thread.
             // A stale one was removed by restore's clean-up or by the discard of a failed save.
             storage::make_dirs(pending(raw->name));
-            raw->written = write_local(raw->plan, raw->name);
-            raw->written_json = rank_write_json(raw->written).dump();
+            raw->written_json = rank_write_json(write_local(raw->plan, raw->name)).dump();
         });
     });
     in_flight = std::move(flight);
