@@ -40,21 +40,27 @@ namespace {
 // The units of verification, numbered across files in manifest order: unit k is verified by
 // share k % shares. A unit is a whole file (all its ranges: a file_per_rank file's ranges are
 // its data runs and the metadata between them, read once by one rank), except in the shared
-// layout, where each range of the shared file is one, spread over the ranks that verify it.
+// layout, where each range of the shared file is one, spread over the ranks that verify it: the
+// range's writer when it has one and as many ranks verify as wrote (it then keeps the bytes it
+// reads its blocks from), else by k.
 struct RangeUnit {
     std::size_t file;   // index in manifest.files
     std::size_t range;  // index in checksum_ranges(that file)
+    bool own = false;   // verified by its writer
 };
 
 std::vector<RangeUnit> ranges_of_share(const Manifest& manifest, int share, int shares) {
     const bool by_range = manifest.layout == "shared";
+    const bool by_writer = by_range && shares == manifest.world_size;
     std::vector<RangeUnit> mine;
     std::size_t k = 0;
     for (std::size_t i = 0; i < manifest.files.size(); ++i) {
-        const std::size_t ranges = checksum_ranges(manifest.files[i]).size();
-        for (std::size_t j = 0; j < ranges; ++j) {
-            if (k % static_cast<std::size_t>(shares) == static_cast<std::size_t>(share)) mine.push_back({i, j});
-            if (by_range || j + 1 == ranges) ++k;
+        const std::vector<ChecksumRange> ranges = checksum_ranges(manifest.files[i]);
+        for (std::size_t j = 0; j < ranges.size(); ++j) {
+            const int writer = by_writer && ranges[j].rank < shares ? ranges[j].rank : -1;
+            if (writer >= 0 ? writer == share : k % static_cast<std::size_t>(shares) == static_cast<std::size_t>(share))
+                mine.push_back({i, j, writer >= 0});
+            if (by_range || j + 1 == ranges.size()) ++k;
         }
     }
     return mine;
@@ -78,6 +84,16 @@ std::string check_kept(const std::string& dir, const FileEntry& file, KeptImage&
             keep.image.reset();
             return corrupted(dir, file, ranges[j], actual[j]);
         }
+    return "";
+}
+
+// Verifies `range` of `file` from one read of it, kept in keep.ranges when it is right.
+std::string check_kept_range(const std::string& dir, const FileEntry& file, const ChecksumRange& range, KeptImage& keep) {
+    KeptImage::Range held{range.offset, {}, 0};
+    const std::string actual = describe_range_image(dir, file.name, range, held.image);
+    if (actual != range.xxh3) return corrupted(dir, file, range, actual);
+    keep.ranges_file = file.name;
+    keep.ranges.push_back(std::move(held));
     return "";
 }
 
@@ -108,6 +124,11 @@ std::string check_files(const std::string& dir, const Manifest& manifest, int sh
             continue;
         }
         const ChecksumRange& range = ranges[mine[u].range];
+        if (mine[u].own && keep != nullptr && keep->image.data() == nullptr &&
+            keep->held_bytes() + range.length <= keep->max_bytes) {
+            if (std::string problem = check_kept_range(dir, file, range, *keep); !problem.empty()) return problem;
+            continue;
+        }
         const std::string actual = file.ranges.empty() ? describe_file(dir, file.name).xxh3 : describe_range(dir, file.name, range);
         if (actual != range.xxh3) return corrupted(dir, file, range, actual);
     }
@@ -187,9 +208,19 @@ std::string verify_schema_share(const std::string& checkpoint_dir, const Manifes
     DatasetAddresses ignored;
     std::optional<FileInMemory> held;
     if (keep != nullptr && keep->image.data() != nullptr) held = FileInMemory{keep->file, keep->image.data(), keep->image.size()};
+    if (keep != nullptr && !keep->ranges.empty()) {  // its datasets' places, from the file's metadata
+        held = FileInMemory{keep->ranges_file, nullptr, 0};
+        files.insert(keep->ranges_file);
+    }
     const std::vector<std::string> problems = schema_problems_of(checkpoint_dir, manifest, files, held ? &*held : nullptr,
                                                                  held ? keep->addresses : ignored);
     return problems.empty() ? std::string() : "schema: " + problems.front();
+}
+
+std::uint64_t KeptImage::held_bytes() const {
+    std::uint64_t bytes = image.size();
+    for (const Range& range : ranges) bytes += range.image.size();
+    return bytes;
 }
 
 std::string verify(const std::string& checkpoint_dir) {

@@ -28,9 +28,20 @@ struct KeptImage {
     std::string file;             // "rank_00003.h5"; "": the first file verified (then its name)
     std::uint64_t max_bytes = 0;  // a larger file is verified as any other
     storage::FileImage image;     // its bytes, when kept
-    // Where its parts' datasets lie in `image`, noted by the schema check of the file
-    // (verify_schema_share), which opens them anyway: the reader needs no HDF5 open of its own.
+    // Where its parts' datasets lie in `image` (or in `ranges_file`), noted by the schema check of
+    // the file (verify_schema_share), which opens them anyway: the reader needs no HDF5 open.
     DatasetAddresses addresses;
+    // In the shared layout, restored by as many ranks as wrote it: the checksum ranges of the
+    // shared file that this rank wrote and verified, each kept in memory within max_bytes in
+    // all (its blocks are read from there). `unread`: the bytes of datasets in it not yet read.
+    struct Range {
+        std::uint64_t offset = 0;  // in the file
+        storage::FileImage image;
+        std::uint64_t unread = 0;
+    };
+    std::string ranges_file;
+    std::vector<Range> ranges;
+    std::uint64_t held_bytes() const;  // of the image and the ranges
 };
 
 // "" when the checkpoint verifies: manifest readable, every listed file present with its size
@@ -42,7 +53,9 @@ std::string verify(const std::string& checkpoint_dir);
 // each with the manifest it read (read_manifest_or_reason: "" or why it cannot be read).
 // verify_share checks the presence, size and XXH3-64 of this share's checksum ranges (file k,
 // numbered in the manifest's order, is share k % shares'; in the shared layout each range of the
-// shared file counts as a file; share 0 also looks for files the manifest does not list). verify_schema_share, once every share's checksums passed
+// shared file counts as a file, and one with a writer (ChecksumRange::rank) is that rank's share
+// when there are as many shares as the checkpoint's world size; share 0 also looks for files the
+// manifest does not list). verify_schema_share, once every share's checksums passed
 // (HDF5 never opens a corrupted file), checks the HDF5 contents (metadata only) of the files whose
 // first range is this share's, and notes where the kept file's datasets lie (keep->addresses).
 // Each "" or the reason, naming the file.

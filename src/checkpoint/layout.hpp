@@ -61,6 +61,10 @@ std::string describe_range(const std::string& dir, const std::string& name, cons
 // caller keeps: a restore then copies its blocks from memory, and the file is read from the
 // disk once (storage/file_image.hpp). A range past the file's end gets "".
 std::vector<std::string> describe_file_image(const std::string& dir, const FileEntry& file, storage::FileImage& image);
+// describe_range() from one read of the range into `image`, which the caller keeps (a shared
+// file's range that a restoring rank wrote: its blocks are then copied from memory).
+std::string describe_range_image(const std::string& dir, const std::string& name, const ChecksumRange& range,
+                                 storage::FileImage& image);
 // Bytes of a file known to equal a piece of memory: a dataset's data, just written from it.
 struct WrittenRegion {
     std::uint64_t offset = 0;  // in the file

@@ -172,6 +172,15 @@ std::vector<std::string> describe_file_image(const std::string& dir, const FileE
     return hasher.digests();
 }
 
+std::string describe_range_image(const std::string& dir, const std::string& name, const ChecksumRange& range,
+                                 storage::FileImage& image) {
+    Xxh3State state = new_xxh3();
+    image = storage::read_file_range_image(
+        dir + "/" + name, range.offset, range.length, [&] { state = new_xxh3(); },
+        [&](const char* bytes, std::size_t count) { XXH3_64bits_update(state.get(), bytes, count); });
+    return hex_digest(state.get());
+}
+
 namespace {
 
 // The XXH3-64 of bytes [from, to) of the file: the regions' bytes (clipped to it) from memory,

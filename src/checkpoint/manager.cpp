@@ -392,7 +392,10 @@ std::string CheckpointManager::Impl::verify_together(const std::string& path, Ma
     if (mine.empty()) mine = verify_share(path, manifest, context.world_rank, context.world_size, &kept);
     std::string verdict = first_of_all(mine);
     if (verdict.empty()) verdict = first_of_all(verify_schema_share(path, manifest, context.world_rank, context.world_size, &kept));
-    if (!verdict.empty()) kept.image.reset();
+    if (!verdict.empty()) {
+        kept.image.reset();
+        kept.ranges.clear();
+    }
     return verdict;
 }
 
@@ -419,7 +422,7 @@ std::optional<Checkpoint> CheckpointManager::restore() {
         const std::string problem = m.verify_together(path, manifest, kept);
         if (problem.empty()) {
             std::shared_ptr<Checkpoint::Impl> impl = open_checkpoint_impl(path, std::move(manifest), std::move(kept));
-            const std::uint64_t held = impl->kept.image.size();
+            const std::uint64_t held = impl->kept.held_bytes();
             if (m.exchanges_replicated()) {
                 const std::uint64_t received = exchange_replicated(*impl, m.comm, m.context, budget > held ? budget - held : 0);
                 if (m.root() && received > 0)

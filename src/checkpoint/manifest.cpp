@@ -195,11 +195,109 @@ ChecksumRange range_of_rank(std::uint64_t size, int rank, int ranks) {
     return {begin, std::min(size, begin + step) - begin, ""};
 }
 
+namespace {
+
+// A stretch this long that no rank wrote from memory (blocks split along a later dimension) is
+// split as range_of_rank splits a file, so that its hashing is shared too; a shorter one (HDF5's
+// metadata, alignment padding) goes with the range before it.
+constexpr std::uint64_t kLongGapBytes = 16 << 20;
+
+// The file in offset order: each span's bytes (its rank), and the bytes between spans (rank -1);
+// a short stretch at the start (HDF5's superblock) is counted with the block after it.
+std::vector<WrittenSpan> pieces_of(std::uint64_t size, std::vector<WrittenSpan> spans) {
+    std::sort(spans.begin(), spans.end(), [](const WrittenSpan& a, const WrittenSpan& b) { return a.offset < b.offset; });
+    std::vector<WrittenSpan> pieces;
+    std::uint64_t at = 0;
+    for (const WrittenSpan& span : spans) {
+        if (span.length == 0 || span.offset < at || span.offset > size || span.length > size - span.offset) continue;
+        if (span.offset > at) pieces.push_back({at, span.offset - at, -1});
+        pieces.push_back(span);
+        at = span.offset + span.length;
+    }
+    if (at < size) pieces.push_back({at, size - at, -1});
+    if (pieces.size() > 1 && pieces[0].rank < 0 && pieces[0].length < kLongGapBytes) {
+        pieces[1] = {0, pieces[0].length + pieces[1].length, pieces[1].rank};
+        pieces.erase(pieces.begin());
+    }
+    return pieces;
+}
+
+// A range being built: its bytes, and how many of them each writer wrote.
+struct RangeGroup {
+    std::uint64_t offset = 0;
+    std::uint64_t length = 0;
+    std::map<int, std::uint64_t> written;
+    int writer() const {  // the rank that wrote most of it; -1 when none wrote any
+        int best = -1;
+        for (const auto& [rank, bytes] : written)
+            if (best < 0 || bytes > written.at(best)) best = rank;
+        return best;
+    }
+    void add(const WrittenSpan& piece) {
+        length += piece.length;
+        if (piece.rank >= 0) written[piece.rank] += piece.length;
+    }
+};
+
+void add_unwritten(std::vector<RangeGroup>& groups, const WrittenSpan& gap, int ranks) {
+    for (int r = 0; r < ranks; ++r) {
+        const ChecksumRange part = range_of_rank(gap.length, r, ranks);
+        if (part.length > 0) groups.push_back({gap.offset + part.offset, part.length, {}});
+    }
+}
+
+std::vector<RangeGroup> group_pieces(const std::vector<WrittenSpan>& pieces, int ranks) {
+    std::vector<RangeGroup> groups;
+    for (const WrittenSpan& piece : pieces) {
+        const bool gap = piece.rank < 0;
+        if (gap && piece.length >= kLongGapBytes) {
+            add_unwritten(groups, piece, ranks);
+            continue;
+        }
+        const bool joins = !groups.empty() && (gap || groups.back().length < kMinRangeBytes ||
+                                               groups.back().writer() == piece.rank);
+        if (!joins) groups.push_back({piece.offset, 0, {}});
+        groups.back().add(piece);
+    }
+    if (groups.size() > 1 && groups.back().length < kMinRangeBytes) {
+        const RangeGroup last = groups.back();
+        groups.pop_back();
+        groups.back().length += last.length;
+        for (const auto& [rank, bytes] : last.written) groups.back().written[rank] += bytes;
+    }
+    return groups;
+}
+
+}  // namespace
+
+std::vector<ChecksumRange> ranges_of_writers(std::uint64_t size, std::vector<WrittenSpan> spans, int ranks) {
+    std::vector<ChecksumRange> ranges;
+    if (spans.empty()) {
+        for (int r = 0; r < ranks; ++r)
+            if (ChecksumRange range = range_of_rank(size, r, ranks); range.length > 0 || r == 0) {
+                range.rank = r;
+                ranges.push_back(range);
+            }
+        return ranges;
+    }
+    const std::vector<RangeGroup> groups = group_pieces(pieces_of(size, std::move(spans)), ranks);
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        const RangeGroup& group = groups[i];
+        const int writer = group.writer();
+        const bool mostly = writer >= 0 && group.written.at(writer) * 4 >= group.length * 3;
+        ranges.push_back({group.offset, group.length, "", mostly ? writer : static_cast<int>(i % static_cast<std::size_t>(ranks))});
+    }
+    return ranges;
+}
+
 Json file_json(const FileEntry& file) {
     Json json = {{"name", file.name}, {"size", file.size}};
     if (file.ranges.empty()) json["xxh3"] = file.xxh3;
-    for (const ChecksumRange& range : file.ranges)
-        json["ranges"].push_back({{"offset", range.offset}, {"length", range.length}, {"xxh3", range.xxh3}});
+    for (const ChecksumRange& range : file.ranges) {
+        Json entry = {{"offset", range.offset}, {"length", range.length}, {"xxh3", range.xxh3}};
+        if (range.rank >= 0) entry["rank"] = range.rank;
+        json["ranges"].push_back(std::move(entry));
+    }
     return json;
 }
 
@@ -212,7 +310,8 @@ FileEntry file_from_json(const Json& json, const std::string& where) {
     for (const Json& range : member(json, "ranges", where, "files[].", Json::value_t::array))
         file.ranges.push_back({field<std::uint64_t>(range, "offset", where, "files[].ranges[]."),
                                field<std::uint64_t>(range, "length", where, "files[].ranges[]."),
-                               field<std::string>(range, "xxh3", where, "files[].ranges[].")});
+                               field<std::string>(range, "xxh3", where, "files[].ranges[]."),
+                               range.contains("rank") ? field<int>(range, "rank", where, "files[].ranges[].") : -1});
     return file;
 }
 

@@ -23,6 +23,10 @@ struct ChecksumRange {
     std::uint64_t offset = 0;
     std::uint64_t length = 0;
     std::string xxh3;
+    // The rank that wrote (most of) these bytes, which hashed them and which verifies them at a
+    // restore by as many ranks, keeping them to read its blocks from (catalog.hpp); -1: none
+    // (a file one rank wrote, or a manifest from before ranges had writers).
+    int rank = -1;
 };
 
 struct FileEntry {
@@ -40,6 +44,24 @@ std::vector<ChecksumRange> checksum_ranges(const FileEntry& file);
 // The ranges of a `size`-byte file that `ranks` ranks hash, one each (rank r: the r-th, empty
 // past the end), contiguous and aligned to 1 MiB so that no two ranks read the same page.
 ChecksumRange range_of_rank(std::uint64_t size, int rank, int ranks);
+
+// Bytes [offset, offset + length) of a file, written by `rank`.
+struct WrittenSpan {
+    std::uint64_t offset = 0;
+    std::uint64_t length = 0;
+    int rank = 0;
+};
+// The checksum ranges of a `size`-byte file that `ranks` ranks wrote together, `spans` being
+// where each rank's blocks lie (disjoint; an overlapping one is ignored), each range with the
+// rank that hashes and verifies it (ChecksumRange::rank, no xxh3 yet): a rank's own blocks make
+// its ranges, so that a restore by as many ranks verifies each block on the rank that reads it
+// and reads the file once in all. Bytes no span covers (HDF5's metadata; under 16 MiB) go with
+// the range before them (the first range's when at the start); ranges under kMinRangeBytes join their
+// neighbours, and a range whose writer holds less than 3/4 of its bytes is hashed by rank
+// index % ranks, so that thousands of small blocks neither make thousands of ranges nor all land
+// on one rank. Without spans: range_of_rank's split, one range per rank.
+inline constexpr std::uint64_t kMinRangeBytes = 1 << 20;
+std::vector<ChecksumRange> ranges_of_writers(std::uint64_t size, std::vector<WrittenSpan> spans, int ranks);
 
 // A FileEntry in manifest.json and in what each rank sends to the commit (no "ranges" for a
 // file hashed whole, as before ranges existed); from JSON, a CheckpointError naming `where`

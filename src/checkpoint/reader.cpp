@@ -53,13 +53,34 @@ void copy_overlap(const char* part_bytes, const checkpoint::PartEntry& part, con
                            {&c.shape, &c.memory_start}, c.count, c.element);
 }
 
+// Copies the overlap out of a kept range of the shared file (one this rank wrote and verified),
+// when the overlap is whole rows of the part lying inside one range; false otherwise.
+bool copy_from_range(const Checkpoint::Impl& impl, const checkpoint::PartEntry& part, TensorType type,
+                     const OverlapCopy& c, void* out) {
+    std::optional<checkpoint::ByteSpan> rows = checkpoint::rows_in_file(impl, part, type, c.file_start, c.count);
+    if (!rows) return false;
+    for (checkpoint::KeptImage::Range& range : impl.kept.ranges) {
+        const char* bytes = range.image.data();
+        if (bytes == nullptr || rows->offset < range.offset || rows->offset + rows->length > range.offset + range.image.size())
+            continue;
+        const Shape origin(c.count.size(), 0);  // the rows as a block of their own
+        checkpoint::copy_block(bytes + (rows->offset - range.offset), {&c.count, &origin}, static_cast<char*>(out),
+                               {&c.shape, &c.memory_start}, c.count, c.element);
+        range.unread -= std::min(range.unread, rows->length);
+        if (range.unread == 0) checkpoint::release_later(impl, std::move(range.image));
+        return true;
+    }
+    return false;
+}
+
 // Copies the overlap out of the kept image of the part's file (the restoring rank's own, read
-// while it was verified); false when the part is not there, and the caller reads elsewhere.
+// while it was verified) or a kept range of it; false when the part is not there, and the caller
+// reads elsewhere.
 bool copy_from_image(const Checkpoint::Impl& impl, const checkpoint::PartEntry& part, TensorType type,
                      const OverlapCopy& c, void* out) {
     std::lock_guard<std::mutex> lock(impl.image_mutex);
     const char* bytes = checkpoint::image_bytes_of(impl, part, type);
-    if (bytes == nullptr) return false;
+    if (bytes == nullptr) return copy_from_range(impl, part, type, c, out);
     copy_overlap(bytes, part, c, out);
     impl.kept_unread -= std::min(impl.kept_unread, checkpoint::element_count(c.count) * c.element);
     if (impl.kept_unread == 0) checkpoint::release_later(impl, std::move(impl.kept.image));
@@ -206,15 +227,43 @@ const char* image_bytes_of(const Checkpoint::Impl& impl, const PartEntry& part, 
     return image.data() + found->second.offset;
 }
 
+std::optional<ByteSpan> rows_in_file(const Checkpoint::Impl& impl, const PartEntry& part, TensorType type,
+                                     const Shape& start, const Shape& count) {
+    if (part.file != impl.kept.ranges_file) return std::nullopt;
+    const auto found = impl.kept.addresses.find(part.dataset);
+    if (found == impl.kept.addresses.end() || found->second.type != type) return std::nullopt;
+    std::uint64_t row = tensor_type_size(type);  // bytes of one index of the first dimension
+    for (std::size_t d = 1; d < part.shape.size(); ++d) {
+        if (start[d] != 0 || count[d] != part.shape[d]) return std::nullopt;  // not whole rows
+        row *= part.shape[d];
+    }
+    const std::uint64_t first = part.shape.empty() ? 0 : start[0], rows = part.shape.empty() ? 1 : count[0];
+    return ByteSpan{found->second.offset + first * row, rows * row};
+}
+
 namespace {
 
-// kept_unread: the bytes of the parts the kept image holds (image_bytes_of); the image is freed
-// once that many were read from it.
+// The bytes of `part`'s dataset inside `range` (its data's place: kept.addresses).
+std::uint64_t dataset_bytes_in(const Checkpoint::Impl& impl, const PartEntry& part, TensorType type,
+                               const KeptImage::Range& range) {
+    const Shape whole(part.shape.size(), 0);
+    const std::optional<ByteSpan> data = rows_in_file(impl, part, type, whole, part.shape);
+    if (!data) return 0;
+    const std::uint64_t begin = std::max(data->offset, range.offset);
+    const std::uint64_t end = std::min(data->offset + data->length, range.offset + range.image.size());
+    return end > begin ? end - begin : 0;
+}
+
+// kept_unread: the bytes of the parts the kept image holds (image_bytes_of), and each kept
+// range's unread the bytes of datasets in it; each image is freed once that many were read.
 void count_kept_bytes(Checkpoint::Impl& impl) {
     for (const auto& [name, tensor] : impl.manifest.tensors)
-        for (const PartEntry& part : tensor.parts)
+        for (const PartEntry& part : tensor.parts) {
             if (image_bytes_of(impl, part, tensor.type) != nullptr)
                 impl.kept_unread += element_count(part.shape) * tensor_type_size(tensor.type);
+            for (KeptImage::Range& range : impl.kept.ranges) range.unread += dataset_bytes_in(impl, part, tensor.type, range);
+        }
+    std::erase_if(impl.kept.ranges, [](const KeptImage::Range& range) { return range.unread == 0; });
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -22,7 +23,9 @@ struct Checkpoint::Impl {
     // The restoring rank's own file, kept from its verification: blocks stored in it are copied
     // from memory until each of its parts' bytes was read once, then it is freed. Where each part
     // lies in it is what the file's schema check found (KeptImage::addresses: no HDF5 open per
-    // read); a part not there is read elsewhere (stored in another type or shape).
+    // read); a part not there is read elsewhere (stored in another type or shape). In the shared
+    // layout, the ranges of the shared file this rank wrote instead (KeptImage::ranges), each
+    // freed once its datasets' bytes were read.
     mutable std::mutex image_mutex;
     mutable checkpoint::KeptImage kept;
     mutable std::uint64_t kept_unread = 0;  // bytes of its parts not yet read
@@ -52,6 +55,17 @@ std::shared_ptr<Checkpoint::Impl> open_checkpoint_impl(const std::string& dir, M
 // block in memory's representation; null when it is not there (another file, no image, another
 // stored type or shape). The caller holds impl.image_mutex where reads may run at the same time.
 const char* image_bytes_of(const Checkpoint::Impl& impl, const PartEntry& part, TensorType type);
+
+// Bytes [offset, offset + length) of a file.
+struct ByteSpan {
+    std::uint64_t offset = 0;
+    std::uint64_t length = 0;
+};
+// Where the elements [start, start + count) of `part` lie in the kept ranges' file (kept.ranges_file,
+// at the dataset's place in kept.addresses), when they are whole rows of it (every later dimension
+// complete: one contiguous span); nullopt otherwise (another file or type, no known place).
+std::optional<ByteSpan> rows_in_file(const Checkpoint::Impl& impl, const PartEntry& part, TensorType type,
+                                     const Shape& start, const Shape& count);
 
 // Frees `image` on a thread of its own: giving a GiB back to the kernel takes some 0.05 s, which
 // the reader (a restore's last read, then the first training step) need not wait for. Inline

@@ -102,7 +102,8 @@ std::vector<std::string> check_files(const std::string& checkpoint_dir, const Ma
         const bool held = in_memory != nullptr && file_name == in_memory->name;
         DatasetAddresses* noted = held ? addresses : nullptr;
         try {
-            h5::File file = held ? h5::open_image(in_memory->bytes, in_memory->size, path) : h5::open_file(path, false);
+            h5::File file = held && in_memory->bytes != nullptr ? h5::open_image(in_memory->bytes, in_memory->size, path)
+                                                                : h5::open_file(path, false);
             check_root(file.get(), path, manifest, problems);
             for (const auto& [tensor_name, part] : parts)
                 check_part(file.get(), path, tensor_name, manifest.tensors.at(tensor_name), *part, problems, noted);

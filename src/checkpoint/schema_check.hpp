@@ -24,7 +24,9 @@ struct DatasetAddress {
 };
 using DatasetAddresses = std::map<std::string, DatasetAddress>;
 
-// A data file whose verified bytes are in memory (a restoring rank's image of its own file).
+// A data file whose verified bytes are in memory (a restoring rank's image of its own file);
+// `bytes` null: a file whose datasets' places are wanted all the same, read from the disk (the
+// shared file, of which a rank holds ranges).
 struct FileInMemory {
     std::string name;  // as the manifest lists it
     const char* bytes = nullptr;

@@ -10,7 +10,8 @@
 //      tensors the blocks of write_plan.hpp;
 //   4. agree, then close (after any rank's failure: leave the file for HDF5's shutdown), then
 //      every rank fsyncs the file (a Lustre client flushes only its own pages) and hashes its
-//      range of it (the manifest holds one checksum per rank's range);
+//      ranges of it (ranges_of_writers: the bytes it wrote; the manifest holds one checksum per
+//      range, naming its writer);
 //   5. agree on the outcome: every rank returns, or every rank throws.
 // Tensors are created and written in name order, so all ranks issue the same collectives.
 // A failure inside a collective HDF5 call is reported by HDF5/ROMIO on every rank taking part;
@@ -21,6 +22,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <future>
@@ -40,6 +42,7 @@
 #include "comm/agreement.hpp"
 #include "comm/mpi_check.hpp"
 #include "comm/mpi_communicator.hpp"
+#include "comm/strings.hpp"
 #include "h5/h5.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
@@ -244,20 +247,39 @@ std::vector<WrittenRegion> write_data_file(const std::string& path, const WriteP
     return regions;
 }
 
-// What a rank reports of data.h5: the checksum of its range of the file (range_of_rank: the
-// ranks hash the file together, none reads all of it; none when the file is smaller than the
-// ranks' ranges) and, from rank 0, one part per tensor covering the whole global shape. The
-// bytes of the range that this rank wrote (`written`) are hashed from its memory, the rest
-// (other ranks' blocks, HDF5's metadata) read from the file.
+// Collective: where every rank's blocks lie in the file (what each wrote from its memory).
+std::vector<WrittenSpan> gather_spans(Communicator& peers, const std::vector<WrittenRegion>& written) {
+    std::string packed(written.size() * 2 * sizeof(std::uint64_t), '\0');
+    for (std::size_t i = 0; i < written.size(); ++i) {
+        const std::uint64_t pair[2] = {written[i].offset, written[i].length};
+        std::memcpy(packed.data() + i * sizeof(pair), pair, sizeof(pair));
+    }
+    std::vector<WrittenSpan> spans;
+    const std::vector<std::string> all = comm::allgather_strings(peers, packed);
+    for (std::size_t rank = 0; rank < all.size(); ++rank)
+        for (std::size_t at = 0; at + 2 * sizeof(std::uint64_t) <= all[rank].size(); at += 2 * sizeof(std::uint64_t)) {
+            std::uint64_t pair[2];
+            std::memcpy(pair, all[rank].data() + at, sizeof(pair));
+            spans.push_back({pair[0], pair[1], static_cast<int>(rank)});
+        }
+    return spans;
+}
+
+// What a rank reports of data.h5: the checksums of the ranges it hashes (ranges_of_writers: its
+// own blocks, so that the ranks hash the file together and none reads all of it) and, from rank
+// 0, one part per tensor covering the whole global shape. The bytes it wrote (`written`) are
+// hashed from its memory, the rest (HDF5's metadata, blocks stored in another type) read.
 RankWrite range_result(const std::string& dir, const WritePlan& plan, int rank, int ranks,
-                       std::vector<WrittenRegion> written) {
+                       const std::vector<WrittenSpan>& spans, std::vector<WrittenRegion> written) {
     RankWrite result;
     const std::uint64_t size = std::filesystem::file_size(dir + "/" + kDataFile);
-    ChecksumRange range = range_of_rank(size, rank, ranks);
-    if (range.length > 0 || rank == 0) {
-        range.xxh3 = describe_written_range(dir, kDataFile, range, std::move(written));
-        result.files.push_back({kDataFile, size, "", {range}});
-    }
+    std::vector<ChecksumRange> mine;
+    for (ChecksumRange& range : ranges_of_writers(size, spans, ranks))
+        if (range.rank == rank) {
+            range.xxh3 = describe_written_range(dir, kDataFile, range, written);
+            mine.push_back(std::move(range));
+        }
+    if (!mine.empty() || rank == 0) result.files.push_back({kDataFile, size, "", std::move(mine)});
     if (rank != 0) return result;
     for (const TensorPart& part : plan.blocks)
         result.parts.emplace_back(
@@ -283,13 +305,14 @@ RankWrite SharedFileWriter::write(const WritePlan& plan, const std::string& dir,
                                   const Context& /*context: the communicator says who we are*/) {
     const std::string path = dir + "/" + kDataFile;  // the plan is in name order, as collectives need
     std::vector<WrittenRegion> written = write_data_file(path, plan, options_, comm_.get(), *peers_);
+    const std::vector<WrittenSpan> spans = gather_spans(*peers_, written);
     // The close was collective, so every rank's bytes are in the file: each rank hashes its range
     // of it (what it wrote from its memory, the rest from the page cache or the filesystem's
     // coherent reads) while it fsyncs the pages it wrote. The commit gathers the RankWrites to
     // rank 0, which merges the ranges into data.h5's entry; they are used only once every rank
     // agrees that both succeeded.
     std::future<RankWrite> described = std::async(std::launch::async, [&] {
-        return range_result(dir, plan, peers_->rank(), peers_->size(), std::move(written));
+        return range_result(dir, plan, peers_->rank(), peers_->size(), spans, std::move(written));
     });
     const std::exception_ptr synced = comm::attempt([&] { storage::fsync_path(path); });
     RankWrite result;

@@ -33,8 +33,9 @@ std::uint64_t round_up(std::uint64_t bytes) { return (bytes + kAlign - 1) / kAli
 // Chunks read by kReaders threads, handed to the caller in file order.
 class ChunkReads {
 public:
-    ChunkReads(int fd, char* data, std::uint64_t size) : fd_(fd), data_(data), size_(size),
-        state_((size + kChunk - 1) / kChunk, kPending) {}
+    // Bytes [from, from + size) of the file into data; `from` aligned as O_DIRECT needs.
+    ChunkReads(int fd, char* data, std::uint64_t size, std::uint64_t from) : fd_(fd), data_(data), size_(size),
+        from_(from), state_((size + kChunk - 1) / kChunk, kPending) {}
 
     void start() {
         threads_.emplace_back([this] { populate(); });
@@ -79,7 +80,7 @@ private:
     int read_chunk(std::uint64_t offset, std::uint64_t length, std::uint64_t want) {
         std::uint64_t got = 0;
         while (got < want) {
-            const ssize_t n = ::pread(fd_, data_ + offset + got, length - got, static_cast<off_t>(offset + got));
+            const ssize_t n = ::pread(fd_, data_ + offset + got, length - got, static_cast<off_t>(from_ + offset + got));
             if (n < 0 && errno == EINTR) continue;
             if (n < 0) return errno;
             if (n == 0) return EIO;
@@ -91,6 +92,7 @@ private:
     int fd_;
     char* data_;
     std::uint64_t size_;
+    std::uint64_t from_;
     std::vector<int> state_;
     std::atomic<std::size_t> next_{0};
     std::atomic<bool> stop_{false};
@@ -141,50 +143,81 @@ Fd open_for_image(const std::string& path, bool buffered, bool& direct) {
     return Fd(raw);
 }
 
-// One pass over the file into `data`: 0, or the errno of the read that failed.
-int read_pass(int fd, char* data, std::uint64_t size, const std::function<void(const char*, std::size_t)>& consume) {
-    ChunkReads reads(fd, data, size);
+// One pass over bytes [from, from + size) of the file into `data`, `consume` called on them from
+// byte `skip` on: 0, or the errno of the read that failed.
+int read_pass(int fd, char* data, std::uint64_t from, std::uint64_t size, std::uint64_t skip,
+              const std::function<void(const char*, std::size_t)>& consume) {
+    ChunkReads reads(fd, data, size, from);
     reads.start();
     for (std::size_t k = 0; k < reads.chunks(); ++k) {
         if (const int error = reads.wait(k); error != 0) return error;
-        const std::uint64_t offset = k * kChunk;
-        consume(data + offset, static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, size - offset)));
+        const std::uint64_t begin = std::max<std::uint64_t>(k * kChunk, skip);
+        const std::uint64_t end = std::min<std::uint64_t>((k + 1) * kChunk, size);
+        if (begin < end) consume(data + begin, static_cast<std::size_t>(end - begin));
     }
     return 0;
 }
 
+std::uint64_t file_size(int fd, const std::string& path) {
+    struct stat info {};
+    if (::fstat(fd, &info) != 0)
+        throw StorageError(fmt::format("storage: cannot stat {}: {}", path, std::strerror(errno)));
+    return static_cast<std::uint64_t>(info.st_size);
+}
+
+// Bytes [offset, offset + length) of `size` fit in the file, or a StorageError.
+void check_inside(const std::string& path, std::uint64_t size, std::uint64_t offset, std::uint64_t length) {
+    if (offset > size || length > size - offset)
+        throw StorageError(fmt::format("storage: {} ends at byte {}, before {}", path, size, offset + length));
+}
+
 }  // namespace
 
-FileImage read_file_image(const std::string& path, const std::function<void()>& restart,
-                          const std::function<void(const char*, std::size_t)>& consume) {
+// `length` null: to the file's end.
+FileImage read_image(const std::string& path, std::uint64_t offset, const std::uint64_t* length,
+                     const std::function<void()>& restart, const std::function<void(const char*, std::size_t)>& consume) {
     FileImage image;
     if (std::optional<MappedFile> mapped = map_if_in_memory(open_or_throw(path, O_RDONLY).get(), path)) {
+        const std::uint64_t wanted = length != nullptr ? *length : mapped->size() - std::min(offset, mapped->size());
+        check_inside(path, mapped->size(), offset, wanted);
         restart();
-        for (std::uint64_t offset = 0; offset < mapped->size(); offset += kChunk)
-            consume(mapped->data() + offset, static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, mapped->size() - offset)));
-        image.data_ = const_cast<char*>(mapped->data());
-        image.size_ = mapped->size();
+        for (std::uint64_t at = 0; at < wanted; at += kChunk)
+            consume(mapped->data() + offset + at, static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, wanted - at)));
+        image.data_ = const_cast<char*>(mapped->data()) + offset;
+        image.size_ = wanted;
         image.mapped_ = std::move(*mapped);
         return image;
     }
     for (bool buffered : {false, true}) {
         Fd fd = open_for_image(path, buffered, image.direct_);
-        struct stat info {};
-        if (::fstat(fd.get(), &info) != 0)
-            throw StorageError(fmt::format("storage: cannot stat {}: {}", path, std::strerror(errno)));
+        const std::uint64_t size = file_size(fd.get(), path);
+        const std::uint64_t wanted = length != nullptr ? *length : size - std::min(offset, size);
+        check_inside(path, size, offset, wanted);
         image.reset();
-        image.size_ = static_cast<std::uint64_t>(info.st_size);
-        if (image.size_ == 0) return image;
-        image.buffer_ = allocate_page_buffer(round_up(image.size_), path);
-        image.data_ = image.buffer_.data();
+        if (wanted == 0) return image;
+        const std::uint64_t from = offset / kAlign * kAlign, skip = offset - from;
+        image.buffer_ = allocate_page_buffer(round_up(skip + wanted), path);
+        image.data_ = image.buffer_.data() + skip;
+        image.size_ = wanted;
         restart();
-        const int error = read_pass(fd.get(), image.data_, image.size_, consume);
+        const int error = read_pass(fd.get(), image.buffer_.data(), from, skip + wanted, skip, consume);
         if (error == 0) return image;
         // A filesystem that opens with O_DIRECT but refuses its reads: read it as any file.
         if (!(error == EINVAL && image.direct_))
             throw StorageError(fmt::format("storage: reading {} failed: {}", path, std::strerror(error)));
     }
     throw StorageError(fmt::format("storage: reading {} failed", path));
+}
+
+FileImage read_file_image(const std::string& path, const std::function<void()>& restart,
+                          const std::function<void(const char*, std::size_t)>& consume) {
+    return read_image(path, 0, nullptr, restart, consume);
+}
+
+FileImage read_file_range_image(const std::string& path, std::uint64_t offset, std::uint64_t length,
+                                const std::function<void()>& restart,
+                                const std::function<void(const char*, std::size_t)>& consume) {
+    return read_image(path, offset, &length, restart, consume);
 }
 
 std::uint64_t available_memory_bytes() {

@@ -36,8 +36,8 @@ public:
     void reset() noexcept;
 
 private:
-    friend FileImage read_file_image(const std::string&, const std::function<void()>&,
-                                     const std::function<void(const char*, std::size_t)>&);
+    friend FileImage read_image(const std::string&, std::uint64_t, const std::uint64_t*, const std::function<void()>&,
+                                const std::function<void(const char*, std::size_t)>&);
     char* data_ = nullptr;  // in buffer_ or mapped_
     std::uint64_t size_ = 0;
     bool direct_ = false;
@@ -54,6 +54,14 @@ private:
 // passed on after the reads in flight end.
 FileImage read_file_image(const std::string& path, const std::function<void()>& restart,
                           const std::function<void(const char*, std::size_t)>& consume);
+
+// read_file_image of bytes [offset, offset + length) of the file alone (a range of a file that
+// several ranks wrote): `consume` sees those bytes, and data() is byte `offset`. With O_DIRECT the
+// read starts at the 4 KiB boundary before `offset` (the image holds those few bytes more).
+// StorageError also when the file ends before the range.
+FileImage read_file_range_image(const std::string& path, std::uint64_t offset, std::uint64_t length,
+                                const std::function<void()>& restart,
+                                const std::function<void(const char*, std::size_t)>& consume);
 
 // MemAvailable of /proc/meminfo in bytes; 0 when unknown.
 std::uint64_t available_memory_bytes();

@@ -465,6 +465,13 @@ TEST_CASE("checkpoint manager: a saved state restores exactly", "[checkpoint]") 
     }
 }
 
+// 1.5 MiB of doubles per rank: a shared data.h5 larger than 1 MiB per rank, so every rank hashes a range.
+Spec ranged_spec(int n) {
+    const std::uint64_t rows = 3072;
+    return {"ranged", TensorType::f64, false, {rows * static_cast<std::uint64_t>(n), 64}, 0,
+            std::vector<std::uint64_t>(static_cast<std::size_t>(n), rows), 13};
+}
+
 // Overwrites the stored bytes of the datasets in checkpoint file `name` (not its metadata) with 0x5A.
 void overwrite_datasets(const std::string& checkpoint_dir, const std::string& name) {
     const Manifest manifest = read_manifest(checkpoint_dir);
@@ -518,6 +525,32 @@ TEST_CASE("checkpoint manager: a restore reads the bytes it verified, not the fi
             CHECK(now != expected);  // the file did change on disk
         });
     }
+    barrier();
+}
+
+// The shared layout restored by as many ranks as wrote it: each rank verifies the ranges of
+// data.h5 it wrote and keeps them, so its blocks (1.5 MiB each: a range of their own) are copied
+// from there. Changing the file after restore() shows where they came from.
+TEST_CASE("checkpoint manager: a shared-layout restore reads each rank's blocks from the ranges it verified", "[checkpoint]") {
+    RunDir run;
+    auto comm = world();
+    const Context context = context_for(run.path());
+    const auto saved = make_saved(7, {ranged_spec(n_ranks())});
+    CheckpointManager(options_for("shared"), context, *comm).save(saved->state, 7, metrics_for(7));
+    barrier();
+    const std::optional<Checkpoint> cp = CheckpointManager(options_for("shared"), context, *comm).restore();
+    REQUIRE(cp.has_value());
+    barrier();
+    if (my_rank() == 0) overwrite_datasets(cp->path(), "data.h5");
+    barrier();
+    const Spec& spec = saved->specs.front();
+    const Block block = block_of(spec, my_rank());
+    const std::vector<double> expected = expected_block<double>(spec.id, saved->seed, spec.global, block.offset, block.shape);
+    std::vector<double> verified(expected.size()), now(expected.size());
+    cp->read(spec.name, spec.type, block.offset, block.shape, verified.data());
+    open_checkpoint(cp->path()).read(spec.name, spec.type, block.offset, block.shape, now.data());
+    CHECK((verified == expected));  // in parentheses: no printing of 196 608 values when it fails
+    CHECK((now != expected));       // the file did change on disk
     barrier();
 }
 
@@ -627,14 +660,7 @@ TEST_CASE("checkpoint manager: a corrupted newest checkpoint is skipped and can 
     CHECK(leftovers(run) == std::vector<std::string>{});
 }
 
-// 1.5 MiB of doubles per rank: a shared data.h5 larger than 1 MiB per rank, so every rank hashes a range.
-Spec ranged_spec(int n) {
-    const std::uint64_t rows = 3072;
-    return {"ranged", TensorType::f64, false, {rows * static_cast<std::uint64_t>(n), 64}, 0,
-            std::vector<std::uint64_t>(static_cast<std::size_t>(n), rows), 13};
-}
-
-TEST_CASE("checkpoint manager: a shared file is checksummed in one range per rank, and a flipped byte in any range is found",
+TEST_CASE("checkpoint manager: a shared file is checksummed in one range per writer, and a flipped byte in any range is found",
           "[checkpoint]") {
     RunDir run;
     auto comm = world();
@@ -647,14 +673,17 @@ TEST_CASE("checkpoint manager: a shared file is checksummed in one range per ran
     const Manifest manifest = read_manifest(run.checkpoint(2));
     REQUIRE(manifest.files.size() == 1);
     const FileEntry& data = manifest.files[0];
-    std::size_t ranks_with_a_range = 0;
-    for (int r = 0; r < n_ranks(); ++r) ranks_with_a_range += range_of_rank(data.size, r, n_ranks()).length > 0;
     CHECK(data.xxh3.empty());
-    CHECK(data.ranges.size() == ranks_with_a_range);
+    // Each rank's 1.5 MiB block is its range (HDF5's metadata with the ranges around it).
+    std::string listed;
+    for (const ChecksumRange& range : data.ranges) listed += fmt::format("[{}, +{}) rank {}; ", range.offset, range.length, range.rank);
+    INFO(listed);
+    REQUIRE(data.ranges.size() == static_cast<std::size_t>(n_ranks()));
+    for (int r = 0; r < n_ranks(); ++r) CHECK(data.ranges[static_cast<std::size_t>(r)].rank == r);
     CHECK(data.ranges.size() >= 2);
     for (const ChecksumRange& range : data.ranges) CHECK(range.xxh3 == describe_range(run.checkpoint(2), data.name, range));
     barrier();
-    // The middle of the last range: verified at restore by the rank whose share it is, not rank 0.
+    // The middle of the last range: verified at restore by the rank that wrote it, not rank 0.
     const ChecksumRange& last = data.ranges.back();
     if (my_rank() == 0) {
         flip_byte(run.checkpoint(2) + "/" + data.name, static_cast<std::streamoff>(last.offset + last.length / 2));

@@ -512,8 +512,11 @@ TEST_CASE("manifest: a shared file's checksum ranges round trip; a whole-file en
           "[checkpoint]") {
     Manifest m = sample_manifest();
     m.layout = "shared";
-    m.files = {{"data.h5", 3000, "", {{0, 2048, "0123456789abcdef"}, {2048, 952, "fedcba9876543210"}}}};
+    m.files = {{"data.h5", 3000, "", {{0, 2048, "0123456789abcdef", 1}, {2048, 952, "fedcba9876543210"}}}};
     check_same(manifest_from_json(to_json(m), "test"), m);
+    CHECK(manifest_from_json(to_json(m), "test").files[0].ranges[0].rank == 1);  // its writer
+    CHECK(manifest_from_json(to_json(m), "test").files[0].ranges[1].rank == -1);  // none: no "rank"
+    CHECK_FALSE(to_json(m)["files"][0]["ranges"][1].contains("rank"));
     CHECK(to_json(m)["files"][0].contains("ranges"));
     CHECK_FALSE(to_json(m)["files"][0].contains("xxh3"));
     const Json whole = to_json(sample_manifest())["files"][0];
@@ -563,6 +566,92 @@ TEST_CASE("range_of_rank: contiguous 1 MiB-aligned ranges that cover the file, e
     CHECK(range_of_rank(MiB / 2, 1, 2).length == 0);           // small files: rank 0 alone
 }
 
+namespace {
+
+// The ranges cover [0, size) one after the other, each with a rank below `ranks`.
+void check_cover(const std::vector<ChecksumRange>& ranges, std::uint64_t size, int ranks) {
+    std::uint64_t next = 0;
+    for (const ChecksumRange& range : ranges) {
+        CHECK(range.offset == next);
+        CHECK(range.length > 0);
+        CHECK(range.rank >= 0);
+        CHECK(range.rank < ranks);
+        next += range.length;
+    }
+    CHECK(next == size);
+}
+
+}  // namespace
+
+TEST_CASE("ranges_of_writers: each rank's large blocks are its ranges, HDF5's metadata goes with the range before",
+          "[checkpoint]") {
+    constexpr std::uint64_t MiB = 1 << 20;
+    // A header, then two tensors split by rows between 2 ranks, then metadata at the end.
+    const std::vector<WrittenSpan> spans = {
+        {4096 + 64 * MiB, 64 * MiB, 1}, {4096, 64 * MiB, 0}, {4096 + 128 * MiB, 64 * MiB, 0}, {4096 + 192 * MiB, 64 * MiB, 1}};
+    const std::uint64_t size = 4096 + 256 * MiB + 2000;
+    const std::vector<ChecksumRange> ranges = ranges_of_writers(size, spans, 2);
+    check_cover(ranges, size, 2);
+    REQUIRE(ranges.size() == 4);
+    CHECK(ranges[0].offset == 0);  // the header goes with the first block
+    CHECK(ranges[0].length == 4096 + 64 * MiB);
+    const std::vector<int> writers = {ranges[0].rank, ranges[1].rank, ranges[2].rank, ranges[3].rank};
+    CHECK(writers == std::vector<int>{0, 1, 0, 1});
+    CHECK(ranges[3].length == 64 * MiB + 2000);  // the trailing metadata with the last block
+}
+
+TEST_CASE("ranges_of_writers: adjacent blocks of one rank make one range; an overlapping span is ignored",
+          "[checkpoint]") {
+    constexpr std::uint64_t MiB = 1 << 20;
+    const std::vector<WrittenSpan> spans = {{0, 8 * MiB, 1}, {8 * MiB, 8 * MiB, 1}, {16 * MiB, 8 * MiB, 0}, {20 * MiB, 8 * MiB, 1}};
+    const std::vector<ChecksumRange> ranges = ranges_of_writers(24 * MiB, spans, 2);
+    check_cover(ranges, 24 * MiB, 2);
+    REQUIRE(ranges.size() == 2);
+    CHECK(ranges[0].rank == 1);
+    CHECK(ranges[0].length == 16 * MiB);
+    CHECK(ranges[1].rank == 0);
+}
+
+TEST_CASE("ranges_of_writers: thousands of small blocks make ranges of at least 1 MiB, shared among the ranks",
+          "[checkpoint]") {
+    constexpr std::uint64_t KiB = 1024, MiB = 1 << 20;
+    std::vector<WrittenSpan> spans;
+    std::uint64_t at = 2048;
+    for (int tensor = 0; tensor < 2000; ++tensor, at += 512)  // 16 KiB per rank, 512 bytes of metadata between
+        for (int rank = 0; rank < 2; ++rank, at += 16 * KiB) spans.push_back({at, 16 * KiB, rank});
+    const std::vector<ChecksumRange> ranges = ranges_of_writers(at, spans, 2);
+    check_cover(ranges, at, 2);
+    CHECK(ranges.size() > 40);
+    CHECK(ranges.size() < 70);
+    std::uint64_t of_rank[2] = {0, 0};
+    for (const ChecksumRange& range : ranges) {
+        CHECK(range.length >= MiB);
+        of_rank[range.rank] += range.length;
+    }
+    CHECK(of_rank[0] > at / 3);
+    CHECK(of_rank[1] > at / 3);
+}
+
+TEST_CASE("ranges_of_writers: no spans split the file as range_of_rank; a long unwritten stretch is shared",
+          "[checkpoint]") {
+    constexpr std::uint64_t MiB = 1 << 20;
+    const std::vector<ChecksumRange> split = ranges_of_writers(10 * MiB, {}, 4);
+    check_cover(split, 10 * MiB, 4);
+    REQUIRE(split.size() == 4);
+    for (int r = 0; r < 4; ++r) {
+        CHECK(split[r].rank == r);
+        CHECK(split[r].offset == range_of_rank(10 * MiB, r, 4).offset);
+    }
+    CHECK(ranges_of_writers(1000, {}, 4).size() == 1);  // a small file: rank 0 alone
+    // 32 MiB written by rank 1, then 64 MiB no rank wrote from memory (blocks split along columns).
+    const std::vector<ChecksumRange> mixed = ranges_of_writers(96 * MiB, {{0, 32 * MiB, 1}}, 2);
+    check_cover(mixed, 96 * MiB, 2);
+    REQUIRE(mixed.size() == 3);
+    CHECK(mixed[0].rank == 1);
+    CHECK(mixed[1].length == 32 * MiB);
+    CHECK(mixed[1].rank != mixed[2].rank);
+}
+
 TEST_CASE("merge_file: ranges from several ranks join one entry in offset order", "[checkpoint]") {
     std::vector<FileEntry> files;
     merge_file(files, {"data.h5", 3000, "", {{2048, 952, "b"}}});
@@ -605,6 +694,48 @@ TEST_CASE("verify: a file checksummed in ranges is checked range by range, namin
     CHECK(verify_share(dir, read_manifest(dir), 0, 1, &kept).empty());
     REQUIRE(kept.image.data() != nullptr);
     CHECK(std::string(kept.image.data(), kept.image.size()) == bytes);
+}
+
+TEST_CASE("verify: a shared file's ranges are verified by their writers, who keep them; other counts share them by turns",
+          "[checkpoint]") {
+    TempRunDir run;
+    const std::string dir = run.checkpoints() + "/checkpoint_000001";
+    fs::create_directories(dir);
+    const std::string bytes = std::string(3000, 'a') + std::string(2000, 'b') + std::string(1000, 'c');
+    write_text(dir + "/data.h5", bytes);
+    Manifest m = sample_manifest();
+    m.name = "checkpoint_000001";
+    m.layout = "shared";
+    m.world_size = 2;
+    m.tensors.clear();
+    FileEntry data{"data.h5", 6000, "", {{0, 3000, "", 1}, {3000, 2000, "", 0}, {5000, 1000, "", 1}}};
+    for (ChecksumRange& range : data.ranges) range.xxh3 = describe_range(dir, "data.h5", range);
+    m.files = {data};
+    write_text(dir + "/manifest.json", to_json(m).dump(2));
+    KeptImage rank0{"rank_00000.h5", 1 << 20, {}, {}}, rank1{"rank_00001.h5", 1 << 20, {}, {}};
+    REQUIRE(verify_share(dir, read_manifest(dir), 0, 2, &rank0).empty());
+    REQUIRE(verify_share(dir, read_manifest(dir), 1, 2, &rank1).empty());
+    CHECK(rank0.image.data() == nullptr);  // not its file: ranges of it
+    REQUIRE(rank0.ranges.size() == 1);
+    CHECK(rank0.ranges_file == "data.h5");
+    CHECK(rank0.ranges[0].offset == 3000);
+    CHECK(std::string(rank0.ranges[0].image.data(), rank0.ranges[0].image.size()) == bytes.substr(3000, 2000));
+    REQUIRE(rank1.ranges.size() == 2);
+    CHECK(std::string(rank1.ranges[1].image.data(), rank1.ranges[1].image.size()) == bytes.substr(5000));
+    CHECK(rank1.held_bytes() == 4000);
+    // A budget too small for a range: verified all the same, not kept.
+    KeptImage small{"rank_00001.h5", 3500, {}, {}};
+    CHECK(verify_share(dir, read_manifest(dir), 1, 2, &small).empty());
+    CHECK(small.held_bytes() == 3000);
+    // A corrupted byte is found by its writer alone, and nothing of that range kept.
+    write_text(dir + "/data.h5", bytes.substr(0, 5500) + "C" + bytes.substr(5501));
+    CHECK(verify_share(dir, read_manifest(dir), 0, 2).empty());
+    KeptImage bad{"rank_00001.h5", 1 << 20, {}, {}};
+    CHECK_THAT(verify_share(dir, read_manifest(dir), 1, 2, &bad), Contains("bytes 5000-6000"));
+    // Three ranks restoring a checkpoint two wrote: the ranges go by turns (range k to rank k % 3).
+    CHECK(verify_share(dir, read_manifest(dir), 0, 3).empty());
+    CHECK(verify_share(dir, read_manifest(dir), 1, 3).empty());
+    CHECK_THAT(verify_share(dir, read_manifest(dir), 2, 3), Contains("bytes 5000-6000"));
 }
 
 TEST_CASE("select_latest_valid skips newer checkpoints that fail verification", "[checkpoint]") {

@@ -88,3 +88,27 @@ TEST_CASE("file image: a file in memory (/dev/shm) is mapped, not copied", "[sto
     CHECK_FALSE(moved.mapped());
     CHECK(moved.data() == nullptr);
 }
+
+TEST_CASE("file range image: the range's bytes alone, from any offset, on disk and in memory", "[storage]") {
+    testing::TempRunDir dir;
+    const std::string bytes = random_bytes((8 << 20) * 2 + 4097);
+    const std::string shm = "/dev/shm/trainrt_test_range_" + std::to_string(::getpid());
+    write_file(dir.str() + "/f", bytes);
+    write_file(shm, bytes);
+    // Aligned, unaligned (the read starts at the 4 KiB boundary before it), across chunks, to the end, empty.
+    const std::pair<std::uint64_t, std::uint64_t> ranges[] = {
+        {0, 4096}, {4097, 100}, {4095, (8 << 20) + 3}, {(8 << 20) - 1, bytes.size() - (8 << 20) + 1}, {4096 * 5, 0}};
+    for (const std::string& path : {dir.str() + "/f", shm})
+        for (const auto& [offset, length] : ranges) {
+            INFO(path << ": bytes " << offset << " + " << length);
+            std::string seen;
+            const storage::FileImage image = storage::read_file_range_image(
+                path, offset, length, [&] { seen.clear(); }, [&](const char* data, std::size_t count) { seen.append(data, count); });
+            CHECK(seen == bytes.substr(offset, length));
+            REQUIRE(image.size() == length);
+            if (length > 0) CHECK(std::string(image.data(), image.size()) == bytes.substr(offset, length));
+        }
+    CHECK_THROWS_WITH(storage::read_file_range_image(dir.str() + "/f", bytes.size() - 10, 11, [] {}, [](const char*, std::size_t) {}),
+                      Contains("/f") && Contains("ends at byte"));
+    std::filesystem::remove(shm);
+}
