@@ -21,9 +21,9 @@ std::int64_t iteration_of_name(const std::string& name);
 // Committed checkpoint directories (checkpoint_*), oldest first by iteration.
 std::vector<std::string> committed_names(const std::string& run_dir);
 
-// The one file a restoring rank keeps in memory from its verification, to read its blocks from
-// (reader.hpp): the file it wrote itself (or, alone, the first it verifies), when its share
-// includes it and it fits.
+// The bytes a restoring rank keeps in memory from its verification, to read its blocks from
+// (reader.hpp): the one file it wrote itself (or, alone, the first it verifies), when its share
+// includes it and it fits; or, in the shared layout, the ranges of the shared file it wrote.
 struct KeptImage {
     std::string file;             // "rank_00003.h5"; "": the first file verified (then its name)
     std::uint64_t max_bytes = 0;  // a larger file is verified as any other
