@@ -187,9 +187,10 @@ std::vector<h5::Dataset> create_datasets(hid_t group, const Parts& parts) {
 // (slab_write.hpp). A block with no elements has nothing to write. Returns where its bytes lie in
 // the file when they are there as in memory.
 std::optional<WrittenRegion> write_tensor(hid_t dataset, const TensorPart& part, bool writes, hid_t dxpl,
-                                          storage::WritebackWindow& writeback, const std::string& path) {
+                                          storage::WritebackWindow& writeback, storage::DirectWriter& direct,
+                                          const std::string& path) {
     if (!writes) return std::nullopt;
-    return write_in_slabs(part, SlabTarget{dataset, part.offset, dxpl, &writeback, path});
+    return write_in_slabs(part, SlabTarget{dataset, part.offset, dxpl, &writeback, &direct, path});
 }
 
 void write_root_attributes(hid_t file, int world_size) {
@@ -201,7 +202,10 @@ void write_root_attributes(hid_t file, int world_size) {
 
 // Collective: attributes, one dataset per tensor and their metadata flushed; then each rank's
 // data, independently (a rank that fails stops there; write_data_file's agreement tells the
-// others). Every HDF5 object it opens is closed when it returns, before the file (MPI-IO files
+// others). A block that lies in the file as in memory (split along the first dimension) is
+// written by this rank's own DirectWriter, not MPI-IO: the datasets' places are allocated at
+// creation and the blocks' bytes are disjoint, so only their partial 4 KiB blocks, written
+// through the page cache, may share a page with another rank's bytes or HDF5's metadata. Every HDF5 object it opens is closed when it returns, before the file (MPI-IO files
 // close "semi": not with objects open). Returns where this rank's blocks lie in the file.
 std::vector<WrittenRegion> write_contents(hid_t file, const WritePlan& plan, MPI_Comm comm, const std::string& path) {
     Parts parts;
@@ -216,12 +220,14 @@ std::vector<WrittenRegion> write_contents(hid_t file, const WritePlan& plan, MPI
     const int rank = comm_rank(comm);
     const storage::Fd writeback_fd = storage::open_or_throw(path, O_RDONLY);
     storage::WritebackWindow writeback(writeback_fd.get(), path, kSlabBytes);
+    storage::DirectWriter direct(path);
     std::vector<WrittenRegion> regions;
     for (std::size_t i = 0; i < parts.size(); ++i) {
         if (i == parts.size() / 2) fault_point("mid_data", rank);
-        if (auto region = write_tensor(datasets[i].get(), *parts[i], plan.writes[i], dxpl.get(), writeback, path))
+        if (auto region = write_tensor(datasets[i].get(), *parts[i], plan.writes[i], dxpl.get(), writeback, direct, path))
             regions.push_back(*region);
     }
+    direct.finish();
     return regions;
 }
 

@@ -42,9 +42,25 @@ std::optional<WrittenRegion> announce(std::optional<WrittenRegion> region, const
     return region;
 }
 
+// The block written by target.direct when its bytes lie in the file as in memory and the
+// dataset has its place already; nullopt, nothing written, otherwise.
+std::optional<WrittenRegion> write_direct(const TensorPart& part, const SlabTarget& target) {
+    h5::Dataspace file_space(TRAINRT_H5(H5Dget_space(target.dataset), part.name));
+    const std::uint64_t row_bytes = part.bytes() / part.shape[0];
+    const std::uint64_t file_row_bytes = dataset_row_bytes(file_space.get(), part, row_bytes);
+    const std::optional<WrittenRegion> region =
+        region_of(part, data_address(target.dataset), target.offset[0] * file_row_bytes, file_row_bytes == row_bytes);
+    if (!region) return std::nullopt;
+    announce(region, target);
+    target.direct->write(region->offset, part.data, region->length);
+    return region;
+}
+
 }  // namespace
 
 std::optional<WrittenRegion> write_in_slabs(const TensorPart& part, const SlabTarget& target) {
+    if (target.direct != nullptr && !part.shape.empty() && part.elements() > 0)
+        if (std::optional<WrittenRegion> region = write_direct(part, target)) return region;
     if (part.shape.empty()) {  // a scalar: one element, nothing to split
         TRAINRT_H5(H5Dwrite(target.dataset, memory_type(part.type), H5S_ALL, H5S_ALL, target.transfer, part.data),
                    dataset_path(part.name));

@@ -1,15 +1,14 @@
 #include "storage/mapped_file.hpp"
 
-#include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 
 #include <cerrno>
 #include <cstring>
 
 #include <fmt/format.h>
 
+#include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt::storage {
@@ -34,10 +33,7 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
 }
 
 std::optional<MappedFile> map_if_in_memory(int fd, const std::string& path) {
-    struct statfs filesystem {};
-    if (::fstatfs(fd, &filesystem) != 0) return std::nullopt;
-    const auto kind = static_cast<unsigned long>(filesystem.f_type);
-    if (kind != TMPFS_MAGIC && kind != RAMFS_MAGIC) return std::nullopt;
+    if (!on_memory_filesystem(fd)) return std::nullopt;
     struct stat status {};
     if (::fstat(fd, &status) != 0)
         throw StorageError(fmt::format("storage: stat of {} failed: {}", path, std::strerror(errno)));

@@ -1,6 +1,8 @@
 #include "storage/posix.hpp"
 
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +27,13 @@ std::string parent_of(const std::string& path) {
 }
 
 }  // namespace
+
+bool on_memory_filesystem(int fd) {
+    struct statfs filesystem {};
+    if (::fstatfs(fd, &filesystem) != 0) return false;
+    const auto kind = static_cast<unsigned long>(filesystem.f_type);
+    return kind == TMPFS_MAGIC || kind == RAMFS_MAGIC;
+}
 
 Fd::~Fd() {
     if (fd_ >= 0) ::close(fd_);

@@ -52,6 +52,9 @@ private:
     std::uint64_t window_bytes_;
     std::uint64_t begin_ = 0, end_ = 0;  // the gathered bytes
 };
+// Whether the open file `fd` lives on a filesystem that keeps files in memory (tmpfs, ramfs);
+// false when fstatfs fails.
+bool on_memory_filesystem(int fd);
 void fsync_parent_dir(const std::string& path);
 void make_dirs(const std::string& path);  // mkdir -p; StorageError says why it cannot
 bool path_exists(const std::string& path);
