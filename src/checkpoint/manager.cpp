@@ -23,6 +23,7 @@
 #include "checkpoint/validate.hpp"
 #include "comm/agreement.hpp"
 #include "comm/strings.hpp"
+#include "storage/direct_writer.hpp"
 #include "storage/posix.hpp"
 #include "storage/remover.hpp"
 #include "runlog/clock.hpp"
@@ -599,7 +600,7 @@ void CheckpointManager::Impl::start_flush(Manifest manifest) {
         raw->failure = attempt_checkpoint([&] {
             const std::string to = pending(raw->manifest.name) + "/" + rank_file_name(context.world_rank);
             fault_point_at("during_flush", context.world_rank, raw->manifest.iteration);
-            fs::copy_file(local->own_file(raw->manifest.name), to, fs::copy_options::overwrite_existing);
+            storage::copy_file_direct(local->own_file(raw->manifest.name), to);
             storage::fsync_path(to);
         });
     });

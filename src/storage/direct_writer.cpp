@@ -5,8 +5,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
+
+#include "storage/mapped_file.hpp"
 
 #include "trainrt/error.hpp"
 
@@ -203,6 +206,27 @@ void DirectWriter::finish() {
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait(lock, [&] { return in_flight_ == 0; });
     if (!failure_.empty()) throw StorageError(failure_);
+}
+
+void copy_file_direct(const std::string& from, const std::string& to) {
+    Fd source = open_or_throw(from, O_RDONLY);
+    { Fd created = open_or_throw(to, O_WRONLY | O_CREAT | O_TRUNC); }
+    DirectWriter writer(to);
+    if (const std::optional<MappedFile> mapped = map_if_in_memory(source.get(), from)) {
+        writer.write(0, mapped->data(), mapped->size());
+        writer.finish();
+        return;
+    }
+    std::vector<char> piece(DirectWriter::kChunkBytes);
+    for (std::uint64_t at = 0;;) {
+        const ssize_t got = ::pread(source.get(), piece.data(), piece.size(), static_cast<off_t>(at));
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) throw StorageError(fmt::format("storage: reading {} failed: {}", from, std::strerror(errno)));
+        if (got == 0) break;
+        writer.write(at, piece.data(), static_cast<std::uint64_t>(got));
+        at += static_cast<std::uint64_t>(got);
+    }
+    writer.finish();
 }
 
 }  // namespace trainrt::storage

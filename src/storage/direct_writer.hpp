@@ -78,4 +78,9 @@ private:
     std::vector<std::thread> threads_;  // started at the first chunk submitted
 };
 
+// `from` copied to `to` (created or truncated) through a DirectWriter: the source taken from its
+// pages where its filesystem keeps them in memory (a node-local checkpoint in /dev/shm), else read
+// in pieces. Not fsynced: the caller makes it durable. StorageError (with strerror) on failure.
+void copy_file_direct(const std::string& from, const std::string& to);
+
 }  // namespace trainrt::storage

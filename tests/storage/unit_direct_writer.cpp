@@ -155,3 +155,20 @@ TEST_CASE("direct writer: a failed write is a StorageError with the system's rea
     ::signal(SIGXFSZ, previous);
     CHECK_THAT(message, Contains(path) && Contains("File too large"));
 }
+
+TEST_CASE("direct copy: a file from memory and from a disk, every byte; a missing source names it", "[storage]") {
+    testing::TempRunDir dir;
+    const std::string bytes = random_bytes(2 * kChunk + 3 * kBlock + 77, 11);  // chunks, blocks and a tail
+    const std::string shm = "/dev/shm/trainrt_test_copy_" + std::to_string(::getpid());
+    for (const std::string& from : {shm, dir.str() + "/on_disk"}) {
+        INFO("from " << from);
+        std::ofstream(from, std::ios::binary) << bytes;
+        const std::string to = dir.str() + "/copy";
+        std::ofstream(to, std::ios::binary) << std::string(3 * kChunk, 'F');  // longer: truncated first
+        storage::copy_file_direct(from, to);
+        CHECK((file_bytes(to) == bytes));
+    }
+    std::filesystem::remove(shm);
+    CHECK_THROWS_WITH(storage::copy_file_direct(dir.str() + "/absent", dir.str() + "/copy"),
+                      Contains("absent") && Contains("No such file"));
+}
