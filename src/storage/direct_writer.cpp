@@ -19,7 +19,7 @@ namespace {
 constexpr std::uint64_t kBufferBytes = DirectWriter::kChunkBytes * DirectWriter::kChunks;
 
 // The buffers of writers that ended, kept for the next one: fresh pages cost more to fill than
-// the copy into hot ones (this VM's host takes freed memory back). At most kKept are kept.
+// the copy into hot ones (this VM's host takes freed memory back). One is kept: 32 MiB per process.
 class BufferPool {
 public:
     PageBuffer take() {
@@ -39,7 +39,7 @@ public:
     }
 
 private:
-    static constexpr std::size_t kKept = 2;
+    static constexpr std::size_t kKept = 1;
     std::mutex mutex_;
     std::vector<PageBuffer> kept_;
 };
