@@ -205,8 +205,9 @@ void write_root_attributes(hid_t file, int world_size) {
 // others). A block that lies in the file as in memory (split along the first dimension) is
 // written by this rank's own DirectWriter, not MPI-IO: the datasets' places are allocated at
 // creation and the blocks' bytes are disjoint, so only their partial 4 KiB blocks, written
-// through the page cache, may share a page with another rank's bytes or HDF5's metadata. Every HDF5 object it opens is closed when it returns, before the file (MPI-IO files
-// close "semi": not with objects open). Returns where this rank's blocks lie in the file.
+// through the page cache, may share a page with another rank's bytes or HDF5's metadata. Every
+// HDF5 object it opens is closed when it returns, before the file (MPI-IO files close "semi": not
+// with objects open). Returns where this rank's blocks lie in the file.
 std::vector<WrittenRegion> write_contents(hid_t file, const WritePlan& plan, MPI_Comm comm, const std::string& path) {
     Parts parts;
     for (const TensorPart& block : plan.blocks) parts.push_back(&block);
