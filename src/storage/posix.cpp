@@ -54,15 +54,35 @@ Fd open_or_throw(const std::string& path, int flags, int mode) {
     return Fd(fd);
 }
 
-void write_all(int fd, const void* data, std::size_t bytes, const std::string& path) {
-    const char* cursor = static_cast<const char*>(data);
-    while (bytes > 0) {
-        ssize_t written = ::write(fd, cursor, bytes);
+namespace {
+
+// Calls `write_some(data, length, done)` (a write(2) or pwrite(2) of the rest) until all `length`
+// bytes are written: 0, or the errno of the failure (EIO for a write that wrote nothing).
+template <class WriteSome>
+int write_fully(const char* data, std::uint64_t length, WriteSome write_some) {
+    for (std::uint64_t done = 0; done < length;) {
+        const ssize_t written = write_some(data + done, length - done, done);
         if (written < 0 && errno == EINTR) continue;
-        if (written < 0) fail("write to", path, errno);
-        cursor += written;
-        bytes -= static_cast<std::size_t>(written);
+        if (written < 0) return errno;
+        if (written == 0) return EIO;
+        done += static_cast<std::uint64_t>(written);
     }
+    return 0;
+}
+
+}  // namespace
+
+void write_all(int fd, const void* data, std::size_t bytes, const std::string& path) {
+    const int error = write_fully(static_cast<const char*>(data), bytes, [fd](const char* from, std::uint64_t left, std::uint64_t) {
+        return ::write(fd, from, static_cast<std::size_t>(left));
+    });
+    if (error != 0) fail("write to", path, error);
+}
+
+int pwrite_all(int fd, const void* data, std::uint64_t length, std::uint64_t offset) noexcept {
+    return write_fully(static_cast<const char*>(data), length, [fd, offset](const char* from, std::uint64_t left, std::uint64_t done) {
+        return ::pwrite(fd, from, static_cast<std::size_t>(left), static_cast<off_t>(offset + done));
+    });
 }
 
 void fsync_path(const std::string& path) {

@@ -26,6 +26,9 @@ private:
 
 Fd open_or_throw(const std::string& path, int flags, int mode = 0644);
 void write_all(int fd, const void* data, std::size_t bytes, const std::string& path);
+// All `length` bytes at file offset `offset` (pwrite(2), EINTR retried): 0, or the errno of the
+// failure. For threads that record a failure instead of throwing it (DirectWriter's writers).
+int pwrite_all(int fd, const void* data, std::uint64_t length, std::uint64_t offset) noexcept;
 void fsync_path(const std::string& path);
 // Starts the disk write of the dirty pages in [offset, offset + length) of the open file `fd`
 // and returns without waiting (sync_file_range WRITE): the disk works on these bytes while the
