@@ -52,7 +52,7 @@ std::optional<WrittenRegion> write_direct(const TensorPart& part, const SlabTarg
         region_of(part, data_address(target.dataset), target.offset[0] * file_row_bytes, file_row_bytes == row_bytes);
     if (!region) return std::nullopt;
     announce(region, target);
-    target.direct->write_in_place(region->offset, part.data, region->length);
+    target.direct->write(region->offset, part.data, region->length);
     return region;
 }
 

@@ -32,9 +32,7 @@ struct SlabTarget {
     hid_t transfer = H5P_DEFAULT;
     storage::WritebackWindow* writeback = nullptr;  // of the same file, for slabs' disk writes
     // Of the same file: a block that lies in the file as in memory, in a dataset whose place is
-    // allocated at its creation, is written by it instead of HDF5 (no page-cache copy), from the
-    // block's own memory where it can (write_in_place): the block's data must stay unchanged until
-    // the caller's direct->finish().
+    // allocated at its creation, is written by it instead of HDF5 (no page-cache copy).
     storage::DirectWriter* direct = nullptr;
     std::string path;  // for messages
     // Called once with the block's region (see below) as soon as its place in the file is known,

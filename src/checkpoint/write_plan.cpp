@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <new>
 
 #include "checkpoint/validate.hpp"
 
@@ -63,12 +62,8 @@ WritePlan copy_blocks(const WritePlan& plan, std::vector<HostBuffer>& buffers, C
         if ((select == CopySelect::small && !small) || (select == CopySelect::large && small)) continue;
         HostBuffer& buffer = buffers[i];
         if (buffer.capacity < block.bytes()) {
-            const std::uint64_t room = std::max<std::uint64_t>(block.bytes() + block.bytes() / 4, 1);  // room to grow
-            const std::size_t capacity = (room + kHostBufferAlignment - 1) / kHostBufferAlignment * kHostBufferAlignment;
-            buffer.data.reset();  // the old one first: never both at once
-            buffer.capacity = 0;
-            buffer.data.reset(static_cast<std::byte*>(std::aligned_alloc(kHostBufferAlignment, capacity)));  // no zeroing
-            if (buffer.data == nullptr) throw std::bad_alloc();
+            const std::size_t capacity = std::max<std::uint64_t>(block.bytes() + block.bytes() / 4, 1);  // room to grow
+            buffer.data.reset(new std::byte[capacity]);  // no zeroing
             buffer.capacity = capacity;
         }
         if (block.bytes() > 0) std::memcpy(buffer.data.get(), block.data, block.bytes());

@@ -10,7 +10,6 @@
 // Pure: the same on every rank (name order, sizes), unit-tested.
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -39,17 +38,10 @@ WritePlan plan_writes(const CheckpointState& state, int rank, int world, bool sp
 // new pages (page faults on a fresh 1 GiB buffer cost as much as the copy itself).
 // Grows, never shrinks: a tensor that grows a little at every save (an XGBoost model, a round
 // more each time) reuses its pages instead of faulting in a new allocation per save.
-// Page-aligned: a large block's copy then starts on a 4 KiB boundary, as HDF5 places large
-// datasets (h5::open_file_packed), and the save writes it to the disk from this memory with no
-// copy more (storage::DirectWriter::write_in_place).
 struct HostBuffer {
-    struct Free {
-        void operator()(std::byte* bytes) const noexcept { std::free(bytes); }
-    };
-    std::unique_ptr<std::byte, Free> data;  // from std::aligned_alloc(kHostBufferAlignment, capacity)
+    std::unique_ptr<std::byte[]> data;
     std::size_t capacity = 0;
 };
-inline constexpr std::size_t kHostBufferAlignment = 4096;
 
 // Which of a plan's blocks copy_blocks copies: a background snapshot copies the small ones (under
 // kBackgroundBlockBytes: metrics-like tensors a workload rewrites at once, and temporaries) before

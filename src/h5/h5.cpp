@@ -106,7 +106,6 @@ File open_file_packed(const std::string& path, std::uint64_t metadata_block_byte
     PropertyList fapl = file_access_props();
     TRAINRT_H5(H5Pset_meta_block_size(fapl.get(), metadata_block_bytes), path);
     TRAINRT_H5(H5Pset_small_data_block_size(fapl.get(), 0), path);
-    TRAINRT_H5(H5Pset_alignment(fapl.get(), kPackedAlignThreshold, kPackedAlignment), path);
     return File(TRAINRT_H5(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl.get()), path));
 }
 

@@ -92,10 +92,6 @@ File open_file(const std::string& path, bool writable);
 // Opens `path` for writing with HDF5's metadata gathered in blocks of `metadata_block_bytes`
 // (the first one allocated before any data) and no small-data block: datasets' raw data then
 // lies back to back in the order it is allocated, unbroken by metadata until a block fills.
-// Objects of kPackedAlignThreshold bytes or more start on a kPackedAlignment boundary (a few
-// bytes of gap before each, under 4 KiB), so that a page-aligned copy of a large tensor lies on the
-// file's 4 KiB blocks and goes to the disk with O_DIRECT from that copy.
-inline constexpr std::uint64_t kPackedAlignThreshold = 1 << 20, kPackedAlignment = 4096;
 File open_file_packed(const std::string& path, std::uint64_t metadata_block_bytes);
 // Opens, read-only, the HDF5 file whose bytes are [bytes, bytes + size) in memory (`name` for
 // messages): no copy of them, no read of the disk. The bytes must outlive the File.

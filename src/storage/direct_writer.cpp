@@ -80,21 +80,21 @@ DirectWriter::~DirectWriter() {
 
 char* DirectWriter::chunk_data(int chunk) const { return buffers_.data() + static_cast<std::uint64_t>(chunk) * kChunkBytes; }
 
-void DirectWriter::write_buffered(std::uint64_t offset, const char* data, std::uint64_t length) {
-    if (const int error = pwrite_all(buffered_.get(), data, length, offset))
-        throw StorageError(fmt::format("storage: writing {} failed: {}", path_, std::strerror(error)));
-}
-
 void DirectWriter::write(std::uint64_t offset, const void* data, std::uint64_t length) {
     const char* bytes = static_cast<const char*>(data);
     if (length == 0) return;
-    if (!direct()) return write_buffered(offset, bytes, length);
+    if (!direct()) {
+        if (const int error = pwrite_all(buffered_.get(), bytes, length, offset))
+            throw StorageError(fmt::format("storage: writing {} failed: {}", path_, std::strerror(error)));
+        return;
+    }
     throw_if_failed();
     if (open_ < 0 || offset != open_offset_ + filled_) {
         end_run();
         // The run's first partial block, through the page cache; the rest from a block boundary.
         const std::uint64_t head = std::min(round_up(offset) - offset, length);
-        write_buffered(offset, bytes, head);
+        if (const int error = pwrite_all(buffered_.get(), bytes, head, offset))
+            throw StorageError(fmt::format("storage: writing {} failed: {}", path_, std::strerror(error)));
         bytes += head, offset += head, length -= head;
         if (length == 0) return;
         open_ = take_free_chunk();
@@ -103,30 +103,13 @@ void DirectWriter::write(std::uint64_t offset, const void* data, std::uint64_t l
     append(bytes, length);
 }
 
-// The whole blocks straight from the caller's memory when it lies on block boundaries where the
-// file does (a block's address and file offset equal modulo kBlock); write()'s copy otherwise.
-void DirectWriter::write_in_place(std::uint64_t offset, const void* data, std::uint64_t length) {
-    const char* bytes = static_cast<const char*>(data);
-    const std::uint64_t head = std::min(round_up(offset) - offset, length);
-    const std::uint64_t whole = (length - head) / kBlock * kBlock;
-    const bool congruent = reinterpret_cast<std::uintptr_t>(bytes + head) % kBlock == 0;
-    if (!direct() || !congruent || whole < kInPlaceBytes) return write(offset, data, length);
-    throw_if_failed();
-    end_run();
-    write_buffered(offset, bytes, head);
-    for (std::uint64_t at = head; at < head + whole; at += kChunkBytes)
-        submit(Job{-1, bytes + at, offset + at, std::min(kChunkBytes, head + whole - at)});
-    write_buffered(offset + head + whole, bytes + head + whole, length - head - whole);
-    in_place_bytes_ += whole;
-}
-
 void DirectWriter::append(const char* data, std::uint64_t length) {
     while (length > 0) {
         const std::uint64_t take = std::min(length, kChunkBytes - filled_);
         std::memcpy(chunk_data(open_) + filled_, data, static_cast<std::size_t>(take));
         filled_ += take, data += take, length -= take;
         if (filled_ == kChunkBytes) {
-            submit(Job{open_, chunk_data(open_), open_offset_, kChunkBytes});
+            submit(kChunkBytes);
             open_ = take_free_chunk();
             open_offset_ += kChunkBytes, filled_ = 0;
         }
@@ -142,7 +125,7 @@ void DirectWriter::end_run() {
             remember_failure(fmt::format("storage: writing {} failed: {}", path_, std::strerror(error)));
     }
     if (whole > 0) {
-        submit(Job{open_, chunk_data(open_), open_offset_, whole});
+        submit(whole);
     } else {
         std::lock_guard<std::mutex> lock(mutex_);
         free_.push_back(open_);
@@ -151,10 +134,10 @@ void DirectWriter::end_run() {
     throw_if_failed();
 }
 
-void DirectWriter::submit(const Job& job) {
+void DirectWriter::submit(std::uint64_t length) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        jobs_.push_back(job);
+        jobs_.push_back(Job{open_, open_offset_, length});
         ++in_flight_;
         if (threads_.empty())
             for (int i = 0; i < kChunks - 1; ++i) threads_.emplace_back([this] { write_chunks(); });
@@ -182,13 +165,13 @@ void DirectWriter::write_chunks() {
             job = jobs_.front();
             jobs_.pop_front();
         }
-        int error = pwrite_all(direct_.get(), job.from, job.length, job.offset);
-        if (error == EINVAL) error = pwrite_all(buffered_.get(), job.from, job.length, job.offset);
+        int error = pwrite_all(direct_.get(), chunk_data(job.chunk), job.length, job.offset);
+        if (error == EINVAL) error = pwrite_all(buffered_.get(), chunk_data(job.chunk), job.length, job.offset);
         {
             std::lock_guard<std::mutex> lock(mutex_);
             if (error != 0 && failure_.empty())
                 failure_ = fmt::format("storage: writing {} failed: {}", path_, std::strerror(error));
-            if (job.chunk >= 0) free_.push_back(job.chunk);
+            free_.push_back(job.chunk);
             --in_flight_;
         }
         changed_.notify_all();

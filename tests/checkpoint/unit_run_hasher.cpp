@@ -1,5 +1,5 @@
 // A file_per_rank file's checksums taken while it is written (run_hasher.hpp): its blocks' bytes
-// follow HDF5's metadata block (large ones from a 4 KiB boundary), each run of them is a checksum range hashed from
+// lie back to back after HDF5's metadata block, each run of them is a checksum range hashed from
 // memory on a thread of its own, and the bytes around the runs are ranges of their own.
 #include <catch2/catch.hpp>
 #include <xxhash.h>
@@ -100,37 +100,23 @@ TEST_CASE("RunHasher: destroyed with regions still waiting, it stops without has
     SUCCEED("the destructor returned");
 }
 
-TEST_CASE("file_per_rank: the blocks follow each other after the metadata, each large one from a 4 KiB boundary, "
-          "a checksum range of its own", "[checkpoint]") {
+TEST_CASE("file_per_rank: the blocks lie back to back after the metadata, one checksum range for all of them",
+          "[checkpoint]") {
     testing::TempRunDir dir;
     const SavedFile saved(dir.str());
     REQUIRE(saved.written.files.size() == 1);
     const FileEntry& file = saved.written.files[0];
     const auto extents = dataset_extents(dir.str() + "/" + file.name);
-    REQUIRE(extents.size() == 5);
-    for (std::size_t i = 1; i < extents.size(); ++i) {  // packed: under a block of gap (alignment) between two
-        CHECK(extents[i].first >= extents[i - 1].first + extents[i - 1].second);
-        CHECK(extents[i].first < extents[i - 1].first + extents[i - 1].second + h5::kPackedAlignment);
-    }
+    for (std::size_t i = 1; i < extents.size(); ++i) CHECK(extents[i].first == extents[i - 1].first + extents[i - 1].second);
     REQUIRE(file.xxh3.empty());
-    // HDF5's metadata block (the tiny ones after it), then for a, b and c (their sizes no multiple
-    // of a block): the gap before it and its run, the last to the file's end.
-    REQUIRE(file.ranges.size() == 6);
-    std::size_t run = 1;
-    for (const auto& [offset, length] : extents) {
-        if (length < h5::kPackedAlignThreshold) continue;
-        CHECK(offset % h5::kPackedAlignment == 0);
-        REQUIRE(run < file.ranges.size());
-        CHECK(file.ranges[run].offset == offset);
-        CHECK(file.ranges[run].length == length);
-        run += 2;
-    }
-    CHECK(run == 7);
-    CHECK(file.ranges.back().offset + file.ranges.back().length == file.size);
+    REQUIRE(file.ranges.size() == 2);  // HDF5's metadata block, then the data to the file's end
+    CHECK(file.ranges[1].offset == extents.front().first);
+    CHECK(file.ranges[1].length == saved.data_bytes());
+    CHECK(file.ranges[1].offset + file.ranges[1].length == file.size);
     CHECK_NOTHROW(check_ranges(file, "test"));
     for (const ChecksumRange& range : file.ranges) CHECK(range.xxh3 == describe_range(dir.str(), file.name, range));
     // The metadata block is sized for the datasets: its unused bytes are a small part of the file.
-    CHECK(file.ranges[0].length < 70000 + h5::kPackedAlignment);
+    CHECK(file.ranges[0].length < 70000);
 }
 
 TEST_CASE("describe_written_file: a run under 1 MiB, or one past the file's end, is not a range of its own",

@@ -119,12 +119,8 @@ TEST_CASE("write plan: an async copy holds only the blocks this rank writes", "[
     CHECK(static_cast<const float*>(embed.data)[0] == 7.5F);
     std::uint64_t held = 0;
     for (std::size_t i = 0; i < copy.blocks.size(); ++i)
-        if (copy.writes[i]) {
-            held += buffers[i].capacity;
-            CHECK(reinterpret_cast<std::uintptr_t>(buffers[i].data.get()) % kHostBufferAlignment == 0);  // O_DIRECT from it
-        } else {
-            CHECK(copy.blocks[i].data == nullptr);
-        }
+        if (copy.writes[i]) held += buffers[i].capacity;
+        else CHECK(copy.blocks[i].data == nullptr);
     CHECK(held >= plan.bytes());
-    CHECK(held <= plan.bytes() + plan.bytes() / 4 + kHostBufferAlignment * copy.blocks.size());
+    CHECK(held <= plan.bytes() + plan.bytes() / 4 + 16);
 }

@@ -1,7 +1,6 @@
 // Large writes without the page cache (storage/direct_writer.hpp): every byte lands where it was
 // written, the bytes around the runs (another writer's) are kept, the runs' whole blocks bypass
-// the page cache on a disk, a large block on the file's block boundaries is written from its own
-// memory, and a failed write is a StorageError with the system's reason.
+// the page cache on a disk, and a failed write is a StorageError with the system's reason.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -11,12 +10,9 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -175,60 +171,4 @@ TEST_CASE("direct copy: a file from memory and from a disk, every byte; a missin
     std::filesystem::remove(shm);
     CHECK_THROWS_WITH(storage::copy_file_direct(dir.str() + "/absent", dir.str() + "/copy"),
                       Contains("absent") && Contains("No such file"));
-}
-
-namespace {
-
-struct AlignedFree {
-    void operator()(char* bytes) const { std::free(bytes); }
-};
-
-// A large block at an unaligned file offset from memory `shift` bytes past a page boundary,
-// between two small pieces that touch it (one run before, one after), into a file of 'F's: the
-// file must hold every byte; returns the bytes the writer sent from the block's own memory.
-std::uint64_t write_large_block(const std::string& path, std::uint64_t shift) {
-    const std::uint64_t offset = 5 * kBlock + 100, length = 2 * kChunk + 3 * kBlock + 777;
-    const std::size_t size = offset + length + 2 * kBlock;
-    foreign_file(path, size);
-    std::unique_ptr<char, AlignedFree> memory(static_cast<char*>(std::aligned_alloc(kBlock, length + 2 * kBlock)));
-    REQUIRE(memory != nullptr);
-    const std::string block = random_bytes(length, 5), before = random_bytes(300, 6), after = random_bytes(50, 7);
-    std::memcpy(memory.get() + shift, block.data(), block.size());
-    std::string expected(size, 'F');
-    expected.replace(offset - before.size(), before.size(), before);
-    expected.replace(offset, block.size(), block);
-    expected.replace(offset + length, after.size(), after);
-    std::uint64_t in_place = 0;
-    {
-        storage::DirectWriter writer(path);
-        writer.write(offset - before.size(), before.data(), before.size());
-        writer.write_in_place(offset, memory.get() + shift, length);
-        writer.write(offset + length, after.data(), after.size());
-        writer.finish();
-        in_place = writer.in_place_bytes();
-    }
-    const std::string seen = file_bytes(path);
-    REQUIRE(seen.size() == expected.size());
-    for (std::size_t at = 0; at < size; ++at)
-        if (seen[at] != expected[at]) FAIL("first wrong byte at " << at);
-    return in_place;
-}
-
-}  // namespace
-
-TEST_CASE("direct writer: a large block on the file's block boundaries goes from its own memory, others are copied", "[storage]") {
-    testing::TempRunDir dir;
-    const std::string path = dir.str() + "/f";
-    const std::uint64_t congruent = (5 * kBlock + 100) % kBlock;  // memory and file offset equal modulo a block
-    const std::uint64_t whole = (2 * kChunk + 3 * kBlock + 777 - (kBlock - congruent)) / kBlock * kBlock;
-    bool direct = false;
-    {
-        storage::Fd probe = storage::open_or_throw(path, O_WRONLY | O_CREAT);
-        direct = !storage::on_memory_filesystem(probe.get());
-    }
-    CHECK(write_large_block(path, congruent) == (direct ? whole : 0));
-    CHECK(write_large_block(path, congruent + 1) == 0);  // off by a byte: copied, still exact
-    const std::string shm = "/dev/shm/trainrt_test_in_place_" + std::to_string(::getpid());
-    CHECK(write_large_block(shm, congruent) == 0);  // a memory filesystem: plain writes
-    std::filesystem::remove(shm);
 }
