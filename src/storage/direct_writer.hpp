@@ -21,8 +21,8 @@
 // whole blocks written with O_DIRECT from the copy): on 2 ranks an async save of 1 GiB took 0.38 s
 // against 0.31 s with the copy (median of 12 each, alternated), and the training step lost as much
 // to it (medians 0.113 s and 0.136 s with snapshot background and copy, against 0.125 s and
-// 0.130 s). The copy's pages are 4 KiB ones and virtio-blk takes one
-// segment per page; the buffers' are huge pages. The memcpy saved did not pay for that.
+// 0.130 s). The copy's pages are 4 KiB ones, and virtio-blk takes one segment per page; the
+// buffers' are huge pages. The memcpy saved did not pay for that.
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
