@@ -19,9 +19,9 @@
 // Why the copy into the buffers even where the caller's memory could go to the disk itself (tried
 // 2026-11-26: an async save's page-aligned host copy, HDF5 aligning large datasets to 4 KiB, the
 // whole blocks written with O_DIRECT from the copy): on 2 ranks an async save of 1 GiB took 0.38 s
-// against 0.31 s with the copy (median of 12 each, alternated), and the training step lost as much
-// to it (medians 0.113 s and 0.136 s with snapshot background and copy, against 0.125 s and
-// 0.130 s). The copy's pages are 4 KiB ones, and virtio-blk takes one segment per page; the
+// against 0.31 s with the copy (median of 12 each, alternated), and the training step gained
+// nothing (its stall: medians 0.113 s and 0.136 s with snapshot background and copy, against
+// 0.125 s and 0.130 s). The copy's pages are 4 KiB ones, and virtio-blk takes one segment per page; the
 // buffers' are huge pages. The memcpy saved did not pay for that.
 #include <condition_variable>
 #include <cstdint>
