@@ -11,7 +11,8 @@
 #              library, taken from Debian's own .deb files (apt-get download + dpkg-deb -x)
 #   bin/       MPICH's mpiexec (hydra) and its proxy, from Debian's mpich .deb
 #   data/      Debian's FashionMNIST IDX files (dataset-fashion-mnist), imported there
-#   include/   fmt's headers, for the Python component built there (build_python_on_gpu.sh)
+#   include/   fmt's and MPICH's headers, for the Python and LibTorch components built there
+#              (build_python_on_gpu.sh, build_torch_on_gpu.sh)
 #   MANIFEST   where the build lived here (ctest files hold absolute paths), versions, contents
 # CUDA's runtime, cuBLAS and NCCL are not brought: the GPU machine's own (PyTorch's wheels or
 # /usr/local/cuda) are used; ours would be ~400 MB.
@@ -74,9 +75,11 @@ cp -L "$stage/root/usr/bin/mpiexec.hydra" "$stage/bin/mpiexec"
 cp -L "$stage/root/usr/bin/hydra_pmi_proxy" "$stage/bin/"
 
 cp /usr/share/datasets/fashion-mnist/*-ubyte.gz "$stage/data/"
-# The headers the Python component needs there beyond the compiler's, Python's and pybind11's
-# (build_python_on_gpu.sh; the objects' dependency files here name only fmt's).
+# The headers the Python and LibTorch components need there beyond the compiler's, Python's,
+# pybind11's and LibTorch's (build_python_on_gpu.sh, build_torch_on_gpu.sh): fmt's, and MPICH's
+# (src/comm's MPI headers are included by the torch component's process group).
 mkdir -p "$stage/include" && cp -r /usr/include/fmt "$stage/include/"
+cp -r /usr/include/x86_64-linux-gnu/mpich "$stage/include/mpich"
 {
   echo "build_dir=$BUILD_ABS"
   echo "repo_dir=$here"

@@ -11,6 +11,8 @@
 #          path, stop with USR2 and resume on the GPU)
 #   python builds the Python component for the machine's Python (build_python_on_gpu.sh), so that
 #          test's gpu.test_gpu_python and pybench run Python training functions on the GPU
+#   torch  builds the LibTorch component and the plugin example against the machine's CUDA
+#          LibTorch (build_torch_on_gpu.sh), so that test's gpu.test_gpu_torch runs them on the GPU
 #   bench  bench/gpu/bench_gpu.sh: CUDA fashion_mlp vs PyTorch on the same GPU (data resident /
 #          data loading included), trainrt's NCCL allreduce vs a plain ncclAllReduce loop, the
 #          GEMM share of a step
@@ -113,6 +115,8 @@ stage_test() {
 
 stage_python() { bash bench/gpu/build_python_on_gpu.sh "$BUILD" "$UNPACKED"; }
 
+stage_torch() { bash bench/gpu/build_torch_on_gpu.sh "$BUILD" "$UNPACKED"; }
+
 stage_pybench() {
   bash bench/gpu/python_gpu_bench.sh "$BUILD" "$UNPACKED/data" "$OUT/python_gpu_bench.jsonl" \
     "${PYBENCH_EPOCHS:-4}" "${PYBENCH_ROUNDS:-1}"
@@ -136,10 +140,11 @@ for stage in "${STAGES[@]}"; do
     probe) stage_probe 2>&1 | tee "$OUT/probe.log" ;;
     test) use_bundle; stage_test 2>&1 | tee "$OUT/test.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
     python) use_bundle; stage_python 2>&1 | tee "$OUT/python.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
+    torch) use_bundle; stage_torch 2>&1 | tee "$OUT/torch.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
     bench) use_bundle; stage_bench 2>&1 | tee "$OUT/bench.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
     pybench) use_bundle; stage_pybench 2>&1 | tee "$OUT/pybench.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
     stall) use_bundle; stage_stall 2>&1 | tee "$OUT/stall.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
-    *) die "unknown stage '$stage' (probe, python, test, bench, pybench, stall)" ;;
+    *) die "unknown stage '$stage' (probe, python, torch, test, bench, pybench, stall)" ;;
   esac
 done
 exit $status

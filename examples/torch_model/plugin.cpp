@@ -119,7 +119,8 @@ double accuracy(trainrt::Session& session, ResidualMlp& model, const Table& tabl
         session.dataset(split).iter_batches(stream_options(session.config(), split, 1000, table), 0);
     while (const trainrt::Batch* b = batches.next()) {
         if (b->count == 0) continue;
-        torch::Tensor right = model(tt::to_tensor(b->column("x"))).argmax(1).eq(tt::to_tensor(b->column("y")));
+        const torch::Device device = tt::device(session);
+        torch::Tensor right = model(tt::to_tensor(b->column("x")).to(device)).argmax(1).eq(tt::to_tensor(b->column("y")).to(device));
         counts[0] += right.sum().item<double>(), counts[1] += static_cast<double>(b->count);
     }
     session.communicator().allreduce(counts, 2, trainrt::DType::f64, trainrt::ReduceOp::sum);
@@ -136,13 +137,15 @@ void preflight(const trainrt::JobConfig& config, const trainrt::Context& context
                                    " ranks; use a multiple of the rank count");
 }
 
-// One step on this rank's part of a global batch: its summed loss over the global batch's mean
-// count, so DDP's average is the global batch's mean.
-double train_step(ResidualMlp& model, torch::optim::Optimizer& optimizer, const trainrt::Batch& b) {
+// One step on this rank's part of a global batch, on `device` (tt::device: the rank's GPU with
+// scaling.use_gpu): its summed loss over the global batch's mean count, so DDP's average is the
+// global batch's mean.
+double train_step(ResidualMlp& model, torch::optim::Optimizer& optimizer, const trainrt::Batch& b,
+                  const torch::Device& device) {
     optimizer.zero_grad();
     const auto summed = torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum);
-    torch::Tensor loss = torch::nn::functional::cross_entropy(model(tt::to_tensor(b.column("x"))),
-                                                              tt::to_tensor(b.column("y")), summed)
+    torch::Tensor loss = torch::nn::functional::cross_entropy(model(tt::to_tensor(b.column("x")).to(device)),
+                                                              tt::to_tensor(b.column("y")).to(device), summed)
                              .div(b.mean_over);
     loss.backward();
     optimizer.step();
@@ -190,11 +193,14 @@ void train(trainrt::Session& session) {
                       keys.norm.value == "batch", table.classes);
     torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(keys.lr.value));
 
+    // Rank 0's weights on every rank, on the rank's device; gradients averaged. Before resume(), so
+    // that the optimizer's state is made on that device.
+    tt::DistributedModule ddp = tt::prepare_model(model.ptr(), session);
+    const torch::Device device = tt::device(session);
     trainrt::DataPosition at{0, 0};
     EpochLoss loss;
     if (const trainrt::Checkpoint* checkpoint = session.checkpoint())  // a requeue, a stop or a crash
         at = resume(*checkpoint, session.context(), model, optimizer, data, options, loss);
-    tt::DistributedModule ddp = tt::prepare_model(model.ptr(), session);  // rank 0's weights, averaged gradients
     auto save = [&](const trainrt::Metrics& metrics, const trainrt::DataPosition& position) {
         tt::StateDict state;
         state.module(*model).optimizer(optimizer).rng(session.context()).stream_position(data, position, options);
@@ -204,7 +210,7 @@ void train(trainrt::Session& session) {
     for (; at.epoch < keys.epochs.value; ++at.epoch, at.next_batch = 0) {
         trainrt::BatchIterator batches = data.iter_batches(options, at);
         while (const trainrt::Batch* b = batches.next()) {
-            loss.sum += train_step(model, optimizer, *b), ++loss.steps;
+            loss.sum += train_step(model, optimizer, *b, device), ++loss.steps;
             const trainrt::DataPosition next = batches.position();
             const bool more = next.next_batch < static_cast<int64_t>(batches.batches());
             if (keys.report_every.value > 0 && next.next_batch % keys.report_every.value == 0 && more)  // progress

@@ -18,9 +18,15 @@
 
 namespace trainrt::torch {
 
+// Ray's train.torch.get_device(): the CUDA device trainrt bound for this rank (scaling.use_gpu:
+// by local rank, README "GPUs"), else the CPU. Put the batches there; prepare_model puts the model
+// there. With use_gpu and a LibTorch that has no CUDA (Debian's libtorch is CPU-only) a
+// ConfigError saying so (exit 2).
+at::Device device(const Session& session);
+
 // A c10d process group over every rank of the job, backed by trainrt's MPI communicator: what
-// DDP's machinery (and, from Python, torch.distributed) talks to. Collectives on CPU tensors:
-// allreduce (sum, avg, max, min; float32, float64, int64), broadcast, allgather, barrier; they run
+// DDP's machinery (and, from Python, torch.distributed) talks to. Collectives on CPU tensors, and
+// on CUDA tensors through a host copy (MPI, not NCCL: Debian's MPICH is not CUDA-aware): allreduce (sum, avg, max, min; float32, float64, int64), broadcast, allgather, barrier; they run
 // on a communication thread (when MPI allows threads), so a gradient allreduce overlaps the rest
 // of backward. Work::wait() rethrows a failure as trainrt::CommError with MPI's text, and a wait
 // that blocks is seen by the collective watchdog. Backend name: "trainrt". Collective: every rank
@@ -69,7 +75,9 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// The session's DistributedModule: a process group over the job's ranks, buckets of
+// The session's DistributedModule: the module moved to device(session) (its parameters keep
+// their identity, so an optimizer made before still holds them; load optimizer state after this
+// call, so that it is made on the device), a process group over the job's ranks, buckets of
 // scaling.bucket_mb. Every backward ends with session.await_snapshot(), so a background snapshot
 // ([checkpoint] snapshot) is taken before the optimizer's step changes the weights; so does the
 // module's destruction.
@@ -175,7 +183,9 @@ private:
 //   optimizer("optimizer.") SGD's momentum buffers, Adam's / AdamW's step and moments, per
 //                           parameter "optimizer.g<group>.p<index>.<field>", and each group's lr
 //   rng(context, "rng.cpu") each rank's default CPU generator (dropout, shuffles, init), a row
-//                           per rank: ranks seeded alike or apart both come back exactly
+//                           per rank: ranks seeded alike or apart both come back exactly; on a
+//                           GPU (scaling.use_gpu) also the generator of device(session) (dropout
+//                           on the GPU), as "rng.cuda" (a name not ending in ".cpu": name + ".cuda")
 // The dict keeps what it describes alive until it is gone: pass state() to session.report()
 // while it lives. Tensors of type float32, float64, int32, int64 or uint8.
 class StateDict {
@@ -213,7 +223,8 @@ private:
 void load_module(const Checkpoint& checkpoint, ::torch::nn::Module& module, const std::string& prefix = "model.");
 void load_optimizer(const Checkpoint& checkpoint, ::torch::optim::Optimizer& optimizer,
                     const std::string& prefix = "optimizer.");
-// Each rank's generator from rng(context): its own row; after a change of world size, row (rank mod
+// Each rank's generator from rng(context) (and its GPU's, when both the checkpoint and this run
+// have one): its own row; after a change of world size, row (rank mod
 // the old world size), as no rank's own stream can go on then. One saved by rng(name) goes to
 // every rank.
 void load_rng(const Checkpoint& checkpoint, const Context& context, const std::string& name = "rng.cpu");

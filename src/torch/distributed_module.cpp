@@ -232,6 +232,7 @@ DistributedModule prepare_model(std::shared_ptr<::torch::nn::Module> module, Ses
     options.bucket_mb = ScalingSettings::read(session.config()).bucket_mb.value;
     options.find_unused_parameters = find_unused_parameters;
     options.broadcast_buffers = broadcast_buffers;
+    module->to(device(session));
     DistributedModule prepared(std::move(module), make_process_group(), options);
     prepared.impl_->session = &session;
     return prepared;

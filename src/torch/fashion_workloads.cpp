@@ -76,6 +76,7 @@ using Settings = workloads::WorkloadSettings<TrainKeys>;
 
 struct Model {
     std::shared_ptr<nn::Module> module;
+    at::Device device = at::kCPU;  // where the module and its batches are (prepare_model's device)
     std::function<at::Tensor(const at::Tensor&)> forward;
     std::unique_ptr<::torch::optim::Optimizer> optimizer;
 };
@@ -190,6 +191,10 @@ StateDict snapshot(const Context& context, Model& model, const Progress& progres
     return dict;
 }
 
+at::Tensor on_device(const Model& model, const trainrt::Batch& part, const char* column) {
+    return to_tensor(part.column(column)).to(model.device);
+}
+
 double mean_over_ranks(Session& session, double value) {
     return session.communicator().allreduce_value(value, ReduceOp::mean);
 }
@@ -202,8 +207,8 @@ double mean_over_ranks(Session& session, double value) {
 double train_step(Session& session, Model& model, const trainrt::Batch& part) {
     const auto summed = ::torch::nn::functional::CrossEntropyFuncOptions().reduction(::torch::kSum);
     model.optimizer->zero_grad();
-    at::Tensor loss = ::torch::nn::functional::cross_entropy(model.forward(to_tensor(part.column("pixels"))),
-                                                             to_tensor(part.column("targets")), summed)
+    at::Tensor loss = ::torch::nn::functional::cross_entropy(model.forward(on_device(model, part, "pixels")),
+                                                             on_device(model, part, "targets"), summed)
                           .div(part.mean_over);
     loss.backward();
     session.await_snapshot();
@@ -244,8 +249,8 @@ std::pair<double, double> evaluate(Session& session, const Settings& settings, M
     double totals[3] = {0.0, 0.0, 0.0};
     BatchIterator batches = session.dataset("test").iter_batches(stream_options(settings, "test", kEvalBatch), 0);
     while (const trainrt::Batch* part = batches.next()) {
-        const at::Tensor labels = to_tensor(part->column("targets"));
-        const at::Tensor logits = model.forward(to_tensor(part->column("pixels")));
+        const at::Tensor labels = on_device(model, *part, "targets");
+        const at::Tensor logits = model.forward(on_device(model, *part, "pixels"));
         totals[0] += ::torch::nn::functional::cross_entropy(logits, labels,
                          ::torch::nn::functional::CrossEntropyFuncOptions().reduction(::torch::kSum)).item<double>();
         totals[1] += logits.argmax(1).eq(labels).sum().item<double>();
@@ -263,7 +268,7 @@ std::string digest_of(Kind kind, Model& model) {
     }
     std::vector<float> all;
     for (const at::Tensor& p : model.module->parameters()) {
-        at::Tensor flat = p.detach().contiguous().view({-1});
+        at::Tensor flat = p.detach().to(at::kCPU).contiguous().view({-1});
         all.insert(all.end(), flat.data_ptr<float>(), flat.data_ptr<float>() + flat.numel());
     }
     return workloads::fashion_mlp::floats_digest(all);
@@ -291,8 +296,9 @@ void run(Session& session, Kind kind) {
     const std::int64_t epochs = settings.train.epochs.value;
     const TrainStream stream{session.dataset("train"), stream_options(settings, "train", settings.global_batch)};
     Model model = make_model(kind, settings);
+    DistributedModule ddp = prepare_model(model.module, session);  // before the optimizer's state is made
+    model.device = device(session);
     Progress progress = restore(session, model, stream);
-    DistributedModule ddp = prepare_model(model.module, session);
     while (progress.epoch < epochs) {
         const auto started = std::chrono::steady_clock::now();
         if (!train_epoch(session, settings, model, stream, progress)) return;

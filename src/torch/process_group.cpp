@@ -128,17 +128,25 @@ ReduceOp op_of(const c10d::ReduceOp& op) {
     throw CommError("torch process group: only SUM, AVG, MAX and MIN reductions are supported");
 }
 
-void check_cpu(const std::vector<at::Tensor>& tensors, const char* what) {
+// CPU tensors are reduced in place, CUDA tensors through a host copy (on_host).
+void check_device(const std::vector<at::Tensor>& tensors, const char* what) {
     for (const at::Tensor& tensor : tensors)
-        if (!tensor.device().is_cpu())
+        if (!tensor.device().is_cpu() && !tensor.device().is_cuda())
             throw CommError(fmt::format("torch process group: {} of a {} tensor: this process group "
-                                        "reduces CPU tensors", what, tensor.device().str()));
+                                        "reduces CPU and CUDA tensors", what, tensor.device().str()));
 }
 
-// Runs `body` on `tensors` in contiguous form (copied back when a tensor was not contiguous).
-void on_contiguous(std::vector<at::Tensor>& tensors, const std::function<void(at::Tensor&)>& body) {
+// `tensor` as contiguous host memory: itself when it is, else a copy (a CUDA tensor's copy waits
+// for the work queued on its stream, so a gradient is complete before it is sent).
+at::Tensor host_contiguous(const at::Tensor& tensor) {
+    return tensor.is_cpu() && tensor.is_contiguous() ? tensor : tensor.to(at::kCPU).contiguous();
+}
+
+// Runs `body` on each tensor as contiguous host memory; copied back into the tensor when that
+// was a copy.
+void on_host(std::vector<at::Tensor>& tensors, const std::function<void(at::Tensor&)>& body) {
     for (at::Tensor& tensor : tensors) {
-        at::Tensor work = tensor.is_contiguous() ? tensor : tensor.contiguous();
+        at::Tensor work = host_contiguous(tensor);
         body(work);
         if (!work.is_same(tensor)) tensor.copy_(work);
     }
@@ -154,21 +162,21 @@ public:
 
     c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
                                              const c10d::AllreduceOptions& opts) override {
-        check_cpu(tensors, "allreduce");
+        check_device(tensors, "allreduce");
         const ReduceOp op = op_of(opts.reduceOp);
         for (const at::Tensor& tensor : tensors) dtype_of_tensor(tensor);  // refused before anything starts
         return run(tensors, c10d::OpType::ALLREDUCE, "torch allreduce", [this, op](std::vector<at::Tensor>& t) {
-            on_contiguous(t, [&](at::Tensor& x) {
+            on_host(t, [&](at::Tensor& x) {
                 comm_->allreduce(x.data_ptr(), static_cast<std::size_t>(x.numel()), dtype_of_tensor(x), op);
             });
         });
     }
     c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
                                              const c10d::BroadcastOptions& opts) override {
-        check_cpu(tensors, "broadcast");
+        check_device(tensors, "broadcast");
         const int root = static_cast<int>(opts.rootRank);
         return run(tensors, c10d::OpType::BROADCAST, "torch broadcast", [this, root](std::vector<at::Tensor>& t) {
-            on_contiguous(t, [&](at::Tensor& x) { comm_->broadcast(x.data_ptr(), x.nbytes(), root); });
+            on_host(t, [&](at::Tensor& x) { comm_->broadcast(x.data_ptr(), x.nbytes(), root); });
         });
     }
     c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
@@ -206,7 +214,7 @@ c10::intrusive_ptr<c10d::Work> TrainrtProcessGroup::run(std::vector<at::Tensor>&
 }
 
 void TrainrtProcessGroup::gather_into(std::vector<at::Tensor>& outputs, const at::Tensor& input) {
-    const at::Tensor mine = input.contiguous();
+    const at::Tensor mine = host_contiguous(input);
     const std::size_t bytes = mine.nbytes();
     if (outputs.size() != static_cast<std::size_t>(getSize()))
         throw CommError(fmt::format("torch process group: allgather needs {} output tensors, got {}", getSize(),
@@ -222,7 +230,7 @@ void TrainrtProcessGroup::gather_into(std::vector<at::Tensor>& outputs, const at
 c10::intrusive_ptr<c10d::Work> TrainrtProcessGroup::allgather(std::vector<std::vector<at::Tensor>>& outputs,
                                                              std::vector<at::Tensor>& inputs,
                                                              const c10d::AllgatherOptions&) {
-    check_cpu(inputs, "allgather");
+    check_device(inputs, "allgather");
     if (inputs.size() != 1 || outputs.size() != 1)
         throw CommError("torch process group: allgather takes one input tensor and one list of outputs");
     std::vector<at::Tensor> results = outputs[0];

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "torch/device.hpp"
 #include "trainrt/error.hpp"
 #include "trainrt/torch.hpp"
 
@@ -57,7 +58,15 @@ void read_into(const Checkpoint& checkpoint, const std::string& name, at::Tensor
     target.copy_(buffer);
 }
 
-std::string impl_key(const at::Tensor& param) { return c10::guts::to_string(param.unsafeGetTensorImpl()); }
+// LibTorch keys an optimizer's per-parameter state by the parameter's TensorImpl: its address as
+// text in 1.x, the pointer itself in 2.x.
+using StateKey = std::decay_t<decltype(std::declval<::torch::optim::Optimizer&>().state())>::key_type;
+
+template <typename Key = StateKey>  // a template, so that the other version's branch is discarded
+Key state_key(const at::Tensor& param) {
+    if constexpr (std::is_same_v<Key, std::string>) return c10::str(param.unsafeGetTensorImpl());
+    else return param.unsafeGetTensorImpl();
+}
 
 std::string param_prefix(const std::string& prefix, std::size_t group, std::size_t index) {
     return fmt::format("{}g{}.p{}.", prefix, group, index);
@@ -167,7 +176,7 @@ StateDict& StateDict::optimizer(::torch::optim::Optimizer& optimizer, const std:
         auto& group = optimizer.param_groups()[g];
         state_.attribute(fmt::format("{}g{}.lr", prefix, g), group.options().get_lr());
         for (std::size_t i = 0; i < group.params().size(); ++i) {
-            auto found = optimizer.state().find(impl_key(group.params()[i]));
+            auto found = optimizer.state().find(state_key(group.params()[i]));
             if (found == optimizer.state().end()) continue;  // no step taken for it yet
             Fields fields = fields_of(*found->second);
             for (const auto& [field, tensor] : fields.tensors) add(param_prefix(prefix, g, i) + field, tensor);
@@ -177,8 +186,23 @@ StateDict& StateDict::optimizer(::torch::optim::Optimizer& optimizer, const std:
     return *this;
 }
 
+namespace {
+
+// Where rng(context, name) puts the GPU's generator: "rng.cpu" -> "rng.cuda", else name + ".cuda".
+std::string cuda_name(const std::string& name) {
+    const std::string cpu = ".cpu";
+    const bool ends_cpu = name.size() >= cpu.size() && name.compare(name.size() - cpu.size(), cpu.size(), cpu) == 0;
+    return (ends_cpu ? name.substr(0, name.size() - cpu.size()) : name) + ".cuda";
+}
+
+}  // namespace
+
 StateDict& StateDict::rng(const Context& context, const std::string& name) {
-    return per_rank(context, name, at::detail::getDefaultCPUGenerator().get_state());
+    // The GPU's state first: a LibTorch without CUDA refuses before anything is added.
+    const at::Tensor gpu = context.gpu_device >= 0 ? cuda_generator(context).get_state() : at::Tensor();
+    per_rank(context, name, at::detail::getDefaultCPUGenerator().get_state());
+    if (gpu.defined()) per_rank(context, cuda_name(name), gpu);
+    return *this;
 }
 
 StateDict& StateDict::rng(const std::string& name) {
@@ -212,7 +236,7 @@ void load_optimizer(const Checkpoint& checkpoint, ::torch::optim::Optimizer& opt
             const bool saved = checkpoint.has_attribute(at_param + "step") ||
                                checkpoint.has_tensor(at_param + "momentum_buffer") || checkpoint.has_tensor(at_param + "exp_avg");
             if (!saved) continue;
-            auto& slot = optimizer.state()[impl_key(param)];
+            auto& slot = optimizer.state()[state_key(param)];
             if (!slot) slot = fresh_state(optimizer);
             if (auto* sgd = dynamic_cast<::torch::optim::SGDParamState*>(slot.get())) sgd->momentum_buffer(at::zeros_like(param));
             if (auto* adam = dynamic_cast<::torch::optim::AdamParamState*>(slot.get()))
@@ -245,29 +269,39 @@ bool load_per_rank(const Checkpoint& checkpoint, const Context& context, const s
 
 namespace {
 
-void set_cpu_generator(const at::Tensor& state) {
-    at::Generator generator = at::detail::getDefaultCPUGenerator();
+void set_generator(at::Generator generator, const at::Tensor& state) {
     std::lock_guard<std::mutex> lock(generator.mutex());
     generator.set_state(state);
+}
+
+// `generator` from its entry `name`: this rank's row of a per-rank one (row rank mod the old world
+// size after a change of world size), or the one state every rank got.
+void load_generator(const Checkpoint& checkpoint, const Context& context, const std::string& name,
+                    at::Generator generator) {
+    at::Tensor state = generator.get_state();
+    if (checkpoint.has_tensor(name) && checkpoint.global_shape(name).size() == 2) {
+        Context saved = context;
+        saved.world_size = checkpoint.world_size();
+        saved.world_rank = context.world_rank % saved.world_size;
+        load_per_rank(checkpoint, saved, name, state);
+    } else {
+        read_into(checkpoint, name, state);
+    }
+    set_generator(generator, state);
 }
 
 }  // namespace
 
 void load_rng(const Checkpoint& checkpoint, const Context& context, const std::string& name) {
-    at::Tensor state = at::detail::getDefaultCPUGenerator().get_state();
-    const bool per_rank = checkpoint.has_tensor(name) && checkpoint.global_shape(name).size() == 2;
-    if (!per_rank) return load_rng(checkpoint, name);
-    Context saved = context;
-    saved.world_size = checkpoint.world_size();
-    saved.world_rank = context.world_rank % saved.world_size;
-    load_per_rank(checkpoint, saved, name, state);
-    set_cpu_generator(state);
+    load_generator(checkpoint, context, name, at::detail::getDefaultCPUGenerator());
+    if (context.gpu_device >= 0 && checkpoint.has_tensor(cuda_name(name)))
+        load_generator(checkpoint, context, cuda_name(name), cuda_generator(context));
 }
 
 void load_rng(const Checkpoint& checkpoint, const std::string& name) {
     at::Tensor state = at::detail::getDefaultCPUGenerator().get_state();
     read_into(checkpoint, name, state);
-    set_cpu_generator(state);
+    set_generator(at::detail::getDefaultCPUGenerator(), state);
 }
 
 }  // namespace trainrt::torch

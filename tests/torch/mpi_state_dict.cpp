@@ -12,6 +12,7 @@
 #include "comm/mpi_communicator.hpp"
 #include "mpi_support.hpp"
 #include "trainrt/error.hpp"
+#include "torch/device.hpp"
 #include "trainrt/torch.hpp"
 
 using namespace trainrt;
@@ -154,4 +155,21 @@ TEST_CASE("StateDict: each rank's generator comes back to its rank, and to a ran
     wider.world_rank = context.world_rank + context.world_size;
     trainrt::torch::load_rng(*restored, wider);
     CHECK(at::equal(::torch::rand({4}), next));
+}
+
+TEST_CASE("StateDict: on the CPU no GPU generator; a GPU bound with a LibTorch without CUDA is a ConfigError",
+          "[torch][checkpoint]") {
+    Context context;
+    CHECK(trainrt::torch::device_of(context) == at::Device(at::kCPU));
+    trainrt::torch::StateDict dict;
+    dict.rng(context);
+    std::vector<std::string> names;
+    for (const TensorPart& part : dict.state().tensors()) names.push_back(part.name);
+    CHECK(names == std::vector<std::string>{"rng.cpu"});
+    if (at::hasCUDA()) return;  // the rest is about a LibTorch without CUDA (Debian's)
+    context.gpu_device = 0;
+    trainrt::torch::StateDict on_gpu;
+    CHECK_THROWS_AS(on_gpu.rng(context), ConfigError);
+    CHECK_THROWS_WITH(on_gpu.rng(context), Catch::Matchers::Contains("has no CUDA") &&
+                                               Catch::Matchers::Contains("use_gpu = false"));
 }
