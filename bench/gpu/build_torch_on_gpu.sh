@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds trainrt's LibTorch component on the GPU machine, against that machine's CUDA LibTorch
 # (PyTorch's wheel: its include/ and lib/), in place of the one built here against Debian's
-# CPU-only libtorch 1.13 (bench/gpu/README.md). Also builds the out-of-tree plugin example
-# (examples/torch_model) against it, for gpu.test_gpu_torch.
+# CPU-only libtorch 1.13 (bench/gpu/README.md). Also builds, for gpu.test_gpu_torch, the
+# out-of-tree plugin example (examples/torch_model) and tests/gpu/torch_group_check against it.
 #
 #   bash bench/gpu/build_torch_on_gpu.sh BUILD UNPACKED_BUNDLE
 #
-# Makes BUILD/lib/libtrainrt_torch.so.<version> (the soname the core loads) and
-# BUILD/gpu_plugins/libtorch_model.so. Needs g++ and a Python whose torch has CUDA.
+# Makes BUILD/lib/libtrainrt_torch.so.<version> (the soname the core loads),
+# BUILD/gpu_plugins/libtorch_model.so and BUILD/gpu_plugins/torch_group_check. Needs g++ and a Python whose torch has CUDA.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$1
@@ -19,7 +19,8 @@ TORCH=$("$PYTHON" -c 'import os, torch; print(os.path.dirname(torch.__file__))')
 ABI=$("$PYTHON" -c 'import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))')
 "$PYTHON" -c 'import torch, sys; sys.exit(0 if torch.version.cuda else 1)' || die "$PYTHON's torch has no CUDA"
 [[ -r $TORCH/include/torch/csrc/api/include/torch/torch.h ]] || die "no LibTorch headers under $TORCH/include"
-[[ -r $UNPACKED/include/mpich/mpi.h ]] || die "the bundle has no MPICH headers (make it again with make_bundle.sh)"
+[[ -r $UNPACKED/include/mpich/mpi.h && -r $UNPACKED/include/xxhash.h ]] ||
+  die "the bundle has no MPICH or xxHash headers (make it again with make_bundle.sh)"
 VERSION=$(sed -n 's/^#define TRAINRT_VERSION "\(.*\)"/\1/p' "$BUILD/generated/trainrt/version.hpp")
 [[ -n $VERSION ]] || VERSION=0.1.0
 SONAME=libtrainrt_torch.so.${VERSION%.*}
@@ -43,7 +44,8 @@ for src in "$REPO"/src/torch/*.cpp; do
 done
 for pid in "${pids[@]}"; do wait "$pid" || die "a compile failed"; done
 g++ -shared -Wl,-soname,"$SONAME" -o "$BUILD/lib/libtrainrt_torch.so.$VERSION" "$objects"/*.o \
-  "$BUILD/lib/libtrainrt.so" "$UNPACKED/lib/libfmt.so.9" "${TORCH_LIBS[@]}" -Wl,-rpath,'$ORIGIN'
+  "$BUILD/lib/libtrainrt.so" "$UNPACKED/lib/libfmt.so.9" "$UNPACKED/lib/libxxhash.so.0" "${TORCH_LIBS[@]}" \
+  -Wl,-rpath,'$ORIGIN'
 ln -sfn "libtrainrt_torch.so.$VERSION" "$BUILD/lib/$SONAME"
 ln -sfn "$SONAME" "$BUILD/lib/libtrainrt_torch.so"
 echo "built $BUILD/lib/$SONAME"
@@ -53,3 +55,7 @@ g++ "${FLAGS[@]}" -shared -o "$BUILD/gpu_plugins/libtorch_model.so" "$REPO/examp
   "$BUILD/lib/libtrainrt_torch.so" "$BUILD/lib/libtrainrt.so" "$UNPACKED/lib/libfmt.so.9" "${TORCH_LIBS[@]}" \
   -Wl,-rpath,"$BUILD/lib"
 echo "built $BUILD/gpu_plugins/libtorch_model.so"
+g++ "${FLAGS[@]}" -o "$BUILD/gpu_plugins/torch_group_check" "$REPO/tests/gpu/torch_group_check.cpp" \
+  "$BUILD/lib/libtrainrt_torch.so" "$BUILD/lib/libtrainrt.so" "$UNPACKED/lib/libfmt.so.9" "$UNPACKED/lib/libmpich.so.12" \
+  "${TORCH_LIBS[@]}" -Wl,-rpath,"$BUILD/lib"
+echo "built $BUILD/gpu_plugins/torch_group_check"

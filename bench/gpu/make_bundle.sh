@@ -76,10 +76,11 @@ cp -L "$stage/root/usr/bin/hydra_pmi_proxy" "$stage/bin/"
 
 cp /usr/share/datasets/fashion-mnist/*-ubyte.gz "$stage/data/"
 # The headers the Python and LibTorch components need there beyond the compiler's, Python's,
-# pybind11's and LibTorch's (build_python_on_gpu.sh, build_torch_on_gpu.sh): fmt's, and MPICH's
-# (src/comm's MPI headers are included by the torch component's process group).
+# pybind11's and LibTorch's (build_python_on_gpu.sh, build_torch_on_gpu.sh): fmt's, MPICH's
+# (src/comm's MPI headers are included by the torch component's process group) and xxHash's.
 mkdir -p "$stage/include" && cp -r /usr/include/fmt "$stage/include/"
 cp -r /usr/include/x86_64-linux-gnu/mpich "$stage/include/mpich"
+cp /usr/include/xxhash.h "$stage/include/"  # the torch component's weights digest
 {
   echo "build_dir=$BUILD_ABS"
   echo "repo_dir=$here"

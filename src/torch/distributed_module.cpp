@@ -3,6 +3,7 @@
 #include <torch/csrc/autograd/utils/lambda_post_hook.h>
 #include <torch/csrc/autograd/variable.h>
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <map>
@@ -232,7 +233,10 @@ DistributedModule prepare_model(std::shared_ptr<::torch::nn::Module> module, Ses
     options.bucket_mb = ScalingSettings::read(session.config()).bucket_mb.value;
     options.find_unused_parameters = find_unused_parameters;
     options.broadcast_buffers = broadcast_buffers;
-    module->to(device(session));
+    const at::Device on = device(session);
+    module->to(on);
+    if (on.is_cuda() && session.context().world_rank == 0)
+        log::info("prepare_model: module on {} (LibTorch {})", on.str(), TORCH_VERSION);
     DistributedModule prepared(std::move(module), make_process_group(), options);
     prepared.impl_->session = &session;
     return prepared;

@@ -5,7 +5,9 @@
 #  - one built against a LibTorch without CUDA (Debian's) refuses use_gpu with one line, exit 2;
 #    then the rest is skipped (exit 77);
 #  - torch_fashion_cnn, one epoch on the GPU against one on the CPU from the same seed: the loss
-#    within 1e-3 (relative) and the test accuracy within 0.01;
+#    within 1e-3 (relative) and the test accuracy within 0.01; prepare_model says the module is on cuda:0;
+#  - the torch process group on CUDA tensors, mpiexec -n 2 on the one GPU (torch_group_check):
+#    allreduce (sum, avg, max; non-contiguous), broadcast and allgather equal the same on CPU tensors;
 #  - the plugin example (examples/torch_model: AdamW, batch norm, dropout drawn from the GPU's
 #    generator) on the GPU, stopped with USR2 mid-epoch and rerun: it resumes on the GPU, ends
 #    with the uninterrupted GPU run's digest and reports every number of it.
@@ -39,8 +41,17 @@ open(sys.argv[3], "w").write(text)
 sys.exit(0 if rel <= 1e-3 and abs(gpu["test_accuracy"] - cpu["test_accuracy"]) <= 0.01 else 1)
 PY
 
+grep -q "module on cuda:0" "$WORK/cnn_gpu.out" && ! grep -q "module on cuda" "$WORK/cnn_cpu.out" \
+  && pass "$(grep -m1 -o 'prepare_model: .*' "$WORK/cnn_gpu.out")" || fail "prepare_model did not say it put the module on cuda:0"
+
+built=$(dirname "$TRAINRT")/gpu_plugins  # bench/gpu/build_torch_on_gpu.sh's
+# --- the process group on CUDA tensors, two ranks on the GPU
+rc=0; timeout -k 10 120 mpiexec -n 2 "$built/torch_group_check" >"$WORK/group.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && pass "torch process group, 2 ranks: $(grep -c '^ok' "$WORK/group.out") checks on CUDA tensors: $(grep '^ok' "$WORK/group.out" | cut -c5- | paste -sd';')" \
+  || { show "$WORK/group.out" 20; fail "torch_group_check exits $rc (none: build it with bench/gpu/build_torch_on_gpu.sh)"; }
+
 # --- the plugin example: stop with USR2 mid-epoch and resume on the GPU
-plugin=$(dirname "$TRAINRT")/gpu_plugins/libtorch_model.so
+plugin=$built/libtorch_model.so
 [ -f "$plugin" ] || { fail "no $plugin: build it with bench/gpu/build_torch_on_gpu.sh"; finish; }
 # Batch 32: 1875 steps an epoch, long enough on a GPU for the signal to land mid-epoch.
 CKPT_ARGS=(--config examples/torch_model/torch_model.ini --run.workload="plugin:$plugin" --data.path="$DATA"
