@@ -19,28 +19,19 @@
 
 #include "storage/direct_writer.hpp"
 #include "storage/posix.hpp"
+#include "byte_files.hpp"
 #include "temp_run_dir.hpp"
 #include "trainrt/error.hpp"
 
 using namespace trainrt;
+using testing::random_bytes;
+using testing::file_bytes;
 using Catch::Matchers::Contains;
 
 namespace {
 
 constexpr std::uint64_t kBlock = storage::DirectWriter::kBlock;
 constexpr std::uint64_t kChunk = storage::DirectWriter::kChunkBytes;
-
-std::string random_bytes(std::size_t size, std::uint64_t seed) {
-    std::mt19937_64 random(seed);
-    std::string bytes(size, '\0');
-    for (char& byte : bytes) byte = static_cast<char>(random());
-    return bytes;
-}
-
-std::string file_bytes(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 // `path` filled with `size` bytes of 'F': another writer's bytes, which the runs must leave alone.
 void foreign_file(const std::string& path, std::size_t size) {

@@ -10,26 +10,14 @@
 #include <string>
 
 #include "storage/file_image.hpp"
+#include "byte_files.hpp"
 #include "temp_run_dir.hpp"
 #include "trainrt/error.hpp"
 
 using namespace trainrt;
+using testing::random_bytes;
+using testing::write_file;
 using Catch::Matchers::Contains;
-
-namespace {
-
-std::string random_bytes(std::size_t size) {
-    std::mt19937_64 random(size);
-    std::string bytes(size, '\0');
-    for (char& byte : bytes) byte = static_cast<char>(random());
-    return bytes;
-}
-
-void write_file(const std::string& path, const std::string& bytes) {
-    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-}  // namespace
 
 TEST_CASE("file image: every byte, in order, whatever the size", "[storage]") {
     testing::TempRunDir dir;
@@ -37,7 +25,7 @@ TEST_CASE("file image: every byte, in order, whatever the size", "[storage]") {
     for (std::size_t size : {std::size_t{0}, std::size_t{100}, std::size_t{4096 * 3 + 17}, std::size_t{(8 << 20) * 2 + 4097}}) {
         INFO("size " << size);
         const std::string path = dir.str() + "/f" + std::to_string(size);
-        const std::string bytes = random_bytes(size);
+        const std::string bytes = random_bytes(size, 1);
         write_file(path, bytes);
         std::string seen;
         int passes = 0;
@@ -70,7 +58,7 @@ TEST_CASE("file image: the memory left is known on Linux", "[storage]") {
 
 TEST_CASE("file image: a file in memory (/dev/shm) is mapped, not copied", "[storage]") {
     const std::string shm = "/dev/shm/trainrt_test_image_" + std::to_string(::getpid());
-    const std::string bytes = random_bytes((8 << 20) * 2 + 4097);
+    const std::string bytes = random_bytes((8 << 20) * 2 + 4097, 1);
     write_file(shm, bytes);
     std::string seen;
     storage::FileImage image = storage::read_file_image(
@@ -91,7 +79,7 @@ TEST_CASE("file image: a file in memory (/dev/shm) is mapped, not copied", "[sto
 
 TEST_CASE("file range image: the range's bytes alone, from any offset, on disk and in memory", "[storage]") {
     testing::TempRunDir dir;
-    const std::string bytes = random_bytes((8 << 20) * 2 + 4097);
+    const std::string bytes = random_bytes((8 << 20) * 2 + 4097, 1);
     const std::string shm = "/dev/shm/trainrt_test_range_" + std::to_string(::getpid());
     write_file(dir.str() + "/f", bytes);
     write_file(shm, bytes);

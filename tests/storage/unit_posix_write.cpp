@@ -11,20 +11,13 @@
 #include <string>
 
 #include "storage/posix.hpp"
+#include "byte_files.hpp"
 #include "temp_run_dir.hpp"
 #include "trainrt/error.hpp"
 
 using namespace trainrt;
+using testing::file_bytes;
 using Catch::Matchers::Contains;
-
-namespace {
-
-std::string file_bytes(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-}  // namespace
 
 TEST_CASE("posix writes: write_all appends where the descriptor is, pwrite_all at its offset", "[storage]") {
     testing::TempRunDir dir;
