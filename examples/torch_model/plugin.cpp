@@ -117,9 +117,9 @@ double accuracy(trainrt::Session& session, ResidualMlp& model, const Table& tabl
     double counts[2] = {0, 0};
     trainrt::BatchIterator batches =
         session.dataset(split).iter_batches(stream_options(session.config(), split, 1000, table), 0);
+    const torch::Device device = tt::device(session);
     while (const trainrt::Batch* b = batches.next()) {
         if (b->count == 0) continue;
-        const torch::Device device = tt::device(session);
         torch::Tensor right = model(tt::to_tensor(b->column("x")).to(device)).argmax(1).eq(tt::to_tensor(b->column("y")).to(device));
         counts[0] += right.sum().item<double>(), counts[1] += static_cast<double>(b->count);
     }

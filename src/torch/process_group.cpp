@@ -136,8 +136,9 @@ void check_device(const std::vector<at::Tensor>& tensors, const char* what) {
                                         "reduces CPU and CUDA tensors", what, tensor.device().str()));
 }
 
-// `tensor` as contiguous host memory: itself when it is, else a copy (a CUDA tensor's copy waits
-// for the work queued on its stream, so a gradient is complete before it is sent).
+// `tensor` as contiguous host memory: itself when it is, else a copy. A CUDA tensor's copy is
+// ordered after the work on the device's default stream (where backward wrote the gradients) and
+// returns once the bytes are on the host.
 at::Tensor host_contiguous(const at::Tensor& tensor) {
     return tensor.is_cpu() && tensor.is_contiguous() ? tensor : tensor.to(at::kCPU).contiguous();
 }

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <mutex>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
