@@ -24,6 +24,14 @@ namespace trainrt::torch {
 // ConfigError saying so (exit 2).
 at::Device device(const Session& session);
 
+// Ray's enable_reproducibility() without the seeding (run.seed seeds): deterministic algorithms
+// from here on, so that a GPU run and its resume are bitwise equal. cuDNN's deterministic
+// convolutions without autotuning, LibTorch's deterministic algorithms (an operation that has
+// none is a c10::Error naming it), and CUBLAS_WORKSPACE_CONFIG=:4096:8 unless set (cuBLAS's
+// deterministic GEMMs). Call it before the model's first step; slower on a GPU, nothing changes
+// on the CPU's usual operations.
+void enable_reproducibility();
+
 // A c10d process group over every rank of the job, backed by trainrt's MPI communicator: what
 // DDP's machinery (and, from Python, torch.distributed) talks to. Collectives: allreduce (sum,
 // avg, max, min; float32, float64, int64), broadcast, allgather, barrier; on CPU tensors, and on

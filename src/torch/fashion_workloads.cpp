@@ -69,7 +69,10 @@ enum class Kind { mlp, cnn };
         "learning rate (unset: the workload's recipe: SGD 0.001, Adam 0.001)")                                 \
     KEY(init_weights, std::string, "", a_path(),                                                               \
         "torch_fashion_mlp: HDF5 weights to start from (hdf5_schemas/mlp_weights.md)")                         \
-    KEY(save_weights, std::string, "", a_path(), "torch_fashion_mlp: write the final weights here (rank 0)")
+    KEY(save_weights, std::string, "", a_path(), "torch_fashion_mlp: write the final weights here (rank 0)") \
+    KEY(deterministic, bool, "false", any_value(),                                                             \
+        "deterministic algorithms (trainrt::torch::enable_reproducibility): on a GPU a run and its resume "     \
+        "are then bitwise equal (cuDNN's convolutions are not otherwise); slower")
 TRAINRT_KEYS(TrainKeys, "train", TORCH_FASHION_TRAIN_KEYS);
 
 using Settings = workloads::WorkloadSettings<TrainKeys>;
@@ -295,6 +298,7 @@ void run(Session& session, Kind kind) {
     const Settings settings(session.config(), session.context().world_size);
     const std::int64_t epochs = settings.train.epochs.value;
     const TrainStream stream{session.dataset("train"), stream_options(settings, "train", settings.global_batch)};
+    if (settings.train.deterministic.value) enable_reproducibility();
     Model model = make_model(kind, settings);
     DistributedModule ddp = prepare_model(model.module, session);  // before the optimizer's state is made
     model.device = device(session);

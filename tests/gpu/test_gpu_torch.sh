@@ -6,6 +6,8 @@
 #    then the rest is skipped (exit 77);
 #  - torch_fashion_cnn, one epoch on the GPU against one on the CPU from the same seed: the loss
 #    within 1e-3 (relative) and the test accuracy within 0.01; prepare_model says the module is on cuda:0;
+#  - with train.deterministic (enable_reproducibility), two GPU runs of it and one resumed after its
+#    first epoch end with one digest, and the resumed run reports the uninterrupted run's numbers;
 #  - the torch process group on CUDA tensors, mpiexec -n 2 on the one GPU (torch_group_check):
 #    allreduce (sum, avg, max; non-contiguous), broadcast and allgather equal the same on CPU tensors;
 #  - the plugin example (examples/torch_model: AdamW, batch norm, dropout drawn from the GPU's
@@ -43,6 +45,28 @@ PY
 
 grep -q "module on cuda:0" "$WORK/cnn_gpu.out" && ! grep -q "module on cuda" "$WORK/cnn_cpu.out" \
   && pass "$(grep -m1 -o 'prepare_model: .*' "$WORK/cnn_gpu.out")" || fail "prepare_model did not say it put the module on cuda:0"
+
+# --- torch_fashion_cnn with train.deterministic: two uninterrupted GPU runs, and one stopped after
+# its first epoch and resumed, end with one digest and report the same numbers
+CKPT_ARGS=(--config jobs/fashion_mlp.ini --data.path="$SMALL_DATA" --run.workload=torch_fashion_cnn --train.batch_size=64
+           --scaling.use_gpu=true --train.deterministic=true --metrics.progress=off)
+for name in det_a det_b; do train 1 "$name" "$WORK/$name.out" --train.epochs=2; done
+train 1 det_resumed "$WORK/det_first.out" --train.epochs=1
+train 1 det_resumed "$WORK/det_rest.out" --train.epochs=2
+digests=$(for out in det_a det_b det_rest; do digest_of "$WORK/$out.out"; done | sort -u)
+if [ "$(echo "$digests" | grep -c .)" -eq 1 ] && [ -n "$(resumed_iteration "$WORK/det_rest.out")" ]; then
+  pass "deterministic CNN on the GPU: two runs and one resumed after epoch 1 (iteration $(resumed_iteration "$WORK/det_rest.out")): digest $digests"
+else
+  show "$WORK/det_rest.out" 20; fail "deterministic CNN on the GPU: digests $(echo $digests), resumed from '$(resumed_iteration "$WORK/det_rest.out")'"
+fi
+"$PY" - "$WORK/det_a/result.jsonl" "$WORK/det_resumed/result.jsonl" <<'PY' \
+  && pass "the resumed deterministic CNN reported the uninterrupted run's numbers" || fail "the resumed CNN's rows differ"
+import json, sys
+keys = ("epoch", "loss", "test_loss", "test_accuracy")
+a, b = ([{k: r[k] for k in keys} for r in map(json.loads, open(p)) if "test_loss" in r] for p in sys.argv[1:])
+print(a, b, sep="\n")
+sys.exit(0 if a == b and len(a) == 2 else 1)
+PY
 
 built=$(dirname "$TRAINRT")/gpu_plugins  # bench/gpu/build_torch_on_gpu.sh's
 # --- the process group on CUDA tensors, two ranks on the GPU
