@@ -10,12 +10,7 @@
 # python/trainrt/*.py and the _trainrt extension). Needs g++, that Python's headers and its
 # libpython, and pybind11 (the machine's pip one).
 set -euo pipefail
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=$1
-UNPACKED=$2
-die() { echo "build_python_on_gpu: $*" >&2; exit 1; }
-command -v g++ >/dev/null || die "no g++ on this machine"
-PYTHON=${PYTHON:-python3}
+source "$(dirname "$0")/component_build.sh" "$@"
 py() { "$PYTHON" -c "import sysconfig; print(sysconfig.get_config_var('$1') or '')"; }
 PY_INCLUDE=$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 [[ -r $PY_INCLUDE/Python.h ]] || die "no Python.h in $PY_INCLUDE (this Python's headers)"
@@ -25,25 +20,13 @@ LIBPYTHON=$(py LIBDIR)/$(py LDLIBRARY)
 [[ -e $LIBPYTHON ]] || LIBPYTHON=$(ls "$(py LIBDIR)"/libpython3*.so* 2>/dev/null | head -1)
 [[ -e $LIBPYTHON ]] || die "no libpython for $("$PYTHON" --version) (the embedding links it)"
 EXT=$(py EXT_SUFFIX)
-VERSION=$(sed -n 's/^#define TRAINRT_VERSION "\(.*\)"/\1/p' "$BUILD/generated/trainrt/version.hpp")
-[[ -n $VERSION ]] || VERSION=0.1.0
-SONAME=libtrainrt_python.so.${VERSION%.*}
+SONAME=$(soname_of libtrainrt_python)
 echo "python: $("$PYTHON" --version) headers $PY_INCLUDE, libpython $LIBPYTHON, pybind11 $PYBIND_INCLUDE, g++ $(g++ -dumpfullversion)"
 
 FLAGS=(-std=c++20 -O2 -DNDEBUG -fPIC -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
        -DFMT_SHARED -I"$REPO/include" -I"$BUILD/generated" -I"$REPO/src"
        -isystem "$UNPACKED/include" -isystem "$PY_INCLUDE" -isystem "$PYBIND_INCLUDE")
 LIBS=("$BUILD/lib/libtrainrt.so" "$UNPACKED/lib/libfmt.so.9")
-objects=$(mktemp -d)
-trap 'rm -rf "$objects"' EXIT
-compile() {  # SOURCE...: objects in $objects, in parallel
-  local pids=() src
-  for src in "$@"; do
-    g++ "${FLAGS[@]}" ${EXTRA:+$EXTRA} -c "$src" -o "$objects/$(basename "$(dirname "$src")")_$(basename "$src" .cpp).o" &
-    pids+=($!)
-  done
-  for pid in "${pids[@]}"; do wait "$pid" || die "a compile failed"; done
-}
 package=$BUILD/lib/trainrt/python/trainrt
 mkdir -p "$package"
 EXTRA=-fvisibility=hidden compile "$REPO"/src/python/module/*.cpp
@@ -51,7 +34,6 @@ g++ -shared -o "$package/_trainrt$EXT" "$objects"/module_*.o "${LIBS[@]}" -Wl,-r
 compile "$REPO"/src/python/embed/*.cpp
 g++ -shared -Wl,-soname,"$SONAME" -o "$BUILD/lib/libtrainrt_python.so.$VERSION" "$objects"/embed_*.o "${LIBS[@]}" \
   "$LIBPYTHON" -ldl -Wl,-rpath,'$ORIGIN'
-ln -sfn "libtrainrt_python.so.$VERSION" "$BUILD/lib/$SONAME"
-ln -sfn "$SONAME" "$BUILD/lib/libtrainrt_python.so"
+link_names libtrainrt_python
 cp "$REPO"/python/trainrt/*.py "$package/"
 echo "built $BUILD/lib/$SONAME and $package/_trainrt$EXT"

@@ -9,21 +9,14 @@
 # Makes BUILD/lib/libtrainrt_torch.so.<version> (the soname the core loads),
 # BUILD/gpu_plugins/libtorch_model.so and BUILD/gpu_plugins/torch_group_check. Needs g++ and a Python whose torch has CUDA.
 set -euo pipefail
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=$1
-UNPACKED=$2
-die() { echo "build_torch_on_gpu: $*" >&2; exit 1; }
-command -v g++ >/dev/null || die "no g++ on this machine"
-PYTHON=${PYTHON:-python3}
+source "$(dirname "$0")/component_build.sh" "$@"
 TORCH=$("$PYTHON" -c 'import os, torch; print(os.path.dirname(torch.__file__))') || die "no torch for $PYTHON"
 ABI=$("$PYTHON" -c 'import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))')
 "$PYTHON" -c 'import torch, sys; sys.exit(0 if torch.version.cuda else 1)' || die "$PYTHON's torch has no CUDA"
 [[ -r $TORCH/include/torch/csrc/api/include/torch/torch.h ]] || die "no LibTorch headers under $TORCH/include"
 [[ -r $UNPACKED/include/mpich/mpi.h && -r $UNPACKED/include/xxhash.h ]] ||
   die "the bundle has no MPICH or xxHash headers (make it again with make_bundle.sh)"
-VERSION=$(sed -n 's/^#define TRAINRT_VERSION "\(.*\)"/\1/p' "$BUILD/generated/trainrt/version.hpp")
-[[ -n $VERSION ]] || VERSION=0.1.0
-SONAME=libtrainrt_torch.so.${VERSION%.*}
+SONAME=$(soname_of libtrainrt_torch)
 echo "torch: $("$PYTHON" -c 'import torch; print(torch.__version__)') at $TORCH (C++11 ABI $ABI), g++ $(g++ -dumpfullversion)"
 
 # The bundle's fmt (the one libtrainrt was built with) before LibTorch's own fmt headers.
@@ -35,19 +28,11 @@ FLAGS=(-std=c++20 -O2 -DNDEBUG -fPIC -Wall -Wextra -Wno-unused-parameter -Wno-mi
 # libtorch_cuda is linked even though no symbol of ours names it: it registers CUDA with ATen.
 TORCH_LIBS=(-L"$TORCH/lib" -Wl,--no-as-needed -ltorch_cuda -lc10_cuda -Wl,--as-needed -ltorch -ltorch_cpu -lc10
             -Wl,-rpath,"$TORCH/lib")
-objects=$(mktemp -d)
-trap 'rm -rf "$objects"' EXIT
-pids=()
-for src in "$REPO"/src/torch/*.cpp; do
-  g++ "${FLAGS[@]}" -c "$src" -o "$objects/$(basename "$src" .cpp).o" &
-  pids+=($!)
-done
-for pid in "${pids[@]}"; do wait "$pid" || die "a compile failed"; done
+compile "$REPO"/src/torch/*.cpp
 g++ -shared -Wl,-soname,"$SONAME" -o "$BUILD/lib/libtrainrt_torch.so.$VERSION" "$objects"/*.o \
   "$BUILD/lib/libtrainrt.so" "$UNPACKED/lib/libfmt.so.9" "$UNPACKED/lib/libxxhash.so.0" "${TORCH_LIBS[@]}" \
   -Wl,-rpath,'$ORIGIN'
-ln -sfn "libtrainrt_torch.so.$VERSION" "$BUILD/lib/$SONAME"
-ln -sfn "$SONAME" "$BUILD/lib/libtrainrt_torch.so"
+link_names libtrainrt_torch
 echo "built $BUILD/lib/$SONAME"
 
 mkdir -p "$BUILD/gpu_plugins"
