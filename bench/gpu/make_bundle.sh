@@ -24,7 +24,7 @@ OUTDIR=${1:-.gpu}
 BUILD_ABS=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "make_bundle: no build at $BUILD (run make build)" >&2; exit 2; }
 grep -q '^#define TRAINRT_HAS_CUDA 1' "$BUILD/generated/trainrt/build_config.hpp" ||
   { echo "make_bundle: $BUILD was built without CUDA (cmake -DTRAINRT_WITH_CUDA=ON)" >&2; exit 2; }
-cmake --build "$BUILD" -j "${JOBS:-2}" --target trainrt nccl_check engine_uneven_check >/dev/null
+cmake --build "$BUILD" -j "${JOBS:-2}" --target trainrt nccl_check engine_uneven_check checkpoint_bench >/dev/null
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -34,6 +34,7 @@ mkdir -p "$stage/build/lib" "$stage/build/tests" "$stage/build/bench" "$stage/li
 # so that `ctest -L gpu` runs in the copied tree.
 binaries=("$BUILD/trainrt" "$BUILD/tests/nccl_check" "$BUILD/tests/engine_uneven_check")
 [[ -x $BUILD/bench/gpu_step_bench ]] && binaries+=("$BUILD/bench/gpu_step_bench")
+binaries+=("$BUILD/bench/checkpoint_bench")  # run_on_gpu.sh's ckpt stage: the checkpoint figures on that machine's disk and cores
 for f in "${binaries[@]}"; do
   mkdir -p "$stage/build/$(dirname "${f#"$BUILD"/}")"
   objcopy --strip-debug "$f" "$stage/build/${f#"$BUILD"/}"

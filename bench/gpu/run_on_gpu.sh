@@ -20,6 +20,11 @@
 #          trainrt vs plain PyTorch, and a GPU model's checkpoint stall vs its device-to-host copy
 #   stall  bench/gpu/stall_profile.py: where that stall goes (staging vs report(), two stagings,
 #          an idle GPU before the checkpoint, cProfile)
+#   ckpt   bench/checkpoint_bench on 1 and 2 ranks on this machine's disk and cores (GPU_CKPT_DIR,
+#          default /var/tmp; GPU_CKPT_REPS=4, GPU_CKPT_MIB=1024): $OUT/ckpt/ is a results directory
+#          of bench/run.sh's form, rendered here by bench/report_benchmarks.py
+#   determ what train.deterministic costs: torch_fashion_cnn on the GPU with it and without it,
+#          alternated (GPU_DETERM_PAIRS=2 pairs of GPU_DETERM_EPOCHS=2 epochs); needs the torch stage
 # Everything it prints also goes to $OUT/<stage>.log; benchmark JSON lines to $OUT/gpu_bench.jsonl.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -131,6 +136,52 @@ stage_stall() {
     --metrics.progress=off
 }
 
+# The checkpoint benchmark's results directory: checkpoint_n1/n2.jsonl and a machine.txt naming
+# this machine and the filesystem written, every other part of bench/run.sh marked skipped.
+stage_ckpt() {
+  local dir=${GPU_CKPT_DIR:-/var/tmp}/trainrt-bench-checkpoint results=$OUT/ckpt n
+  mkdir -p "$results"
+  for n in 1 2; do
+    say "checkpoint_bench, $n rank(s), in $dir"
+    "$UNPACKED/bin/mpiexec" -n "$n" "$BUILD/bench/checkpoint_bench" --dir "$dir" --mib "${GPU_CKPT_MIB:-1024}" \
+      --reps "${GPU_CKPT_REPS:-4}" >"$results/checkpoint_n$n.jsonl" || return 1
+    grep -c '"what"' "$results/checkpoint_n$n.jsonl"
+  done
+  {
+    printf 'cpu=%s\n' "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)"
+    printf 'nproc=%s\n' "$(nproc)"
+    printf 'date=%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
+    printf 'kernel=%s\n' "$(uname -r)"
+    printf 'trainrt=%s\n' "$(sed -n 's/^commit=//p' "$UNPACKED/MANIFEST")"
+    printf 'compiler=%s\n' "the bundle's build (bench/gpu/make_bundle.sh)"
+    printf 'build_type=%s\n' "RelWithDebInfo, debug info stripped"
+    printf 'mpich=%s\n' "the bundle's (Debian 12's)"
+    printf 'torch=%s\n' "not used"
+    printf 'openblas=%s\n' "not used"
+    printf 'epochs=0\n'
+    printf 'skipped=%s\n' "trainrt pytorch torch python allreduce restart report nodes goodput array data xgboost tune"
+    printf 'filesystem=%s\n' "$(df -hT "$(dirname "$dir")" | tail -1)"
+    printf 'load=%s\n' "$(cut -d' ' -f1-3 /proc/loadavg) at the end"
+  } >"$results/machine.txt"
+}
+
+# Epoch training times of torch_fashion_cnn on the GPU, train.deterministic false and true alternated.
+stage_determ() {
+  local work pair flag
+  work=$(mktemp -d)
+  for pair in $(seq "${GPU_DETERM_PAIRS:-2}"); do
+    for flag in false true; do
+      timeout -k 5 120 "$UNPACKED/bin/mpiexec" -n 1 "$TRAINRT" --config jobs/fashion_mlp.ini --data.path="$REPO/data/fashion-mnist.h5" \
+        --run.workload=torch_fashion_cnn --train.epochs="${GPU_DETERM_EPOCHS:-2}" --train.batch_size=64 \
+        --scaling.use_gpu=true --train.deterministic=$flag --metrics.progress=off \
+        --run.storage_path="$work" --run.name="cnn_${flag}_$pair" >"$work/cnn_${flag}_$pair.out" 2>&1 ||
+        { tail -20 "$work/cnn_${flag}_$pair.out"; return 1; }
+      grep -h '"train_time_s"' "$work/cnn_${flag}_$pair/result.jsonl" |
+        sed "s/^{/{\"deterministic\": $flag, \"pair\": $pair, /" | tee -a "$OUT/determ.jsonl"
+    done
+  done
+}
+
 stage_bench() { bash bench/gpu/bench_gpu.sh "$BUILD" "$UNPACKED/data" "$OUT/gpu_bench.jsonl" "$EPOCHS"; }
 
 unpack
@@ -144,7 +195,9 @@ for stage in "${STAGES[@]}"; do
     bench) use_bundle; stage_bench 2>&1 | tee "$OUT/bench.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
     pybench) use_bundle; stage_pybench 2>&1 | tee "$OUT/pybench.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
     stall) use_bundle; stage_stall 2>&1 | tee "$OUT/stall.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
-    *) die "unknown stage '$stage' (probe, python, torch, test, bench, pybench, stall)" ;;
+    ckpt) use_bundle; stage_ckpt 2>&1 | tee "$OUT/ckpt.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
+    determ) use_bundle; stage_determ 2>&1 | tee "$OUT/determ.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
+    *) die "unknown stage '$stage' (probe, python, torch, test, bench, pybench, stall, ckpt, determ)" ;;
   esac
 done
 exit $status
