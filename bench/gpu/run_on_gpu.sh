@@ -21,8 +21,9 @@
 #   stall  bench/gpu/stall_profile.py: where that stall goes (staging vs report(), two stagings,
 #          an idle GPU before the checkpoint, cProfile)
 #   ckpt   bench/checkpoint_bench on 1 and 2 ranks on this machine's disk and cores (GPU_CKPT_DIR,
-#          default /var/tmp; GPU_CKPT_REPS=4, GPU_CKPT_MIB=1024): $OUT/ckpt/ is a results directory
-#          of bench/run.sh's form, rendered here by bench/report_benchmarks.py
+#          default /var/tmp; GPU_CKPT_REPS=4, GPU_CKPT_MIB=1024, GPU_CKPT_RANKS="1 2"):
+#          $OUT/${GPU_CKPT_NAME:-ckpt}/ is a results directory of bench/run.sh's form, rendered here
+#          by bench/report_benchmarks.py
 #   determ what train.deterministic costs: torch_fashion_cnn on the GPU with it and without it,
 #          alternated (GPU_DETERM_PAIRS=2 pairs of GPU_DETERM_EPOCHS=2 epochs); needs the torch stage
 # Everything it prints also goes to $OUT/<stage>.log; benchmark JSON lines to $OUT/gpu_bench.jsonl.
@@ -139,9 +140,9 @@ stage_stall() {
 # The checkpoint benchmark's results directory: checkpoint_n1/n2.jsonl and a machine.txt naming
 # this machine and the filesystem written, every other part of bench/run.sh marked skipped.
 stage_ckpt() {
-  local dir=${GPU_CKPT_DIR:-/var/tmp}/trainrt-bench-checkpoint results=$OUT/ckpt n
+  local dir=${GPU_CKPT_DIR:-/var/tmp}/trainrt-bench-checkpoint results=$OUT/${GPU_CKPT_NAME:-ckpt} n
   mkdir -p "$results"
-  for n in 1 2; do
+  for n in ${GPU_CKPT_RANKS:-1 2}; do
     say "checkpoint_bench, $n rank(s), in $dir"
     "$UNPACKED/bin/mpiexec" -n "$n" "$BUILD/bench/checkpoint_bench" --dir "$dir" --mib "${GPU_CKPT_MIB:-1024}" \
       --reps "${GPU_CKPT_REPS:-4}" >"$results/checkpoint_n$n.jsonl" || return 1

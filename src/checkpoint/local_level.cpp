@@ -28,6 +28,7 @@
 #include "storage/file_image.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
+#include "trainrt/threads.hpp"
 
 namespace fs = std::filesystem;
 
@@ -393,7 +394,7 @@ std::optional<LocalRestore> LocalLevel::Impl::open_verified(const Held& chosen, 
             return std::nullopt;
         }
     const std::string level = needs_partner_copies(chosen, all) ? "partner" : "local";
-    return LocalRestore{Checkpoint(open_checkpoint_impl(view, std::move(manifest), std::move(kept))), level};
+    return LocalRestore{Checkpoint(open_checkpoint_impl(view, std::move(manifest), std::move(kept), compute_threads(context))), level};
 }
 
 }  // namespace trainrt::checkpoint

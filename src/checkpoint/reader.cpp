@@ -48,9 +48,10 @@ struct OverlapCopy {
 };
 
 // From the bytes of a whole part (row-major, the part's shape) into the requested block.
-void copy_overlap(const char* part_bytes, const checkpoint::PartEntry& part, const OverlapCopy& c, void* out) {
+void copy_overlap(const Checkpoint::Impl& impl, const char* part_bytes, const checkpoint::PartEntry& part,
+                  const OverlapCopy& c, void* out) {
     checkpoint::copy_block(part_bytes, {&part.shape, &c.file_start}, static_cast<char*>(out),
-                           {&c.shape, &c.memory_start}, c.count, c.element);
+                           {&c.shape, &c.memory_start}, c.count, c.element, impl.copy_threads);
 }
 
 // Copies the overlap out of a kept range of the shared file (one this rank wrote and verified),
@@ -65,7 +66,7 @@ bool copy_from_range(const Checkpoint::Impl& impl, const checkpoint::PartEntry& 
             continue;
         const Shape origin(c.count.size(), 0);  // the rows as a block of their own
         checkpoint::copy_block(bytes + (rows->offset - range.offset), {&c.count, &origin}, static_cast<char*>(out),
-                               {&c.shape, &c.memory_start}, c.count, c.element);
+                               {&c.shape, &c.memory_start}, c.count, c.element, impl.copy_threads);
         range.unread -= std::min(range.unread, rows->length);
         if (range.unread == 0) checkpoint::release_later(impl, std::move(range.image));
         return true;
@@ -81,7 +82,7 @@ bool copy_from_image(const Checkpoint::Impl& impl, const checkpoint::PartEntry& 
     std::lock_guard<std::mutex> lock(impl.image_mutex);
     const char* bytes = checkpoint::image_bytes_of(impl, part, type);
     if (bytes == nullptr) return copy_from_range(impl, part, type, c, out);
-    copy_overlap(bytes, part, c, out);
+    copy_overlap(impl, bytes, part, c, out);
     impl.kept_unread -= std::min(impl.kept_unread, checkpoint::element_count(c.count) * c.element);
     if (impl.kept_unread == 0) checkpoint::release_later(impl, std::move(impl.kept.image));
     return true;
@@ -93,7 +94,7 @@ bool copy_from_received(const Checkpoint::Impl& impl, const checkpoint::PartEntr
     std::lock_guard<std::mutex> lock(impl.image_mutex);
     auto found = impl.received.find({part.file, part.dataset});
     if (found == impl.received.end()) return false;
-    copy_overlap(found->second.data(), part, c, out);
+    copy_overlap(impl, found->second.data(), part, c, out);
     impl.received_unread -= std::min(impl.received_unread, checkpoint::element_count(c.count) * c.element);
     if (impl.received_unread == 0) impl.received.clear();
     return true;
@@ -276,8 +277,10 @@ void release_later(const Checkpoint::Impl& impl, storage::FileImage image) {
     }
 }
 
-std::shared_ptr<Checkpoint::Impl> open_checkpoint_impl(const std::string& dir, Manifest manifest, KeptImage kept) {
+std::shared_ptr<Checkpoint::Impl> open_checkpoint_impl(const std::string& dir, Manifest manifest, KeptImage kept,
+                                                       int copy_threads) {
     auto impl = std::make_shared<Checkpoint::Impl>();
+    impl->copy_threads = copy_threads;
     impl->path = dir;
     impl->manifest = std::move(manifest);
     impl->kept = std::move(kept);
@@ -287,7 +290,7 @@ std::shared_ptr<Checkpoint::Impl> open_checkpoint_impl(const std::string& dir, M
 }
 
 Checkpoint open_checkpoint(const std::string& dir) {
-    return Checkpoint(open_checkpoint_impl(dir, read_manifest(dir), {}));
+    return Checkpoint(open_checkpoint_impl(dir, read_manifest(dir), {}, 1));
 }
 
 }  // namespace checkpoint

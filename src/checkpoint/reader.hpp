@@ -34,6 +34,9 @@ struct Checkpoint::Impl {
     // here instead of their files; freed, under image_mutex, once as many bytes were read.
     mutable std::map<std::pair<std::string, std::string>, std::vector<char>> received;
     mutable std::uint64_t received_unread = 0;
+    // Threads a large block's copy out of memory may use (copy_block): the restoring rank's
+    // compute_threads, 1 for a checkpoint opened outside a restore.
+    int copy_threads = 1;
     // Frees the kept image once read (checkpoint::release_later); joined here.
     mutable std::thread releasing;
     Impl() = default;
@@ -48,8 +51,10 @@ namespace checkpoint {
 Checkpoint open_checkpoint(const std::string& dir);
 // The checkpoint in `dir` whose manifest (`manifest`) was read and whose files were verified,
 // still open to changes (a restore's exchange of replicated parts) before it becomes a
-// Checkpoint. `kept`: a file of it in memory, with where its datasets lie, read from there.
-std::shared_ptr<Checkpoint::Impl> open_checkpoint_impl(const std::string& dir, Manifest manifest, KeptImage kept);
+// Checkpoint. `kept`: a file of it in memory, with where its datasets lie, read from there;
+// `copy_threads`: Impl::copy_threads.
+std::shared_ptr<Checkpoint::Impl> open_checkpoint_impl(const std::string& dir, Manifest manifest, KeptImage kept,
+                                                       int copy_threads);
 
 // Where `part` (of a tensor of `type`) lies in the kept image of its file, as one contiguous
 // block in memory's representation; null when it is not there (another file, no image, another

@@ -1,37 +1,9 @@
-// Compute threads per rank (trainrt/threads.hpp).
+// trainrt::set_blas_threads (trainrt/threads.hpp); compute_threads is comm/compute_threads.cpp.
 #include "trainrt/threads.hpp"
 
 #include <cblas.h>
-#include <sched.h>
-
-#include <algorithm>
-#include <cstdlib>
 
 namespace trainrt {
-namespace {
-
-int positive_env(const char* name) {
-    const char* text = std::getenv(name);
-    if (text == nullptr) return 0;
-    char* end = nullptr;
-    const long value = std::strtol(text, &end, 10);
-    return end != text && *end == '\0' && value > 0 && value < 4096 ? static_cast<int>(value) : 0;
-}
-
-int cpus_allowed() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-}
-
-}  // namespace
-
-int compute_threads(const Context& context) {
-    int threads = positive_env("OMP_NUM_THREADS");
-    if (threads == 0) threads = positive_env("SLURM_CPUS_PER_TASK");
-    if (threads == 0) threads = std::max(1, cpus_allowed() / std::max(1, context.local_size));
-    return threads;
-}
 
 int set_blas_threads(const Context& context) {
     const int threads = compute_threads(context);

@@ -1,6 +1,7 @@
 // Copying a box between row-major arrays (checkpoint/block_copy.hpp), against an element-by-element copy.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -36,7 +37,7 @@ std::vector<std::int32_t> reference(const std::vector<std::int32_t>& from, const
 }
 
 void check_copy(const Shape& from_dims, const Shape& from_start, const Shape& to_dims, const Shape& to_start,
-                const Shape& count) {
+                const Shape& count, int threads = 1) {
     std::uint64_t from_n = 1, to_n = 1;
     for (auto n : from_dims) from_n *= n;
     for (auto n : to_dims) to_n *= n;
@@ -44,7 +45,7 @@ void check_copy(const Shape& from_dims, const Shape& from_start, const Shape& to
     std::iota(from.begin(), from.end(), 0);
     const std::vector<std::int32_t> expected = reference(from, from_dims, from_start, to, to_dims, to_start, count);
     checkpoint::copy_block(reinterpret_cast<const char*>(from.data()), {&from_dims, &from_start},
-                           reinterpret_cast<char*>(to.data()), {&to_dims, &to_start}, count, sizeof(std::int32_t));
+                           reinterpret_cast<char*>(to.data()), {&to_dims, &to_start}, count, sizeof(std::int32_t), threads);
     CHECK(to == expected);
 }
 
@@ -62,4 +63,25 @@ TEST_CASE("block copy: whole arrays, row blocks and column blocks land where the
 TEST_CASE("block copy: a scalar is one element; an empty box copies nothing", "[checkpoint]") {
     check_copy({}, {}, {}, {}, {});
     check_copy({4, 4}, {0, 0}, {4, 4}, {0, 0}, {0, 4});
+}
+
+TEST_CASE("block copy: a run of 64 MiB or more is copied in slices by several threads, every byte in place",
+          "[checkpoint]") {
+    constexpr std::uint64_t kRow = 1024;  // int32 elements: 4 KiB rows
+    const std::uint64_t rows = 2 * checkpoint::kParallelCopyBytes / (kRow * sizeof(std::int32_t)) + 3;
+    const Shape dims{rows, kRow}, origin{0, 0}, into{rows + 5, kRow}, at{2, 0};
+    std::vector<std::int32_t> from(rows * kRow);
+    std::iota(from.begin(), from.end(), 1);
+    // 128 MiB + 3 rows as one run (the last slice shorter) into rows 2.. of a larger array.
+    for (int threads : {1, 3, 8}) {
+        std::vector<std::int32_t> to((rows + 5) * kRow, -1);
+        checkpoint::copy_block(reinterpret_cast<const char*>(from.data()), {&dims, &origin},
+                               reinterpret_cast<char*>(to.data()), {&into, &at}, dims, sizeof(std::int32_t), threads);
+        INFO("threads " << threads);
+        CHECK(std::equal(from.begin(), from.end(), to.begin() + 2 * kRow));
+        CHECK(std::all_of(to.begin(), to.begin() + 2 * kRow, [](std::int32_t v) { return v == -1; }));
+        CHECK(std::all_of(to.end() - 3 * kRow, to.end(), [](std::int32_t v) { return v == -1; }));
+    }
+    // Runs under 64 MiB (a column block: one run per row) are one memcpy each, with threads too.
+    check_copy({64, kRow}, {0, 0}, {64, 2 * kRow}, {0, kRow}, {64, kRow}, 4);
 }
