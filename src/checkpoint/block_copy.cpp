@@ -19,7 +19,8 @@ std::vector<std::uint64_t> strides_of(const Shape& dims) {
 // memcpy of `bytes` by up to `threads` threads, slices of at least kParallelCopyBytes / 2. Where a
 // thread cannot be started, the calling thread copies that slice.
 void copy_bytes(char* to, const char* from, std::size_t bytes, int threads) {
-    const std::size_t slices = std::min<std::size_t>(std::max(threads, 1), std::max<std::size_t>(1, bytes / (kParallelCopyBytes / 2)));
+    const std::size_t most = std::max<std::size_t>(1, bytes / (kParallelCopyBytes / 2));
+    const std::size_t slices = std::min<std::size_t>(std::max(threads, 1), most);
     if (slices == 1) {
         std::memcpy(to, from, bytes);
         return;

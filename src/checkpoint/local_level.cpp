@@ -394,7 +394,8 @@ std::optional<LocalRestore> LocalLevel::Impl::open_verified(const Held& chosen, 
             return std::nullopt;
         }
     const std::string level = needs_partner_copies(chosen, all) ? "partner" : "local";
-    return LocalRestore{Checkpoint(open_checkpoint_impl(view, std::move(manifest), std::move(kept), compute_threads(context))), level};
+    return LocalRestore{
+        Checkpoint(open_checkpoint_impl(view, std::move(manifest), std::move(kept), compute_threads(context))), level};
 }
 
 }  // namespace trainrt::checkpoint

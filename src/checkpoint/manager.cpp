@@ -423,7 +423,8 @@ std::optional<Checkpoint> CheckpointManager::restore() {
         Manifest manifest;
         const std::string problem = m.verify_together(path, manifest, kept);
         if (problem.empty()) {
-            std::shared_ptr<Checkpoint::Impl> impl = open_checkpoint_impl(path, std::move(manifest), std::move(kept), compute_threads(m.context));
+            std::shared_ptr<Checkpoint::Impl> impl =
+                open_checkpoint_impl(path, std::move(manifest), std::move(kept), compute_threads(m.context));
             const std::uint64_t held = impl->kept.held_bytes();
             if (m.exchanges_replicated()) {
                 const std::uint64_t received = exchange_replicated(*impl, m.comm, m.context, budget > held ? budget - held : 0);
