@@ -17,6 +17,7 @@
 #include "checkpoint/xxh3.hpp"
 #include "h5/h5.hpp"
 #include "storage/mapped_file.hpp"
+#include "storage/page_coherence.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 
@@ -150,6 +151,7 @@ private:
 FileEntry describe_file(const std::string& dir, const std::string& name) {
     const std::string path = dir + "/" + name;
     storage::Fd fd = storage::open_or_throw(path, O_RDONLY);
+    storage::forget_foreign_pages(fd.get());
     ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
     std::uint64_t size = 0;
     std::string xxh3 = hash_bytes(fd.get(), path, 0, kToEnd, size);
@@ -159,6 +161,7 @@ FileEntry describe_file(const std::string& dir, const std::string& name) {
 std::string describe_range(const std::string& dir, const std::string& name, const ChecksumRange& range) {
     const std::string path = dir + "/" + name;
     storage::Fd fd = storage::open_or_throw(path, O_RDONLY);
+    storage::forget_foreign_pages(fd.get(), range.offset, range.length);
     ::posix_fadvise(fd.get(), static_cast<off_t>(range.offset), static_cast<off_t>(range.length), POSIX_FADV_SEQUENTIAL);
     std::uint64_t hashed = 0;
     return hash_bytes(fd.get(), path, range.offset, range.length, hashed);
@@ -248,6 +251,7 @@ std::string describe_written_range(const std::string& dir, const std::string& na
     if (range.offset + range.length > size)
         throw StorageError(fmt::format("checkpoint: {} ends at byte {}, before {}", path, size, range.offset + range.length));
     std::erase_if(regions, [&](const WrittenRegion& region) { return region.length > size - std::min(size, region.offset); });
+    storage::forget_foreign_pages(fd.get(), range.offset, range.length);  // the bytes between regions: other writers'
     return hash_written(fd.get(), path, range.offset, range.offset + range.length, std::move(regions));
 }
 

@@ -25,6 +25,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
@@ -44,6 +45,7 @@
 #include "comm/mpi_communicator.hpp"
 #include "comm/strings.hpp"
 #include "h5/h5.hpp"
+#include "storage/page_coherence.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 
@@ -308,11 +310,26 @@ private:
     std::unique_ptr<Communicator> peers_;  // agreement on each step's outcome, over comm_'s ranks
 };
 
+// Where the filesystem's clients are not coherent (storage/page_coherence.hpp), a rank reads the
+// bytes other ranks wrote only once every rank's writes reached the servers: each fsyncs, all
+// agree, then each describes its ranges (reading the others' bytes past its own cached pages).
+// The same two agreements as the overlapped order, so every rank takes part in the same ones.
+RankWrite sync_then_describe(Communicator& peers, const std::string& path, const std::function<RankWrite()>& describe) {
+    comm::agree(peers, comm::attempt([&] { storage::fsync_path(path); }), "syncing " + path);
+    RankWrite result;
+    comm::agree(peers, comm::attempt([&] { result = describe(); }), "describing " + path);
+    return result;
+}
+
 RankWrite SharedFileWriter::write(const WritePlan& plan, const std::string& dir,
                                   const Context& /*context: the communicator says who we are*/) {
     const std::string path = dir + "/" + kDataFile;  // the plan is in name order, as collectives need
     std::vector<WrittenRegion> written = write_data_file(path, plan, options_, comm_.get(), *peers_);
     const std::vector<WrittenSpan> spans = gather_spans(*peers_, written);
+    if (!storage::page_cache_coherent(path))
+        return sync_then_describe(*peers_, path, [&] {
+            return range_result(dir, plan, peers_->rank(), peers_->size(), spans, std::move(written));
+        });
     // The close was collective, so every rank's bytes are in the file: each rank hashes its range
     // of it (what it wrote from its memory, the rest from the page cache or the filesystem's
     // coherent reads) while it fsyncs the pages it wrote. The commit gathers the RankWrites to

@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "storage/page_coherence.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 
@@ -139,7 +140,10 @@ Fd open_for_image(const std::string& path, bool buffered, bool& direct) {
     direct = raw >= 0;
     if (raw < 0 && (buffered || errno == EINVAL)) raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (raw < 0) throw StorageError(fmt::format("storage: cannot open {}: {}", path, std::strerror(errno)));
-    if (!direct) ::posix_fadvise(raw, 0, 0, POSIX_FADV_SEQUENTIAL);
+    if (!direct) {
+        forget_foreign_pages(raw);  // O_DIRECT reads bypass this node's cache; buffered ones not
+        ::posix_fadvise(raw, 0, 0, POSIX_FADV_SEQUENTIAL);
+    }
     return Fd(raw);
 }
 

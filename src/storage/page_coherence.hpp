@@ -1,0 +1,35 @@
+#pragma once
+// Whether this node's page cache can hold bytes of a file that another node has since replaced.
+//
+// Why: a client of a network filesystem without cache coherence (NFS between opens, FUSE-based
+// ones such as GlusterFS, SMB, 9p) keeps the pages it wrote or read, and a read of bytes another
+// client wrote later may come from them. Measured 2026-11-27 on GlusterFS 10.3 (FUSE), 2 ranks,
+// each through its own client: in the `shared` layout each rank hashed HDF5's metadata that the
+// other rank had written at close from its own stale pages, so every checkpoint was committed
+// with a checksum that the file's bytes do not have, and a verification through a client that
+// had written the file reported good checkpoints as corrupted. Lustre, GPFS and the kernel's
+// CephFS keep clients coherent (locks or capabilities), and a local filesystem has one cache.
+//
+// Rule: a filesystem is trusted as coherent only when it is known to be; any other one has this
+// node's clean cached pages of a file dropped before bytes that another process may have written
+// are read from it (the reads then come from the filesystem's servers).
+#include <cstdint>
+#include <string>
+
+namespace trainrt::storage {
+
+// Whether a filesystem of this statfs f_type keeps every client's cached pages coherent: local
+// disk and memory filesystems, Lustre, GPFS (Spectrum Scale), the kernel's CephFS.
+bool coherent_filesystem_type(std::uint64_t statfs_type);
+
+// Whether the open file `fd` (or the file at `path`) lies on such a filesystem; false when
+// f/statfs fails.
+bool page_cache_coherent(int fd);
+bool page_cache_coherent(const std::string& path);
+
+// Drops this node's clean cached pages of bytes [offset, offset + length) of the open file `fd`
+// (length 0: to the end) where the filesystem is not coherent (posix_fadvise DONTNEED); nothing
+// on a coherent one, whose cache stays useful. Dirty pages stay: they hold this node's writes.
+void forget_foreign_pages(int fd, std::uint64_t offset = 0, std::uint64_t length = 0);
+
+}  // namespace trainrt::storage

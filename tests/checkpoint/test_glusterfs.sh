@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Checkpoints on a network filesystem whose clients' page caches are not coherent with each other
+# (storage/page_coherence.hpp): a real GlusterFS volume (glusterd, 2 bricks) mounted by 3 FUSE
+# clients, and 2 ranks that each see the run directory through a client of their own, as ranks
+# on two nodes would (a private mount namespace per rank binds its client on one common path).
+# For each layout: an uninterrupted run through clients a and b ends with the weights of the same
+# run on the local disk, and every checkpoint verifies through each client (c never wrote it, a
+# and b hold pages from writing it); a run killed when reporting iteration 6 resumes, with the
+# clients swapped (each rank reads what the other client wrote), from checkpoint 5 with no
+# checkpoint reported bad, and ends with the uninterrupted weights.
+# Before page_coherence, the `shared` layout committed every checkpoint with a checksum its file
+# did not have (each rank hashed the other's metadata from its own stale pages).
+# ctest: fixture=small_data
+# ctest: timeout=600
+source "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" = 0 ] || { echo "FAIL: mounting GlusterFS needs root" >&2; exit 1; }
+for tool in glusterd gluster mount.glusterfs unshare; do
+  command -v "$tool" >/dev/null || { echo "FAIL: $tool missing (make deps installs glusterfs-server)" >&2; exit 1; }
+done
+
+VOLUME="trainrt_test_$$"
+GLUSTERD_STARTED=0
+CLIENTS=(a b c)
+
+cleanup() {
+  for c in "${CLIENTS[@]}"; do mountpoint -q "$WORK/client_$c" && umount -l "$WORK/client_$c"; done
+  gluster --mode=script volume stop "$VOLUME" force >/dev/null 2>&1 || true
+  gluster --mode=script volume delete "$VOLUME" >/dev/null 2>&1 || true
+  [ "$GLUSTERD_STARTED" = 1 ] && pkill -x glusterfsd; [ "$GLUSTERD_STARTED" = 1 ] && pkill -x glusterd
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# glusterd answering: the one running, or one started here (and stopped at the end).
+start_glusterd() {
+  gluster --mode=script volume list >/dev/null 2>&1 && return 0
+  glusterd -p "$WORK/glusterd.pid" --log-file="$WORK/glusterd.log"
+  GLUSTERD_STARTED=1
+  for _ in $(seq 100); do gluster --mode=script volume list >/dev/null 2>&1 && return 0; sleep 0.1; done
+  echo "FAIL: glusterd did not answer within 10 s" >&2; tail -5 "$WORK/glusterd.log" >&2; exit 1
+}
+
+# A volume of two bricks (files spread over them by name) on this host, mounted at client_{a,b,c}.
+make_volume() {
+  local host; host=$(hostname)
+  mkdir -p "$WORK/brick1" "$WORK/brick2"
+  gluster --mode=script volume create "$VOLUME" "$host:$WORK/brick1" "$host:$WORK/brick2" force >/dev/null
+  gluster --mode=script volume start "$VOLUME" >/dev/null
+  for c in "${CLIENTS[@]}"; do
+    mkdir -p "$WORK/client_$c"
+    mount -t glusterfs "$host:/$VOLUME" "$WORK/client_$c"
+  done
+  mkdir -p "$WORK/view"
+  [ "$(stat -f -c %T "$WORK/client_a")" = fuseblk ] || [ "$(stat -f -c %T "$WORK/client_a")" = fuse ] ||
+    { echo "FAIL: $WORK/client_a is $(stat -f -c %T "$WORK/client_a"), not a FUSE mount" >&2; exit 1; }
+}
+
+start_glusterd
+make_volume
+pass "GlusterFS volume $VOLUME: 2 bricks, clients a, b, c ($(glusterfs --version | head -1))"
+
+# train_clients NAME OUT CLIENT0 CLIENT1 [ARGS...]: a 2-rank run into the volume, rank 0 through
+# client CLIENT0 and rank 1 through CLIENT1 (each in its own mount namespace, the client bound on
+# $WORK/view); sets $rc. The run directory is $WORK/client_X/runs/NAME from any client.
+train_clients() {
+  local name=$1 out=$2 c0=$3 c1=$4; shift 4
+  local args=("${CKPT_ARGS[@]}" --run.storage_path="$WORK/view/runs" --run.name="$name" "$@")
+  local bind='mount --bind "$0" "$1" && shift && exec "$@"'
+  rc=0
+  timeout -k 10 "$RUN_TIMEOUT" mpiexec \
+    -n 1 unshare -m --propagation private bash -c "$bind" "$WORK/client_$c0" "$WORK/view" "$TRAINRT" "${args[@]}" : \
+    -n 1 unshare -m --propagation private bash -c "$bind" "$WORK/client_$c1" "$WORK/view" "$TRAINRT" "${args[@]}" \
+    >"$out.stdout" 2>"$out.stderr" || rc=$?
+  cat "$out.stdout" "$out.stderr" >"$out"
+}
+
+# verify_everywhere RUN WHAT: `trainrt checkpoints verify` of the run through each client.
+verify_everywhere() {
+  local run=$1 what=$2
+  for c in "${CLIENTS[@]}"; do
+    local out="$WORK/verify_${run}_$c.out" code=0
+    "$TRAINRT" checkpoints verify "$WORK/client_$c/runs/$run" >"$out" 2>&1 || code=$?
+    local good; good=$(grep -c '^ok ' "$out" || true)
+    if [ "$code" -eq 0 ] && [ "$good" -ge 9 ] && ! grep -q '^BAD' "$out"; then
+      pass "$what: all $good checkpoints verify through client $c"
+    else
+      show "$out"; fail "$what: verify through client $c exits $code, $good ok"
+    fi
+  done
+}
+
+layout_case() {
+  local layout=$1 base
+  train 2 "local_$layout" "$WORK/local_$layout.out" --checkpoint.layout="$layout"
+  base=$(digest_of "$WORK/local_$layout.out")
+  [ "$rc" -eq 0 ] && [ -n "$base" ] || { show "$WORK/local_$layout.out"; fail "$layout: local run exits $rc"; return; }
+
+  train_clients "whole_$layout" "$WORK/whole_$layout.out" a b --checkpoint.layout="$layout"
+  local digest; digest=$(digest_of "$WORK/whole_$layout.out")
+  if [ "$rc" -eq 0 ] && [ "$digest" = "$base" ]; then
+    pass "$layout: uninterrupted through clients a, b: digest $digest, as on the local disk"
+  else
+    show "$WORK/whole_$layout.out"; fail "$layout: uninterrupted run exits $rc, digest '$digest' (local: $base)"
+  fi
+  verify_everywhere "whole_$layout" "$layout"
+
+  local crash="$WORK/crash_$layout.out" again="$WORK/again_$layout.out"
+  TRAINRT_FAULT=report:1:6 train_clients "killed_$layout" "$crash" a b --checkpoint.layout="$layout"
+  [ "$rc" -ne 0 ] || fail "$layout: the run with rank 1 killed at iteration 6 exits 0"
+  train_clients "killed_$layout" "$again" b a --checkpoint.layout="$layout"
+  local from; from=$(resumed_iteration "$again")
+  digest=$(digest_of "$again")
+  if [ "$rc" -eq 0 ] && [ "$from" = 5 ] && [ "$digest" = "$base" ] && ! grep -qi 'warning.*checkpoint' "$again"; then
+    pass "$layout: killed at 6, resumed through the other clients from 5, digest $digest"
+  else
+    show "$again" 25; fail "$layout: resume exits $rc, from '$from' (expected 5), digest '$digest' (expected $base)"
+  fi
+}
+
+layout_case shared
+layout_case file_per_rank
+finish
