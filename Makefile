@@ -6,7 +6,7 @@ TRAINRT := $(BUILD)/trainrt
 DATA := data/fashion-mnist.h5
 PREFIX ?= /usr/local
 
-.PHONY: bench-goodput bench-tune-array all deps build data demo test test-long test-unit test-mpi test-metrics test-slurm test-install install bench bench-nodes clean
+.PHONY: bench-goodput bench-glusterfs bench-tune-array all deps build data demo test test-long test-unit test-mpi test-metrics test-slurm test-install install bench bench-nodes clean
 
 all: build
 
@@ -70,6 +70,11 @@ bench-nodes: data
 # prints `trainrt results`' goodput breakdown (bench/multinode/results/goodput.json).
 bench-goodput: data
 	bash bench/multinode/goodput_bench.sh bench/multinode/results/goodput.json
+
+# The checkpoint bench on a GlusterFS volume of this host, each rank through a FUSE client of its
+# own (root; ~10 min; bench/glusterfs/results/checkpoint.md).
+bench-glusterfs: build
+	BUILD=$(BUILD) bash bench/glusterfs/checkpoint_bench.sh bench/glusterfs/results/checkpoint
 
 # The same 16-trial sweep as `trainrt tune` in one allocation and as a Slurm job array, on the local
 # 3-node cluster (root; ~10 min), alternated twice (bench/tune/results/job_array.json).

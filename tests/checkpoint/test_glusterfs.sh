@@ -14,51 +14,14 @@
 # ctest: timeout=600
 source "$(dirname "$0")/lib.sh"
 
+source "$TRAINRT_SRC/tools/glusterfs_volume.sh"
+
 [ "$(id -u)" = 0 ] || { echo "FAIL: mounting GlusterFS needs root" >&2; exit 1; }
-for tool in glusterd gluster mount.glusterfs unshare; do
-  command -v "$tool" >/dev/null || { echo "FAIL: $tool missing (make deps installs glusterfs-server)" >&2; exit 1; }
-done
-
-VOLUME="trainrt_test_$$"
-GLUSTERD_STARTED=0
 CLIENTS=(a b c)
-
-cleanup() {
-  for c in "${CLIENTS[@]}"; do mountpoint -q "$WORK/client_$c" && umount -l "$WORK/client_$c"; done
-  gluster --mode=script volume stop "$VOLUME" force >/dev/null 2>&1 || true
-  gluster --mode=script volume delete "$VOLUME" >/dev/null 2>&1 || true
-  [ "$GLUSTERD_STARTED" = 1 ] && pkill -x glusterfsd; [ "$GLUSTERD_STARTED" = 1 ] && pkill -x glusterd
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-# glusterd answering: the one running, or one started here (and stopped at the end).
-start_glusterd() {
-  gluster --mode=script volume list >/dev/null 2>&1 && return 0
-  glusterd -p "$WORK/glusterd.pid" --log-file="$WORK/glusterd.log"
-  GLUSTERD_STARTED=1
-  for _ in $(seq 100); do gluster --mode=script volume list >/dev/null 2>&1 && return 0; sleep 0.1; done
-  echo "FAIL: glusterd did not answer within 10 s" >&2; tail -5 "$WORK/glusterd.log" >&2; exit 1
-}
-
-# A volume of two bricks (files spread over them by name) on this host, mounted at client_{a,b,c}.
-make_volume() {
-  local host; host=$(hostname)
-  mkdir -p "$WORK/brick1" "$WORK/brick2"
-  gluster --mode=script volume create "$VOLUME" "$host:$WORK/brick1" "$host:$WORK/brick2" force >/dev/null
-  gluster --mode=script volume start "$VOLUME" >/dev/null
-  for c in "${CLIENTS[@]}"; do
-    mkdir -p "$WORK/client_$c"
-    mount -t glusterfs "$host:/$VOLUME" "$WORK/client_$c"
-  done
-  mkdir -p "$WORK/view"
-  [ "$(stat -f -c %T "$WORK/client_a")" = fuseblk ] || [ "$(stat -f -c %T "$WORK/client_a")" = fuse ] ||
-    { echo "FAIL: $WORK/client_a is $(stat -f -c %T "$WORK/client_a"), not a FUSE mount" >&2; exit 1; }
-}
-
-start_glusterd
-make_volume
-pass "GlusterFS volume $VOLUME: 2 bricks, clients a, b, c ($(glusterfs --version | head -1))"
+trap 'gluster_down; rm -rf "$WORK"' EXIT
+gluster_up "trainrt_test_$$" "$WORK/gluster" "${CLIENTS[@]/#/$WORK/client_}" || exit 1
+mkdir -p "$WORK/view"
+pass "GlusterFS volume trainrt_test_$$: 2 bricks, clients a, b, c ($(glusterfs --version | head -1))"
 
 # train_clients NAME OUT CLIENT0 CLIENT1 [ARGS...]: a 2-rank run into the volume, rank 0 through
 # client CLIENT0 and rank 1 through CLIENT1 (each in its own mount namespace, the client bound on
@@ -66,11 +29,11 @@ pass "GlusterFS volume $VOLUME: 2 bricks, clients a, b, c ($(glusterfs --version
 train_clients() {
   local name=$1 out=$2 c0=$3 c1=$4; shift 4
   local args=("${CKPT_ARGS[@]}" --run.storage_path="$WORK/view/runs" --run.name="$name" "$@")
-  local bind='mount --bind "$0" "$1" && shift && exec "$@"'
+  local in_mount="$TRAINRT_SRC/tools/in_mount.sh"
   rc=0
   timeout -k 10 "$RUN_TIMEOUT" mpiexec \
-    -n 1 unshare -m --propagation private bash -c "$bind" "$WORK/client_$c0" "$WORK/view" "$TRAINRT" "${args[@]}" : \
-    -n 1 unshare -m --propagation private bash -c "$bind" "$WORK/client_$c1" "$WORK/view" "$TRAINRT" "${args[@]}" \
+    -n 1 "$in_mount" "$WORK/client_$c0" "$WORK/view" "$TRAINRT" "${args[@]}" : \
+    -n 1 "$in_mount" "$WORK/client_$c1" "$WORK/view" "$TRAINRT" "${args[@]}" \
     >"$out.stdout" 2>"$out.stderr" || rc=$?
   cat "$out.stdout" "$out.stderr" >"$out"
 }
