@@ -33,6 +33,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
+source bench/lib/machine.sh
 
 BUILD=${BUILD:-build}
 EPOCHS=${BENCH_EPOCHS:-3}
@@ -415,15 +416,7 @@ cluster_part array BENCH_TUNE_ARRAY "$OUT/array_sweep.json" bench/tune/results/j
 version_of() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo "not installed"; }
 blas_of_trainrt=$(ldd "$TRAINRT" 2>/dev/null | awk '/libopenblas/ {print $3; exit}' || true)
 {
-  printf 'cpu=%s\n' "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)"
-  printf 'nproc=%s\n' "$cores"
-  printf 'date=%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
-  printf 'kernel=%s\n' "$(uname -r)"
-  printf 'trainrt=%s\n' "$(git describe --always --dirty 2>/dev/null || echo unknown)"
-  printf 'compiler=%s\n' "$(sed -n 's/^CMAKE_CXX_COMPILER:[^=]*=//p' "$BUILD/CMakeCache.txt") $(c++ -dumpfullversion 2>/dev/null || true)"
-  build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[^=]*=//p' "$BUILD/CMakeCache.txt")
-  printf 'build_type=%s\n' "${build_type:-RelWithDebInfo (CMakeLists.txt default)}"
-  printf 'mpich=%s\n' "$(version_of mpich)"
+  machine_lines "$BUILD"
   printf 'torch=%s\n' "$($PY -c 'import torch; print(torch.__version__)' 2>/dev/null || echo unavailable)"
   printf 'openblas=%s (trainrt: %s; PyTorch: %s)\n' "$(version_of libopenblas0)" "${blas_of_trainrt:-?}" "$OPENBLAS_OPENMP"
   printf 'epochs=%s\n' "$EPOCHS"

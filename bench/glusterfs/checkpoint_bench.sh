@@ -24,6 +24,7 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} OPENBLAS_NUM_THREADS=${OPENBLAS_NUM
 [ -x "$BENCH" ] || { echo "checkpoint_bench: $BENCH missing (make build)" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "checkpoint_bench on GlusterFS: mounting needs root" >&2; exit 1; }
 source tools/glusterfs_volume.sh
+source bench/lib/machine.sh
 
 rm -rf "$DIR"
 trap 'gluster_down; rm -rf "$DIR"' EXIT
@@ -38,15 +39,7 @@ mpiexec -n 1 tools/in_mount.sh "$DIR/client_a" "$DIR/view" "${args[@]}" : \
   -n 1 tools/in_mount.sh "$DIR/client_b" "$DIR/view" "${args[@]}" >"$OUT/checkpoint_n2.jsonl"
 
 {
-  printf 'cpu=%s\n' "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)"
-  printf 'nproc=%s\n' "$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)"  # nproc obeys OMP_NUM_THREADS
-  printf 'date=%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
-  printf 'kernel=%s\n' "$(uname -r)"
-  printf 'trainrt=%s\n' "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-  printf 'compiler=%s\n' "$(sed -n 's/^CMAKE_CXX_COMPILER:[^=]*=//p' "$BUILD/CMakeCache.txt") $(c++ -dumpfullversion 2>/dev/null || true)"
-  build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[^=]*=//p' "$BUILD/CMakeCache.txt")
-  printf 'build_type=%s\n' "${build_type:-RelWithDebInfo (CMakeLists.txt default)}"
-  printf 'mpich=%s\n' "$(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p')"
+  machine_lines "$BUILD"
   printf 'torch=%s\n' "not used"
   printf 'openblas=%s\n' "not used"
   printf 'epochs=0\n'
