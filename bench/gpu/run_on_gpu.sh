@@ -162,6 +162,7 @@ stage_ckpt() {
     printf 'epochs=0\n'
     printf 'skipped=%s\n' "trainrt pytorch torch python allreduce restart report nodes goodput array data xgboost tune"
     printf 'filesystem=%s\n' "$(df -hT "$(dirname "$dir")" | tail -1)"
+    printf 'omp_num_threads=%s\n' "${OMP_NUM_THREADS:-unset}"
     printf 'load=%s\n' "$(cut -d' ' -f1-3 /proc/loadavg) at the end"
   } >"$results/machine.txt"
 }
