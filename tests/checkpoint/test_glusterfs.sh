@@ -5,9 +5,11 @@
 # on two nodes would (a private mount namespace per rank binds its client on one common path).
 # For each layout: an uninterrupted run through clients a and b ends with the weights of the same
 # run on the local disk, and every checkpoint verifies through each client (c never wrote it, a
-# and b hold pages from writing it); a run killed when reporting iteration 6 resumes, with the
-# clients swapped (each rank reads what the other client wrote), from checkpoint 5 with no
-# checkpoint reported bad, and ends with the uninterrupted weights.
+# and b hold pages from writing it); a run killed when reporting iteration 4 resumes with the
+# clients swapped (each rank reads what the other client wrote) from checkpoint 3, is killed at 7,
+# and resumes through the first clients again (which cache what they wrote before the others
+# appended) from 6, no checkpoint reported bad; it ends with the uninterrupted weights, and its
+# result.jsonl and metrics.h5 report the uninterrupted run's values.
 # Before page_coherence, the `shared` layout committed every checkpoint with a checksum its file
 # did not have (each rank hashed the other's metadata from its own stale pages).
 # ctest: fixture=small_data
@@ -68,16 +70,48 @@ layout_case() {
   fi
   verify_everywhere "whole_$layout" "$layout"
 
-  local crash="$WORK/crash_$layout.out" again="$WORK/again_$layout.out"
-  TRAINRT_FAULT=report:1:6 train_clients "killed_$layout" "$crash" a b --checkpoint.layout="$layout"
-  [ "$rc" -ne 0 ] || fail "$layout: the run with rank 1 killed at iteration 6 exits 0"
-  train_clients "killed_$layout" "$again" b a --checkpoint.layout="$layout"
-  local from; from=$(resumed_iteration "$again")
-  digest=$(digest_of "$again")
-  if [ "$rc" -eq 0 ] && [ "$from" = 5 ] && [ "$digest" = "$base" ] && ! grep -qi 'warning.*checkpoint' "$again"; then
-    pass "$layout: killed at 6, resumed through the other clients from 5, digest $digest"
+  # Three attempts, rank 0 through a, then b, then a again (a job requeued back onto a node that
+  # still caches the run's files from its first allocation, while b has since appended to them).
+  local first="$WORK/first_$layout.out" second="$WORK/second_$layout.out" third="$WORK/third_$layout.out" from
+  TRAINRT_FAULT=report:1:4 train_clients "killed_$layout" "$first" a b --checkpoint.layout="$layout"
+  [ "$rc" -ne 0 ] || fail "$layout: the run with rank 1 killed at iteration 4 exits 0"
+  TRAINRT_FAULT=report:1:7 train_clients "killed_$layout" "$second" b a --checkpoint.layout="$layout"
+  from=$(resumed_iteration "$second")
+  [ "$rc" -ne 0 ] && [ "$from" = 3 ] || { show "$second" 25; fail "$layout: second attempt exits $rc, from '$from' (expected 3)"; }
+  train_clients "killed_$layout" "$third" a b --checkpoint.layout="$layout"
+  from=$(resumed_iteration "$third")
+  digest=$(digest_of "$third")
+  if [ "$rc" -eq 0 ] && [ "$from" = 6 ] && [ "$digest" = "$base" ] && ! grep -qi 'warning.*checkpoint' "$second" "$third"; then
+    pass "$layout: killed at 4 and 7, resumed from 3 through the other clients and from 6 through the first ones, digest $digest"
   else
-    show "$again" 25; fail "$layout: resume exits $rc, from '$from' (expected 5), digest '$digest' (expected $base)"
+    show "$third" 25; fail "$layout: third attempt exits $rc, from '$from' (expected 6), digest '$digest' (expected $base)"
+  fi
+  same_reports "whole_$layout" "killed_$layout" "$layout"
+}
+
+# same_reports RUN_A RUN_B WHAT: result.jsonl and metrics.h5 of the two runs (read through client
+# c) hold the same iterations with the same reported values (times aside), each once.
+same_reports() {
+  local a="$WORK/client_c/runs/$1" b="$WORK/client_c/runs/$2" what=$3
+  local values='{_training_iteration, epoch, step, running_loss, loss, test_loss, test_accuracy}'
+  if [ -s "$a/result.jsonl" ] && [ "$(jq -c "$values" "$a/result.jsonl")" = "$(jq -c "$values" "$b/result.jsonl")" ]; then
+    pass "$what: result.jsonl of the resumed run reports what the uninterrupted one did ($(rows "$b") rows)"
+  else
+    fail "$what: result.jsonl differs from the uninterrupted run's"
+  fi
+  if /usr/bin/python3 - "$a/metrics.h5" "$b/metrics.h5" <<'PY'; then
+import sys, h5py, numpy as np
+tables = [h5py.File(path, "r")["metrics"] for path in sys.argv[1:]]
+timing = ("_timestamp", "restart_count", "samples_per_s", "data_wait_s")  # and every *_time* column
+names = [n for n in tables[0].dtype.names
+         if not (n.split("/")[0] in timing or n.startswith("_time") or n.split("/")[0].endswith("_time_s"))]
+for name in names:
+    x, y = tables[0][name], tables[1][name]
+    assert len(x) == len(y) and np.array_equal(x, y, equal_nan=True), name
+PY
+    pass "$what: metrics.h5 of the resumed run holds the uninterrupted one's rows"
+  else
+    fail "$what: metrics.h5 differs from the uninterrupted run's"
   fi
 }
 
