@@ -1,7 +1,5 @@
 #include "checkpoint/reader.hpp"
 
-#include <fcntl.h>
-
 #include <algorithm>
 #include <chrono>
 #include <optional>
@@ -15,7 +13,6 @@
 #include "checkpoint/validate.hpp"
 #include "h5/h5.hpp"
 #include "storage/page_coherence.hpp"
-#include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt {
@@ -104,16 +101,6 @@ bool copy_from_received(const Checkpoint::Impl& impl, const checkpoint::PartEntr
     return true;
 }
 
-// Before HDF5 reads a file that other nodes wrote: this node's cached pages of it may be stale
-// where the filesystem's clients are not coherent (storage/page_coherence.hpp). An extra open
-// next to HDF5's own; a file that cannot be opened is left for HDF5 to report.
-void forget_foreign_pages_of(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    storage::Fd owned(fd);
-    storage::forget_foreign_pages(owned.get());
-}
-
 // Copies the overlap [start, start + count) from the part's dataset into the requested block:
 // from memory where a restore left the part's bytes, else through HDF5.
 void read_overlap(const Checkpoint::Impl& impl, const checkpoint::PartEntry& part, TensorType type,
@@ -126,7 +113,7 @@ void read_overlap(const Checkpoint::Impl& impl, const checkpoint::PartEntry& par
     }
     const OverlapCopy copy{shape, file_start, memory_start, count, tensor_type_size(type)};
     if (copy_from_received(impl, part, copy, out) || copy_from_image(impl, part, type, copy, out)) return;
-    forget_foreign_pages_of(impl.path + "/" + part.file);
+    storage::forget_foreign_pages(impl.path + "/" + part.file);  // HDF5 reads through this node's cache
     h5::File file = h5::open_file(impl.path + "/" + part.file, false);
     h5::Dataset dataset = h5::open_dataset(file.get(), part.dataset);
     std::vector<hsize_t> file_at(file_start.begin(), file_start.end()), memory_at(memory_start.begin(), memory_start.end());

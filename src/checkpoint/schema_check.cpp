@@ -9,6 +9,7 @@
 
 #include "checkpoint/layout.hpp"
 #include "h5/h5.hpp"
+#include "storage/page_coherence.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt::checkpoint {
@@ -102,8 +103,9 @@ std::vector<std::string> check_files(const std::string& checkpoint_dir, const Ma
         const bool held = in_memory != nullptr && file_name == in_memory->name;
         DatasetAddresses* noted = held ? addresses : nullptr;
         try {
-            h5::File file = held && in_memory->bytes != nullptr ? h5::open_image(in_memory->bytes, in_memory->size, path)
-                                                                : h5::open_file(path, false);
+            const bool from_memory = held && in_memory->bytes != nullptr;
+            if (!from_memory) storage::forget_foreign_pages(path);  // HDF5 reads through this node's cache
+            h5::File file = from_memory ? h5::open_image(in_memory->bytes, in_memory->size, path) : h5::open_file(path, false);
             check_root(file.get(), path, manifest, problems);
             for (const auto& [tensor_name, part] : parts)
                 check_part(file.get(), path, tensor_name, manifest.tensors.at(tensor_name), *part, problems, noted);

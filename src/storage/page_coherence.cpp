@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include <array>
 
@@ -24,21 +25,35 @@ bool coherent_filesystem_type(std::uint64_t statfs_type) {
     return false;
 }
 
+namespace {
+
+bool coherent(int statfs_result, const struct statfs& filesystem) {
+    return statfs_result == 0 && coherent_filesystem_type(static_cast<std::uint64_t>(filesystem.f_type));
+}
+
+}  // namespace
+
 bool page_cache_coherent(int fd) {
     struct statfs filesystem {};
-    if (::fstatfs(fd, &filesystem) != 0) return false;
-    return coherent_filesystem_type(static_cast<std::uint64_t>(filesystem.f_type));
+    return coherent(::fstatfs(fd, &filesystem), filesystem);
 }
 
 bool page_cache_coherent(const std::string& path) {
     struct statfs filesystem {};
-    if (::statfs(path.c_str(), &filesystem) != 0) return false;
-    return coherent_filesystem_type(static_cast<std::uint64_t>(filesystem.f_type));
+    return coherent(::statfs(path.c_str(), &filesystem), filesystem);
 }
 
 void forget_foreign_pages(int fd, std::uint64_t offset, std::uint64_t length) {
     if (page_cache_coherent(fd)) return;
     ::posix_fadvise(fd, static_cast<off_t>(offset), static_cast<off_t>(length), POSIX_FADV_DONTNEED);
+}
+
+void forget_foreign_pages(const std::string& path) {
+    if (page_cache_coherent(path)) return;  // no open where nothing is to be done
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    ::close(fd);
 }
 
 }  // namespace trainrt::storage

@@ -31,5 +31,9 @@ bool page_cache_coherent(const std::string& path);
 // (length 0: to the end) where the filesystem is not coherent (posix_fadvise DONTNEED); nothing
 // on a coherent one, whose cache stays useful. Dirty pages stay: they hold this node's writes.
 void forget_foreign_pages(int fd, std::uint64_t offset = 0, std::uint64_t length = 0);
+// The same for the whole file at `path`, for readers that open it themselves (HDF5): on a
+// coherent filesystem a statfs and nothing else; a file that cannot be opened is left for the
+// reader to report.
+void forget_foreign_pages(const std::string& path);
 
 }  // namespace trainrt::storage
