@@ -135,15 +135,17 @@ t4 = t4r = t5 = t5b = t_rep = None
 detail4 = detail4r = detail5 = detail_rep = "–"
 detail5b = "not run"
 
-def paired_ratio(n, what, layout, base="plain"):
+def paired_ratio(n, what, layout, base="plain", frame=None):
     """`base` time / layout time, by couples of consecutive repetitions (2k: base first, 2k+1:
     base last; whichever runs second pays for the first one's writeback on this disk, so a couple's
     summed times cancel the order): the median over complete couples; with no complete couple,
     the median of the repetitions' ratios; older result files without repetitions: the ratio of
-    the medians."""
-    rows = ck[(ck["ranks"] == n) & (ck["what"] == what)]
+    the medians. `frame`: checkpoint_bench lines of another results directory (default: this run's)."""
+    frame = ck if frame is None else frame
+    rows = frame[(frame["ranks"] == n) & (frame["what"] == what)]
     if "rep" not in rows or rows["rep"].isna().all():
-        p, x = ck_med.get((n, what, base)), ck_med.get((n, what, layout))
+        medians = rows.groupby("layout")["seconds"].median()
+        p, x = medians.get(base), medians.get(layout)
         return p / x if p and x else None
     wide = rows.pivot_table(index="rep", columns="layout", values="seconds")
     if base not in wide or layout not in wide:
@@ -429,6 +431,23 @@ if py_gpu.exists():
                            capture_output=True, text=True).stdout.strip()
     lines += ["## GPU: Python training functions, trainrt vs plain PyTorch", "",
               Path("bench/gpu/results/h200-python-latest.md").read_text().strip(), "", *table.splitlines(), ""]
+
+# --- checkpoints on a network filesystem: the stored results of `make bench-glusterfs` ---
+gl_dir = Path("bench/glusterfs/results/checkpoint")
+gl = pd.concat([jsonl(gl_dir / f"checkpoint_n{n}.jsonl") for n in RANKS], ignore_index=True)
+if not gl.empty and out.resolve() != gl_dir.resolve():  # not inside the report of those results
+    gl_meta = dict(line.split("=", 1) for line in (gl_dir / "machine.txt").read_text().splitlines() if "=" in line)
+    lines += ["## Checkpoints on a network filesystem (GlusterFS, stored results)", "",
+              f"Not measured by `make bench`: the stored results of `make bench-glusterfs` ({gl_dir}, "
+              f"{gl_meta.get('date', '?')}, trainrt {gl_meta.get('trainrt', '?')}; full report {gl_dir}.md). "
+              f"{gl_meta.get('filesystem', '')}. The same checkpoint bench, both sides of each ratio through the "
+              "volume, the same pairing of repetitions; FUSE's own costs on this machine, not a cluster's network.", "",
+              "| ranks | what | file_per_rank / plain | shared / plain |", "|---:|---|---:|---:|"]
+    for n in RANKS:
+        for what in ("write", "read"):
+            lines.append(f"| {n} | {what} | {fmt(paired_ratio(n, what, 'file_per_rank', frame=gl))} | "
+                         f"{fmt(paired_ratio(n, what, 'shared', frame=gl))} |")
+    lines.append("")
 
 # --- parts measured on the local cluster, or their stored results ---
 def cluster_section(result, part, renderer, title, not_run):
