@@ -6,12 +6,17 @@
 #                                   volume NAME of 2 bricks under DIR (files spread over them by
 #                                   name), started and mounted at each CLIENT directory (each its
 #                                   own FUSE client, as on separate nodes)
-#   gluster_down                    unmounts, stops and deletes the volume, and stops glusterd
-#                                   when gluster_up started it (call it from an EXIT trap)
+#   gluster_mount_in PID DIR [OPTS] one more client of the volume, mounted at DIR inside the mount
+#                                   namespace of process PID (a node of slurm/local-cluster.sh:
+#                                   its slurmd, whose tasks then see the volume through it), with
+#                                   mount options OPTS (e.g. attribute-timeout=60)
+#   gluster_down                    unmounts every client, stops and deletes the volume, and stops
+#                                   glusterd when gluster_up started it (call it from an EXIT trap)
 # A rank sees the run directory through a client of its own with tools/in_mount.sh:
 #   mpiexec -n 1 tools/in_mount.sh CLIENT_A VIEW CMD... : -n 1 tools/in_mount.sh CLIENT_B VIEW CMD...
 GLUSTER_VOLUME=""
 GLUSTER_CLIENTS=()
+GLUSTER_NS_CLIENTS=()   # "PID DIR" of the clients mounted inside other mount namespaces
 GLUSTER_STARTED_DAEMON=0
 
 gluster_up() {
@@ -47,13 +52,28 @@ gluster_daemon() {
   return 1
 }
 
+# This host's root mount is private (nothing mounted here later reaches other mount namespaces),
+# so a namespace's client is mounted from inside it; its FUSE daemon runs in this host's network.
+gluster_mount_in() {
+  local pid=$1 dir=$2 options=(${3:+-o "$3"})
+  nsenter -t "$pid" -m mount -t glusterfs "${options[@]}" "$(hostname):/$GLUSTER_VOLUME" "$dir" || return 1
+  GLUSTER_NS_CLIENTS+=("$pid $dir")
+  case $(nsenter -t "$pid" -m stat -f -c %T "$dir") in
+    fuse | fuseblk) ;;
+    *) echo "FAIL: $dir in the mounts of process $pid is not a FUSE mount" >&2; return 1 ;;
+  esac
+}
+
 gluster_down() {
   local client
+  for client in "${GLUSTER_NS_CLIENTS[@]}"; do
+    nsenter -t "${client%% *}" -m umount -l "${client#* }" 2>/dev/null || true
+  done
   for client in "${GLUSTER_CLIENTS[@]}"; do mountpoint -q "$client" && umount -l "$client"; done
   if [ -n "$GLUSTER_VOLUME" ]; then
     gluster --mode=script volume stop "$GLUSTER_VOLUME" force >/dev/null 2>&1 || true
     gluster --mode=script volume delete "$GLUSTER_VOLUME" >/dev/null 2>&1 || true
   fi
   if [ "$GLUSTER_STARTED_DAEMON" = 1 ]; then pkill -x glusterfsd || true; pkill -x glusterd || true; fi
-  GLUSTER_VOLUME="" GLUSTER_CLIENTS=() GLUSTER_STARTED_DAEMON=0
+  GLUSTER_VOLUME="" GLUSTER_CLIENTS=() GLUSTER_NS_CLIENTS=() GLUSTER_STARTED_DAEMON=0
 }

@@ -12,6 +12,7 @@
 # result.jsonl and metrics.h5 report the uninterrupted run's values.
 # Before page_coherence, the `shared` layout committed every checkpoint with a checksum its file
 # did not have (each rank hashed the other's metadata from its own stale pages).
+# ctest: resource=glusterfs
 # ctest: fixture=small_data
 # ctest: timeout=600
 source "$(dirname "$0")/lib.sh"
