@@ -4,7 +4,9 @@
 # volume with one FUSE client per node (node1..node3 each mount one on a common path inside its
 # slurmd's mount namespace, so every task Slurm starts there reads and writes through it), each
 # client trusting the attributes it cached for 60 s as an NFS client does (acregmax; GlusterFS's
-# own default is 1 s). A 2-task run (`shared` layout, srun --mpi=pmix, one task per node):
+# own default is 1 s), and one MPI-IO aggregator for the job (ROMIO hint cb_nodes 1, what ROMIO
+# picks for a Lustre file of stripe count 1), so node1's rank writes HDF5's metadata at each save
+# for both nodes. A 2-task run (`shared` layout, srun --mpi=pmix, one task per node):
 #   1. node1, node2: rank 1 killed when reporting iteration 4 (checkpoint 3 committed);
 #   2. node2, node3: resumes from 3 (node2 caches the pages it wrote; node3 saw nothing), rank 1
 #      killed at 7;
@@ -14,9 +16,10 @@
 # skipped as bad; every checkpoint verifies through each node's client; result.jsonl holds every
 # iteration once and events.jsonl every attempt's start and restore, each line whole (each file
 # appended by each attempt through another client).
-# What it does not show: the `shared` writer's stale-page failure (page_coherence.hpp) did not
-# occur across these nodes even with the coherence check disabled (2026-11-27); it occurs with 2
-# ranks on one host through 2 clients, which tests/checkpoint/test_glusterfs.sh covers.
+# With the coherence check disabled (page_coherence.hpp trusting every filesystem) every checkpoint
+# is committed with a checksum its file does not have (node2's rank hashed metadata that node1's
+# aggregator wrote from its own stale pages) and attempt 2 finds none to resume from. With ROMIO's
+# default across nodes, one aggregator per node, that did not happen (2026-11-27).
 # ctest: resource=slurm_cluster
 # ctest: resource=glusterfs
 # ctest: fixture=small_data
@@ -48,6 +51,8 @@ done
 [[ $(stat -f -c %T "$VIEW") != fuse* ]] || fail "a node's client is mounted on this host's own $VIEW too"
 log "GlusterFS volume trainrt_slurm_$$ ($(glusterfs --version | head -1)): node1..node3 each through its own client at $VIEW"
 
+printf 'cb_nodes 1\n' >"$TEST_TMP/romio_hints"
+export ROMIO_HINTS=$TEST_TMP/romio_hints   # srun passes the environment to the tasks
 ARGS="--data.path=$SMALL_DATA --train.batch_size=64 --train.epochs=2 --checkpoint.every_steps=24 --checkpoint.layout=shared --metrics.progress=off"
 reference_digest "$ARGS"
 RUN=$TEST_TMP/client_host/runs/gluster
