@@ -4,8 +4,8 @@
 # volume with one FUSE client per node (node1..node3 each mount one on a common path inside its
 # slurmd's mount namespace, so every task Slurm starts there reads and writes through it), each
 # client trusting the attributes it cached for 60 s as an NFS client does (acregmax; GlusterFS's
-# own default is 1 s), and one MPI-IO aggregator for the job (ROMIO hint cb_nodes 1, what ROMIO
-# picks for a Lustre file of stripe count 1), so node1's rank writes HDF5's metadata at each save
+# own default is 1 s), and one MPI-IO aggregator for the job (ROMIO hint cb_nodes 1, as a site's
+# ROMIO hints may set), so node1's rank writes HDF5's metadata at each save
 # for both nodes. A 2-task run (`shared` layout, srun --mpi=pmix, one task per node):
 #   1. node1, node2: rank 1 killed when reporting iteration 4 (checkpoint 3 committed);
 #   2. node2, node3: resumes from 3 (node2 caches the pages it wrote; node3 saw nothing), rank 1
