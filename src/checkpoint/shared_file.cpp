@@ -234,6 +234,18 @@ std::vector<WrittenRegion> write_contents(hid_t file, const WritePlan& plan, MPI
     return regions;
 }
 
+// ROMIO's collective open looks the file up on every rank (statfs of its path) before rank 0
+// creates it. A client that caches negative lookups (NFS's lookupcache=all, a FUSE negative
+// timeout) then answers "no such file" to the same rank's open that follows: measured on
+// GlusterFS 10.3 with negative-timeout=60, every `shared` save failed. So where the filesystem is
+// not known to keep clients coherent (storage/page_coherence.hpp) rank 0 creates the file empty
+// first, and every rank's first lookup finds it. Not on the others: on Lustre, ROMIO sets the
+// striping of the file it creates itself.
+void create_before_collective_open(const std::string& path, int rank) {
+    const std::string dir = std::filesystem::path(path).parent_path();
+    if (rank == 0 && !storage::page_cache_coherent(dir)) storage::open_or_throw(path, O_WRONLY | O_CREAT | O_TRUNC);
+}
+
 // Collective: creates `path` (truncating), writes every tensor and closes it; or, when any
 // rank failed, abandons the file on every rank and throws on every rank. Returns where this
 // rank's blocks lie in the file.
@@ -243,6 +255,8 @@ std::vector<WrittenRegion> write_data_file(const std::string& path, const WriteP
     ParallelFile file;
     std::vector<WrittenRegion> regions;
     try {
+        comm::agree(peers, comm::attempt([&] { create_before_collective_open(path, comm_rank(comm)); }),
+                    "creating " + path);
         comm::agree(peers, comm::attempt([&] { file.create(path, fapl.get()); }), "creating " + path);
         comm::agree(peers, comm::attempt([&] { regions = write_contents(file.get(), plan, comm, path); }),
                     "writing " + path);

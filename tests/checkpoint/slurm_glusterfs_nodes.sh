@@ -3,10 +3,11 @@
 # the local cluster's nodes, resumed on other nodes as a requeued job lands: a real GlusterFS
 # volume with one FUSE client per node (node1..node3 each mount one on a common path inside its
 # slurmd's mount namespace, so every task Slurm starts there reads and writes through it), each
-# client trusting the attributes it cached for 60 s as an NFS client does (acregmax; GlusterFS's
-# own default is 1 s), and one MPI-IO aggregator for the job (ROMIO hint cb_nodes 1, as a site's
-# ROMIO hints may set), so node1's rank writes HDF5's metadata at each save
-# for both nodes. A 2-task run (`shared` layout, srun --mpi=pmix, one task per node):
+# client trusting the attributes, names and negative lookups it cached for 60 s as an NFS client
+# may (acregmax, acdirmax, lookupcache=all; GlusterFS's defaults: 1 s, 1 s, none), and one MPI-IO
+# aggregator for the job (ROMIO hint cb_nodes 1, as a site's ROMIO hints may set), so node1's rank
+# writes HDF5's metadata at each save for both nodes. A 2-task run (`shared` layout, srun
+# --mpi=pmix, one task per node):
 #   1. node1, node2: rank 1 killed when reporting iteration 4 (checkpoint 3 committed);
 #   2. node2, node3: resumes from 3 (node2 caches the pages it wrote; node3 saw nothing), rank 1
 #      killed at 7;
@@ -19,7 +20,9 @@
 # With the coherence check disabled (page_coherence.hpp trusting every filesystem) every checkpoint
 # is committed with a checksum its file does not have (node2's rank hashed metadata that node1's
 # aggregator wrote from its own stale pages) and attempt 2 finds none to resume from. With ROMIO's
-# default across nodes, one aggregator per node, that did not happen (2026-11-27).
+# default across nodes, one aggregator per node, that did not happen (2026-11-27). Without rank 0
+# creating data.h5 before ROMIO's collective open (shared_file.cpp), the first save fails: node2's
+# client keeps the "no such file" of ROMIO's own lookup before the create.
 # ctest: resource=slurm_cluster
 # ctest: resource=glusterfs
 # ctest: fixture=small_data
@@ -41,7 +44,9 @@ slurmd_pid() { cat "$TRAINRT_SLURM_DIR/run/slurmd.node$1.launch.pid"; }
 on_node() { local i=$1; shift; nsenter -t "$(slurmd_pid "$i")" -m "$@"; }  # CMD in node I's mounts
 trap 'rc=$?; gluster_down; _on_exit $rc' EXIT
 
-NODE_MOUNT_OPTIONS=attribute-timeout=60   # as an NFS client's acregmax
+# Attributes, names and "no such file" answers cached 60 s, as an NFS client may (acregmax,
+# acdirmax, lookupcache=all); GlusterFS's defaults are 1 s, 1 s and not cached.
+NODE_MOUNT_OPTIONS=attribute-timeout=60,entry-timeout=60,negative-timeout=60
 # This host reads the run through a client of its own (client_host), never written through.
 gluster_up "trainrt_slurm_$$" "$TEST_TMP/gluster" "$TEST_TMP/client_host" || fail "GlusterFS volume not up"
 mkdir -p "$VIEW"
