@@ -17,6 +17,11 @@
 # skipped as bad; every checkpoint verifies through each node's client; result.jsonl holds every
 # iteration once and events.jsonl every attempt's start and restore, each line whole (each file
 # appended by each attempt through another client).
+# Part 2, as users submit a job: jobs/fashion_mlp.sbatch (trainrt supervise, --requeue), 2 nodes,
+# requeued twice by `scontrol requeue` with a node drained each time, so that it starts again on
+# node1+node2, node2+node3, node1+node3 (batch script and supervisor too, each reading the run
+# through its node's client); it resumes from each stop's checkpoint and ends bitwise as the same
+# training uninterrupted, every row once.
 # With the coherence check disabled (page_coherence.hpp trusting every filesystem) every checkpoint
 # is committed with a checksum its file does not have (node2's rank hashed metadata that node1's
 # aggregator wrote from its own stale pages) and attempt 2 finds none to resume from. With ROMIO's
@@ -98,3 +103,40 @@ jq -e . "$RUN/events.jsonl" >/dev/null || fail "events.jsonl holds a line that i
 [[ $(jq -s -c '[.[] | select(.event == "restore") | .iteration]' "$RUN/events.jsonl") == "[3,6]" ]] \
   || fail "events.jsonl's restores are not 3 then 6: $(jq -c 'select(.event == "restore")' "$RUN/events.jsonl")"
 log "result.jsonl: every iteration once; events.jsonl: 3 starts, restores of 3 and 6, every line whole"
+
+# Part 2, a job as users submit it: jobs/fashion_mlp.sbatch (trainrt supervise, --requeue) on 2
+# nodes, requeued twice by `scontrol requeue`; each time a node the job ran on is drained, so that
+# Slurm starts it again on the other pair (node1+node2, then node2+node3, then node1+node3), its
+# batch script and supervisor included: they read the run directory through their node's client.
+drained=""
+drain() {
+  [[ -z $drained ]] || scontrol update nodename="$drained" state=resume
+  drained=$1
+  scontrol update nodename="$drained" state=drain reason=slurm_glusterfs_nodes || fail "cannot drain $drained"
+}
+trap 'rc=$?; [[ -z $drained ]] || scontrol update nodename="$drained" state=resume; gluster_down; _on_exit $rc' EXIT
+reference_digest "$LIFECYCLE_ARGS --checkpoint.layout=shared"
+export TRAINRT TRAINRT_ARGS="$LIFECYCLE_ARGS --checkpoint.layout=shared --run.storage_path=$VIEW/runs --run.name=requeued"
+RUN=$TEST_TMP/client_host/runs/requeued
+OUT=$TEST_TMP/requeued.out
+drain node3
+submit -p multi -N 2 --ntasks-per-node=1 --ntasks=2 --output="$OUT" jobs/fashion_mlp.sbatch
+for step in "0 node1" "1 node2"; do
+  read -r restart leave <<<"$step"
+  wait_start "$RUN" "$restart"
+  wait_rows "$RUN" $(($(rows "$RUN") + 5))
+  drain "$leave"
+  timeout 20 scontrol requeue "$JOB" || fail "scontrol requeue $JOB failed"
+  log "requeued job $JOB during restart $restart at row $(rows "$RUN"), $leave drained"
+done
+wait_job "$JOB" 300
+expect_job_ok "$JOB"
+hosts=$(jq -s -r '[.[] | select(.event == "start") | .hosts | join("+")] | join(" ")' "$RUN/events.jsonl")
+[[ $hosts == "node1+node2 node2+node3 node1+node3" ]] || fail "the job's attempts ran on '$hosts'"
+[[ $(jq -s -c '[.[] | select(.event == "restore")] | length' "$RUN/events.jsonl") == 2 ]] \
+  || fail "expected 2 restores: $(jq -c 'select(.event == "restore")' "$RUN/events.jsonl")"
+jq -e -s '[.[] | select(.event == "stop") | .checkpoint] == [.[] | select(.event == "restore") | .checkpoint | split("/") | last]' \
+  "$RUN/events.jsonl" >/dev/null || fail "the restores did not use the stop checkpoints"
+rows_once "$RUN"
+[[ $(digest_in "$OUT") == "$BASE" ]] || fail "digest after two requeues $(digest_in "$OUT") != uninterrupted $BASE"
+log "requeued twice onto other nodes (attempts on $hosts), resumed from each stop's checkpoint, digest $BASE, $(rows "$RUN") rows once"
