@@ -13,6 +13,11 @@
 // Rule: a filesystem is trusted as coherent only when it is known to be; any other one has this
 // node's clean cached pages of a file dropped before bytes that another process may have written
 // are read from it (the reads then come from the filesystem's servers).
+//
+// The same list stands for coherent lookups: on an untrusted filesystem a client may also keep a
+// "no such file" answer after another node created the file (NFS lookupcache=all, a FUSE negative
+// timeout), so the `shared` layout's rank 0 creates data.h5 before ROMIO's collective open, which
+// looks it up on every rank first (checkpoint/shared_file.cpp).
 #include <cstdint>
 #include <string>
 

@@ -22,12 +22,12 @@
 # node1+node2, node2+node3, node1+node3 (batch script and supervisor too, each reading the run
 # through its node's client); it resumes from each stop's checkpoint and ends bitwise as the same
 # training uninterrupted, every row once.
-# With the coherence check disabled (page_coherence.hpp trusting every filesystem) every checkpoint
-# is committed with a checksum its file does not have (node2's rank hashed metadata that node1's
-# aggregator wrote from its own stale pages) and attempt 2 finds none to resume from. With ROMIO's
-# default across nodes, one aggregator per node, that did not happen (2026-11-27). Without rank 0
-# creating data.h5 before ROMIO's collective open (shared_file.cpp), the first save fails: node2's
-# client keeps the "no such file" of ROMIO's own lookup before the create.
+# With page_coherence.hpp trusting every filesystem (rank 0's early create of data.h5 kept), every
+# checkpoint is committed with a checksum its file does not have (node2's rank hashed metadata
+# that node1's aggregator wrote, from its own stale pages) and attempt 2 finds none to resume
+# from; with ROMIO's default across nodes, one aggregator per node, that did not happen
+# (2026-11-27). Without rank 0 creating data.h5 before ROMIO's collective open (shared_file.cpp),
+# the first save fails: node2's client keeps the "no such file" of ROMIO's own lookup before it.
 # ctest: resource=slurm_cluster
 # ctest: resource=glusterfs
 # ctest: fixture=small_data
