@@ -6,8 +6,8 @@
 # client trusting the attributes, names and negative lookups it cached for 60 s as an NFS client
 # may (acregmax, acdirmax, lookupcache=all; GlusterFS's defaults: 1 s, 1 s, none), and one MPI-IO
 # aggregator for the job (ROMIO hint cb_nodes 1, as a site's ROMIO hints may set), so node1's rank
-# writes HDF5's metadata at each save for both nodes. A 2-task run (`shared` layout, srun
-# --mpi=pmix, one task per node):
+# writes HDF5's metadata at each save for both nodes. A 2-task run (srun --mpi=pmix, one task
+# per node), for each layout (`shared`, `file_per_rank`):
 #   1. node1, node2: rank 1 killed when reporting iteration 4 (checkpoint 3 committed);
 #   2. node2, node3: resumes from 3 (node2 caches the pages it wrote; node3 saw nothing), rank 1
 #      killed at 7;
@@ -63,46 +63,49 @@ log "GlusterFS volume trainrt_slurm_$$ ($(glusterfs --version | head -1)): node1
 
 printf 'cb_nodes 1\n' >"$TEST_TMP/romio_hints"
 export ROMIO_HINTS=$TEST_TMP/romio_hints   # srun passes the environment to the tasks
-ARGS="--data.path=$SMALL_DATA --train.batch_size=64 --train.epochs=2 --checkpoint.every_steps=24 --checkpoint.layout=shared --metrics.progress=off"
-reference_digest "$ARGS"
-RUN=$TEST_TMP/client_host/runs/gluster
+ARGS="--data.path=$SMALL_DATA --train.batch_size=64 --train.epochs=2 --checkpoint.every_steps=24 --metrics.progress=off"
+reference_digest "$ARGS"   # either layout's weights: the layout does not change the training
 
-# attempt N NODES: the run on those 2 nodes (one task each, rank 0 on the lower); sets rc, OUT.
+# attempt LAYOUT N NODES: the run on those 2 nodes (one task each, rank 0 on the lower); sets rc, OUT.
 attempt() {
-  OUT=$TEST_TMP/attempt$1.out
+  OUT=$TEST_TMP/$1_attempt$2.out
   rc=0
   # shellcheck disable=SC2086
-  timeout -k 10 300 bash slurm/local-cluster.sh exec 1 srun -p multi -w "$2" -N 2 --ntasks-per-node=1 --mpi=pmix \
-    --time=5 "$TRAINRT" --config jobs/fashion_mlp.ini $ARGS --run.storage_path="$VIEW/runs" --run.name=gluster \
-    >"$OUT" 2>&1 || rc=$?
+  timeout -k 10 300 bash slurm/local-cluster.sh exec 1 srun -p multi -w "$3" -N 2 --ntasks-per-node=1 --mpi=pmix \
+    --time=5 "$TRAINRT" --config jobs/fashion_mlp.ini $ARGS --checkpoint.layout="$1" --run.storage_path="$VIEW/runs" \
+    --run.name="$1" >"$OUT" 2>&1 || rc=$?
 }
 restored() { sed -n 's/^\[trainrt 0\] resuming from .* (iteration \([0-9][0-9]*\))$/\1/p' "$1" | tail -1; }
 
-TRAINRT_FAULT=report:1:4 attempt 1 node1,node2
-((rc != 0)) || fail "attempt 1 (rank 1 killed at iteration 4) exited 0"
-TRAINRT_FAULT=report:1:7 attempt 2 node2,node3
-[[ $rc != 0 && $(restored "$OUT") == 3 ]] || fail "attempt 2 exited $rc, resumed from '$(restored "$OUT")', not 3: $(tail -5 "$OUT")"
-attempt 3 node1,node3
-[[ $rc == 0 && $(restored "$OUT") == 6 ]] || fail "attempt 3 exited $rc, resumed from '$(restored "$OUT")', not 6: $(tail -5 "$OUT")"
-[[ $(digest_in "$OUT") == "$BASE" ]] || fail "attempt 3 ends with digest '$(digest_in "$OUT")', the uninterrupted run $BASE"
-! grep -qi 'skipping checkpoint\|warning.*checkpoint' "$TEST_TMP"/attempt[23].out || fail "a checkpoint was reported bad: $(grep -hi 'checkpoint' "$TEST_TMP"/attempt[23].out | head -3)"
-log "killed at 4 on node1,node2 and at 7 on node2,node3, resumed from 3 and 6, digest $BASE as uninterrupted"
-
-for i in "${NODES[@]}"; do
-  out=$TEST_TMP/verify$i.out
-  on_node "$i" "$TRAINRT" checkpoints verify "$VIEW/runs/gluster" >"$out" 2>&1 || fail "verify through client $i: $(grep -v '^ok ' "$out" | head -3)"
-  if (($(grep -c '^ok ' "$out") < 9)) || grep -q '^BAD' "$out"; then fail "verify through client $i: $(cat "$out")"; fi
-done
-log "every checkpoint verifies through each node's client"
-
-rows_once "$RUN"
-[[ $(jq -s -r 'last | .epoch' "$RUN/result.jsonl") == 2 ]] || fail "result.jsonl does not end at epoch 2"
-jq -e . "$RUN/events.jsonl" >/dev/null || fail "events.jsonl holds a line that is not JSON"
-[[ $(jq -s -c '[.[] | select(.event == "start")] | length' "$RUN/events.jsonl") == 3 ]] \
-  || fail "events.jsonl does not hold the 3 attempts' starts: $(jq -c 'select(.event == "start")' "$RUN/events.jsonl")"
-[[ $(jq -s -c '[.[] | select(.event == "restore") | .iteration]' "$RUN/events.jsonl") == "[3,6]" ]] \
-  || fail "events.jsonl's restores are not 3 then 6: $(jq -c 'select(.event == "restore")' "$RUN/events.jsonl")"
-log "result.jsonl: every iteration once; events.jsonl: 3 starts, restores of 3 and 6, every line whole"
+# Part 1 for one layout: killed twice, resumed on other node pairs.
+killed_and_resumed() {
+  local layout=$1 run=$TEST_TMP/client_host/runs/$1 out i
+  TRAINRT_FAULT=report:1:4 attempt "$layout" 1 node1,node2
+  ((rc != 0)) || fail "$layout: attempt 1 (rank 1 killed at iteration 4) exited 0"
+  TRAINRT_FAULT=report:1:7 attempt "$layout" 2 node2,node3
+  [[ $rc != 0 && $(restored "$OUT") == 3 ]] || fail "$layout: attempt 2 exited $rc, resumed from '$(restored "$OUT")', not 3: $(tail -5 "$OUT")"
+  attempt "$layout" 3 node1,node3
+  [[ $rc == 0 && $(restored "$OUT") == 6 ]] || fail "$layout: attempt 3 exited $rc, resumed from '$(restored "$OUT")', not 6: $(tail -5 "$OUT")"
+  [[ $(digest_in "$OUT") == "$BASE" ]] || fail "$layout: attempt 3 ends with digest '$(digest_in "$OUT")', the uninterrupted run $BASE"
+  ! grep -qi 'skipping checkpoint\|warning.*checkpoint' "$TEST_TMP/$layout"_attempt[23].out \
+    || fail "$layout: a checkpoint was reported bad: $(grep -hi 'checkpoint' "$TEST_TMP/$layout"_attempt[23].out | head -3)"
+  for i in "${NODES[@]}"; do
+    out=$TEST_TMP/$layout.verify$i.out
+    on_node "$i" "$TRAINRT" checkpoints verify "$VIEW/runs/$layout" >"$out" 2>&1 || fail "$layout: verify through client $i: $(grep -v '^ok ' "$out" | head -3)"
+    if (($(grep -c '^ok ' "$out") < 9)) || grep -q '^BAD' "$out"; then fail "$layout: verify through client $i: $(cat "$out")"; fi
+  done
+  rows_once "$run"
+  [[ $(jq -s -r 'last | .epoch' "$run/result.jsonl") == 2 ]] || fail "$layout: result.jsonl does not end at epoch 2"
+  jq -e . "$run/events.jsonl" >/dev/null || fail "$layout: events.jsonl holds a line that is not JSON"
+  [[ $(jq -s -c '[.[] | select(.event == "start")] | length' "$run/events.jsonl") == 3 ]] \
+    || fail "$layout: events.jsonl does not hold the 3 attempts' starts: $(jq -c 'select(.event == "start")' "$run/events.jsonl")"
+  [[ $(jq -s -c '[.[] | select(.event == "restore") | .iteration]' "$run/events.jsonl") == "[3,6]" ]] \
+    || fail "$layout: events.jsonl's restores are not 3 then 6: $(jq -c 'select(.event == "restore")' "$run/events.jsonl")"
+  log "$layout: killed at 4 on node1,node2 and at 7 on node2,node3, resumed from 3 and 6, digest $BASE as uninterrupted;" \
+    "every checkpoint verifies through each node's client; every row once; events.jsonl whole, 3 starts"
+}
+killed_and_resumed shared
+killed_and_resumed file_per_rank
 
 # Part 2, a job as users submit it: jobs/fashion_mlp.sbatch (trainrt supervise, --requeue) on 2
 # nodes, requeued twice by `scontrol requeue`; each time a node the job ran on is drained, so that

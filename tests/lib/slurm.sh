@@ -238,7 +238,7 @@ reference_digest() {
   cd "$TRAINRT_SRC"
   # shellcheck disable=SC2086
   run_ok 300 "$out" mpiexec -n 2 "$TRAINRT" --config jobs/fashion_mlp.ini $1 \
-     --run.storage_path="$TEST_TMP/runs" --run.name=reference
+     --run.storage_path="$TEST_TMP/runs" --run.name="reference-$key"  # one run per set of arguments
   cd "$here"
   BASE=$(sed -n 's/^weights_digest=//p' "$out" | tail -1)
   [[ "$BASE" =~ ^[0-9a-f]{16}$ ]] || fail "no weights digest from the reference run ($out)"
