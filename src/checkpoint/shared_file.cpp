@@ -240,7 +240,8 @@ std::vector<WrittenRegion> write_contents(hid_t file, const WritePlan& plan, MPI
 // GlusterFS 10.3 with negative-timeout=60, every `shared` save failed. So where the filesystem is
 // not known to keep clients coherent (storage/page_coherence.hpp) rank 0 creates the file empty
 // first, and every rank's first lookup finds it. Not on the others: on Lustre, ROMIO sets the
-// striping of the file it creates itself.
+// striping of the file it creates itself. The agreement after it is made on every filesystem, so
+// that ranks never depend on judging the filesystem alike.
 void create_before_collective_open(const std::string& path, int rank) {
     const std::string dir = std::filesystem::path(path).parent_path();
     if (rank == 0 && !storage::page_cache_coherent(dir)) storage::open_or_throw(path, O_WRONLY | O_CREAT | O_TRUNC);

@@ -14,9 +14,10 @@
 #   3. node1, node3: resumes from 6 (node1 caches files from attempt 1 that attempt 2 appended
 #      to, within their attributes' 60 s) and completes.
 # It ends with the weights of the same run uninterrupted on the local disk (mpiexec), no checkpoint
-# skipped as bad; every checkpoint verifies through each node's client; result.jsonl holds every
-# iteration once and events.jsonl every attempt's start and restore, each line whole (each file
-# appended by each attempt through another client).
+# skipped as bad; every checkpoint verifies through each node's client; result.jsonl reports the
+# values of the same run uninterrupted on node1,node2 (each iteration once), and events.jsonl holds
+# every attempt's start and restore, each line whole (each file appended by each attempt through
+# another client).
 # Part 2, as users submit a job: jobs/fashion_mlp.sbatch (trainrt supervise, --requeue), 2 nodes,
 # requeued twice by `scontrol requeue` with a node drained each time, so that it starts again on
 # node1+node2, node2+node3, node1+node3 (batch script and supervisor too, each reading the run
@@ -66,43 +67,50 @@ export ROMIO_HINTS=$TEST_TMP/romio_hints   # srun passes the environment to the 
 ARGS="--data.path=$SMALL_DATA --train.batch_size=64 --train.epochs=2 --checkpoint.every_steps=24 --metrics.progress=off"
 reference_digest "$ARGS"   # either layout's weights: the layout does not change the training
 
-# attempt LAYOUT N NODES: the run on those 2 nodes (one task each, rank 0 on the lower); sets rc, OUT.
+# attempt LAYOUT RUN NODES: run RUN (layout LAYOUT) on those 2 nodes (one task each, rank 0 on the
+# lower), its output into $TEST_TMP/RUN.N.out for the Nth attempt; sets rc, OUT.
 attempt() {
-  OUT=$TEST_TMP/$1_attempt$2.out
+  local n=1
+  while [[ -e $TEST_TMP/$2.$n.out ]]; do n=$((n + 1)); done
+  OUT=$TEST_TMP/$2.$n.out
   rc=0
   # shellcheck disable=SC2086
   timeout -k 10 300 bash slurm/local-cluster.sh exec 1 srun -p multi -w "$3" -N 2 --ntasks-per-node=1 --mpi=pmix \
     --time=5 "$TRAINRT" --config jobs/fashion_mlp.ini $ARGS --checkpoint.layout="$1" --run.storage_path="$VIEW/runs" \
-    --run.name="$1" >"$OUT" 2>&1 || rc=$?
+    --run.name="$2" >"$OUT" 2>&1 || rc=$?
 }
 restored() { sed -n 's/^\[trainrt 0\] resuming from .* (iteration \([0-9][0-9]*\))$/\1/p' "$1" | tail -1; }
 
-# Part 1 for one layout: killed twice, resumed on other node pairs.
+# Part 1 for one layout: uninterrupted on node1,node2 (run LAYOUT_whole), then killed twice and
+# resumed on other node pairs (run LAYOUT).
 killed_and_resumed() {
   local layout=$1 run=$TEST_TMP/client_host/runs/$1 out i
-  TRAINRT_FAULT=report:1:4 attempt "$layout" 1 node1,node2
+  local values='{_training_iteration, epoch, step, running_loss, loss, test_loss, test_accuracy}'
+  attempt "$layout" "$layout"_whole node1,node2
+  [[ $rc == 0 && $(digest_in "$OUT") == "$BASE" ]] || fail "$layout: uninterrupted run exited $rc, digest '$(digest_in "$OUT")', not $BASE"
+  TRAINRT_FAULT=report:1:4 attempt "$layout" "$layout" node1,node2
   ((rc != 0)) || fail "$layout: attempt 1 (rank 1 killed at iteration 4) exited 0"
-  TRAINRT_FAULT=report:1:7 attempt "$layout" 2 node2,node3
+  TRAINRT_FAULT=report:1:7 attempt "$layout" "$layout" node2,node3
   [[ $rc != 0 && $(restored "$OUT") == 3 ]] || fail "$layout: attempt 2 exited $rc, resumed from '$(restored "$OUT")', not 3: $(tail -5 "$OUT")"
-  attempt "$layout" 3 node1,node3
+  attempt "$layout" "$layout" node1,node3
   [[ $rc == 0 && $(restored "$OUT") == 6 ]] || fail "$layout: attempt 3 exited $rc, resumed from '$(restored "$OUT")', not 6: $(tail -5 "$OUT")"
   [[ $(digest_in "$OUT") == "$BASE" ]] || fail "$layout: attempt 3 ends with digest '$(digest_in "$OUT")', the uninterrupted run $BASE"
-  ! grep -qi 'skipping checkpoint\|warning.*checkpoint' "$TEST_TMP/$layout"_attempt[23].out \
-    || fail "$layout: a checkpoint was reported bad: $(grep -hi 'checkpoint' "$TEST_TMP/$layout"_attempt[23].out | head -3)"
+  ! grep -qi 'skipping checkpoint\|warning.*checkpoint' "$TEST_TMP/$layout".[23].out \
+    || fail "$layout: a checkpoint was reported bad: $(grep -hi 'checkpoint' "$TEST_TMP/$layout".[23].out | head -3)"
   for i in "${NODES[@]}"; do
     out=$TEST_TMP/$layout.verify$i.out
     on_node "$i" "$TRAINRT" checkpoints verify "$VIEW/runs/$layout" >"$out" 2>&1 || fail "$layout: verify through client $i: $(grep -v '^ok ' "$out" | head -3)"
     if (($(grep -c '^ok ' "$out") < 9)) || grep -q '^BAD' "$out"; then fail "$layout: verify through client $i: $(cat "$out")"; fi
   done
-  rows_once "$run"
-  [[ $(jq -s -r 'last | .epoch' "$run/result.jsonl") == 2 ]] || fail "$layout: result.jsonl does not end at epoch 2"
+  [[ -s "$run/result.jsonl" && $(jq -c "$values" "$run/result.jsonl") == $(jq -c "$values" "$run"_whole/result.jsonl) ]] \
+    || fail "$layout: result.jsonl of the resumed run does not report what the uninterrupted one did"
   jq -e . "$run/events.jsonl" >/dev/null || fail "$layout: events.jsonl holds a line that is not JSON"
   [[ $(jq -s -c '[.[] | select(.event == "start")] | length' "$run/events.jsonl") == 3 ]] \
     || fail "$layout: events.jsonl does not hold the 3 attempts' starts: $(jq -c 'select(.event == "start")' "$run/events.jsonl")"
   [[ $(jq -s -c '[.[] | select(.event == "restore") | .iteration]' "$run/events.jsonl") == "[3,6]" ]] \
     || fail "$layout: events.jsonl's restores are not 3 then 6: $(jq -c 'select(.event == "restore")' "$run/events.jsonl")"
   log "$layout: killed at 4 on node1,node2 and at 7 on node2,node3, resumed from 3 and 6, digest $BASE as uninterrupted;" \
-    "every checkpoint verifies through each node's client; every row once; events.jsonl whole, 3 starts"
+    "every checkpoint verifies through each node's client; result.jsonl's values as uninterrupted; events.jsonl whole, 3 starts"
 }
 killed_and_resumed shared
 killed_and_resumed file_per_rank
