@@ -14,8 +14,8 @@ MetricsTables::MetricsTables(const std::string& run_dir)
 
 MetricsTables::~MetricsTables() = default;
 
-std::vector<std::string> MetricsTables::reconcile(const std::vector<Row>& rows) {
-    std::vector<std::string> warnings;
+MetricsTables::Notices MetricsTables::reconcile(const std::vector<Row>& rows) {
+    Notices notices;
     schema_ = TableSchema(rows);
     arranger_.forget();
     csv_.reconcile(schema_, rows);
@@ -23,16 +23,21 @@ std::vector<std::string> MetricsTables::reconcile(const std::vector<Row>& rows) 
     h5_.reset();
     if (rows.empty()) {
         ::unlink(path.c_str());  // rows of a start that never got past its first report
-        return warnings;
+        return notices;
     }
     std::string problem;
     h5_ = MetricsH5::open_matching(path, schema_, rows.size(), problem);
-    if (h5_) return warnings;
-    if (!problem.empty())
-        warnings.push_back(fmt::format("{} could not be opened for appending ({}); rebuilt from "
-                                       "result.jsonl with its {} complete row(s)", path, problem, rows.size()));
+    if (h5_) return notices;
+    // A writer that never closed the file (killed, or ended by the watchdog's _Exit) leaves HDF5's
+    // "open for writing" mark, which refuses a writer's open but not a reader's.
+    if (!problem.empty() && metrics_h5_problem(path).empty())
+        notices.notes.push_back(fmt::format("{} was left open for writing by an attempt that did not end cleanly; "
+                                            "rebuilt from result.jsonl with its {} complete row(s)", path, rows.size()));
+    else if (!problem.empty())
+        notices.warnings.push_back(fmt::format("{} could not be opened for appending ({}); rebuilt from "
+                                               "result.jsonl with its {} complete row(s)", path, problem, rows.size()));
     h5_ = MetricsH5::rebuild(path, schema_, rows);
-    return warnings;
+    return notices;
 }
 
 void MetricsTables::append(const Row& row) {

@@ -3,7 +3,8 @@
 // Each report appends its row to both; a row with a column the tables lack (a key that appears
 // later in a run) rebuilds both from result.jsonl, atomically. At a start they are checked
 // against result.jsonl and rebuilt when they differ: rows of lost work that result.jsonl moved
-// aside, a row a kill left out, or a damaged or truncated file (then with a warning).
+// aside, a row a kill left out, a metrics.h5 that a killed attempt left open for writing (a note:
+// every failure leaves it so, intact), or a damaged or truncated file (then with a warning).
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,8 +18,12 @@ class MetricsTables {
 public:
     explicit MetricsTables(const std::string& run_dir);
     ~MetricsTables();
-    // Returns warning lines (a damaged file that was rebuilt).
-    std::vector<std::string> reconcile(const std::vector<Row>& rows);
+    // What a start's check found worth saying, one line each.
+    struct Notices {
+        std::vector<std::string> warnings;  // a damaged file, rebuilt
+        std::vector<std::string> notes;     // a file left open by a killed attempt, rebuilt
+    };
+    Notices reconcile(const std::vector<Row>& rows);
     // `row` is already in result.jsonl.
     void append(const Row& row);
 

@@ -71,7 +71,9 @@ std::int64_t ResultLog::keep_rows(const std::function<bool(std::int64_t)>& keep)
         rows_.reopen();
     }
     if (!kept.empty()) total_before_s_ = kept.back().value("_time_total_s", 0.0);
-    for (const std::string& warning : tables_.reconcile(kept)) log::warn("{}", warning);
+    const MetricsTables::Notices notices = tables_.reconcile(kept);
+    for (const std::string& warning : notices.warnings) log::warn("{}", warning);
+    for (const std::string& note : notices.notes) log::info("{}", note);
     return static_cast<std::int64_t>(superseded.size());
 }
 

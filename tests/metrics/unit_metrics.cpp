@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -10,6 +11,7 @@
 
 #include "metrics/metric_series.hpp"
 #include "metrics/metrics_h5.hpp"
+#include "metrics/metrics_tables.hpp"
 #include "metrics/progress_csv.hpp"
 #include "metrics/progress_display.hpp"
 #include "metrics/rows_file.hpp"
@@ -119,6 +121,40 @@ TEST_CASE("metrics.h5: rebuild, append, reopen only when it matches; damage is r
     CHECK_FALSE(metrics_h5_problem(path).empty());
     std::ofstream(dir.path / "junk.h5") << "not hdf5";
     CHECK_FALSE(metrics_h5_problem((dir.path / "junk.h5").string()).empty());
+}
+
+TEST_CASE("metrics tables at a start: a metrics.h5 a killed writer left open is a note, damage a warning", "[metrics]") {
+    TempDir dir;
+    const std::string path = (dir.path / "metrics.h5").string();
+    const std::vector<Row> rows{row(1), row(2)};
+    // A writer killed with the file open: HDF5's "open for writing" mark stays in the file.
+    const pid_t writer = ::fork();
+    REQUIRE(writer >= 0);
+    if (writer == 0) {
+        auto table = MetricsH5::rebuild(path, TableSchema(rows), rows);
+        table->append(TableSchema(rows).arrange(flatten(row(3))));
+        ::_exit(0);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(writer, &status, 0) == writer);
+    REQUIRE(WIFEXITED(status));
+    std::string problem;
+    CHECK(MetricsH5::open_matching(path, TableSchema(rows), 3, problem) == nullptr);
+    CHECK_FALSE(problem.empty());
+    {
+        MetricsTables tables(dir.path.string());
+        const MetricsTables::Notices left_open = tables.reconcile(rows);  // row 3 was lost work
+        CHECK(left_open.warnings.empty());
+        REQUIRE(left_open.notes.size() == 1);
+        CHECK(left_open.notes[0].find("left open for writing") != std::string::npos);
+    }
+    CHECK(MetricsH5::open_matching(path, TableSchema(rows), 2, problem) != nullptr);  // rebuilt, closed
+    fs::resize_file(path, fs::file_size(path) / 2);
+    MetricsTables tables(dir.path.string());
+    const MetricsTables::Notices damaged = tables.reconcile(rows);
+    CHECK(damaged.notes.empty());
+    REQUIRE(damaged.warnings.size() == 1);
+    CHECK(damaged.warnings[0].find("could not be opened for appending") != std::string::npos);
 }
 
 TEST_CASE("progress.csv reconcile rewrites only when rows or header differ", "[metrics]") {
