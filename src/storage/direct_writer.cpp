@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "storage/mapped_file.hpp"
+#include "storage/page_coherence.hpp"
 
 #include "trainrt/error.hpp"
 
@@ -53,9 +54,10 @@ std::uint64_t round_up(std::uint64_t value) {
     return (value + DirectWriter::kBlock - 1) / DirectWriter::kBlock * DirectWriter::kBlock;
 }
 
-// O_DIRECT for `path` where it pays: not on a memory filesystem, and where the open is accepted.
+// O_DIRECT for `path` where it pays and is safe: not on a memory filesystem, not on one that is
+// not trusted coherent (direct_writer.hpp), and where the open is accepted.
 Fd open_direct(const std::string& path, int buffered_fd) {
-    if (on_memory_filesystem(buffered_fd)) return Fd();
+    if (on_memory_filesystem(buffered_fd) || !page_cache_coherent(buffered_fd)) return Fd();
     return Fd(::open(path.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC));
 }
 

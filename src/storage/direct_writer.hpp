@@ -13,8 +13,18 @@
 // (pwrite), because the rest of those blocks may hold bytes that another writer owns (HDF5's
 // metadata next to a tensor's data). So the file may be written by others too, as long as no one
 // else writes inside the runs. Nothing is durable before the caller's fsync of the file.
-// On a memory filesystem (tmpfs, ramfs: O_DIRECT there is a copy more), or where the filesystem
-// refuses O_DIRECT, every write is a plain pwrite from the caller's memory.
+// On a memory filesystem (tmpfs, ramfs: O_DIRECT there is a copy more), where the filesystem
+// refuses O_DIRECT, or where it is not trusted coherent (page_coherence.hpp), every write is a
+// plain pwrite from the caller's memory.
+//
+// Why not O_DIRECT on an untrusted filesystem: the partial blocks' pwrites make the client read
+// those pages first, and a client may read ahead and keep the blocks the O_DIRECT writes then
+// replace, without dropping them. Measured 2026-11-27 on CephFS through ceph-fuse 16.2.15: each
+// rank's client went on serving zeros for its own file's data (`file_per_rank`) from its own cache
+// (echo 3 > drop_caches left them: the cache is ceph-fuse's), while every other client read the
+// data; a restore in which another rank read the replicated parts stored there through that
+// client (`replicated_reads = files`) trained on them (tests/checkpoint/test_cephfs.sh). Written
+// through the client's cache, the bytes are what every client reads.
 //
 // Why the copy into the buffers even where the caller's memory could go to the disk itself (tried
 // 2026-11-26: an async save's page-aligned host copy, HDF5 aligning large datasets to 4 KiB, the
