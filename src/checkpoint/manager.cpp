@@ -24,6 +24,7 @@
 #include "comm/agreement.hpp"
 #include "comm/strings.hpp"
 #include "storage/direct_writer.hpp"
+#include "storage/page_coherence.hpp"
 #include "storage/posix.hpp"
 #include "storage/remover.hpp"
 #include "runlog/clock.hpp"
@@ -186,11 +187,19 @@ struct CheckpointManager::Impl {
     std::string restored_level = "pfs";
 
     bool root() const { return context.world_rank == 0; }
-    // On one node the files and the MPI transfers go through the same memory and disk (measured:
-    // the exchange was 2.5x slower there); across nodes it spares the shared filesystem N reads.
-    bool exchanges_replicated() const {
-        return options.replicated_reads == ReplicatedReads::exchange ||
-               (options.replicated_reads == ReplicatedReads::automatic && context.num_nodes > 1);
+    // Collective. Across nodes the exchange spares the shared filesystem N reads. On a filesystem
+    // not trusted coherent (storage/page_coherence.hpp) every replicated byte a rank takes then
+    // comes from bytes a rank verified in memory, not through a client that may serve others (a
+    // ceph-fuse client served zeros for blocks it had written: test_cephfs.sh); the ranks agree,
+    // so that none depends on every rank judging the filesystem alike. Otherwise, on one node the
+    // files and the MPI transfers go through the same memory and disk (measured: the exchange was
+    // 2.5x slower there).
+    bool exchanges_replicated(const std::string& path) {
+        if (options.replicated_reads != ReplicatedReads::automatic)
+            return options.replicated_reads == ReplicatedReads::exchange;
+        if (context.num_nodes > 1) return true;
+        const double coherent = storage::page_cache_coherent(path) ? 1.0 : 0.0;
+        return comm.allreduce_value(coherent, ReduceOp::min) == 0.0;
     }
     std::string dir() const { return checkpoints_dir(context.run_dir); }
     std::string pending(const std::string& name) const { return dir() + "/.pending_" + name; }
@@ -426,7 +435,7 @@ std::optional<Checkpoint> CheckpointManager::restore() {
             std::shared_ptr<Checkpoint::Impl> impl =
                 open_checkpoint_impl(path, std::move(manifest), std::move(kept), compute_threads(m.context));
             const std::uint64_t held = impl->kept.held_bytes();
-            if (m.exchanges_replicated()) {
+            if (m.exchanges_replicated(path)) {
                 const std::uint64_t received = exchange_replicated(*impl, m.comm, m.context, budget > held ? budget - held : 0);
                 if (m.root() && received > 0)
                     log::info("restore: {:.1f} MiB of replicated tensors received from the ranks that verified them "

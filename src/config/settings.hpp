@@ -124,7 +124,8 @@ template <> struct KeyType<SecondsOrAuto> {
     KEY(replicated_reads, ReplicatedReads, "auto", any_value(),                                                 \
         "restore of replicated tensors (file_per_rank, same world size): exchange (each rank reads its own "    \
         "file and sends its parts to the others over MPI: the filesystem serves them once), files (every "       \
-        "rank reads every file that holds a part), auto (exchange when the job spans several nodes)")            \
+        "rank reads every file that holds a part), auto (exchange when the job spans several nodes or the "     \
+        "filesystem is not trusted coherent)")                                                                   \
     KEY(every_steps, std::int64_t, "0", at_least(0),                                                            \
         "also checkpoint every N training steps (0: at the end of each epoch only)")                           \
     KEY(interval, SecondsOrAuto, "0", any_value(),                                                              \
