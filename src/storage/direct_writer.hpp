@@ -17,9 +17,11 @@
 // refuses O_DIRECT, or where it is not trusted coherent (page_coherence.hpp), every write is a
 // plain pwrite from the caller's memory.
 //
-// Why not O_DIRECT on an untrusted filesystem: the partial blocks' pwrites make the client read
-// those pages first, and a client may read ahead and keep the blocks the O_DIRECT writes then
-// replace, without dropping them. Measured 2026-11-27 on CephFS through ceph-fuse 16.2.15: each
+// Why not O_DIRECT on an untrusted filesystem: a client's own cache may keep blocks of the file
+// that the O_DIRECT writes then replace, without dropping them (shown with ceph-fuse: a client
+// that had read a range, then written it with O_DIRECT, went on serving the old bytes for it;
+// the buffered writes around each run, HDF5's among them, give a client such a range to keep).
+// Measured 2026-11-27 on CephFS through ceph-fuse 16.2.15: each
 // rank's client went on serving zeros for its own file's data (`file_per_rank`) from its own cache
 // (echo 3 > drop_caches left them: the cache is ceph-fuse's), while every other client read the
 // data; a restore in which another rank read the replicated parts stored there through that
