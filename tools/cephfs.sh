@@ -8,15 +8,12 @@
 #   cephfs_up DIR CLIENT...        the daemons started under DIR (configuration, data, logs),
 #                                  the filesystem created, and mounted at each CLIENT directory
 #                                  (each its own ceph-fuse client, as on separate nodes)
-#   cephfs_mount_in PID DIR        one more client, mounted at DIR inside the mount namespace of
-#                                  process PID (a node of slurm/local-cluster.sh: its slurmd)
 #   cephfs_down                    unmounts every client and stops the daemons (call it from an
 #                                  EXIT trap)
 # A rank sees the run directory through a client of its own with tools/in_mount.sh, as with
 # tools/glusterfs_volume.sh.
 CEPHFS_DIR=""
 CEPHFS_CLIENTS=()      # directories mounted here
-CEPHFS_NS_CLIENTS=()   # "PID DIR" of the clients mounted inside other mount namespaces
 CEPHFS_MEMSTORE_BYTES=${CEPHFS_MEMSTORE_BYTES:-4294967296}  # the OSD's memory for objects
 
 cephfs_up() {
@@ -115,39 +112,28 @@ cephfs_wait() {
   return 1
 }
 
-# cephfs_mount DIR NAME [nsenter ARGS...]: a ceph-fuse client at DIR, its pid file, admin socket
-# and log named NAME (two clients may not share them).
+# cephfs_mount DIR NAME: a ceph-fuse client at DIR, its pid file, admin socket and log named NAME
+# (two clients may not share them).
 cephfs_mount() {
-  local dir=$1 name=$2; shift 2
+  local dir=$1 name=$2
   local run="$CEPHFS_DIR/run" out
-  "$@" mkdir -p "$dir"
-  out=$("$@" ceph-fuse -c "$CEPHFS_DIR/ceph.conf" --pid-file="$run/fuse-$name.pid" \
+  mkdir -p "$dir"
+  out=$(ceph-fuse -c "$CEPHFS_DIR/ceph.conf" --pid-file="$run/fuse-$name.pid" \
     --admin-socket="$run/fuse-$name.asok" --log-file="$CEPHFS_DIR/log/fuse-$name.log" "$dir" 2>&1) ||
     { echo "FAIL: ceph-fuse at $dir: $out" >&2; return 1; }
-  case $("$@" stat -f -c %T "$dir") in
+  case $(stat -f -c %T "$dir") in
     fuse | fuseblk) ;;
-    *) echo "FAIL: $dir is $("$@" stat -f -c %T "$dir"), not a FUSE mount" >&2; return 1 ;;
+    *) echo "FAIL: $dir is $(stat -f -c %T "$dir"), not a FUSE mount" >&2; return 1 ;;
   esac
 }
 
-# This host's root mount is private (tools/glusterfs_volume.sh), so a namespace's client is
-# mounted from inside it; ceph-fuse runs in this host's network.
-cephfs_mount_in() {
-  local pid=$1 dir=$2
-  cephfs_mount "$dir" "ns$pid" nsenter -t "$pid" -m || return 1
-  CEPHFS_NS_CLIENTS+=("$pid $dir")
-}
-
 cephfs_down() {
-  local client entry
+  local client
   [ -n "$CEPHFS_DIR" ] || return 0
-  for entry in "${CEPHFS_NS_CLIENTS[@]}"; do
-    nsenter -t "${entry%% *}" -m umount -l "${entry#* }" 2>/dev/null || true
-  done
   for client in "${CEPHFS_CLIENTS[@]}"; do umount -l "$client" 2>/dev/null || true; done
   cephfs_stop "$CEPHFS_DIR/run"/fuse-*.pid "$CEPHFS_DIR/run/mds.a.pid" "$CEPHFS_DIR/run/osd.0.pid" \
     "$CEPHFS_DIR/run/mon.a.pid"
-  CEPHFS_CLIENTS=() CEPHFS_NS_CLIENTS=() CEPHFS_DIR=""
+  CEPHFS_CLIENTS=() CEPHFS_DIR=""
 }
 
 # cephfs_stop PIDFILE...: TERM, then KILL after 10 s, each process whose pid file is there.
