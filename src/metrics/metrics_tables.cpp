@@ -30,12 +30,15 @@ MetricsTables::Notices MetricsTables::reconcile(const std::vector<Row>& rows) {
     if (h5_) return notices;
     // A writer that never closed the file (killed, or ended by the watchdog's _Exit) leaves HDF5's
     // "open for writing" mark, which refuses a writer's open but not a reader's.
-    if (!problem.empty() && metrics_h5_problem(path).empty())
-        notices.notes.push_back(fmt::format("{} was left open for writing by an attempt that did not end cleanly; "
-                                            "rebuilt from result.jsonl with its {} complete row(s)", path, rows.size()));
-    else if (!problem.empty())
-        notices.warnings.push_back(fmt::format("{} could not be opened for appending ({}); rebuilt from "
-                                               "result.jsonl with its {} complete row(s)", path, problem, rows.size()));
+    if (!problem.empty()) {  // "" when the file merely differs from result.jsonl: rebuilt quietly
+        if (metrics_h5_problem(path).empty())
+            notices.notes.push_back(fmt::format("{} was left open for writing by an attempt that did not end "
+                                                "cleanly; rebuilt from result.jsonl with its {} complete row(s)",
+                                                path, rows.size()));
+        else
+            notices.warnings.push_back(fmt::format("{} could not be opened for appending ({}); rebuilt from "
+                                                   "result.jsonl with its {} complete row(s)", path, problem, rows.size()));
+    }
     h5_ = MetricsH5::rebuild(path, schema_, rows);
     return notices;
 }
