@@ -6,7 +6,7 @@ TRAINRT := $(BUILD)/trainrt
 DATA := data/fashion-mnist.h5
 PREFIX ?= /usr/local
 
-.PHONY: bench-goodput bench-glusterfs bench-tune-array all deps build data demo test test-long test-unit test-mpi test-metrics test-slurm test-install install bench bench-nodes clean
+.PHONY: bench-goodput bench-glusterfs bench-tune-array all deps build cli data demo test test-long test-unit test-mpi test-metrics test-slurm test-install install bench bench-nodes clean
 
 all: build
 
@@ -19,12 +19,16 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-$(DATA): | build
+# The CLI and libtrainrt only: what `make demo` runs (no component, test or benchmark).
+cli: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target trainrt
+
+$(DATA): | cli
 	$(TRAINRT) data import fashion-mnist --out $(DATA)
 
 data: build $(DATA)
 
-demo: data
+demo: cli $(DATA)
 	bash jobs/demo.sh
 
 # Tests run in parallel: each declares the cores it keeps busy (ctest PROCESSORS), and ctest keeps

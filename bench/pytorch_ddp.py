@@ -1,11 +1,11 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # Ray Train's FashionMNIST recipe in plain PyTorch DDP: the baseline trainrt's fashion_mlp is
 # measured against, and (imported by tools/torch_reference.py) the recipe that produces trainrt's
 # reference numbers in tests/data/torch_reference.json. One implementation serves both, so the
 # benchmark times exactly the computation the reference checks.
 #
-#   LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp \
-#     /usr/bin/python3 bench/pytorch_ddp.py --ranks 2 --epochs 3 [--init tests/data/torch_init_seed0.h5]
+#   /opt/trainrt-deps/venv/bin/python3 bench/pytorch_ddp.py --ranks 2 --epochs 3 [--init tests/data/torch_init_seed0.h5]
+#   (the project environment's python3: PyTorch 2.x from PyPI, tools/deps.sh)
 #
 # Prints one JSON line per epoch:
 #   {"ranks":N,"epoch":e,"loss":..,"test_accuracy":..,"train_time_s":..,"eval_time_s":..,"epoch_time_s":..}
@@ -20,7 +20,8 @@
 #   loss          = mean over the epoch's batches of the batch-mean train loss, averaged over ranks
 #   test_accuracy = correct / 10000 over the whole test set (argmax, first max on ties)
 #
-# Timing: every rank runs 1 thread (torch.set_num_threads(1), OMP_NUM_THREADS=1) with OpenBLAS.
+# Timing: every rank runs 1 thread (torch.set_num_threads(1), OMP_NUM_THREADS=1) with the BLAS of
+# PyPI's torch wheel (MKL on x86-64), as a user's torch has it.
 # The data are decoded into memory before the clock starts; batches are slices of this rank's
 # shard (what a DataLoader over a TensorDataset yields, without its per-sample collate cost, so
 # PyTorch is measured at its fastest). train_time_s: the epoch's training loop, DDP allreduce
@@ -34,34 +35,27 @@ import sys
 import tempfile
 import time
 
-OPENBLAS_DIR = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
 DATA_DIR = "/usr/share/datasets/fashion-mnist"
 GLOBAL_BATCH = 64
 LEARNING_RATE = 1e-3
 
 
 def ensure_environment():
-    """Re-executes this script with OpenBLAS and one OpenMP thread per process when not set.
-
-    LD_LIBRARY_PATH is read by the dynamic loader at start-up, so it cannot be changed after
-    torch is imported; without it Debian's torch uses the reference BLAS (~18x slower).
-    """
-    paths = os.environ.get("LD_LIBRARY_PATH", "").split(":")
-    if OPENBLAS_DIR in paths and os.environ.get("OMP_NUM_THREADS") == "1":
+    """Re-executes this script with one OpenMP thread per process when not set (OMP_NUM_THREADS is
+    read when torch's OpenMP runtime starts, so it cannot be changed after torch is imported)."""
+    if os.environ.get("OMP_NUM_THREADS") == "1" or os.environ.get("TRAINRT_BENCH_REEXEC") == "1":
         return
-    if os.environ.get("TRAINRT_BENCH_REEXEC") == "1":
-        return  # already tried once; do not loop
-    env = dict(os.environ)
-    if OPENBLAS_DIR not in paths:
-        env["LD_LIBRARY_PATH"] = ":".join([OPENBLAS_DIR] + [p for p in paths if p])
-    env["OMP_NUM_THREADS"] = "1"
-    env["TRAINRT_BENCH_REEXEC"] = "1"
+    env = dict(os.environ, OMP_NUM_THREADS="1", TRAINRT_BENCH_REEXEC="1")
     os.execve(sys.executable, [sys.executable] + sys.argv, env)
 
 
-def uses_openblas():
+def blas():
+    """The BLAS this process loaded: "mkl" (PyPI's torch on x86-64), "openblas", or "other"."""
+    import torch
+    if torch.backends.mkl.is_available():
+        return "mkl"
     with open("/proc/self/maps") as maps:
-        return "openblas" in maps.read()
+        return "openblas" if "openblas" in maps.read() else "other"
 
 
 def read_idx(path):
@@ -175,7 +169,7 @@ def worker(rank, ranks, epochs, init_path, port, out_path, first_steps):
     if rank == 0:
         with open(out_path, "w") as f:
             json.dump({"epochs": records, "first_batch_losses": (steps / ranks).tolist(),
-                       "openblas": uses_openblas()}, f)
+                       "blas": blas()}, f)
     dist.destroy_process_group()
 
 
@@ -257,7 +251,7 @@ def free_port():
 
 def run(ranks, epochs, init_path=None, first_steps=0):
     """Trains `epochs` epochs on `ranks` processes; returns rank 0's result dict:
-    {"epochs": [per-epoch records], "first_batch_losses": [...], "openblas": bool}."""
+    {"epochs": [per-epoch records], "first_batch_losses": [...], "blas": name}."""
     import torch.multiprocessing as mp
     with tempfile.TemporaryDirectory() as tmp:
         out_path = os.path.join(tmp, "result.json")
@@ -278,10 +272,6 @@ def main():
         parser.error(f"--ranks must divide the global batch {GLOBAL_BATCH}")
     ensure_environment()
     result = run(args.ranks, args.epochs, args.init)
-    if not result["openblas"]:
-        print(f"pytorch_ddp: warning: torch is not using OpenBLAS (LD_LIBRARY_PATH={OPENBLAS_DIR} "
-              "missing or libopenblas0-openmp not installed); timings are not comparable",
-              file=sys.stderr)
     for record in result["epochs"]:
         print(json.dumps(record), flush=True)
 

@@ -3,7 +3,7 @@
 #   lib/libtrainrt.so.X.Y.Z (SONAME libtrainrt.so.X.Y), lib/cmake/trainrt/ (find_package(trainrt))
 #   lib/libtrainrt_{cuda,torch,python}.so.X.Y.Z: the components built, loaded when a job needs one
 #   include/trainrt/ (public API + build_config.hpp)
-#   share/trainrt/{jobs,slurm,hdf5_schemas,examples}
+#   share/trainrt/{jobs,slurm,hdf5_schemas,examples}, share/trainrt/python (a user environment's build)
 #   modulefiles/trainrt/VERSION (Environment Modules, TCL) and VERSION.lua (Lmod), .version
 include(CMakePackageConfigHelpers)
 
@@ -38,6 +38,18 @@ if(TRAINRT_HAS_PYTHON)
     install(TARGETS trainrt_python_torch_module LIBRARY DESTINATION ${TRAINRT_PYTHON_DIR}/trainrt)
   endif()
   install(DIRECTORY python/trainrt/ DESTINATION ${TRAINRT_PYTHON_DIR}/trainrt FILES_MATCHING PATTERN "*.py")
+  install(FILES ${CMAKE_BINARY_DIR}/lib/trainrt/python/trainrt/_build_info.py DESTINATION ${TRAINRT_PYTHON_DIR}/trainrt)
+  # share/trainrt/python: the same component built for a user's own environment (another CPython,
+  # another torch) by `pip install --no-build-isolation $TRAINRT_ROOT/share/trainrt/python`
+  # (python/environment/, cmake/environment/): this tree's sources, against this install.
+  set(env_dir ${CMAKE_INSTALL_DATADIR}/trainrt/python)
+  install(FILES python/environment/pyproject.toml python/environment/trainrt_build_backend.py
+                cmake/environment/CMakeLists.txt DESTINATION ${env_dir})
+  install(FILES cmake/dependencies.cmake cmake/venv.cmake cmake/torch.cmake cmake/python.cmake
+          DESTINATION ${env_dir}/cmake)
+  install(DIRECTORY src/ DESTINATION ${env_dir}/src FILES_MATCHING PATTERN "*.hpp")
+  install(DIRECTORY src/python src/torch DESTINATION ${env_dir}/src FILES_MATCHING PATTERN "*.cpp")
+  install(DIRECTORY python/trainrt/ DESTINATION ${env_dir}/python/trainrt FILES_MATCHING PATTERN "*.py")
 endif()
 configure_package_config_file(cmake/trainrtConfig.cmake.in
   ${CMAKE_BINARY_DIR}/generated/trainrtConfig.cmake INSTALL_DESTINATION ${TRAINRT_CMAKE_DIR})

@@ -1,5 +1,6 @@
 # The optional Python component (issue: Python training functions). TRAINRT_WITH_PYTHON = AUTO
-# builds it when Debian's python3-dev and pybind11-dev are found, ON requires them, OFF leaves it
+# builds it, for the project environment's interpreter (cmake/venv.cmake), when Debian's python3-dev
+# and pybind11-dev are found, ON requires them, OFF leaves it
 # out. Sets TRAINRT_HAS_PYTHON. Three parts, none loaded by a job that does not use Python:
 #   libtrainrt_python.so    the `python:FILE.py:FUNC` workload: embeds CPython, runs the function
 #   trainrt/_trainrt.*.so   the extension module: the session, checkpoints, trainrt.run()
@@ -8,10 +9,7 @@
 # so the embedding finds it beside its own library.
 set(TRAINRT_HAS_PYTHON 0)
 if(NOT TRAINRT_WITH_PYTHON STREQUAL "OFF")
-  # Debian's interpreter: its torch, numpy and the venvs users make from it.
-  if(NOT Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
-    set(Python3_EXECUTABLE /usr/bin/python3)
-  endif()
+  # Python3_EXECUTABLE: the project environment's interpreter (cmake/venv.cmake) unless given.
   find_package(Python3 3.9 QUIET COMPONENTS Interpreter Development.Embed Development.Module)
   find_package(pybind11 2.6 CONFIG QUIET)
   if(Python3_FOUND AND pybind11_FOUND)
@@ -25,8 +23,13 @@ message(STATUS "trainrt: Python component ${TRAINRT_HAS_PYTHON} (TRAINRT_WITH_PY
 
 set(TRAINRT_PYTHON_DIR ${CMAKE_INSTALL_LIBDIR}/trainrt/python)
 
+# The package folder of the build: the build tree's lib/trainrt/python/trainrt, or, for an
+# environment's own build (cmake/environment/), TRAINRT_PACKAGE_DIR.
 function(trainrt_add_python_component)
   set(package_dir ${CMAKE_BINARY_DIR}/lib/trainrt/python/trainrt)
+  if(TRAINRT_PACKAGE_DIR)
+    set(package_dir ${TRAINRT_PACKAGE_DIR})
+  endif()
   set(warnings -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers)
   # The extension module: links libtrainrt (found by RUNPATH three directories up).
   file(GLOB module_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/python/module/*.cpp)
@@ -43,6 +46,8 @@ function(trainrt_add_python_component)
     LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib INSTALL_RPATH "$ORIGIN")
   target_compile_options(trainrt_python PRIVATE -O2 ${warnings})
   target_link_libraries(trainrt_python PRIVATE trainrt_lib trainrt_deps pybind11::embed)
+  # The environment the embedding takes (interpreter.cpp): the interpreter it was built for.
+  target_compile_definitions(trainrt_python PRIVATE TRAINRT_EMBED_PYTHON="${Python3_EXECUTABLE}")
   # The pure-Python package, copied beside the extension module.
   file(GLOB py_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/python/trainrt/*.py)
   set(copied)
@@ -54,18 +59,30 @@ function(trainrt_add_python_component)
   endforeach()
   add_custom_target(trainrt_python_package ALL DEPENDS ${copied})
   add_dependencies(trainrt_python trainrt_python_module trainrt_python_package)
+  set(torch_backend "")
   if(TRAINRT_HAS_TORCH)
     trainrt_add_python_torch_module(${package_dir} "${warnings}")
+    if(TRAINRT_HAS_PYTHON_TORCH)
+      set(torch_backend "${TRAINRT_TORCH_VERSION}")
+    endif()
   endif()
+  # What the package's libraries were built for: trainrt._entry refuses the torch backend, naming
+  # both versions, in a process whose torch is another one (a C++ ABI mismatch), and uses gloo.
+  set(version "${PROJECT_VERSION}")
+  if(trainrt_VERSION)
+    set(version "${trainrt_VERSION}")
+  endif()
+  file(WRITE ${package_dir}/_build_info.py
+    "# Written by trainrt's build (cmake/python.cmake): what this folder's libraries were built for.\n"
+    "PYTHON = \"${Python3_VERSION}\"\nTORCH = \"${torch_backend}\"\nTRAINRT = \"${version}\"\n")
 endfunction()
 
 # trainrt/_trainrt_torch.*.so (with the LibTorch component too): libtrainrt_torch's process group
 # handed to torch.distributed (scaling.backend = trainrt). Links PyTorch's libtorch_python.
 function(trainrt_add_python_torch_module package_dir warnings)
-  find_library(TRAINRT_TORCH_PYTHON_LIBRARY NAMES torch_python libtorch_python.so.1.13
-               HINTS ${Python3_SITEARCH}/torch/lib /usr/lib/python3/dist-packages/torch/lib)
+  find_library(TRAINRT_TORCH_PYTHON_LIBRARY NAMES torch_python HINTS ${Python3_SITEARCH}/torch/lib NO_DEFAULT_PATH)
   if(NOT TRAINRT_TORCH_PYTHON_LIBRARY)
-    message(WARNING "trainrt: libtorch_python not found (python3-torch): no scaling.backend = trainrt")
+    message(WARNING "trainrt: libtorch_python not found under ${Python3_SITEARCH}/torch: no scaling.backend = trainrt")
     return()
   endif()
   pybind11_add_module(trainrt_python_torch_module MODULE NO_EXTRAS

@@ -34,3 +34,45 @@ if [[ ! -r $EM_DIR/usr/lib/x86_64-linux-gnu/modulecmd.tcl ]]; then
   "${sudo_cmd[@]}" dpkg-deb -x "$work"/environment-modules_*.deb "$EM_DIR"
   rm -rf "$work"
 fi
+
+# venv_from_requirements DIR PYTHON REQUIREMENTS [ENV...]: a virtual environment made by PYTHON
+# holding REQUIREMENTS (pinned, with hashes; ENV: variables for the install, for packages built from
+# source). Idempotent: a venv whose stamp equals the requirements' hash is left alone, with no
+# network call.
+venv_from_requirements() {
+  local dir=$1 python=$2 req=$3 want
+  shift 3
+  want=$(sha256sum "$req" | cut -d' ' -f1)
+  if [[ -x $dir/bin/python3 && "$(cat "$dir/.trainrt-requirements" 2>/dev/null)" == "$want" ]]; then
+    echo "deps: $dir matches ${req#"$here/../"}"
+    return
+  fi
+  echo "deps: installing ${req#"$here/../"} into $dir (PyTorch with its CUDA libraries: ~4 GB once)"
+  [[ -x $dir/bin/python3 ]] || "$python" -m venv "$dir"
+  env "$@" "$dir/bin/pip" install -q --disable-pip-version-check --require-hashes --no-deps -r "$req"
+  "$dir/bin/python3" -c 'import torch, numpy' ||
+    { echo "deps: the Python stack in $dir does not import (see above)" >&2; exit 1; }
+  echo "$want" > "$dir/.trainrt-requirements"
+}
+
+# The project's Python stack from PyPI (tools/requirements.txt), in one virtual environment made
+# from Debian's /usr/bin/python3 (the interpreter trainrt embeds; its libpython3.11 comes with
+# python3-dev). It holds PyTorch 2.x (PyPI's Linux wheel, CUDA libraries included), whose libtorch
+# the LibTorch component builds against. h5py is built from source against Debian's parallel HDF5
+# (libhdf5_mpich) with MPICH's compiler: PyPI's h5py wheel bundles a serial HDF5 that must never
+# meet trainrt's in one process.
+VENV=${TRAINRT_VENV:-/opt/trainrt-deps/venv}
+venv_from_requirements "$VENV" /usr/bin/python3 "$here/requirements.txt" \
+  HDF5_DIR=/usr/lib/x86_64-linux-gnu/hdf5/mpich CC=mpicc HDF5_MPI=OFF
+"$VENV/bin/python3" -c 'import pandas, xgboost, optuna, h5py' ||
+  { echo "deps: the Python stack in $VENV does not import (see above)" >&2; exit 1; }
+
+# A user's own environment for the tests (tests/python/*user_env*): another CPython minor version
+# (3.12, pyenv's where there is no other) and another torch than the project's
+# (tools/requirements-user-py312.txt), into which the tests build trainrt's package as a user does.
+py312=$(command -v python3.12 || ls -d /root/.pyenv/versions/3.12*/bin/python3.12 2>/dev/null | tail -1 || true)
+[[ -n $py312 ]] || { echo "deps: no CPython 3.12 (python3.12 on PATH or pyenv's) for the user-environment tests" >&2; exit 1; }
+venv_from_requirements "${TRAINRT_USER_ENV:-/opt/trainrt-deps/user-py312}" "$py312" "$here/requirements-user-py312.txt"
+
+# Ray Train and Tune beside trainrt, for the benchmarks and conformance runs only (its own venv).
+bash "$here/../bench/ray/make_venv.sh"

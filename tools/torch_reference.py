@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # Produces trainrt's PyTorch reference for the fashion_mlp workload (Ray Train's FashionMNIST
 # recipe; the recipe itself lives in bench/pytorch_ddp.py, shared with the benchmark):
 #   tests/data/torch_init_seed0.h5   the model's initial weights, torch.manual_seed(0) default init,
@@ -7,10 +7,8 @@
 #                                    weights on 1, 2 and 4 ranks
 #
 # Command that produced the committed files (from the repository root; 1–2 minutes on 2 cores):
-#   LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp OMP_NUM_THREADS=1 \
-#     /usr/bin/python3 tools/torch_reference.py
-# (/usr/bin/python3: Debian's python3-torch 1.13; without the LD_LIBRARY_PATH it re-executes itself
-# with it.) Options: --out DIR (default tests/data), --epochs E (default 2), --ranks 1,2,4.
+#   OMP_NUM_THREADS=1 /opt/trainrt-deps/venv/bin/python3 tools/torch_reference.py
+# (the project environment's PyTorch 2.x from PyPI, tools/deps.sh). Options: --out DIR (default tests/data), --epochs E (default 2), --ranks 1,2,4.
 import argparse
 import json
 import os
@@ -22,7 +20,7 @@ sys.path.insert(0, os.path.join(REPO, "bench"))
 import pytorch_ddp as recipe  # noqa: E402
 
 INIT_NAME = "torch_init_seed0.h5"
-SOURCE = "torch 1.13 default init, manual_seed(0)"
+SOURCE = "torch default init, manual_seed(0)"
 FIRST_STEPS = 10
 
 
@@ -44,9 +42,6 @@ def main():
     runs, first_losses = {}, {}
     for ranks in [int(r) for r in args.ranks.split(",")]:
         result = recipe.run(ranks, args.epochs, init_path, first_steps=FIRST_STEPS)
-        if not result["openblas"]:
-            print("torch_reference: note: torch did not use OpenBLAS (results still valid, slower)",
-                  file=sys.stderr)
         runs[str(ranks)] = [{"epoch": r["epoch"], "loss": r["loss"],
                              "test_accuracy": r["test_accuracy"]} for r in result["epochs"]]
         first_losses[str(ranks)] = result["first_batch_losses"]

@@ -89,8 +89,8 @@ use_bundle() {
   missing=$(ldd "$TRAINRT" "$BUILD"/lib/libtrainrt.so "$BUILD/tests/nccl_check" "$UNPACKED"/bin/* | grep 'not found' | sort -u)
   [[ -z $missing ]] || die "libraries still missing with the bundle: $missing"
   export FASHION_IDX_DIR=$UNPACKED/data  # the IDX files, for the Python tests and benchmarks
-  TRAINRT_TEST_PYTHON=$(command -v python3)  # the tests' numpy and h5py: this machine's PyTorch Python
-  export TRAINRT_TEST_PYTHON
+  TRAINRT_PYTHON=$(command -v python3)  # the tests' numpy and h5py: this machine's PyTorch Python
+  export TRAINRT_PYTHON
   if [[ ! -s $REPO/data/fashion-mnist.h5 ]]; then
     "$TRAINRT" data import fashion-mnist --from "$UNPACKED/data" --out "$REPO/data/fashion-mnist.h5" >/dev/null ||
       die "importing FashionMNIST failed"

@@ -23,10 +23,28 @@ and "Coming from Ray Train".
 """
 import sys
 
-from . import _state
-from ._state import Context, StopTraining
-from .checkpoint import Checkpoint
-from .data import get_dataset
+
+def _check_interpreter():
+    """ImportError of one line when this package's libraries were built for another CPython (the
+    PYTHONPATH of `module load trainrt` seen from a user's environment of another Python version)."""
+    try:
+        from . import _build_info
+    except ImportError:  # a package without build information (bench/gpu's builds): nothing to check
+        return
+    built = tuple(int(part) for part in _build_info.PYTHON.split(".")[:2])
+    if sys.version_info[:2] != built:
+        raise ImportError(f"trainrt: the trainrt package at {__path__[0]} was built for CPython {_build_info.PYTHON} "
+                          f"and this is {sys.version.split()[0]} ({sys.executable}); build it for this environment: "
+                          f"`pip install pybind11 && pip install --no-build-isolation "
+                          f"$TRAINRT_ROOT/share/trainrt/python`")
+
+
+_check_interpreter()
+
+from . import _state  # noqa: E402
+from ._state import Context, StopTraining  # noqa: E402
+from .checkpoint import Checkpoint  # noqa: E402
+from .data import get_dataset  # noqa: E402
 from ._trainer import (CheckpointConfig, DataParallelTrainer, FailureConfig, Result, RunConfig, ScalingConfig,
                        TrainingFailedError)
 

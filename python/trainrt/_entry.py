@@ -119,10 +119,13 @@ def torch_backend(settings):
     """The torch.distributed backend to set up, or None. [scaling] backend gloo/nccl/trainrt ask for
     one; auto sets one up when the function's code imported torch: nccl with GPUs; on CPU trainrt
     (trainrt's MPI process group, about twice as fast as gloo here: README) when this trainrt has
-    its LibTorch component, else gloo."""
+    its LibTorch component, else gloo. trainrt (asked for or chosen) becomes gloo where the backend
+    was built against another torch than this process's (backend_mismatch(): run_function says so)."""
     backend = settings.scaling.backend
-    if backend in ("gloo", "nccl", "trainrt"):
+    if backend in ("gloo", "nccl"):
         return backend
+    if backend == "trainrt":
+        return "gloo" if backend_mismatch() else "trainrt"
     if backend == "auto" and "torch" in sys.modules:
         if settings.scaling.use_gpu:
             return "nccl"
@@ -130,7 +133,25 @@ def torch_backend(settings):
     return None
 
 
+def backend_mismatch():
+    """Why trainrt's torch backend cannot serve this process's torch (built against another
+    version: their C++ ABIs differ, and loading it would crash), or None. Nothing is loaded to tell."""
+    try:
+        from . import _build_info
+    except ImportError:
+        return None
+    import torch
+    have = torch.__version__.split("+")[0]
+    if not _build_info.TORCH or have == _build_info.TORCH:
+        return None
+    return (f"trainrt's torch backend was built against torch {_build_info.TORCH}, and this environment's torch "
+            f"is {torch.__version__}; `pip install --no-build-isolation $TRAINRT_ROOT/share/trainrt/python` in "
+            f"this environment builds one for its torch")
+
+
 def _has_trainrt_backend():
+    if backend_mismatch():
+        return False
     try:
         from . import _trainrt_torch  # noqa: F401
     except ImportError:
@@ -166,7 +187,7 @@ def load(workload, settings, keys, rank, train=None):
         except BaseException as error:
             raise LoadError(f"python: {keys.scaling.backend} = {backend} needs torch, which does not import: "
                             f"{type(error).__name__}: {error}") from None
-    if backend == "trainrt":
+    if backend == "trainrt":  # asked for, and not refused for another torch (then gloo)
         try:
             from . import _trainrt_torch  # noqa: F401
         except ImportError as error:
@@ -280,6 +301,9 @@ def run_function(handle, function):
         _bind_torch_device(handle)
         _state.seed_everything(settings.run.seed)
         backend = torch_backend(settings)
+        if backend == "gloo" and settings.scaling.backend in ("trainrt", "auto") and backend_mismatch():
+            _state.log("warning", f"scaling.backend = {settings.scaling.backend}: {backend_mismatch()}; using gloo",
+                       once=True)
         if backend is not None:
             _setup_torch(handle, backend, settings.failure.collective_timeout)
             torch_ready = True

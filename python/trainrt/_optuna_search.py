@@ -17,7 +17,7 @@ def _optuna():
         import optuna
     except ImportError as error:
         raise LoadError(f"tune: search = optuna needs Optuna, which this Python cannot import ({error}); install "
-                        "Debian's python3-optuna (make deps does) or use search = random") from None
+                        "optuna into the environment trainrt's Python runs in (make deps does) or use search = random") from None
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     return optuna
 

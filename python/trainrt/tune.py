@@ -110,7 +110,7 @@ class PopulationBasedTraining:
 
 @dataclasses.dataclass
 class OptunaSearch:
-    """Ray Tune's OptunaSearch: Optuna's TPE sampler (Debian's python3-optuna) draws each trial's
+    """Ray Tune's OptunaSearch: Optuna's TPE sampler draws each trial's
     values when it starts, from the trials finished before it (`trainrt tune`'s search = optuna).
     Seeded by run.seed; n_startup_trials are drawn at random first (Optuna's default 10)."""
     metric: str = None

@@ -1,5 +1,5 @@
 """Gradient-boosted trees on trainrt (Ray Train's XGBoostTrainer and RayTrainReportCallback), on
-Debian's XGBoost 1.7 and its own collective layer (Rabit).
+XGBoost (tools/requirements.txt) and its own collective layer (its tracker and communicator).
 
     def train_func(config):
         dtrain = trainrt.get_dataset("train").to_dmatrix()           # this rank's rows
@@ -52,18 +52,18 @@ def collective():
     if world == 1:
         yield
         return
+    timeout_s = max(1, int(math.ceil(handle.settings().failure.collective_timeout)))
     tracker, payload = None, b""
     if rank == 0:
         from ._entry import _address
-        tracker = RabitTracker(host_ip=_address(context), n_workers=world, port=0, sortby="task")
-        tracker.start(world)
-        payload = json.dumps(tracker.worker_envs()).encode()
+        tracker = RabitTracker(n_workers=world, host_ip=_address(context), port=0, sortby="task",
+                               timeout=timeout_s)
+        tracker.start()
+        payload = json.dumps(tracker.worker_args()).encode()
     envs = json.loads(handle.broadcast_bytes(payload, 0).decode())
-    timeout_s = max(1, int(math.ceil(handle.settings().failure.collective_timeout)))
     ended_together = False  # every rank leaves the communicator: the tracker sees each one's shutdown
     try:
-        with _rabit.CommunicatorContext(**envs, DMLC_TASK_ID=str(rank), rabit_timeout=1,
-                                        rabit_timeout_sec=timeout_s):
+        with _rabit.CommunicatorContext(**envs, dmlc_task_id=str(rank), dmlc_timeout=timeout_s):
             yield
         ended_together = True
     except _state.StopTraining:  # a stop is agreed: every rank unwinds at the same report
@@ -71,7 +71,7 @@ def collective():
         raise
     finally:
         if tracker is not None and ended_together:
-            tracker.thread.join(timeout_s)  # after a failure nobody waits: the step ends
+            tracker.wait_for(timeout_s)  # after a failure nobody waits: the step ends
 
 
 def model_checkpoint(booster, rounds=None):

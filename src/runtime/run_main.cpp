@@ -105,10 +105,12 @@ int run_loaded(int argc, const config::Loaded& loaded, const workloads::Workload
 }  // namespace
 
 std::string version_line() {
+    const std::string torch = TRAINRT_HAS_TORCH ? fmt::format("libtrainrt_torch (torch {})", TRAINRT_TORCH_VERSION) : "no";
+    const std::string python =
+        TRAINRT_HAS_PYTHON ? fmt::format("libtrainrt_python (CPython {})", TRAINRT_PYTHON_VERSION) : "no";
     return fmt::format("trainrt {} (plugin ABI {}; MPI: MPICH, PMIx, parallel HDF5; CUDA/NCCL: {}; LibTorch: {}; "
                        "Python: {})",
-                       TRAINRT_VERSION, plugin_abi_version, comm::gpu_build_info(),
-                       TRAINRT_HAS_TORCH ? "libtrainrt_torch" : "no", TRAINRT_HAS_PYTHON ? "libtrainrt_python" : "no");
+                       TRAINRT_VERSION, plugin_abi_version, comm::gpu_build_info(), torch, python);
 }
 
 int guarded(const std::function<int()>& body) noexcept {

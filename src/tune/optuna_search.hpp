@@ -1,5 +1,5 @@
 #pragma once
-// tune.search = optuna: Optuna's TPE sampler (Debian's python3-optuna) draws a trial's values
+// tune.search = optuna: Optuna's TPE sampler (the project environment's optuna) draws a trial's values
 // when the trial first starts, from the trials finished before it. Optuna runs in trainrt's
 // Python package (trainrt/_optuna_search.py) through the Python component, loaded only by a
 // sweep that chose it. Nothing of Optuna's is saved: each draw rebuilds the study from the sweep's

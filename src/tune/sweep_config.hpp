@@ -32,7 +32,7 @@ namespace tune {
     KEY(num_samples, std::int64_t, "1", at_least(0), "trials (0: one per grid point)")                                \
     KEY(ranks_per_trial, std::int64_t, "1", at_least(1), "ranks each trial runs on")                                  \
     KEY(max_concurrent_trials, std::int64_t, "0", at_least(0), "trials at once (0: as many as the allocation holds)") \
-    KEY(search, SearchKind, "random", any_value(), "grid, random, or optuna (TPE, python3-optuna)")                   \
+    KEY(search, SearchKind, "random", any_value(), "grid, random, or optuna (Optuna's TPE sampler)")                   \
     KEY(scheduler, SchedulerKind, "fifo", any_value(), "fifo, asha (successive halving) or pbt")                      \
     KEY(max_failures_per_trial, std::int64_t, "0", at_least(0), "retries of a failed trial before it is ERROR")
 TRAINRT_KEYS(TuneKeys, "tune", TRAINRT_TUNE_KEYS);

@@ -8,11 +8,12 @@
 #include "config/install_layout.hpp"
 #include "trainrt/build_config.hpp"
 #include "trainrt/error.hpp"
+#include "workloads/python_environment.hpp"
 
 namespace trainrt::workloads {
 const std::vector<Component>& components() {
     static const std::vector<Component> all = {
-        {"LibTorch", "TRAINRT_WITH_TORCH, libtorch-dev", config::versioned_library("libtrainrt_torch"), TRAINRT_HAS_TORCH == 1, "", {}},
+        {"LibTorch", "TRAINRT_WITH_TORCH, the torch wheel of tools/requirements.txt", config::versioned_library("libtrainrt_torch"), TRAINRT_HAS_TORCH == 1, "", {}},
         {"Python", "TRAINRT_WITH_PYTHON, python3-dev and pybind11-dev", config::versioned_library("libtrainrt_python"),
          TRAINRT_HAS_PYTHON == 1, "python:", {"xgboost"}},
     };
@@ -29,6 +30,8 @@ std::optional<Component> component_for_prefix(const std::string& workload) {
 }
 
 std::string component_library_path(const Component& component) {
+    if (component.prefix == "python:")  // the job's environment may hold its own build (python_environment.hpp)
+        if (auto own = job_environment_component(component.library)) return *own;
     if (!component.built)
         throw ConfigError(fmt::format("config: this workload is in trainrt's {} component, which this trainrt was built "
                                       "without ({}); use a trainrt built with it (`trainrt --version` lists its "

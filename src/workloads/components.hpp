@@ -11,7 +11,7 @@ namespace trainrt::workloads {
 
 struct Component {
     std::string name;        // "LibTorch"
-    std::string build_with;  // what builds it: "TRAINRT_WITH_TORCH, libtorch-dev"
+    std::string build_with;  // what builds it: "TRAINRT_WITH_TORCH, the torch wheel of tools/requirements.txt"
     std::string library;     // its file name, e.g. "libtrainrt_torch.so.0.1"
     bool built;              // this build has it
     std::string prefix;      // run.workload prefix it serves ("python:"), "" for named workloads
@@ -26,8 +26,9 @@ const std::vector<Component>& components();
 // ("xgboost"), if any.
 std::optional<Component> component_for_prefix(const std::string& workload);
 
-// The absolute path of the component's library beside libtrainrt; ConfigError (one line) when
-// this build lacks the component or its file is missing.
+// The absolute path of the component's library: for the Python component, the job's environment's
+// own build when it has one (python_environment.hpp); else the one beside libtrainrt. ConfigError
+// (one line) when this build lacks the component or its file is missing.
 std::string component_library_path(const Component& component);
 
 }  // namespace trainrt::workloads

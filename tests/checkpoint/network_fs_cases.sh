@@ -86,7 +86,7 @@ same_reports() {
   else
     fail "$what: result.jsonl differs from the uninterrupted run's"
   fi
-  if /usr/bin/python3 - "$a/metrics.h5" "$b/metrics.h5" <<'PY'; then
+  if "$TRAINRT_PYTHON" - "$a/metrics.h5" "$b/metrics.h5" <<'PY'; then
 import sys, h5py, numpy as np
 tables = [h5py.File(path, "r")["metrics"] for path in sys.argv[1:]]
 timing = ("_timestamp", "restart_count", "samples_per_s", "data_wait_s")  # and every *_time* column

@@ -5,11 +5,11 @@
 #     size and XXH3-64 all rewritten) with fc2.weight [256, 512]; `checkpoints verify` accepts it.
 #  2. "inconsistent": the dataset is [256, 512] but the manifest still says [512, 512] (size and
 #     checksum updated, so only the schema check can tell); verify and resume both reject it.
-# The checkpoints are rewritten with /usr/bin/python3 + h5py; XXH3-64 comes from libxxhash (the
+# The checkpoints are rewritten with the project environment's python3 + h5py; XXH3-64 comes from libxxhash (the
 # library trainrt itself links) through ctypes.
 # ctest: fixture=small_data
 source "$(dirname "$0")/lib.sh"
-PY=/usr/bin/python3
+PY="$TRAINRT_PYTHON"
 "$PY" -c 'import h5py, numpy' || { echo "FAIL: $PY lacks h5py/numpy (python3-h5py, python3-numpy)" >&2; exit 1; }
 
 # Rank 0 writes the replicated weights whole (not in shares over the ranks' files), so that one

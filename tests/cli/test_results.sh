@@ -62,7 +62,7 @@ check_json "best checkpoints by accuracy (min): iterations 2, 4, 6" \
 results "$WORK/fin" --csv
 expect_exit "--csv of a finished run" "$TRAINRT_RESULTS_FINISHED"
 [ "$(wc -l <"$WORK/res.out")" -eq 9 ] && pass "csv: header + 8 lines" || fail "csv has $(wc -l <"$WORK/res.out") lines"
-/usr/bin/python3 - "$WORK/res.out" "$WORK/fin/result.jsonl" <<'PY' && pass "csv parses (python csv): columns, iterations, values, _ranks as <metric>/<stat>" || fail "csv content"
+"$TRAINRT_PYTHON" - "$WORK/res.out" "$WORK/fin/result.jsonl" <<'PY' && pass "csv parses (python csv): columns, iterations, values, _ranks as <metric>/<stat>" || fail "csv content"
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 src = [json.loads(l) for l in open(sys.argv[2])]
@@ -191,7 +191,7 @@ printf '{"loss": 0.1, "_training_it' >>"$WORK/elsewhere/copy/result.jsonl"
 results "$WORK/elsewhere/copy" --json
 check_json "a torn last line is skipped (9 rows) and noted" '.rows == 9 and .metrics._training_iteration == 9 and (.warnings | length) == 1'
 results "$WORK/elsewhere/copy" --csv
-/usr/bin/python3 - "$WORK/res.out" <<'PY' && pass "csv: RFC 4180 quoting of comma, quote and newline" || fail "csv quoting: $(tail -c 300 "$WORK/res.out")"
+"$TRAINRT_PYTHON" - "$WORK/res.out" <<'PY' && pass "csv: RFC 4180 quoting of comma, quote and newline" || fail "csv quoting: $(tail -c 300 "$WORK/res.out")"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 assert len(rows) == 9 and rows[-1]["phase"] == 'a, "quoted"\nphase', rows[-1]["phase"]

@@ -4,7 +4,7 @@
 # checking the written HDF5 with Debian's Python (numpy, h5py; not whatever python3 is on PATH).
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 
-PY=/usr/bin/python3
+PY="$TRAINRT_PYTHON"
 "$PY" -c 'import numpy, h5py' 2>/dev/null ||
   { echo "FAIL: $PY cannot import numpy and h5py (Debian's python3-numpy, python3-h5py)" >&2; exit 1; }
 mkdir -p "$WORK/in" "$WORK/bad"

@@ -8,7 +8,7 @@ BENCH="$TRAINRT_BUILD/bench/stream_read_bench"
 BOUND_MB=56  # measured up to 43 (blocks over gzip chunks: a window of 16 chunks staged + 16 MB of decompressed chunks)
 ROWS=64000  # x: f32 [ROWS, 1024] = 256 MB, y: i64 [ROWS]
 
-/usr/bin/python3 - "$WORK" "$ROWS" <<'PY'
+"$TRAINRT_PYTHON" - "$WORK" "$ROWS" <<'PY'
 import sys, numpy as np
 work, rows = sys.argv[1], int(sys.argv[2])
 np.save(f"{work}/x.npy", np.random.default_rng(0).random((rows, 1024), dtype=np.float32))

@@ -106,7 +106,7 @@ loss=$(jq -r 'select(.epoch == 2 and .step == null) | .loss' "$WORK/world3/resul
 # A version-1 file (FashionMNIST as trainrt wrote it before schema v2: contiguous uint8 images and
 # labels, fixed-length string attributes, no column attributes) is read as it is: one epoch on it
 # gives the digest of one epoch on the v2 import of the same data.
-/usr/bin/python3 - "$DATA" "$WORK/v1.h5" <<'PY'
+"$TRAINRT_PYTHON" - "$DATA" "$WORK/v1.h5" <<'PY'
 import sys, h5py, numpy as np
 src, dst = sys.argv[1:]
 with h5py.File(src, "r") as f, h5py.File(dst, "w") as g:

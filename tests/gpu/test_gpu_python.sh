@@ -15,7 +15,7 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L 2>/dev/null | grep -q '
   echo "SKIP: no GPU visible (nvidia-smi -L)"; exit 77
 fi
 "$TRAINRT" --version | grep -q 'Python: libtrainrt_python' || { echo "SKIP: this trainrt has no Python component"; exit 77; }
-PY=${TRAINRT_TEST_PYTHON:-python3}
+PY=${TRAINRT_PYTHON:-python3}
 "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null \
   || { echo "SKIP: $PY's torch sees no CUDA device"; exit 77; }
 export VIRTUAL_ENV=${VIRTUAL_ENV:-$("$PY" -c 'import sys; print(sys.prefix)')}

@@ -18,7 +18,7 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L 2>/dev/null | grep -q '
   echo "SKIP: no GPU visible (nvidia-smi -L)"; exit 77
 fi
 "$TRAINRT" --version | grep -q 'LibTorch: libtrainrt_torch' || { echo "SKIP: this trainrt has no LibTorch component"; exit 77; }
-PY=${TRAINRT_TEST_PYTHON:-python3}
+PY=${TRAINRT_PYTHON:-python3}
 
 # --- torch_fashion_cnn: the GPU's first epoch vs the CPU's
 CKPT_ARGS=(--config jobs/fashion_mlp.ini --data.path="$SMALL_DATA" --run.workload=torch_fashion_cnn --train.epochs=1

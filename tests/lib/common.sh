@@ -1,7 +1,9 @@
 # Shared helpers for the shell test suites. Each test script is one ctest test; it gets TRAINRT
-# (the binary), TRAINRT_BUILD and TRAINRT_SRC from ctest, and fails on the first broken check.
+# (the binary), TRAINRT_BUILD, TRAINRT_SRC and TRAINRT_PYTHON (the project environment's python3:
+# PyTorch 2.x, numpy, h5py, pandas; tools/deps.sh) from ctest, and fails on the first broken check.
 set -euo pipefail
 : "${TRAINRT:?run through ctest (TRAINRT unset)}"
+: "${TRAINRT_PYTHON:?run through ctest (TRAINRT_PYTHON unset)}"
 : "${TRAINRT_SRC:?run through ctest (TRAINRT_SRC unset)}"
 cd "$TRAINRT_SRC"
 DATA="$TRAINRT_SRC/data/fashion-mnist.h5"

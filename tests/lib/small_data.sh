@@ -9,15 +9,14 @@ source "$(dirname "$0")/common.sh"
 require_data
 SMALL=$TRAINRT_SRC/data/fashion-mnist-6k.h5
 SMALL_IDX=$TRAINRT_SRC/data/fashion-mnist-6k-idx
-# Debian's Python (numpy, h5py); a machine without it (the GPU machines: bench/gpu/) names its own.
-DEBIAN_PY=${TRAINRT_TEST_PYTHON:-/usr/bin/python3}
+# The project environment's Python (numpy, h5py): TRAINRT_PYTHON, set by ctest (tests/CMakeLists.txt).
 if [ -f "$SMALL" ] && [ "$SMALL" -nt "$DATA" ] && "$TRAINRT" data info "$SMALL" >/dev/null 2>&1 \
    && [ -f "$SMALL_IDX/t10k-labels-idx1-ubyte.gz" ]; then
   pass "$SMALL is there"
   finish
   exit 0
 fi
-"$DEBIAN_PY" - "$DATA" "$WORK" <<'PY' || { fail "cutting $DATA with numpy"; finish; }
+"$TRAINRT_PYTHON" - "$DATA" "$WORK" <<'PY' || { fail "cutting $DATA with numpy"; finish; }
 import sys, h5py, numpy as np
 source, out = sys.argv[1], sys.argv[2]
 with h5py.File(source, "r") as f:
@@ -30,7 +29,7 @@ PY
 # IDX: a big-endian header (magic, one count per dimension), then the bytes; only the first count
 # changes when the files are cut.
 mkdir -p "$SMALL_IDX.tmp"
-"$DEBIAN_PY" - "${FASHION_IDX_DIR:-/usr/share/datasets/fashion-mnist}" "$SMALL_IDX.tmp" <<'PY' || fail "cutting the IDX files"
+"$TRAINRT_PYTHON" - "${FASHION_IDX_DIR:-/usr/share/datasets/fashion-mnist}" "$SMALL_IDX.tmp" <<'PY' || fail "cutting the IDX files"
 import gzip, struct, sys
 source, out = sys.argv[1], sys.argv[2]
 for prefix, rows in (("train", 6000), ("t10k", 1000)):

@@ -23,7 +23,7 @@ show() { echo "--- $1:" >&2; tail -n 30 "$1" >&2; }
 
 # h5_rows RUN_DIR: the rows of metrics.h5 as JSON lines {iteration, loss} read with h5py (SWMR).
 h5_py() {
-  /usr/bin/python3 - "$@" <<'PY'
+  "$TRAINRT_PYTHON" - "$@" <<'PY'
 import json, sys, h5py, numpy as np
 with h5py.File(sys.argv[1], "r", swmr=True) as f:
     d = f["metrics"][:]

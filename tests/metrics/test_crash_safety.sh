@@ -24,7 +24,7 @@ kill_between_checkpoints() {
 
 # compare RUN LABEL: metrics.h5 (SWMR read) against result.jsonl; prints "h5_rows jsonl_rows".
 compare() {
-  /usr/bin/python3 - "$1" <<'PY'
+  "$TRAINRT_PYTHON" - "$1" <<'PY'
 import json, sys, h5py
 run = sys.argv[1]
 jsonl = []
@@ -46,7 +46,7 @@ for attempt in 1 2 3 4; do
   runner=$!
   wait_rows "$run" "$target" || { fail "attempt $attempt: no $target rows"; kill "$runner"; break; }
   if [ "$attempt" = 1 ]; then  # a reader while the job writes: metrics.h5 first, then result.jsonl
-    /usr/bin/python3 - "$run" <<'PY' && pass "read while the job runs (h5py, swmr=True): every row so far, equal to result.jsonl" || fail "live read of metrics.h5"
+    "$TRAINRT_PYTHON" - "$run" <<'PY' && pass "read while the job runs (h5py, swmr=True): every row so far, equal to result.jsonl" || fail "live read of metrics.h5"
 import json, sys, h5py
 run = sys.argv[1]
 with h5py.File(run + "/metrics.h5", "r", swmr=True) as f:
@@ -78,7 +78,7 @@ moved=$(cat "$run/result.superseded.jsonl" 2>/dev/null | wc -l)
 # at least the rows past the newest checkpoint's row; more when that checkpoint's save was cut
 ((lost > 0 && moved >= lost)) && pass "rows of lost work moved to result.superseded.jsonl: $moved (>= $lost rows past a checkpoint at the kills)" \
   || fail "result.superseded.jsonl has $moved rows; $lost rows were past a checkpoint at the kills"
-/usr/bin/python3 - "$run" "$n" <<'PY' && pass "metrics.h5 (plain open, h5dump-able) and progress.csv: the same $n rows" || fail "final tables"
+"$TRAINRT_PYTHON" - "$run" "$n" <<'PY' && pass "metrics.h5 (plain open, h5dump-able) and progress.csv: the same $n rows" || fail "final tables"
 import csv, sys, h5py
 run, n = sys.argv[1], int(sys.argv[2])
 with h5py.File(run + "/metrics.h5", "r") as f:

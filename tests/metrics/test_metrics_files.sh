@@ -36,7 +36,7 @@ jq -se '.[5]._ranks.val_loss.max_rank == 1 and (.[4]._ranks | has("val_loss") | 
   && pass "late key summarized from its first row" || fail "late key summaries"
 
 # progress.csv: same rows, flattened columns, missing values empty.
-/usr/bin/python3 - "$run" <<'PY' && pass "progress.csv: 12 rows equal to result.jsonl, flattened _ranks columns, empty val_loss before iteration 6" || fail "progress.csv"
+"$TRAINRT_PYTHON" - "$run" <<'PY' && pass "progress.csv: 12 rows equal to result.jsonl, flattened _ranks columns, empty val_loss before iteration 6" || fail "progress.csv"
 import csv, json, sys
 run = sys.argv[1]
 rows = list(csv.DictReader(open(run + "/progress.csv")))
@@ -59,7 +59,7 @@ h5dump -H "$run/metrics.h5" >"$WORK/h5dump.txt" 2>&1 \
   && grep -q '"loss/max_rank"' "$WORK/h5dump.txt" && grep -q 'H5T_STD_I64LE "_training_iteration"' "$WORK/h5dump.txt" \
   && grep -q 'DATASPACE  SIMPLE { ( 12 ) / ( H5S_UNLIMITED ) }' "$WORK/h5dump.txt" \
   && pass "h5dump: /metrics compound, 12 rows, unlimited" || { cat "$WORK/h5dump.txt" >&2; fail "h5dump -H"; }
-/usr/bin/python3 - "$run" <<'PY' && pass "h5py + pandas: 12 rows equal to result.jsonl, NaN before val_loss, tags decode, attributes" || fail "h5py/pandas"
+"$TRAINRT_PYTHON" - "$run" <<'PY' && pass "h5py + pandas: 12 rows equal to result.jsonl, NaN before val_loss, tags decode, attributes" || fail "h5py/pandas"
 import json, math, sys, h5py, pandas as pd
 run = sys.argv[1]
 jsonl = [json.loads(l) for l in open(run + "/result.jsonl")]
@@ -91,7 +91,7 @@ report_run 2 stopped "$WORK/stopped.rerun.out" --train.reports=30 --train.checkp
 [ "$rows_at_stop" -lt 30 ] && [ "$(stat -c %i "$WORK/stopped/metrics.h5")" = "$h5_inode" ] && ! grep -q rebuilt "$WORK/stopped.rerun.out" \
   && pass "stopped after $rows_at_stop rows; the rerun appended to the same metrics.h5 (no rebuild)" \
   || fail "stop/rerun: $rows_at_stop rows at the stop, metrics.h5 replaced or rebuilt"
-/usr/bin/python3 - "$WORK/stopped" <<'PY' && pass "after the rerun: metrics.h5 and progress.csv hold iterations 1..30 once, restart rows included" || fail "tables after stop and rerun"
+"$TRAINRT_PYTHON" - "$WORK/stopped" <<'PY' && pass "after the rerun: metrics.h5 and progress.csv hold iterations 1..30 once, restart rows included" || fail "tables after stop and rerun"
 import csv, sys, h5py
 run = sys.argv[1]
 with h5py.File(run + "/metrics.h5", "r") as f:

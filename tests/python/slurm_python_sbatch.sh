@@ -26,10 +26,10 @@ log "mpiexec -n 4 and srun -n 4 --mpi=pmi2: $BASE"
 
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" QUICKSTART_DATA="$SMALL_IDX" QUICKSTART_RUNS="$TEST_TMP/runs"
 sed 's/ray\.train/trainrt/g' tests/python/ray_quickstart.py >"$TEST_TMP/train.py"
-run_ok 300 "$TEST_TMP/quick_srun.out" srun -n 2 --mpi=pmix /usr/bin/python3 "$TEST_TMP/train.py" --run.name=quick_srun
+run_ok 300 "$TEST_TMP/quick_srun.out" srun -n 2 --mpi=pmix "$TRAINRT_PYTHON" "$TEST_TMP/train.py" --run.name=quick_srun
 [[ "$(grep -c '^driver: .*2 checkpoints, epoch 1' "$TEST_TMP/quick_srun.out")" == 2 ]] \
   || fail "srun -n 2 python3 train.py: $(tail -3 "$TEST_TMP/quick_srun.out")"
-submit -n 2 --output="$TEST_TMP/quick_sbatch.out" --wrap "/usr/bin/python3 $TEST_TMP/train.py --run.name=quick_sbatch"
+submit -n 2 --output="$TEST_TMP/quick_sbatch.out" --wrap "$TRAINRT_PYTHON $TEST_TMP/train.py --run.name=quick_sbatch"
 wait_job "$JOB" 300
 expect_job_ok "$JOB"
 [[ "$(grep -c '^driver: .*2 checkpoints, epoch 1' "$TEST_TMP/quick_sbatch.out")" == 1 ]] \

@@ -5,7 +5,7 @@
 # rest of the epoch, iter_torch_batches gives tensors, a resume under another batch size is refused.
 source "$(dirname "$0")/../lib/common.sh"
 
-/usr/bin/python3 - "$WORK" <<'PY'
+"$TRAINRT_PYTHON" - "$WORK" <<'PY'
 import sys, numpy as np
 w = sys.argv[1]
 n = 203

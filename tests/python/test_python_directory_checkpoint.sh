@@ -30,7 +30,7 @@ train 2 stopped "$WORK/rerun.out"
   && pass "resumed from iteration $(resumed_iteration "$WORK/rerun.out") through as_directory + torch.load: every loss and the digest $base as uninterrupted" \
   || fail "after resume: digest $(digest_of "$WORK/rerun.out") (want $base), losses $(losses stopped) vs $(losses ref)"
 
-/usr/bin/python3 - "$WORK/ref" "$base" <<'PY' && pass "Checkpoint.open(run dir) after the run: merged files, model.pt loads the trained weights" || fail "reading the checkpoint after the run"
+"$TRAINRT_PYTHON" - "$WORK/ref" "$base" <<'PY' && pass "Checkpoint.open(run dir) after the run: merged files, model.pt loads the trained weights" || fail "reading the checkpoint after the run"
 import os, sys, torch
 sys.path.insert(0, "tests/python")
 import trainrt
@@ -65,7 +65,7 @@ PY
 code=0
 mpiexec -n 2 "$TRAINRT" --run.workload=python:"$WORK/rank0_only.py":train --run.storage_path="$WORK" --run.name=rank0 \
   --metrics.progress=off >"$WORK/rank0.out" 2>&1 || code=$?
-[ "$code" -eq 0 ] && /usr/bin/python3 -c "
+[ "$code" -eq 0 ] && "$TRAINRT_PYTHON" -c "
 import sys, trainrt
 with trainrt.Checkpoint.open(sys.argv[1]).as_directory() as d:
     assert open(d + '/state.txt').read() == 'epoch 1'" "$WORK/rank0" \
@@ -76,7 +76,7 @@ newest=$(newest_committed "$WORK/ref")
 bad="$WORK/ref/checkpoints/$newest"
 shard=$(ls "$bad"/*.h5 | head -1)
 printf 'x' | dd of="$shard" bs=1 seek=100 conv=notrunc status=none
-/usr/bin/python3 -c "import sys, trainrt; trainrt.Checkpoint.open(sys.argv[1])" "$bad" >"$WORK/bad.out" 2>&1 \
+"$TRAINRT_PYTHON" -c "import sys, trainrt; trainrt.Checkpoint.open(sys.argv[1])" "$bad" >"$WORK/bad.out" 2>&1 \
   && fail "a damaged checkpoint opened" \
   || { grep -q "does not verify" "$WORK/bad.out" && pass "damaged checkpoint refused: $(grep -o 'checkpoint: .*' "$WORK/bad.out" | head -1 | cut -c1-150)" \
        || { cat "$WORK/bad.out" >&2; fail "damaged checkpoint: no reason given"; }; }

@@ -119,7 +119,7 @@ refused torchbroken "scaling.backend = gloo needs torch, which does not import: 
 # The numpy example: as a workload, and as a plain python3 script with trainrt.run().
 NP=(--config examples/python/numpy_softmax.ini --train.epochs=2 "${RUN[@]}")
 timeout -k 5 120 mpiexec -n 2 "$TRAINRT" "${NP[@]}" --run.name=np_workload >"$WORK/np1.out" 2>&1 || { tail "$WORK/np1.out"; fail "numpy example as a workload"; }
-PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" timeout -k 5 120 mpiexec -n 2 /usr/bin/python3 examples/python/numpy_softmax.py \
+PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" timeout -k 5 120 mpiexec -n 2 "$TRAINRT_PYTHON" examples/python/numpy_softmax.py \
   "${NP[@]}" --run.name=np_script >"$WORK/np2.out" 2>&1 || { tail "$WORK/np2.out"; fail "numpy example as a script"; }
 a=$(sed -n 's/^weights_digest=//p' "$WORK/np1.out"); b=$(sed -n 's/^weights_digest=//p' "$WORK/np2.out")
 acc=$(jq -r 'select(.epoch == 2) | .test_accuracy' "$WORK/runs/np_workload/result.jsonl" 2>/dev/null || echo 0)

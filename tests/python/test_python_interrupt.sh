@@ -10,7 +10,7 @@ source "$(dirname "$0")/../lib/common.sh"
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" RUNS="$WORK/runs" RUN_NAME=ctrl_c
 run_dir=$RUNS/$RUN_NAME
 
-SLEEP_S=0.3 setsid /usr/bin/python3 tests/python/interrupt_driver.py >"$WORK/first.out" 2>&1 &
+SLEEP_S=0.3 setsid "$TRAINRT_PYTHON" tests/python/interrupt_driver.py >"$WORK/first.out" 2>&1 &
 driver=$!
 deadline=$((SECONDS + 120))
 until [ "$(rows "$run_dir")" -ge 3 ] || ((SECONDS > deadline)); do sleep 0.1; done
@@ -31,7 +31,7 @@ code=0; "$TRAINRT" results "$run_dir" >"$WORK/results.out" 2>&1 || code=$?
 grep -q "130" "$WORK/results.out" && pass "trainrt results: $(grep -m1 130 "$WORK/results.out" | cut -c1-100)" \
   || { cat "$WORK/results.out" >&2; fail "trainrt results does not say 130"; }
 
-rc=0; timeout -k 10 300 /usr/bin/python3 tests/python/interrupt_driver.py >"$WORK/again.out" 2>&1 || rc=$?
+rc=0; timeout -k 10 300 "$TRAINRT_PYTHON" tests/python/interrupt_driver.py >"$WORK/again.out" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] && grep -q "^driver: finished at epoch 12" "$WORK/again.out" \
   && [ "$(jq -s -c '[.[] | .epoch]' "$run_dir/result.jsonl")" = "[1,2,3,4,5,6,7,8,9,10,11,12]" ] \
   && [ "$(count_events "$run_dir" '.event == "restore"')" -eq 1 ] \
@@ -39,7 +39,7 @@ rc=0; timeout -k 10 300 /usr/bin/python3 tests/python/interrupt_driver.py >"$WOR
   || { tail -20 "$WORK/again.out" >&2; fail "rerun: exit $rc, epochs $(jq -s -c '[.[] | .epoch]' "$run_dir/result.jsonl")"; }
 
 # A second Ctrl-C ends the ranks at once: exit 130 again, no traceback from the driver.
-RUN_NAME=twice SLEEP_S=0.3 setsid /usr/bin/python3 tests/python/interrupt_driver.py >"$WORK/twice.out" 2>&1 &
+RUN_NAME=twice SLEEP_S=0.3 setsid "$TRAINRT_PYTHON" tests/python/interrupt_driver.py >"$WORK/twice.out" 2>&1 &
 driver=$!
 deadline=$((SECONDS + 120))
 until [ "$(rows "$RUNS/twice")" -ge 2 ] || ((SECONDS > deadline)); do sleep 0.1; done

@@ -13,7 +13,7 @@ for n in 1 2; do
   timeout -k 10 300 mpiexec -n $n "$TRAINRT" "${ARGS[@]}" --run.name=n$n >"$WORK/n$n.out" 2>&1 \
     || { tail -30 "$WORK/n$n.out"; fail "the recipe on $n ranks"; finish; }
 done
-/usr/bin/python3 - "$WORK" tests/data/torch_reference.json <<'PY' && pass "epoch-1 losses within 1e-5 of PyTorch DDP's, same accuracy" || fail "the Python recipe differs from PyTorch"
+"$TRAINRT_PYTHON" - "$WORK" tests/data/torch_reference.json <<'PY' && pass "epoch-1 losses within 1e-5 of PyTorch DDP's, same accuracy" || fail "the Python recipe differs from PyTorch"
 import json, sys
 work, ref = sys.argv[1], json.load(open(sys.argv[2]))["runs"]
 bad = 0
@@ -31,7 +31,7 @@ PY
 digest() { sed -n 's/^weights_digest=\([0-9a-f]\{16\}\)$/\1/p' "$1" | tail -1; }
 timeout -k 10 300 mpiexec -n 2 "$TRAINRT" "${ARGS[@]}" --scaling.backend=gloo --run.name=gloo >"$WORK/gloo.out" 2>&1 || fail "gloo run"
 a=$(digest "$WORK/n2.out"); b=$(digest "$WORK/gloo.out")
-/usr/bin/python3 - "$WORK" <<'PY' && pass "backends trainrt (default) and gloo: losses within 1e-9" || fail "trainrt and gloo backends differ"
+"$TRAINRT_PYTHON" - "$WORK" <<'PY' && pass "backends trainrt (default) and gloo: losses within 1e-9" || fail "trainrt and gloo backends differ"
 import json, sys
 rows = {b: [json.loads(l) for l in open(f"{sys.argv[1]}/{d}/result.jsonl")] for b, d in (("trainrt", "n2"), ("gloo", "gloo"))}
 for x, y in zip(rows["trainrt"], rows["gloo"]):

@@ -36,7 +36,7 @@ grep -q '"epoch":1\.[0-9]' "$WORK/usr2/result.jsonl" && pass "the USR2 stop save
 resume_case kill kill
 
 ckpt="$WORK/ref/checkpoints/$(newest_committed "$WORK/ref")"
-/usr/bin/python3 - "$ckpt" <<'PY' && pass "checkpoint readable with h5py by state_dict names, no pickle" || fail "checkpoint contents"
+"$TRAINRT_PYTHON" - "$ckpt" <<'PY' && pass "checkpoint readable with h5py by state_dict names, no pickle" || fail "checkpoint contents"
 import glob, sys, h5py
 names, pickled = set(), False
 def visit(name, obj):

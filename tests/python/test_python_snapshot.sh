@@ -32,7 +32,7 @@ mpiexec -n 1 "$TRAINRT" --run.workload=python:"$WORK/snap.py":f --checkpoint.asy
 [ "$rc" -eq 0 ] && grep -q 'snapshot function done' "$WORK/snap.out" \
   && pass "private arrays left to the background copy, views of the state awaited in report()" \
   || { cat "$WORK/snap.out" >&2; fail "the snapshot function (exit $rc)"; finish; }
-/usr/bin/python3 - "$WORK/snap/checkpoints" <<'PY' && pass "both checkpoints hold the reported values" || fail "a checkpoint holds other values than reported"
+"$TRAINRT_PYTHON" - "$WORK/snap/checkpoints" <<'PY' && pass "both checkpoints hold the reported values" || fail "a checkpoint holds other values than reported"
 import glob, sys, h5py, numpy as np
 def arrays(iteration):
     found = {}

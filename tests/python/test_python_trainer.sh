@@ -25,23 +25,23 @@ check_driver() {  # NAME OUT RUN_NAME: the driver's model has the reported accur
     && pass "$1: $line" || { tail -5 "$2" >&2; fail "$1: driver line '$line'"; }
 }
 
-rc=0; timeout -k 10 300 /usr/bin/python3 "$WORK/train.py" >"$WORK/plain.out" 2>&1 || rc=$?
+rc=0; timeout -k 10 300 "$TRAINRT_PYTHON" "$WORK/train.py" >"$WORK/plain.out" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] && [ "$(drivers "$WORK/plain.out")" -eq 1 ] \
   && [ "$(jq -r 'select(.event == "start") | .world_size' "$WORK/runs/quickstart/events.jsonl")" = 2 ] \
   && pass "python3 train.py: fit() started 2 ranks, one driver line" || { tail "$WORK/plain.out" >&2; fail "python3 train.py: exit $rc"; }
 check_driver plain "$WORK/plain.out" quickstart
 
-rc=0; timeout -k 10 300 mpiexec -n 2 /usr/bin/python3 "$WORK/train.py" --run.name=launched >"$WORK/launched.out" 2>&1 || rc=$?
+rc=0; timeout -k 10 300 mpiexec -n 2 "$TRAINRT_PYTHON" "$WORK/train.py" --run.name=launched >"$WORK/launched.out" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] && [ "$(drivers "$WORK/launched.out")" -eq 2 ] && [ ! -e "$WORK/runs/quickstart/launched" ] \
   && pass "mpiexec -n 2 python3 train.py --run.name=launched: both ranks get the Result of run 'launched'" \
   || { tail "$WORK/launched.out" >&2; fail "under mpiexec: exit $rc"; }
 check_driver launched "$WORK/launched.out" launched
 
-rc=0; timeout -k 10 300 mpiexec -n 3 /usr/bin/python3 "$WORK/train.py" --run.name=three >"$WORK/three.out" 2>&1 || rc=$?
+rc=0; timeout -k 10 300 mpiexec -n 3 "$TRAINRT_PYTHON" "$WORK/train.py" --run.name=three >"$WORK/three.out" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] && [ "$(grep -c 'ScalingConfig(num_workers=2), but the launcher started 3 ranks' "$WORK/three.out")" -eq 1 ] \
   && pass "mpiexec -n 3: $(grep -m1 'num_workers=2' "$WORK/three.out")" || { tail "$WORK/three.out" >&2; fail "mpiexec -n 3: exit $rc"; }
 
-rc=0; /usr/bin/python3 "$WORK/train.py" --print-config --checkpoint.num_to_keep=5 >"$WORK/print.out" 2>&1 || rc=$?
+rc=0; "$TRAINRT_PYTHON" "$WORK/train.py" --print-config --checkpoint.num_to_keep=5 >"$WORK/print.out" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] && grep -qx "name = quickstart    # train.py: RunConfig(name=)" "$WORK/print.out" \
   && grep -qx "storage_path = $WORK/runs    # train.py: RunConfig(storage_path=)" "$WORK/print.out" \
   && grep -qx "num_to_keep = 5    # command line" "$WORK/print.out" && [ ! -e "$WORK/runs/quickstart/print" ] \
@@ -61,7 +61,7 @@ first = trainer("first", 1).fit()
 second = trainer("second", first.metrics["x"] + 1).fit()
 print(f"driver: x {first.metrics['x']} then {second.metrics['x']} on {second.metrics['world']} ranks", flush=True)
 PY
-rc=0; timeout -k 10 120 /usr/bin/python3 "$WORK/two_fits.py" >"$WORK/two_fits.out" 2>&1 || rc=$?
+rc=0; timeout -k 10 120 "$TRAINRT_PYTHON" "$WORK/two_fits.py" >"$WORK/two_fits.out" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] && grep -qx "driver: x 1 then 2 on 2 ranks" "$WORK/two_fits.out" \
   && [ "$(count_events "$WORK/runs/first" '.event == "start"')" -eq 1 ] \
   && pass "two fit() calls from a plain python3: each trained once, the second from the first's Result" \

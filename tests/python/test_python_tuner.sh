@@ -12,7 +12,7 @@
 # ctest: processors=2
 source "$(dirname "$0")/../lib/common.sh"
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" TUNER_RUNS="$WORK/runs"
-PY=/usr/bin/python3
+PY="$TRAINRT_PYTHON"
 driver() { grep -m1 '^driver: ' "$1" || true; }
 starts() { cat "$WORK"/runs/"$1"/trial_*/events.jsonl 2>/dev/null | jq -c 'select(.event == "start")' | grep -c . || true; }
 

@@ -10,7 +10,7 @@
 # ctest: processors=2
 source "$(dirname "$0")/../lib/common.sh"
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python"
-PY=/usr/bin/python3
+PY="$TRAINRT_PYTHON"
 "$PY" -c "import xgboost" 2>/dev/null || { fail "python3-xgboost does not import (make deps installs it)"; finish; }
 SK=/usr/lib/python3/dist-packages/sklearn/datasets/data
 "$TRAINRT" data import csv "$SK/breast_cancer.csv" --skip-rows 1 --no-header --label -1 \

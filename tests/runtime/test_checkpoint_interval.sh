@@ -107,7 +107,7 @@ fi
 # The XGBoost callback follows the interval too: breast_cancer, 1000 rounds on 2 ranks (a few ms
 # each), no checkpoint by round count (checkpoint_every_rounds = 0), interval 0.1 s: checkpoints on
 # the way, each at least 0.1 s after the last (the one at the last round excepted).
-if /usr/bin/python3 -c "import xgboost" 2>/dev/null && [ -f "$TRAINRT_BUILD/lib/trainrt/python/trainrt/xgboost.py" ]; then
+if "$TRAINRT_PYTHON" -c "import xgboost" 2>/dev/null && [ -f "$TRAINRT_BUILD/lib/trainrt/python/trainrt/xgboost.py" ]; then
   "$TRAINRT" data import csv /usr/lib/python3/dist-packages/sklearn/datasets/data/breast_cancer.csv --skip-rows 1 \
     --no-header --label -1 --split train=0.8,test=0.2 --out "$WORK/bc.h5" >/dev/null
   rc=0

@@ -10,7 +10,7 @@ for n in 1 2; do
     --train.init_weights=tests/data/torch_init_seed0.h5 --metrics.progress=off \
     --run.storage_path="$WORK" --run.name=n$n >"$WORK/n$n.out" 2>&1 || { tail "$WORK/n$n.out"; fail "torch_fashion_mlp on $n ranks"; finish; }
 done
-/usr/bin/python3 - "$WORK" tests/data/torch_reference.json <<'PY' && pass "per-epoch losses within 1e-5 of PyTorch's" || fail "torch_fashion_mlp differs from PyTorch"
+"$TRAINRT_PYTHON" - "$WORK" tests/data/torch_reference.json <<'PY' && pass "per-epoch losses within 1e-5 of PyTorch's" || fail "torch_fashion_mlp differs from PyTorch"
 import json, sys
 work, ref = sys.argv[1], json.load(open(sys.argv[2]))["runs"]
 bad = 0

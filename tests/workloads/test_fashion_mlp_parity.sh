@@ -11,7 +11,7 @@ for n in 1 2 4; do
     --train.init_weights=tests/data/torch_init_seed0.h5 \
     --run.storage_path="$WORK" --run.name=n$n >"$WORK/n$n.out"
 done
-/usr/bin/python3 - "$WORK" "$REF" <<'PY'
+"$TRAINRT_PYTHON" - "$WORK" "$REF" <<'PY'
 import json, sys
 work, ref_path = sys.argv[1], sys.argv[2]
 ref = json.load(open(ref_path))["runs"]

@@ -32,6 +32,28 @@ void make_libpython_global() {
         throw ConfigError(fmt::format("python: cannot make {} global: {}", info.dli_fname, ::dlerror()));
 }
 
+// The embedded interpreter takes the environment this component was built for (TRAINRT_EMBED_PYTHON,
+// its interpreter's path): with that path as its program name CPython finds the environment's
+// pyvenv.cfg, so sys.prefix and site-packages are the environment's, as when that python3 runs.
+void start_interpreter(bool python_sigint) {
+    PyConfig config;
+    PyConfig_InitIsolatedConfig(&config);
+    config.isolated = 0;
+    config.use_environment = 1;
+    config.install_signal_handlers = python_sigint ? 1 : 0;
+    const PyStatus status = PyConfig_SetBytesString(&config, &config.program_name, TRAINRT_EMBED_PYTHON);
+    if (PyStatus_Exception(status) != 0) {
+        PyConfig_Clear(&config);
+        throw ConfigError(fmt::format("python: cannot use {} as the interpreter: {}", TRAINRT_EMBED_PYTHON,
+                                      status.err_msg != nullptr ? status.err_msg : "PyConfig failed"));
+    }
+    try {
+        py::initialize_interpreter(&config);  // sys.path[0] = "" as before: modules beside the job
+    } catch (const std::exception& error) {
+        throw ConfigError(fmt::format("python: cannot start {}: {}", TRAINRT_EMBED_PYTHON, error.what()));
+    }
+}
+
 }  // namespace
 
 std::string package_dir() {
@@ -41,7 +63,7 @@ std::string package_dir() {
 void ensure_interpreter(bool python_sigint) {
     if (Py_IsInitialized()) return;
     make_libpython_global();
-    py::initialize_interpreter(python_sigint);
+    start_interpreter(python_sigint);
     py::module_::import("sys").attr("path").attr("insert")(0, package_dir());
     PyEval_SaveThread();  // the thread state is kept for good: the interpreter is never finalized
 }
