@@ -42,7 +42,6 @@ SKIP=" ${skip_list//,/ } "
 TIMEOUT=${BENCH_TIMEOUT:-1800}
 REPORT=${BENCH_REPORT:-BENCHMARKS.md}
 JOBS=${JOBS:-2}
-PY=/usr/bin/python3   # Debian's interpreter, the one with python3-torch (not the first on PATH)
 OPENBLAS_OPENMP=/usr/lib/x86_64-linux-gnu/openblas-openmp
 DATA=data/fashion-mnist.h5
 INIT=tests/data/torch_init_seed0.h5
@@ -61,21 +60,19 @@ done
 command -v cmake >/dev/null || die "cmake not found (make deps installs it)"
 command -v mpiexec >/dev/null || die "mpiexec not found (package mpich; make deps installs it)"
 command -v timeout >/dev/null || die "timeout (coreutils) not found"
-[[ -x $PY ]] || die "$PY not found: the benchmarks need Debian's python3 (python3-torch, python3-pandas)"
-$PY -c 'import pandas' 2>/dev/null || die "$PY cannot import pandas (package python3-pandas)"
-if ! skipped pytorch; then
-  $PY -c 'import torch, h5py, numpy' 2>/dev/null ||
-    die "$PY cannot import torch/h5py/numpy (packages python3-torch python3-h5py python3-numpy)"
-  [[ -e $OPENBLAS_OPENMP/libopenblas.so.0 ]] ||
-    die "$OPENBLAS_OPENMP/libopenblas.so.0 missing (package libopenblas0-openmp): PyTorch would use the reference BLAS, ~18x slower, and the comparison would mean nothing"
-fi
 [[ -f $INIT ]] || die "$INIT missing (tools/torch_reference.py writes it)"
-
-# --- build ---
 if [[ ! -f $BUILD/CMakeCache.txt ]]; then
   say "configuring $BUILD"
   cmake -S . -B "$BUILD" >&2 || die "cmake could not configure $BUILD"
 fi
+PY=$(build_python "$BUILD") || die "no project Python for $BUILD: run make deps, then configure $BUILD"
+$PY -c 'import pandas' 2>/dev/null || die "$PY cannot import pandas (the project environment: make deps)"
+if ! skipped pytorch; then
+  $PY -c 'import torch, h5py, numpy' 2>/dev/null ||
+    die "$PY cannot import torch/h5py/numpy (the project environment: make deps)"
+fi
+
+# --- build ---
 # Only what the benchmarks run: a broken test elsewhere in the tree does not stop them.
 targets=()
 { skipped trainrt && skipped restart && skipped report && skipped torch; } || targets+=(trainrt)

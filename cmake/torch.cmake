@@ -20,6 +20,13 @@ if(NOT TRAINRT_WITH_TORCH STREQUAL "OFF")
   if(Torch_FOUND OR TORCH_FOUND)
     set(TRAINRT_HAS_TORCH 1)
     set(TRAINRT_TORCH_VERSION "${Torch_VERSION}")
+    # An executable linking the wheel's libtorch_cuda resolves its CUDA libraries (NCCL, cuDNN, ...)
+    # at link time from the wheel's nvidia-* packages, as the loader does through libtorch's
+    # RUNPATH, not from a system CUDA that ld would find first (link-time only: no RUNPATH added).
+    file(GLOB _trainrt_nvidia_libs LIST_DIRECTORIES true "${TORCH_INSTALL_PREFIX}/../nvidia/*/lib")
+    foreach(dir ${_trainrt_nvidia_libs})
+      add_link_options("LINKER:-rpath-link,${dir}")
+    endforeach()
   elseif(TRAINRT_WITH_TORCH STREQUAL "ON")
     message(FATAL_ERROR "TRAINRT_WITH_TORCH=ON but find_package(Torch) failed: the project environment "
                         "${TRAINRT_VENV} has no torch (make deps installs it) or set Torch_DIR")

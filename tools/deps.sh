@@ -44,10 +44,10 @@ venv_from_requirements() {
   shift 3
   want=$(sha256sum "$req" | cut -d' ' -f1)
   if [[ -x $dir/bin/python3 && "$(cat "$dir/.trainrt-requirements" 2>/dev/null)" == "$want" ]]; then
-    echo "deps: $dir matches ${req#"$here/../"}"
+    echo "deps: $dir matches tools/$(basename "$req")"
     return
   fi
-  echo "deps: installing ${req#"$here/../"} into $dir (PyTorch with its CUDA libraries: ~4 GB once)"
+  echo "deps: installing tools/$(basename "$req") into $dir (PyTorch with its CUDA libraries: ~4 GB once)"
   [[ -x $dir/bin/python3 ]] || "$python" -m venv "$dir"
   env "$@" "$dir/bin/pip" install -q --disable-pip-version-check --require-hashes --no-deps -r "$req"
   "$dir/bin/python3" -c 'import torch, numpy' ||
@@ -70,7 +70,10 @@ venv_from_requirements "$VENV" /usr/bin/python3 "$here/requirements.txt" \
 # A user's own environment for the tests (tests/python/*user_env*): another CPython minor version
 # (3.12, pyenv's where there is no other) and another torch than the project's
 # (tools/requirements-user-py312.txt), into which the tests build trainrt's package as a user does.
-py312=$(command -v python3.12 || ls -d /root/.pyenv/versions/3.12*/bin/python3.12 2>/dev/null | tail -1 || true)
+py312=""
+for candidate in "$(command -v python3.12 || true)" $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12*/bin/python3.12 2>/dev/null); do
+  if [[ -n $candidate ]] && "$candidate" -c 'import sys' 2>/dev/null; then py312=$candidate; break; fi
+done
 [[ -n $py312 ]] || { echo "deps: no CPython 3.12 (python3.12 on PATH or pyenv's) for the user-environment tests" >&2; exit 1; }
 venv_from_requirements "${TRAINRT_USER_ENV:-/opt/trainrt-deps/user-py312}" "$py312" "$here/requirements-user-py312.txt"
 

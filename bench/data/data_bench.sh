@@ -17,7 +17,8 @@
 #   BENCH_DATA_ROWS=131072   rows of the streamed file (f32 [ROWS, 1024] + i64 labels: 512 MiB)
 set -euo pipefail
 TRAINRT=$1 BUILD=$2 OUT=$3 SCRATCH=$4 PAIRS=${5:-10}
-PY=/usr/bin/python3
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/machine.sh"
+PY=$(build_python "$BUILD")
 READ="$BUILD/bench/stream_read_bench"
 ROWS=${BENCH_DATA_ROWS:-131072}  # x: f32 [ROWS, 1024]: 512 MiB
 FASHION=data/fashion-mnist.h5

@@ -48,5 +48,5 @@ mpiexec -n 1 tools/in_mount.sh "$DIR/client_a" "$DIR/view" "${args[@]}" : \
   printf 'omp_num_threads=%s\n' "${OMP_NUM_THREADS:-unset}"
   printf 'load=%s\n' "$(cut -d' ' -f1-3 /proc/loadavg) at the end"
 } >"$OUT/machine.txt"
-/usr/bin/python3 bench/report_benchmarks.py "$OUT" "$OUT.md"
+"$(build_python "$BUILD")" bench/report_benchmarks.py "$OUT" "$OUT.md"
 echo "wrote $OUT.md"

@@ -14,3 +14,12 @@ machine_lines() {
   printf 'build_type=%s\n' "${build_type:-RelWithDebInfo (CMakeLists.txt default)}"
   printf 'mpich=%s\n' "$(dpkg-query -W -f='${Version}' mpich 2>/dev/null || echo "not installed")"
 }
+
+# build_python BUILD: the interpreter the build's Python component was built for (the project
+# environment's python3, cmake/venv.cmake): the one every benchmark's Python runs with.
+build_python() {
+  local python
+  python=$(sed -n 's/^Python3_EXECUTABLE:[^=]*=//p' "$1/CMakeCache.txt" 2>/dev/null)
+  [[ -x $python ]] || { echo "bench: $1 has no Python3_EXECUTABLE (configure it after make deps)" >&2; return 1; }
+  echo "$python"
+}

@@ -23,7 +23,8 @@ cd "$repo"
 OUT=${1:?usage: node_failure_bench.sh OUT.jsonl [REPEAT]}
 REPEAT=${2:-3}
 BUILD=${BUILD:-build}
-PY=/usr/bin/python3
+source "$repo/bench/lib/machine.sh"
+PY=$(build_python "$repo/$BUILD")
 say() { printf 'node_failure_bench: %s\n' "$*" >&2; }
 
 # shellcheck source=bench/lib/local_cluster.sh

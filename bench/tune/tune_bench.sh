@@ -6,7 +6,8 @@
 #   bash bench/tune/tune_bench.sh TRAINRT DATA WORKDIR OUT.json [TRIALS]
 set -euo pipefail
 TRAINRT=$1 DATA=$2 WORK=$3 OUT=$4 TRIALS=${5:-32}
-PY=/usr/bin/python3
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/machine.sh"
+PY=$(build_python "$(dirname "$TRAINRT")")
 rm -rf "${WORK:?}/asha" "${WORK:?}/random"
 mkdir -p "$WORK"
 common=(--data.path="$DATA" --run.storage_path="$WORK" --ranks 2 --tune.ranks_per_trial=1 --tune.max_concurrent_trials=2)

@@ -13,7 +13,8 @@
 #   xgboost_plain: "round_s", "save_s" (booster.save_model() to a local file), "save_fsync_s", "rep".
 set -euo pipefail
 TRAINRT=$1 OUT=$2 WORK=$3 ROWS=${4:-1000000} ROUNDS=${5:-20} REPS=${6:-3}
-PY=/usr/bin/python3
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/machine.sh"
+PY=$(build_python "$(dirname "$TRAINRT")")
 mkdir -p "$WORK"
 TABLE=$WORK/higgs_like.h5
 if [[ ! -f $TABLE ]]; then

@@ -30,12 +30,15 @@ def activate_virtual_env():
     venv = os.environ.get("VIRTUAL_ENV")
     if not venv or getattr(sys, "_trainrt_venv", None) == venv:
         return
+    if os.path.realpath(venv) == os.path.realpath(sys.prefix):  # the environment the interpreter runs in
+        return
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     site_dir = os.path.join(venv, "lib", version, "site-packages")
     if not os.path.isdir(site_dir):
         raise LoadError(f"python: VIRTUAL_ENV={venv} has no lib/{version}/site-packages: it was not made from "
                         f"this Python ({sys.version.split()[0]}); make it with `{sys.base_prefix}/bin/python3 -m "
-                        f"venv --system-site-packages {venv}`")
+                        f"venv --system-site-packages {venv}`, or build trainrt's package for it (in it: `pip install pybind11 && "
+                        f"pip install --no-build-isolation $TRAINRT_ROOT/share/trainrt/python`)")
     import site
     if not _includes_system_packages(venv):  # as its own python3 would: no system site-packages
         system = set(site.getsitepackages([sys.base_prefix])) | {site.getusersitepackages()}
