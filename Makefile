@@ -6,21 +6,24 @@ TRAINRT := $(BUILD)/trainrt
 DATA := data/fashion-mnist.h5
 PREFIX ?= /usr/local
 
-.PHONY: bench-goodput bench-glusterfs bench-tune-array all deps build cli data demo test test-long test-unit test-mpi test-metrics test-slurm test-install install bench bench-nodes clean
+.PHONY: bench-goodput bench-glusterfs bench-tune-array all deps deps-core build cli data demo test test-long test-unit test-mpi test-metrics test-slurm test-install install bench bench-nodes clean
 
 all: build
 
 deps:
 	bash tools/deps.sh
 
-$(BUILD)/CMakeCache.txt:
+build: deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
-
-build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The CLI and libtrainrt only: what `make demo` runs (no component, test or benchmark).
-cli: deps $(BUILD)/CMakeCache.txt
+deps-core:
+	bash tools/deps.sh core
+
+# The CLI and libtrainrt only: what `make demo` runs (no component, test or benchmark; Debian's
+# core packages only). A later `make test` or `make build` configures again with the components.
+cli: deps-core
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS) --target trainrt
 
 $(DATA): | cli

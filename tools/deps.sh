@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# Installs every Debian package in tools/packages.txt that is not installed yet.
-# Idempotent: a machine that has them all makes no apt call at all.
+# Installs what trainrt needs on this machine (make deps):
+#   bash tools/deps.sh         everything: Debian's packages, the project's Python environment, the
+#                              tests' user environment, Ray's environment for the benchmarks
+#   bash tools/deps.sh core    what building and running trainrt's core needs (make demo): the
+#                              Debian packages above '#@ tests' in tools/packages.txt
+# Idempotent: a machine that has it all makes no apt call and no network call at all.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-mapfile -t wanted < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/packages.txt")
+mode=${1:-all}
+[[ $mode == all || $mode == core ]] || { echo "deps: unknown mode '$mode' (all, core)" >&2; exit 2; }
+list=$(if [[ $mode == core ]]; then sed '/^#@ tests/,$d' "$here/packages.txt"; else cat "$here/packages.txt"; fi)
+mapfile -t wanted < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' <<<"$list")
 missing=()
 for pkg in "${wanted[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
@@ -19,6 +26,8 @@ else
   "${sudo_cmd[@]}" apt-get update -q
   "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+
+[[ $mode == all ]] || exit 0
 
 # Environment Modules (Debian's environment-modules) conflicts with lmod as a package, and the
 # tests load trainrt's module files with both: its .deb is unpacked (not installed) here, and the

@@ -38,7 +38,10 @@ struct DistributedModule::Impl {
     std::vector<bool> ready;
     bool in_backward = false;
     // The accumulators stay alive (a parameter only holds a weak reference) and keep our hooks.
-    std::vector<std::pair<std::shared_ptr<::torch::autograd::Node>, std::uintptr_t>> hooks;
+    // The accumulator's handle type as this LibTorch returns it (a shared_ptr before torch 2.15, an
+    // intrusive_ptr since): taken from the call, so one source builds against either.
+    using AccumulatorRef = decltype(::torch::autograd::impl::grad_accumulator(std::declval<const at::Tensor&>()));
+    std::vector<std::pair<AccumulatorRef, std::uintptr_t>> hooks;
 
     void collect_parameters();
     void broadcast_state();
