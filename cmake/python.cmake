@@ -1,6 +1,6 @@
 # The optional Python component (issue: Python training functions). TRAINRT_WITH_PYTHON = AUTO
-# builds it, for the project environment's interpreter (cmake/venv.cmake), when Debian's python3-dev
-# and pybind11-dev are found, ON requires them, OFF leaves it
+# builds it, for the project environment's interpreter (cmake/venv.cmake), when its development
+# files (Debian's python3-dev) and pybind11 >= 2.12 (the environment's) are found, ON requires them, OFF leaves it
 # out. Sets TRAINRT_HAS_PYTHON. Three parts, none loaded by a job that does not use Python:
 #   libtrainrt_python.so    the `python:FILE.py:FUNC` workload: embeds CPython, runs the function
 #   trainrt/_trainrt.*.so   the extension module: the session, checkpoints, trainrt.run()
@@ -11,12 +11,27 @@ set(TRAINRT_HAS_PYTHON 0)
 if(NOT TRAINRT_WITH_PYTHON STREQUAL "OFF")
   # Python3_EXECUTABLE: the project environment's interpreter (cmake/venv.cmake) unless given.
   find_package(Python3 3.9 QUIET COMPONENTS Interpreter Development.Embed Development.Module)
-  find_package(pybind11 2.6 CONFIG QUIET)
+  # pybind11 2.12 or later (numpy 2 changed the array struct that older versions read: an array's
+  # size came back 0): the environment's own (tools/requirements.txt), unless pybind11_DIR is given.
+  if(Python3_FOUND AND NOT pybind11_DIR)
+    execute_process(COMMAND ${Python3_EXECUTABLE} -m pybind11 --cmakedir OUTPUT_VARIABLE _trainrt_pybind11_dir
+                    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _trainrt_no_pybind11)
+    if(NOT _trainrt_no_pybind11)
+      set(pybind11_DIR ${_trainrt_pybind11_dir})
+    endif()
+  endif()
+  # pybind11 3's CMake tools take FindPython's "Python" once a package has found it (LibTorch's
+  # config does, the interpreter alone): the same interpreter, with its development parts.
+  if(Python3_FOUND)
+    set(Python_EXECUTABLE ${Python3_EXECUTABLE})
+    find_package(Python 3.9 QUIET COMPONENTS Interpreter Development.Embed Development.Module)
+  endif()
+  find_package(pybind11 2.12 CONFIG QUIET)
   if(Python3_FOUND AND pybind11_FOUND)
     set(TRAINRT_HAS_PYTHON 1)
   elseif(TRAINRT_WITH_PYTHON STREQUAL "ON")
-    message(FATAL_ERROR "TRAINRT_WITH_PYTHON=ON but Python 3 development files or pybind11 were not "
-                        "found: install python3-dev and pybind11-dev (make deps does)")
+    message(FATAL_ERROR "TRAINRT_WITH_PYTHON=ON but Python 3 development files or pybind11 >= 2.12 were not "
+                        "found: install python3-dev and, in the environment, pybind11 (make deps does)")
   endif()
 endif()
 message(STATUS "trainrt: Python component ${TRAINRT_HAS_PYTHON} (TRAINRT_WITH_PYTHON=${TRAINRT_WITH_PYTHON})")
