@@ -11,7 +11,7 @@
 #                        BENCH_NODE_REPEAT=3 faults of each kind); else its stored results are shown
 #   BENCH_GOODPUT=0      1: also the goodput harness (root, the local cluster, ~30 min); else its stored result
 #   BENCH_TUNE_ARRAY=0   1: also the sweep vs job array comparison (root, the local cluster, ~10 min); else its stored result
-#   BENCH_SKIP=          any of: trainrt pytorch torch python allreduce checkpoint restart report nodes goodput array data xgboost tune (comma or space separated); skipped parts
+#   BENCH_SKIP=          any of: trainrt pytorch torch python allreduce checkpoint restart report nodes goodput array data xgboost tune ray (comma or space separated); skipped parts
 #                        show as "not run" in BENCHMARKS.md
 #   BENCH_OUT=           where raw results and logs go (default $BUILD/bench-results/<timestamp>)
 #   BENCH_REUSE=DIR      with BENCH_SKIP: the skipped parts' results are taken from DIR (an earlier BENCH_OUT),
@@ -53,7 +53,7 @@ skipped() { [[ "$SKIP" == *" $1 "* ]]; }
 
 [[ "$EPOCHS" =~ ^[1-9][0-9]*$ ]] || die "BENCH_EPOCHS must be a positive integer (got '$EPOCHS')"
 for part in $SKIP; do
-  case $part in trainrt|pytorch|torch|python|allreduce|checkpoint|restart|report|nodes|goodput|array|data|xgboost|tune) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, torch, python, allreduce, checkpoint, restart, report, nodes, goodput, array, data, xgboost, tune)";; esac
+  case $part in trainrt|pytorch|torch|python|allreduce|checkpoint|restart|report|nodes|goodput|array|data|xgboost|tune|ray) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, torch, python, allreduce, checkpoint, restart, report, nodes, goodput, array, data, xgboost, tune, ray)";; esac
 done
 
 # --- preflight: every tool before anything long starts ---
@@ -409,6 +409,15 @@ cluster_part array BENCH_TUNE_ARRAY "$OUT/array_sweep.json" bench/tune/results/j
   "BENCH_TUNE_ARRAY=1 or \`make bench-tune-array\` runs it" "\`bash bench/tune/job_array_bench.sh\` on this kind of machine" \
   bash bench/tune/job_array_bench.sh "$OUT/array_sweep.json"
 
+# trainrt vs Ray Train (part "ray", bench/ray/): the same Ray-style scripts under Ray (its own venv,
+# bench/ray/make_venv.sh) and, after the one sed, under trainrt, alternated; skipped, the stored run.
+if ! skipped ray; then
+  run ray "$OUT/ray.stdout" bash bench/ray/ray_bench.sh "$OUT/ray.jsonl"
+  measured ray
+else
+  stored ray bench/ray/results/latest.jsonl "$OUT/ray.jsonl" "BENCH_SKIP names ray" "\`bash bench/ray/ray_bench.sh\`"
+fi
+
 # --- where and with what it ran ---
 version_of() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo "not installed"; }
 blas_of_trainrt=$(ldd "$TRAINRT" 2>/dev/null | awk '/libopenblas/ {print $3; exit}' || true)
@@ -424,4 +433,8 @@ blas_of_trainrt=$(ldd "$TRAINRT" 2>/dev/null | awk '/libopenblas/ {print $3; exi
 
 say "writing $REPORT"
 "$PY" bench/report_benchmarks.py "$OUT" "$REPORT" || die "could not aggregate the results in $OUT"
+if [[ -s $OUT/ray.jsonl ]]; then
+  { printf '\n'; "$PY" bench/ray/report.py "$OUT/ray.jsonl"; printf '\n'; cat "$OUT/ray_note.txt"; } >>"$REPORT" ||
+    die "could not render $OUT/ray.jsonl"
+fi
 say "done: $REPORT (raw results in $OUT)"

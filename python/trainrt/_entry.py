@@ -206,7 +206,7 @@ def _register_trainrt_backend():
     if hasattr(dist.Backend, "TRAINRT"):  # registered earlier in this process
         return
     from ._trainrt_torch import make_process_group
-    dist.Backend.register_backend("trainrt", lambda store, rank, size, timeout: make_process_group())
+    dist.Backend.register_backend("trainrt", lambda store, rank, size, timeout: make_process_group(), devices=["cpu"])
 
 
 # --- running ---
