@@ -106,6 +106,9 @@ function(trainrt_add_python_torch_module package_dir warnings)
     LIBRARY_OUTPUT_DIRECTORY ${package_dir} INSTALL_RPATH "$ORIGIN/../../.." BUILD_RPATH "$ORIGIN/../../..")
   target_compile_options(trainrt_python_torch_module PRIVATE -O2 ${warnings})
   target_link_libraries(trainrt_python_torch_module PRIVATE trainrt_torch ${TRAINRT_TORCH_PYTHON_LIBRARY})
+  # torch's own pybind11 headers (in its include/) before any other: the process group this module
+  # returns is a type torch registered, found only through the same pybind11 internals.
+  target_include_directories(trainrt_python_torch_module BEFORE PRIVATE ${TORCH_INCLUDE_DIRS})
   add_dependencies(trainrt_python trainrt_python_torch_module)
   set(TRAINRT_HAS_PYTHON_TORCH 1 PARENT_SCOPE)
 endfunction()

@@ -42,6 +42,10 @@ void enable_reproducibility();
 // creates it, in the same order as its other collectives.
 c10::intrusive_ptr<c10d::ProcessGroup> make_process_group();
 
+// The same collectives as a c10d::Backend, for torch.distributed to wrap in its own process group
+// (trainrt's Python backend, torch.distributed.Backend.register_backend). Collective, as above.
+c10::intrusive_ptr<c10d::Backend> make_backend();
+
 struct DistributedOptions {
     double bucket_mb = 2;                 // gradients are averaged in buckets of about this size
     bool find_unused_parameters = false;  // a parameter without a gradient in a backward pass is

@@ -205,8 +205,8 @@ def _register_trainrt_backend():
     import torch.distributed as dist
     if hasattr(dist.Backend, "TRAINRT"):  # registered earlier in this process
         return
-    from ._trainrt_torch import make_process_group
-    dist.Backend.register_backend("trainrt", lambda store, rank, size, timeout: make_process_group(), devices=["cpu"])
+    from ._trainrt_torch import make_backend
+    dist.Backend.register_backend("trainrt", lambda store, rank, size, timeout: make_backend(), devices=["cpu"])
 
 
 # --- running ---

@@ -1,5 +1,8 @@
-// trainrt::torch::make_process_group: c10d::ProcessGroup over trainrt's MPI communicator.
+// trainrt::torch::make_backend / make_process_group: a c10d::Backend over trainrt's MPI communicator,
+// and a c10d::ProcessGroup whose CPU and CUDA tensors go to it.
 #include <ATen/ATen.h>
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
 
 #include <condition_variable>
@@ -153,10 +156,10 @@ void on_host(std::vector<at::Tensor>& tensors, const std::function<void(at::Tens
     }
 }
 
-class TrainrtProcessGroup final : public c10d::ProcessGroup {
+class TrainrtBackend final : public c10d::Backend {
 public:
-    explicit TrainrtProcessGroup(std::unique_ptr<Communicator> comm, bool threaded)
-        : c10d::ProcessGroup(comm->rank(), comm->size()), comm_(std::move(comm)) {
+    explicit TrainrtBackend(std::unique_ptr<Communicator> comm, bool threaded)
+        : c10d::Backend(comm->rank(), comm->size()), comm_(std::move(comm)) {
         if (threaded) thread_ = std::make_unique<CommThread>();
     }
     const std::string getBackendName() const override { return "trainrt"; }
@@ -198,7 +201,7 @@ private:
 };
 
 // Runs `body` on the communication thread (or here) and returns its Work.
-c10::intrusive_ptr<c10d::Work> TrainrtProcessGroup::run(std::vector<at::Tensor>& tensors, c10d::OpType type,
+c10::intrusive_ptr<c10d::Work> TrainrtBackend::run(std::vector<at::Tensor>& tensors, c10d::OpType type,
                                                        const char* name, Body body) {
     auto future = tensor_list_future();
     auto task = [future, tensors, body = std::move(body)]() mutable {
@@ -214,7 +217,7 @@ c10::intrusive_ptr<c10d::Work> TrainrtProcessGroup::run(std::vector<at::Tensor>&
     return c10::make_intrusive<CollectiveWork>(future, type, name);
 }
 
-void TrainrtProcessGroup::gather_into(std::vector<at::Tensor>& outputs, const at::Tensor& input) {
+void TrainrtBackend::gather_into(std::vector<at::Tensor>& outputs, const at::Tensor& input) {
     const at::Tensor mine = host_contiguous(input);
     const std::size_t bytes = mine.nbytes();
     if (outputs.size() != static_cast<std::size_t>(getSize()))
@@ -228,7 +231,7 @@ void TrainrtProcessGroup::gather_into(std::vector<at::Tensor>& outputs, const at
                 .view(mine.scalar_type()).view(mine.sizes()));
 }
 
-c10::intrusive_ptr<c10d::Work> TrainrtProcessGroup::allgather(std::vector<std::vector<at::Tensor>>& outputs,
+c10::intrusive_ptr<c10d::Work> TrainrtBackend::allgather(std::vector<std::vector<at::Tensor>>& outputs,
                                                              std::vector<at::Tensor>& inputs,
                                                              const c10d::AllgatherOptions&) {
     check_device(inputs, "allgather");
@@ -242,12 +245,21 @@ c10::intrusive_ptr<c10d::Work> TrainrtProcessGroup::allgather(std::vector<std::v
 
 }  // namespace
 
-c10::intrusive_ptr<c10d::ProcessGroup> make_process_group() {
+c10::intrusive_ptr<c10d::Backend> make_backend() {
     // On the caller's thread the communicator itself reports to the watchdog; on the helper
     // thread the waiting caller does (CollectiveWork::wait).
     const bool threaded = comm::threads_supported();
-    return c10::make_intrusive<TrainrtProcessGroup>(
+    return c10::make_intrusive<TrainrtBackend>(
         threaded ? comm::make_helper_communicator() : comm::make_world_communicator(), threaded);
+}
+
+c10::intrusive_ptr<c10d::ProcessGroup> make_process_group() {
+    const auto backend = make_backend();
+    auto group = c10::make_intrusive<c10d::ProcessGroup>(backend->getRank(), backend->getSize());
+    group->setDefaultBackend(c10d::ProcessGroup::BackendType::CUSTOM);
+    for (const c10::DeviceType device : {c10::DeviceType::CPU, c10::DeviceType::CUDA})
+        group->setBackend(device, c10d::ProcessGroup::BackendType::CUSTOM, backend);
+    return group;
 }
 
 }  // namespace trainrt::torch

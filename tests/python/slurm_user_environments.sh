@@ -19,7 +19,7 @@ versions() { "$1/bin/python3" -c 'import sys, torch; print(f"{sys.version_info.m
 check() {
   local row want
   row=$(jq -r '"\(.python) \(.torch) \(.backend) \(.sum) \(.prefix)"' "$TEST_TMP/runs/$1/result.jsonl" 2>/dev/null || true)
-  want="$(versions "$2") trainrt 3.0 $2"
+  want="$(versions "$2") trainrt 3 $2"
   [[ "$row" == "$want" ]] || { job_diagnostics "$JOB"; fail "$1: '$row', wanted '$want'"; }
   log "$1: $row"
 }

@@ -13,4 +13,6 @@ PYBIND11_MODULE(_trainrt_torch, module) {
     py::module_::import("torch.distributed");  // registers the ProcessGroup type this returns
     // Collective: every rank calls it, in the same order as its other collectives.
     module.def("make_process_group", [] { return trainrt::torch::make_process_group(); });
+    // What torch.distributed's registered "trainrt" backend creates (trainrt/_entry.py).
+    module.def("make_backend", [] { return trainrt::torch::make_backend(); });
 }
