@@ -253,9 +253,16 @@ c10::intrusive_ptr<c10d::Backend> make_backend() {
         threaded ? comm::make_helper_communicator() : comm::make_world_communicator(), threaded);
 }
 
+// A process group over one TrainrtBackend, named by it ("trainrt", not the "custom" of its type).
+class TrainrtGroup final : public c10d::ProcessGroup {
+public:
+    using c10d::ProcessGroup::ProcessGroup;
+    const std::string getBackendName() const override { return "trainrt"; }
+};
+
 c10::intrusive_ptr<c10d::ProcessGroup> make_process_group() {
     const auto backend = make_backend();
-    auto group = c10::make_intrusive<c10d::ProcessGroup>(backend->getRank(), backend->getSize());
+    auto group = c10::make_intrusive<TrainrtGroup>(backend->getRank(), backend->getSize());
     group->setDefaultBackend(c10d::ProcessGroup::BackendType::CUSTOM);
     for (const c10::DeviceType device : {c10::DeviceType::CPU, c10::DeviceType::CUDA})
         group->setBackend(device, c10d::ProcessGroup::BackendType::CUSTOM, backend);
