@@ -11,7 +11,8 @@ endif()
 set(TRAINRT_VENV "${_trainrt_venv_default}" CACHE PATH
     "Python environment whose interpreter and torch trainrt builds for (tools/deps.sh makes it)")
 if(NOT Python3_EXECUTABLE AND EXISTS ${TRAINRT_VENV}/bin/python3)
-  set(Python3_EXECUTABLE ${TRAINRT_VENV}/bin/python3)
+  set(Python3_EXECUTABLE ${TRAINRT_VENV}/bin/python3 CACHE FILEPATH
+      "the interpreter the Python component is built for and embeds (the project environment's)")
 endif()
 
 # torch.utils.cmake_prefix_path of the interpreter's torch, for find_package(Torch), when Torch_DIR
