@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Renders the Markdown section "trainrt vs Ray Train on this machine" from bench/ray/ray_bench.sh's
+JSON lines (stdout).
+
+    python3 bench/ray/report.py [bench/ray/results/latest.jsonl]
+
+One row per measurement: Ray's median, trainrt's median, the median of the per-pair ratios
+trainrt/Ray (a pair: the Ray run and the trainrt run of the same repetition, both successful), the
+goal and whether the ratio meets it, and the number of pairs. Failed runs are listed under the
+table with their error line.
+"""
+import json
+import statistics
+import sys
+
+# (part, trainrt variant, label, goal): the rows, in order.
+ROWS = [
+    ("launch", "main", "launch → first `report()` returned (rank 0)", 0.5),
+    ("epoch", "main", "epoch of the FashionMNIST recipe (rank 0, train + test)", 1.0),
+    ("checkpoint", "main", "`report()` with a 100 MiB `Checkpoint.from_directory` (rank 0, median of the reports)", 1.0),
+    ("recovery", "supervise", "worker SIGKILLed → first report after the restart (trainrt: `trainrt supervise`)", 0.5),
+    ("recovery", "rerun", "the same, trainrt: the script's `fit()` fails, the same command rerun at once", 0.5),
+    ("sweep", "extra_seds", "8-trial ASHA sweep, `Tuner.fit()` (trainrt: after the extra seds, README)", 0.8),
+    ("sweep", "as_written", "8-trial ASHA sweep as written (trainrt: the one sed only)", 0.8),
+]
+
+
+def fmt_s(value):
+    if value is None:
+        return "–"
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def main(path):
+    machine, runs = {}, []
+    with open(path) as lines:
+        for line in lines:
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            if record.get("type") == "machine":
+                machine = record
+            elif record.get("type") == "run":
+                runs.append(record)
+
+    def find(part, side, variant):
+        return {r["rep"]: r for r in runs if r["part"] == part and r["side"] == side and r["variant"] == variant}
+
+    out = ["## trainrt vs Ray Train on this machine", ""]
+    out.append(f"Ray {machine.get('ray', '?')} (torch {machine.get('ray_torch', '?')}) against trainrt "
+               f"{machine.get('trainrt', '?')} (torch {machine.get('trainrt_torch', '?')}, Python "
+               f"{machine.get('python', '?')}), 2 workers on {machine.get('cpu', '?')} ({machine.get('nproc', '?')} "
+               f"cores, {machine.get('memory_gb', '?')} GB), {machine.get('date', '?')}; "
+               f"`bash bench/ray/ray_bench.sh` with {machine.get('reps', '?')} repetition(s), Ray and trainrt "
+               f"alternated, the same script for both (trainrt's copy made by `sed 's/ray\\.train/trainrt/g; "
+               f"s/ray\\.tune/trainrt.tune/g'`). Load average at the start: {machine.get('load1_start', '?')}.")
+    if machine.get("settings"):
+        out.append(f"Settings: epochs={machine.get('epochs', '?')} {machine['settings']}.")
+    out += ["", "| measurement | Ray (median) | trainrt (median) | trainrt/Ray (median of pairs) | goal | met | pairs |",
+            "|---|---|---|---|---|---|---|"]
+    failures = []
+    for part, variant, label, goal in ROWS:
+        ray_runs, trainrt_runs = find(part, "ray", "main"), find(part, "trainrt", variant)
+        if not trainrt_runs and not ray_runs:
+            continue
+        ray_ok = [r["value_s"] for r in ray_runs.values() if r["ok"]]
+        trainrt_ok = [r["value_s"] for r in trainrt_runs.values() if r["ok"]]
+        ratios = [trainrt_runs[rep]["value_s"] / ray_runs[rep]["value_s"] for rep in sorted(trainrt_runs)
+                  if rep in ray_runs and trainrt_runs[rep]["ok"] and ray_runs[rep]["ok"] and ray_runs[rep]["value_s"]]
+        ratio = statistics.median(ratios) if ratios else None
+        met = "–" if ratio is None else ("yes" if ratio <= goal else "**no**")
+        failed = [r for r in trainrt_runs.values() if not r["ok"]]
+        out.append(f"| {label} | {fmt_s(statistics.median(ray_ok)) if ray_ok else '–'} | "
+                   f"{fmt_s(statistics.median(trainrt_ok)) if trainrt_ok else ('failed' if failed else '–')} | "
+                   f"{f'{ratio:.2f}×' if ratio is not None else '–'} | ≤ {goal:g}× | {met} | {len(ratios)} |")
+        for r in list(ray_runs.values()) + list(trainrt_runs.values()):
+            if not r["ok"] and r not in failures:
+                failures.append(r)
+    if failures:
+        out += ["", "Failed runs:", ""]
+        for r in failures:
+            out.append(f"- {r['part']}, {r['side']} ({r['variant']}), rep {r['rep']}: exit {r['rc']}: "
+                       f"`{r.get('error') or 'no measurement'}`")
+    details = []
+    for r in runs:
+        if r["part"] == "recovery" and r["ok"]:
+            d = r["detail"]
+            details.append(f"{r['side']} ({r['variant']}) rep {r['rep']}: killed after step {d.get('kill_step')}'s report, "
+                           f"function restarted {fmt_s(d.get('func_start_after_kill_s'))} later, first report after it: step "
+                           f"{d.get('resumed_at_step')}")
+    if details:
+        out += ["", "Recovery details: " + "; ".join(details) + "."]
+    loads = [r["load1"] for r in runs]
+    if loads:
+        out += ["", f"Load average (1 min) after each run: {min(loads):.1f}–{max(loads):.1f} on "
+                    f"{machine.get('nproc', '?')} cores."]
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "bench/ray/results/latest.jsonl")
