@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "fake_env.hpp"
+
 #include <map>
 
 #include "comm/mpi_world.hpp"
@@ -9,13 +11,7 @@
 using namespace trainrt;
 
 namespace {
-launch::EnvLookup fake(std::map<std::string, std::string> vars) {
-    return [vars](const std::string& name) -> std::optional<std::string> {
-        auto found = vars.find(name);
-        if (found == vars.end()) return std::nullopt;
-        return found->second;
-    };
-}
+launch::EnvLookup fake(std::map<std::string, std::string> vars) { return testing::fake_env(std::move(vars)); }
 }  // namespace
 
 TEST_CASE("mode is decided from the environment, PMIx first", "[launch]") {

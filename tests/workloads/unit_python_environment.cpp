@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "fake_env.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -11,13 +13,7 @@ using namespace trainrt;
 namespace fs = std::filesystem;
 
 namespace {
-launch::EnvLookup fake(std::map<std::string, std::string> vars) {
-    return [vars](const std::string& name) -> std::optional<std::string> {
-        auto found = vars.find(name);
-        if (found == vars.end()) return std::nullopt;
-        return found->second;
-    };
-}
+launch::EnvLookup fake(std::map<std::string, std::string> vars) { return testing::fake_env(std::move(vars)); }
 
 void touch(const fs::path& path) {
     fs::create_directories(path.parent_path());
