@@ -24,7 +24,7 @@ SONAME=$(soname_of libtrainrt_python)
 echo "python: $("$PYTHON" --version) headers $PY_INCLUDE, libpython $LIBPYTHON, pybind11 $PYBIND_INCLUDE, g++ $(g++ -dumpfullversion)"
 
 FLAGS=(-std=c++20 -O2 -DNDEBUG -fPIC -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
-       -DFMT_SHARED -I"$REPO/include" -I"$BUILD/generated" -I"$REPO/src"
+       -DFMT_SHARED -DTRAINRT_EMBED_PYTHON="\"$("$PYTHON" -c 'import sys; print(sys.executable)')\"" -I"$REPO/include" -I"$BUILD/generated" -I"$REPO/src"
        -isystem "$UNPACKED/include" -isystem "$PY_INCLUDE" -isystem "$PYBIND_INCLUDE")
 LIBS=("$BUILD/lib/libtrainrt.so" "$UNPACKED/lib/libfmt.so.9")
 package=$BUILD/lib/trainrt/python/trainrt
@@ -36,4 +36,8 @@ g++ -shared -Wl,-soname,"$SONAME" -o "$BUILD/lib/libtrainrt_python.so.$VERSION" 
   "$LIBPYTHON" -ldl -Wl,-rpath,'$ORIGIN'
 link_names libtrainrt_python
 cp "$REPO"/python/trainrt/*.py "$package/"
+# What python.cmake writes: the Python these libraries were built for, and no torch backend
+# (scaling.backend = trainrt needs the torch module, which only CMake builds; GPU runs use NCCL).
+printf '# Written by bench/gpu/build_python_on_gpu.sh.\nPYTHON = "%s"\nTORCH = ""\nTRAINRT = "%s"\n' \
+  "$("$PYTHON" -c 'import platform; print(platform.python_version())')" "$VERSION" >"$package/_build_info.py"
 echo "built $BUILD/lib/$SONAME and $package/_trainrt$EXT"

@@ -24,7 +24,7 @@ OUTDIR=${1:-.gpu}
 BUILD_ABS=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "make_bundle: no build at $BUILD (run make build)" >&2; exit 2; }
 grep -q '^#define TRAINRT_HAS_CUDA 1' "$BUILD/generated/trainrt/build_config.hpp" ||
   { echo "make_bundle: $BUILD was built without CUDA (cmake -DTRAINRT_WITH_CUDA=ON)" >&2; exit 2; }
-cmake --build "$BUILD" -j "${JOBS:-2}" --target trainrt nccl_check engine_uneven_check checkpoint_bench >/dev/null
+cmake --build "$BUILD" -j "${JOBS:-2}" --target trainrt trainrt_cuda nccl_check engine_uneven_check checkpoint_bench >/dev/null
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT

@@ -106,32 +106,54 @@ def pinned_copy_seconds(model, optimizer, device):
     return time.perf_counter() - start, sum(t.numel() * t.element_size() for t in tensors)
 
 
-def line(**values):
+def line(path=None, **values):
+    """One JSON line on stdout, or appended to `path` (a Ray worker's stdout reaches the driver
+    prefixed)."""
     values.update(cpus=len(os.sched_getaffinity(0)), threads=torch.get_num_threads())
-    print(json.dumps(values), flush=True)
+    if path is None:
+        print(json.dumps(values), flush=True)
+        return
+    with open(path, "a") as file:
+        file.write(json.dumps(values) + "\n")
 
 
-def trainrt_func(config):
-    import trainrt
-    from trainrt.torch import prepare_data_loader, prepare_model, state_dict_checkpoint
-    device = trainrt.torch.get_device()
+def epochs_through(config, train, train_torch, who):
+    """The loop through a framework's API (trainrt's or, the same names, Ray Train's): returns what
+    the checkpoint rounds need. Rank 0 writes one line per epoch."""
+    device = train_torch.get_device()
     name, data = config["model"], config["data"]
     dataset = Images(config["data_dir"])
-    model = prepare_model(build_model(name))
+    model = train_torch.prepare_model(build_model(name))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
     if data == "loader":
-        batches = prepare_data_loader(DataLoader(dataset, batch_size=BATCH[name], shuffle=True, num_workers=2,
-                                                 persistent_workers=True))
+        batches = train_torch.prepare_data_loader(DataLoader(dataset, batch_size=BATCH[name], shuffle=True,
+                                                             num_workers=2, persistent_workers=True))
     else:
         batches = resident_batches(dataset, device, BATCH[name])
     for epoch in range(1, config.get("epochs", 3) + 1):
         seconds, total = run_epoch(model, batches, optimizer, loss_fn, device)
         start = time.perf_counter()
-        trainrt.report({"epoch": epoch, "loss": total.item()})
+        train.report({"epoch": epoch, "loss": total.item()})
         seconds += time.perf_counter() - start
-        if trainrt.get_context().world_rank == 0:
-            line(who="trainrt", model=name, data=data, epoch=epoch, epoch_s=seconds, loss=total.item())
+        if train.get_context().get_world_rank() == 0:
+            line(config.get("out"), who=who, model=name, data=data, epoch=epoch, epoch_s=seconds, loss=total.item())
+    return model, batches, optimizer, loss_fn, device
+
+
+def ray_func(config):
+    """The same loop under Ray Train (TorchTrainer, ScalingConfig(use_gpu=True)): `--under ray`."""
+    import ray.train
+    import ray.train.torch
+    epochs_through(config, ray.train, ray.train.torch, "ray")
+
+
+def trainrt_func(config):
+    import trainrt
+    import trainrt.torch
+    from trainrt.torch import state_dict_checkpoint
+    model, batches, optimizer, loss_fn, device = epochs_through(config, trainrt, trainrt.torch, "trainrt")
+    name = config["model"]
     rounds = config.get("checkpoints", 0)
     copies, stalls, state_bytes = [], [], 0
     for _ in range(rounds):
@@ -186,11 +208,26 @@ class _Moved:
             yield x.to(self.device, non_blocking=True), y.to(self.device, non_blocking=True)
 
 
+def under_ray(args):
+    """Ray Train as its users run it: TorchTrainer(ray_func, ScalingConfig(num_workers=1,
+    use_gpu=True)).fit() from this driver; the worker appends its lines to args.out."""
+    import tempfile
+    from ray.train import RunConfig, ScalingConfig
+    from ray.train.torch import TorchTrainer
+    config = {"model": args.model, "data": args.data, "data_dir": os.path.abspath(args.data_dir),
+              "epochs": args.epochs, "out": os.path.abspath(args.out)}
+    TorchTrainer(ray_func, train_loop_config=config, scaling_config=ScalingConfig(num_workers=1, use_gpu=True),
+                 run_config=RunConfig(storage_path=tempfile.mkdtemp(prefix="ray-gpu-bench-"))).fit()
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
+    parser.add_argument("--under", choices=("pytorch", "ray"), default="pytorch")
+    parser.add_argument("--out", help="with --under ray: the file the worker appends its lines to")
     parser.add_argument("--model", choices=sorted(BATCH), default="mlp")
     parser.add_argument("--data", choices=("loader", "resident"), default="loader")
     parser.add_argument("--data-dir", required=True)
     parser.add_argument("--epochs", type=int, default=3)
-    plain(parser.parse_args())
+    arguments = parser.parse_args()
+    under_ray(arguments) if arguments.under == "ray" else plain(arguments)
     sys.exit(0)

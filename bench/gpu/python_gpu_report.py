@@ -1,6 +1,7 @@
-"""Renders bench/gpu/python_gpu_bench.sh's JSON lines: per model and data, the median epoch time
-(epochs after the first: the first pays cuDNN's and the allocator's warm-up) through trainrt and
-in plain PyTorch, and their ratio; the checkpoint's stall against its pinned device-to-host copy."""
+"""Renders the JSON lines of bench/gpu/python_gpu_bench.sh (or ray_gpu_bench.sh): per model and
+data, the median epoch time (epochs after the first: the first pays cuDNN's and the allocator's
+warm-up) in plain PyTorch and through each other side in the file (trainrt, the plain loop in
+trainrt's interpreter, Ray Train), with its ratio to PyTorch; the checkpoint's stall against its pinned device-to-host copy."""
 import collections
 import json
 import statistics
@@ -24,13 +25,17 @@ def seconds(value):
     return f"{value:.3f}" if value else "missing"
 
 
-print("| model | data | trainrt epoch (s) | PyTorch epoch (s) | trainrt / PyTorch | plain loop in trainrt's "
-      "interpreter (s) | that / PyTorch |")
-print("|---|---|---|---|---|---|---|")
+NAMES = {"trainrt": "trainrt", "pytorch-embedded": "plain loop in trainrt's interpreter", "ray": "Ray Train"}
+others = [who for who in NAMES if any(key[2] == who for key in epochs)]
+print("| model | data | PyTorch epoch (s) | " + " | ".join(f"{NAMES[who]} (s) | / PyTorch" for who in others) + " |")
+print("|---|---|---|" + "---|---|" * len(others))
 for model, data in sorted({(m, d) for m, d, _ in epochs}):
-    ours, theirs, embedded = (median(model, data, who) for who in ("trainrt", "pytorch", "pytorch-embedded"))
-    print(f"| {model} | {data} | {seconds(ours)} | {seconds(theirs)} | {ratio(ours, theirs)} | "
-          f"{seconds(embedded)} | {ratio(embedded, theirs)} |")
+    theirs = median(model, data, "pytorch")
+    cells = []
+    for who in others:
+        value = median(model, data, who)
+        cells += [seconds(value), ratio(value, theirs)]
+    print(f"| {model} | {data} | {seconds(theirs)} | " + " | ".join(cells) + " |")
 for row in rows:
     if "stall_s" in row:
         print(f"\ncheckpoint of {row['model']} ({row['checkpoint_bytes'] / 2**20:.1f} MiB: weights and momentum), "

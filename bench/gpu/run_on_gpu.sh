@@ -18,6 +18,11 @@
 #          GEMM share of a step
 #   pybench bench/gpu/python_gpu_bench.sh: Python functions (MLP recipe, ResNet-18) through
 #          trainrt vs plain PyTorch, and a GPU model's checkpoint stall vs its device-to-host copy
+#   raybench bench/gpu/ray_gpu_bench.sh: the same Python functions under Ray Train
+#          (TorchTrainer, ScalingConfig(use_gpu=True)) vs plain PyTorch; Ray from RAY_CARRY/ray-site.tar.xz
+#          (default .ray; bench/gpu/make_ray_carry.sh) and FashionMNIST from the bundle an earlier
+#          call on the same machine unpacked (Ray and the bundle together exceed what one call carries)
+# REUSE_UNPACKED=1 uses what an earlier call on the same warm machine unpacked and built.
 #   stall  bench/gpu/stall_profile.py: where that stall goes (staging vs report(), two stagings,
 #          an idle GPU before the checkpoint, cProfile)
 #   ckpt   bench/checkpoint_bench on 1 and 2 ranks on this machine's disk and cores (GPU_CKPT_DIR,
@@ -46,20 +51,39 @@ unpack() {
   [[ -r $BUNDLE_DIR/bundle.tar.xz ]] || die "no $BUNDLE_DIR/bundle.tar.xz (make it with bench/gpu/make_bundle.sh)"
   rm -rf "$UNPACKED" && mkdir -p "$UNPACKED"
   tar -C "$UNPACKED" -xJf "$BUNDLE_DIR/bundle.tar.xz" || die "cannot unpack $BUNDLE_DIR/bundle.tar.xz"
-  built_repo=$(sed -n 's/^repo_dir=//p' "$UNPACKED/MANIFEST")
-  built_dir=$(sed -n 's/^build_dir=//p' "$UNPACKED/MANIFEST")
-  BUILD_REL=${built_dir#"$built_repo"/}
+  read_manifest
   # A real build tree (the machine that made the bundle) is never replaced by the bundle's subset.
   [[ ! -e $REPO/$BUILD_REL/CMakeCache.txt ]] || die "$REPO/$BUILD_REL is a build tree: run this on the GPU machine's copy"
   rm -rf "${REPO:?}/$BUILD_REL" && mkdir -p "$(dirname "$REPO/$BUILD_REL")"
   cp -a "$UNPACKED/build" "$REPO/$BUILD_REL"
-  # The ctest files name the build's absolute paths: make them valid here.
+  link_built_repo
+}
+
+# REUSE_UNPACKED=1: what an earlier call on this (still warm) machine unpacked, with the components
+# it built there, is used as it is (a lease's device time is short); false where there is none.
+reuse() {
+  [[ ${REUSE_UNPACKED:-0} == 1 && -r $UNPACKED/MANIFEST ]] || return 1
+  read_manifest
+  [[ -x $REPO/$BUILD_REL/trainrt && -d $REPO/$BUILD_REL/lib ]] || return 1
+  link_built_repo
+  REUSED=1
+  echo "run_on_gpu: reusing $UNPACKED and $REPO/$BUILD_REL from an earlier call"
+}
+
+read_manifest() {
+  built_repo=$(sed -n 's/^repo_dir=//p' "$UNPACKED/MANIFEST")
+  built_dir=$(sed -n 's/^build_dir=//p' "$UNPACKED/MANIFEST")
+  BUILD_REL=${built_dir#"$built_repo"/}
+  BUILD=$REPO/$BUILD_REL
+  TRAINRT=$BUILD/trainrt
+}
+
+# The ctest files name the build's absolute paths: make them valid here.
+link_built_repo() {
   if [[ $built_repo != "$REPO" ]]; then
     if [[ -e $built_repo && ! -L $built_repo ]]; then die "$built_repo exists and is not this repository"; fi
     mkdir -p "$(dirname "$built_repo")" && ln -sfn "$REPO" "$built_repo"
   fi
-  BUILD=$REPO/$BUILD_REL
-  TRAINRT=$BUILD/trainrt
 }
 
 # Directories holding the GPU machine's own CUDA runtime, cuBLAS and NCCL (PyTorch's wheels first).
@@ -91,6 +115,8 @@ use_bundle() {
   export FASHION_IDX_DIR=$UNPACKED/data  # the IDX files, for the Python tests and benchmarks
   TRAINRT_PYTHON=$(command -v python3)  # the tests' numpy and h5py: this machine's PyTorch Python
   export TRAINRT_PYTHON
+  # The ctest files name the build machine's project environment (tests/CMakeLists.txt TEST_ENV).
+  find "$BUILD" -name CTestTestfile.cmake -exec sed -i -E "s|TRAINRT_PYTHON=[^;\"]*|TRAINRT_PYTHON=$TRAINRT_PYTHON|g" {} +
   if [[ ! -s $REPO/data/fashion-mnist.h5 ]]; then
     "$TRAINRT" data import fashion-mnist --from "$UNPACKED/data" --out "$REPO/data/fashion-mnist.h5" >/dev/null ||
       die "importing FashionMNIST failed"
@@ -119,13 +145,25 @@ stage_test() {
   (cd "$BUILD" && ctest -L gpu -E "^gpu[.]test_component$" ${GPU_TESTS:+-R "$GPU_TESTS"} --output-on-failure --timeout 600 ${CTEST_VERBOSE:+-V})
 }
 
-stage_python() { bash bench/gpu/build_python_on_gpu.sh "$BUILD" "$UNPACKED"; }
+stage_python() {
+  if [[ ${REUSED:-0} == 1 && -e $BUILD/lib/libtrainrt_python.so ]]; then echo "python: built by the earlier call"; return; fi
+  bash bench/gpu/build_python_on_gpu.sh "$BUILD" "$UNPACKED"
+}
 
 stage_torch() { bash bench/gpu/build_torch_on_gpu.sh "$BUILD" "$UNPACKED"; }
 
 stage_pybench() {
   bash bench/gpu/python_gpu_bench.sh "$BUILD" "$UNPACKED/data" "$OUT/python_gpu_bench.jsonl" \
     "${PYBENCH_EPOCHS:-4}" "${PYBENCH_ROUNDS:-1}"
+}
+
+stage_raybench() {
+  local carry=${RAY_CARRY:-.ray}/ray-site.tar.xz site=/tmp/trainrt-ray-site data=$UNPACKED/data
+  [[ -r $carry ]] || { echo "no $carry (make it with bench/gpu/make_ray_carry.sh)"; return 1; }
+  [[ -d $data ]] || { echo "no $data: run the bundle's stages first on this machine"; return 1; }
+  rm -rf "$site" && mkdir -p "$site" && tar -C "$site" -xJf "$carry" || return 1
+  PYTHONPATH=$site${PYTHONPATH:+:$PYTHONPATH} bash bench/gpu/ray_gpu_bench.sh "$data" \
+    "$OUT/ray_gpu_bench.jsonl" "${PYBENCH_EPOCHS:-4}" "${PYBENCH_ROUNDS:-1}"
 }
 
 stage_stall() {
@@ -186,7 +224,11 @@ stage_determ() {
 
 stage_bench() { bash bench/gpu/bench_gpu.sh "$BUILD" "$UNPACKED/data" "$OUT/gpu_bench.jsonl" "$EPOCHS"; }
 
-unpack
+if [[ "${STAGES[*]}" == raybench ]]; then
+  echo "run_on_gpu: raybench needs no build"
+elif ! reuse; then
+  unpack
+fi
 status=0
 for stage in "${STAGES[@]}"; do
   case $stage in
@@ -196,10 +238,11 @@ for stage in "${STAGES[@]}"; do
     torch) use_bundle; stage_torch 2>&1 | tee "$OUT/torch.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
     bench) use_bundle; stage_bench 2>&1 | tee "$OUT/bench.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
     pybench) use_bundle; stage_pybench 2>&1 | tee "$OUT/pybench.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
+    raybench) stage_raybench 2>&1 | tee "$OUT/raybench.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
     stall) use_bundle; stage_stall 2>&1 | tee "$OUT/stall.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
     ckpt) use_bundle; stage_ckpt 2>&1 | tee "$OUT/ckpt.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
     determ) use_bundle; stage_determ 2>&1 | tee "$OUT/determ.log"; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1 ;;
-    *) die "unknown stage '$stage' (probe, python, torch, test, bench, pybench, stall, ckpt, determ)" ;;
+    *) die "unknown stage '$stage' (probe, python, torch, test, bench, pybench, raybench, stall, ckpt, determ)" ;;
   esac
 done
 exit $status

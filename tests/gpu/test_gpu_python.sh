@@ -5,6 +5,8 @@
 #    current device are the GPU trainrt bound, prepare_model puts the model there, prepare_data_loader
 #    hands out pinned batches moved to it, and a state_dict checkpoint of CUDA tensors is staged
 #    through pinned memory (private copies: left to a background snapshot) and reported;
+#  - Ray's way, from a plain python3: TorchTrainer(ScalingConfig(num_workers=1, use_gpu=True)).fit()
+#    starts the rank, whose function trains on cuda:0 (get_device, prepare_model) and reports;
 #  - Ray's FashionMNIST recipe (examples/python/fashion_mnist.py) on the GPU ends its first epoch
 #    at the same recipe's CPU loss within 1e-4 relative and test accuracy within 0.2 points;
 #  - stopped with USR2 while training and rerun, it ends with the uninterrupted GPU run's digest and
@@ -16,6 +18,7 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L 2>/dev/null | grep -q '
 fi
 "$TRAINRT" --version | grep -q 'Python: libtrainrt_python' || { echo "SKIP: this trainrt has no Python component"; exit 77; }
 PY=${TRAINRT_PYTHON:-python3}
+command -v "$PY" >/dev/null || { echo "FAIL: no Python at $PY (TRAINRT_PYTHON)" >&2; exit 1; }
 "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null \
   || { echo "SKIP: $PY's torch sees no CUDA device"; exit 77; }
 export VIRTUAL_ENV=${VIRTUAL_ENV:-$("$PY" -c 'import sys; print(sys.prefix)')}
@@ -51,6 +54,38 @@ timeout -k 10 300 mpiexec -n 1 "$TRAINRT" --run.workload=python:"$WORK/inside.py
   --run.storage_path="$WORK" --run.name=inside --metrics.progress=off >"$WORK/inside.out" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] && grep -q 'inside ok' "$WORK/inside.out" && pass "$(grep -m1 'inside ok' "$WORK/inside.out")" \
   || { show "$WORK/inside.out" 40; fail "the checks inside a GPU function (exit $rc)"; }
+
+# --- Ray's way: fit() from a plain python3 starts the rank on the GPU
+cat >"$WORK/fit_gpu.py" <<'PY'
+import os, torch, trainrt
+from trainrt import RunConfig, ScalingConfig
+from trainrt.torch import TorchTrainer, get_device, prepare_model
+def train_func(config):
+    device = get_device()
+    model = prepare_model(torch.nn.Linear(8, 1))
+    assert device == torch.device("cuda:0") and next(model.parameters()).device == device, device
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    x = torch.randn(256, 8, device=device, generator=torch.Generator(device).manual_seed(0))
+    y = x.sum(1, keepdim=True)
+    first = None
+    for step in range(1, 31):
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad(); loss.backward(); optimizer.step()
+        first = loss.item() if first is None else first
+        if step % 10 == 0:
+            trainrt.report({"step": step, "loss": loss.item(), "first_loss": first, "cuda": int(loss.is_cuda)})
+if __name__ == "__main__":
+    result = TorchTrainer(train_func, scaling_config=ScalingConfig(num_workers=1, use_gpu=True),
+                          run_config=RunConfig(storage_path=os.environ["FIT_RUNS"], name="fit_gpu")).fit()
+    first = result.metrics["first_loss"]
+    assert result.error is None and result.metrics["cuda"] == 1 and result.metrics["step"] == 30, result.metrics
+    assert result.metrics["loss"] < first, (first, result.metrics["loss"])
+    print(f"fit ok: step {result.metrics['step']}, loss {first:.4f} -> {result.metrics['loss']:.4f} on cuda:0", flush=True)
+PY
+rc=0
+PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" FIT_RUNS="$WORK" timeout -k 10 300 "$PY" "$WORK/fit_gpu.py" >"$WORK/fit_gpu.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && grep -q 'fit ok' "$WORK/fit_gpu.out" && pass "$(grep -m1 'fit ok' "$WORK/fit_gpu.out")" \
+  || { show "$WORK/fit_gpu.out" 40; fail "TorchTrainer(ScalingConfig(use_gpu=True)).fit() from python3 (exit $rc)"; }
 
 # --- the recipe: the GPU's first epoch vs the CPU path's, from the same initial weights (the
 # recipe seeds torch before it builds the model on the CPU). Not from torch_init_seed0.h5 as the
