@@ -431,6 +431,15 @@ if py_gpu.exists():
                            capture_output=True, text=True).stdout.strip()
     lines += ["## GPU: Python training functions, trainrt vs plain PyTorch", "",
               Path("bench/gpu/results/h200-python-latest.md").read_text().strip(), "", *table.splitlines(), ""]
+# The same on today's stack, with Ray Train beside it (run_on_gpu.sh's pybench and raybench stages).
+h100_python = [Path(f"bench/gpu/results/h100-{side}-latest.jsonl") for side in ("python", "ray")]
+if all(path.exists() for path in h100_python):
+    lines += ["## GPU: Python training functions, trainrt and Ray Train vs plain PyTorch (H100)", "",
+              Path("bench/gpu/results/h100-python-latest.md").read_text().strip(), ""]
+    for path in h100_python:
+        table = subprocess.run([sys.executable, "bench/gpu/python_gpu_report.py", str(path)], check=True,
+                               capture_output=True, text=True).stdout.strip()
+        lines += [*table.splitlines(), ""]
 
 # --- checkpoints on a network filesystem: the stored results of `make bench-glusterfs` ---
 gl_dir = Path("bench/glusterfs/results/checkpoint")
