@@ -6,7 +6,7 @@ TRAINRT := $(BUILD)/trainrt
 DATA := data/fashion-mnist.h5
 PREFIX ?= /usr/local
 
-.PHONY: bench-goodput bench-glusterfs bench-tune-array all deps deps-core build cli data demo test test-long test-unit test-mpi test-metrics test-slurm test-install install bench bench-nodes clean
+.PHONY: docs bench-goodput bench-glusterfs bench-tune-array all deps deps-core build cli data demo test test-long test-unit test-mpi test-metrics test-slurm test-install install bench bench-nodes clean
 
 all: build
 
@@ -16,6 +16,10 @@ deps:
 build: deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
+
+# The documentation site (docs/, Sphinx): $(BUILD)/docs/html/index.html. make test checks it.
+docs: deps
+	bash tools/docs.sh $(BUILD)/docs
 
 deps-core:
 	bash tools/deps.sh core
@@ -35,7 +39,7 @@ demo: cli $(DATA)
 	bash jobs/demo.sh
 
 # Tests run in parallel: each declares the cores it keeps busy (ctest PROCESSORS), and ctest keeps
-# their sum within TEST_JOBS; tests sharing the local cluster's nodes hold a lock (README "Tests").
+# their sum within TEST_JOBS; tests sharing the local cluster's nodes hold a lock (docs/architecture.md).
 TEST_JOBS ?= 3
 test: data
 	cd $(BUILD) && ctest --output-on-failure --timeout 900 -j $(TEST_JOBS) $(CTEST_ARGS)

@@ -1,13 +1,13 @@
 #pragma once
 // trainrt's exceptions: one base, one subclass per domain. Each carries the process exit code the
-// CLI uses when it ends a run (documented in README.md, "Exit codes").
+// CLI uses when it ends a run (documented in docs/reference/exit-codes.md).
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace trainrt {
 
-// The process exit codes (README "Exit codes"): the one table. The error classes below carry
+// The process exit codes (docs/reference/exit-codes.md): the one table. The error classes below carry
 // theirs; exit_code_table() names them for scripts (`trainrt --exit-codes`) and Python
 // (trainrt.exit_codes).
 namespace exit_codes {

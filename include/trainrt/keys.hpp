@@ -1,7 +1,7 @@
 #pragma once
 // Declaring configuration keys: each key once, as one line of a list macro, from which come a
 // typed struct, the keys' OptionSpecs (validation with did-you-mean, --help, --print-config, the
-// README's key table) and the typed read of a merged JobConfig. trainrt declares its own sections
+// the documentation's key table) and the typed read of a merged JobConfig. trainrt declares its own sections
 // this way (src/config/settings.hpp), and a plugin its [train] keys:
 //
 //   #define MY_TRAIN_KEYS(KEY)                                                              (each

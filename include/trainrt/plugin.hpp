@@ -6,7 +6,7 @@
 //        TRAINRT_WORKLOAD(my_model, train);
 //    selected with  run.workload = plugin:/path/libmine.so[:my_model]  (the name may be left out
 //    when the library registers one workload). Build it with find_package(trainrt) and
-//    target_link_libraries(mine PRIVATE trainrt::trainrt); README "Your own training function".
+//    target_link_libraries(mine PRIVATE trainrt::trainrt); docs/guides/libtorch.md.
 //  - embedded: your program calls trainrt::run(argc, argv, train) (run.hpp).
 //
 // The library records the trainrt version and plugin ABI it was compiled against; trainrt refuses

@@ -6,7 +6,7 @@
 //     int main(int argc, char** argv) { return trainrt::run(argc, argv, train, "my_model"); }
 //
 // `argc/argv` are parsed exactly like the trainrt command's (--config FILE, --help, ...); the
-// [run] workload key is ignored. Returns the process exit code (README "Exit codes"); never
+// [run] workload key is ignored. Returns the process exit code (docs/reference/exit-codes.md); never
 // throws. Call it once per process.
 #include <functional>
 #include <vector>

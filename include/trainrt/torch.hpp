@@ -19,7 +19,7 @@
 namespace trainrt::torch {
 
 // Ray's train.torch.get_device(): the CUDA device trainrt bound for this rank (scaling.use_gpu:
-// by local rank, README "GPUs"), else the CPU. Put the batches there; prepare_model puts the model
+// by local rank, docs/guides/gpus.md), else the CPU. Put the batches there; prepare_model puts the model
 // there. With use_gpu and a LibTorch that has no CUDA (Debian's libtorch is CPU-only) a
 // ConfigError saying so (exit 2).
 at::Device device(const Session& session);

@@ -18,7 +18,7 @@ Run it with `srun trainrt --config job.ini` ([run] workload = python:train.py:tr
 the script with `raise SystemExit(trainrt.run(train_func))` and launch `python3 train.py` under
 srun/mpiexec, or as Ray Train does: `result = trainrt.torch.TorchTrainer(train_func,
 scaling_config=trainrt.ScalingConfig(num_workers=2)).fit()` from `python3 train.py` (trainrt starts
-the ranks) or under srun/mpiexec. PyTorch helpers: trainrt.torch. README "Python training functions"
+the ranks) or under srun/mpiexec. PyTorch helpers: trainrt.torch. docs/guides/python.md
 and "Coming from Ray Train".
 """
 import sys
@@ -57,7 +57,7 @@ __all__ = ["allreduce", "Checkpoint", "CheckpointConfig", "Context", "DataParall
 def __getattr__(name):
     if name == "config":  # trainrt.config: the [train] section of the running job
         return _state.train_config()
-    if name in ("Error", "exit_codes"):  # the C++ error type and exit code table (README "Exit codes")
+    if name in ("Error", "exit_codes"):  # the C++ error type and exit code table (docs/reference/exit-codes.md)
         from . import _trainrt
         return getattr(_trainrt, name)
     raise AttributeError(f"module 'trainrt' has no attribute '{name}'")
@@ -86,7 +86,7 @@ def get_context():
 
 
 def get_settings():
-    """The job's built-in settings, typed by their declaration (README "Configuration"):
+    """The job's built-in settings, typed by their declaration (docs/reference/configuration.md):
     get_settings().run.seed, get_settings().data.shuffle ("none", "global" or "blocks")."""
     return _state.settings()
 
@@ -142,7 +142,7 @@ def checkpoint_due():
 def run(train_func, argv=None, name=None):
     """Runs train_func under trainrt from a plain `python3 script.py` (launched by srun or
     mpiexec): the command line is trainrt's (--config FILE, --section.key=value). Returns the
-    process exit code (README "Exit codes")."""
+    process exit code (docs/reference/exit-codes.md)."""
     from . import _entry, _trainrt
     _entry.activate_virtual_env()
     return _trainrt.run(list(argv if argv is not None else sys.argv), train_func,

@@ -1,4 +1,4 @@
-"""Ray Train's driver API on trainrt (README "Coming from Ray Train"): ScalingConfig, RunConfig,
+"""Ray Train's driver API on trainrt (docs/guides/coming-from-ray.md): ScalingConfig, RunConfig,
 CheckpointConfig, FailureConfig, DataParallelTrainer / trainrt.torch.TorchTrainer(...).fit() ->
 Result.
 
@@ -64,7 +64,7 @@ class RunConfig:
 
 
 class TrainingFailedError(RuntimeError):
-    """A spawned run failed: exit_code is trainrt's (README "Exit codes"); its one line was printed."""
+    """A spawned run failed: exit_code is trainrt's (docs/reference/exit-codes.md); its one line was printed."""
 
     def __init__(self, exit_code, path):
         where = (f"run directory {path}; `trainrt results {path}` shows what happened" if path

@@ -1,4 +1,4 @@
-"""Datasets from Python: trainrt's streaming reader (README "Data") behind Ray Data's names.
+"""Datasets from Python: trainrt's streaming reader (docs/guides/data.md) behind Ray Data's names.
 
     ds = trainrt.get_dataset("train")                  # data.path's split, this rank's view
     it = ds.iter_batches(batch_size=32, epoch=epoch)   # dicts of numpy arrays, read in the background

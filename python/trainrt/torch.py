@@ -28,7 +28,7 @@ PER_RANK_PREFIX = "_per_rank."
 
 class TorchTrainer(DataParallelTrainer):
     """Ray's TorchTrainer: the function runs on every rank with torch.distributed set up over
-    trainrt's world (scaling.backend; README "Python training functions"), DDP by prepare_model."""
+    trainrt's world (scaling.backend; docs/guides/python.md), DDP by prepare_model."""
 
 
 def get_device():

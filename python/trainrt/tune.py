@@ -1,4 +1,4 @@
-"""Ray Tune's driver API on trainrt's sweeps (README "Hyperparameter sweeps"):
+"""Ray Tune's driver API on trainrt's sweeps (docs/guides/sweeps.md):
 
     from trainrt import tune
     tuner = tune.Tuner(train_func,                                   # or a TorchTrainer / DataParallelTrainer

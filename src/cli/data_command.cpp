@@ -19,7 +19,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: trainrt data import csv|npy|hdf5|fashion-mnist|mnist INPUT... --out DATA.h5 [options], or trainrt data "
-    "info DATA.h5 (options: README \"Data\")";
+    "info DATA.h5 (options: docs/guides/data.md)";
 
 [[noreturn]] void usage_error(const std::string& what) {
     throw ConfigError(fmt::format("data: {}; {}", what, kUsage));

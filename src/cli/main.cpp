@@ -1,4 +1,4 @@
-// trainrt: Ray Train's experience for Slurm clusters. See README.md.
+// trainrt: Ray Train's experience for Slurm clusters. See docs/.
 #include <exception>
 #include <iostream>
 #include <string>

@@ -58,7 +58,7 @@ first_iteration_s, and training_again_s (last row to the next attempt's first ro
 Best checkpoints: by run.json's checkpoint.score_attribute and score_order (max|min), best
 first, those without the score last; without a score_attribute, newest first (score null).
 
-The run's own exit code (README "Exit codes") is shown with its status ("failed (exit 7)") and
+The run's own exit code (docs/reference/exit-codes.md) is shown with its status ("failed (exit 7)") and
 as exit_code in --json: 0 finished, 9 stopped, the failure's own code, 10 after giving up.
 
 A sweep's directory (`trainrt tune`: sweep.json) gives one row per trial (status, attempts,

@@ -42,8 +42,8 @@ po::options_description describe(const std::vector<OptionSpec>& specs) {
         ("print-config", "print the merged configuration and exit")
         ("version", "print the version and exit")
         ("exit-codes", "print the exit code table as shell variables (TRAINRT_EXIT_STOPPED=9 ...) and exit")
-        ("exit-codes-markdown", "print the exit code table as the README's markdown table and exit")
-        ("keys-markdown", "print every key's declaration as the README's markdown table and exit");
+        ("exit-codes-markdown", "print the exit code table as the documentation's markdown table (docs/reference/) and exit")
+        ("keys-markdown", "print every key's declaration as the documentation's markdown table (docs/reference/) and exit");
     for (const OptionSpec& spec : specs)
         desc.add_options()(spec.key.c_str(), po::value<std::string>(), spec.help.c_str());
     return desc;

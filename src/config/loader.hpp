@@ -47,7 +47,7 @@ JobConfig with_train_keys(const JobConfig& config, const std::vector<OptionSpec>
 // `trainrt --help`: every key with its default and meaning, by section.
 std::string help_text(const WorkloadKeys& workloads);
 
-// `trainrt --keys-markdown`: the README's key table, one row per key (built-ins by section, then
+// `trainrt --keys-markdown`: the documentation's key table (docs/reference/configuration.md), one row per key (built-ins by section, then
 // each workload's [train] keys), from the declarations.
 std::string keys_markdown(const WorkloadKeys& workloads);
 

@@ -1,8 +1,8 @@
 #pragma once
-// The one declaration of every built-in setting (README "Configuration"): one line per key, from
+// The one declaration of every built-in setting (docs/reference/configuration.md): one line per key, from
 // which come the typed section structs below (cfg.checkpoint.async.value), the OptionSpecs the
 // loader validates against, --help, --print-config, the Python view (trainrt.get_config()) and
-// the README's key table (`trainrt --keys-markdown`, checked by tests/config/). A workload's
+// the documentation's key table (docs/reference/configuration.md) (`trainrt --keys-markdown`, checked by tests/config/). A workload's
 // [train] keys are declared the same way beside its code (include/trainrt/keys.hpp).
 #include <cstdint>
 #include <optional>

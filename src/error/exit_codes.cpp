@@ -1,6 +1,6 @@
 // The one table of exit codes (trainrt/error.hpp), with names and meanings: `trainrt
 // --exit-codes` prints it for shell scripts, trainrt.exit_codes gives it to Python, and the
-// README's table is checked against it (tests/cli/).
+// docs/reference/exit-codes.md's table is checked against it (tests/cli/).
 #include "trainrt/error.hpp"
 
 namespace trainrt {

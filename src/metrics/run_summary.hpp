@@ -33,7 +33,7 @@ const char* status_name(RunStatus status);
 struct StatusVerdict {
     RunStatus status = RunStatus::running;
     std::string detail;  // one line: how the last attempt ended, or that it runs
-    // The exit code the run's last attempt ended with (README "Exit codes"): 0 finished, 9
+    // The exit code the run's last attempt ended with (docs/reference/exit-codes.md): 0 finished, 9
     // stopped, a failure's own code (7 for a training function's error), 10 after giving up;
     // nullopt while it runs or when the record does not say.
     std::optional<int> exit_code;

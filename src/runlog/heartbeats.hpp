@@ -28,7 +28,7 @@ std::vector<SilentHost> silent_hosts(const std::string& run_dir, const std::vect
 
 // The relaunch wrapper's own beat (slurm/trainrt-srun on the batch host, heartbeats/.wrapper): its
 // host, when the step it waits for was launched, and the time. A watcher step on another node
-// takes over the job when it goes silent (README "Losing the batch host").
+// takes over the job when it goes silent (docs/guides/slurm.md, "Losing the batch host").
 struct WrapperBeat {
     std::string host;
     double step_started = 0;  // seconds since the epoch

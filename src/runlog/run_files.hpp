@@ -1,5 +1,5 @@
 #pragma once
-// The run directory's file names (README "Run directory"): the one place that spells them.
+// The run directory's file names (docs/concepts.md): the one place that spells them.
 #include <string>
 
 namespace trainrt::runlog {

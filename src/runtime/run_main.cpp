@@ -51,7 +51,7 @@ std::string exit_codes_text() {
     return text;
 }
 
-// --exit-codes-markdown: the README's tables, the training codes, then `trainrt results`'s own.
+// --exit-codes-markdown: the documentation's tables (docs/reference/exit-codes.md), the training codes, then `trainrt results`'s own.
 std::string exit_codes_markdown() {
     std::string text, table;
     for (const ExitCodeName& entry : exit_code_table()) {

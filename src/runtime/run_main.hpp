@@ -1,7 +1,7 @@
 #pragma once
 // `trainrt --config FILE [--section.key=value ...]` and trainrt::run(): loads the config, answers
 // --help / --version / --print-config, then runs the job. Never throws: errors are one line on
-// stderr and the exit code (README "Exit codes").
+// stderr and the exit code (docs/reference/exit-codes.md).
 #include <functional>
 #include <string>
 

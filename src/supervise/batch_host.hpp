@@ -1,5 +1,5 @@
 #pragma once
-// Surviving the loss of the batch host (README "Losing the batch host"). The supervisor on the
+// Surviving the loss of the batch host (docs/guides/slurm.md, "Losing the batch host"). The supervisor on the
 // batch host keeps a beat in the run directory (WrapperBeat); a watcher supervisor on another
 // node (a one-task step) waits for that beat to go silent for [failure] peer_timeout and then
 // takes the job over: it relaunches on the nodes left and ends the job itself, which Slurm would

@@ -1,5 +1,5 @@
 #pragma once
-// The supervisor: keeps one job's steps alive inside its allocation (README "Long jobs on Slurm").
+// The supervisor: keeps one job's steps alive inside its allocation (docs/guides/slurm.md).
 //
 //   [await_takeover] --(batch host silent)--> decide          (a watcher on another node only)
 //   launch --> watch --(step ended, or a node of it gone)--> decide --> relaunch --> launch
@@ -56,7 +56,7 @@ public:
     Supervisor(const Supervisor&) = delete;
     Supervisor& operator=(const Supervisor&) = delete;
 
-    // Runs the machine to its end; returns the exit code for the job (README "Exit codes").
+    // Runs the machine to its end; returns the exit code for the job (docs/reference/exit-codes.md).
     int run();
     const std::vector<Phase>& trace() const { return trace_; }
     const NodeSet& excluded() const { return excluded_; }

@@ -69,7 +69,7 @@ struct SweepConfig {
     bool resume_changed = false;         // --resume-changed: go on in a directory whose sweep had another definition
 };
 
-// Every [tune] key (the three sections'), for --help and the README's table.
+// Every [tune] key (the three sections'), for --help and the documentation's table.
 std::vector<OptionSpec> tune_options();
 
 // Loads and checks `trainrt tune`'s arguments (argv[0] is the program). ConfigError on anything wrong.

@@ -41,7 +41,7 @@ std::string sweep_dir(const SweepConfig& sweep);
 // (search = optuna: drawn when each trial first starts, from the trials finished by then).
 SweepState prepare_state(const SweepConfig& sweep, const std::string& dir);
 
-// Runs the sweep to its end or to a stop; returns the exit code (README "Exit codes").
+// Runs the sweep to its end or to a stop; returns the exit code (docs/reference/exit-codes.md).
 int run_sweep(const SweepConfig& sweep, const SweepPlacement& placement);
 
 }  // namespace trainrt::tune

@@ -67,7 +67,7 @@ verify() {
 
 # iterations_once RUN_DIR LAST [dups_ok]: result.jsonl has a row for every iteration 1..LAST and
 # none beyond, in order. A row repeated after a resume (the iteration was reported, then the run
-# died before its checkpoint was committed) is a known limitation (README, "Run directory") and
+# died before its checkpoint was committed) is a known limitation (docs/concepts.md) and
 # only noted when dups_ok is given; a missing row (reported metrics lost) always fails.
 iterations_once() {
   local got want unique

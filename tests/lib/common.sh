@@ -13,7 +13,7 @@ SMALL_IDX="$TRAINRT_SRC/data/fashion-mnist-6k-idx"  # the same, as IDX files (th
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/trainrt-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 failures=0
-# The exit code table (README "Exit codes") as TRAINRT_EXIT_<NAME> and TRAINRT_RESULTS_<STATUS>.
+# The exit code table (docs/reference/exit-codes.md) as TRAINRT_EXIT_<NAME> and TRAINRT_RESULTS_<STATUS>.
 eval "$("$TRAINRT" --exit-codes)"
 
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }

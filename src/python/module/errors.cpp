@@ -1,5 +1,5 @@
 // trainrt's errors in Python: trainrt._trainrt.Error (a RuntimeError) with the C++ error's message
-// and its exit code (README "Exit codes") as `exit_code`, so a failure that started in trainrt
+// and its exit code (docs/reference/exit-codes.md) as `exit_code`, so a failure that started in trainrt
 // (a checkpoint that could not be written, a collective that failed) ends the run with its code.
 #include <pybind11/pybind11.h>
 

@@ -27,7 +27,7 @@ void run_python_function(Session& session, const py::object& function) {
 
 namespace {
 
-// The process exit code (README "Exit codes"). Python code runs on this (the main) thread, which
+// The process exit code (docs/reference/exit-codes.md). Python code runs on this (the main) thread, which
 // holds the GIL only while it does: trainrt's collectives around the function (a stop's last
 // agreement) must not freeze the function's Python threads (XGBoost's tracker serves the other
 // ranks' shutdown). `settings`: {key: (value, source)} the script gives in code (Ray's RunConfig
