@@ -88,7 +88,8 @@ class Result:
     @classmethod
     def from_path(cls, path):
         from .checkpoint import Checkpoint
-        rows = _rows(os.path.join(path, "result.jsonl"))
+        from ._trainrt import layout
+        rows = _rows(layout.results(path))
         retained = _retained_checkpoints(path)
         latest = None
         if retained:
@@ -107,19 +108,14 @@ def _rows(path):
 def _retained_checkpoints(run_dir):
     """[(Checkpoint, metrics)] of the run's committed checkpoints, oldest first."""
     from .checkpoint import Checkpoint
-    from ._trainrt import Error
-    root = os.path.join(run_dir, "checkpoints")
+    from ._trainrt import Error, layout
     found = []
-    for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
-        manifest = os.path.join(root, name, "manifest.json")
-        if not name.startswith("checkpoint_") or not os.path.isfile(manifest):
-            continue
+    for path, metrics in layout.checkpoints(run_dir):
         try:
-            checkpoint = Checkpoint.open(os.path.join(root, name))
+            checkpoint = Checkpoint.open(path)
         except Error:
             continue  # not committed or damaged: trainrt would not restore it either
-        with open(manifest) as file:
-            found.append((checkpoint, json.load(file).get("metrics", {})))
+        found.append((checkpoint, json.loads(metrics)))
     return found
 
 
