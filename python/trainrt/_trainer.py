@@ -64,11 +64,17 @@ class RunConfig:
 
 
 class TrainingFailedError(RuntimeError):
-    """A spawned run failed: exit_code is trainrt's (docs/reference/exit-codes.md); its one line was printed."""
+    """A run failed: exit_code is trainrt's (docs/reference/exit-codes.md); its one line was printed.
+    `outcome` is how the run's record ends (trainrt._trainrt.layout.outcome): its message and the
+    reports made before the failure."""
 
-    def __init__(self, exit_code, path):
-        where = (f"run directory {path}; `trainrt results {path}` shows what happened" if path
-                 else "before the run started: the lines above say why")
+    def __init__(self, exit_code, path, outcome=None):
+        if not path:
+            where = "before the run started: the lines above say why"
+        else:
+            where = f"run directory {path}; `trainrt results {path}` shows what happened"
+            if outcome and outcome.get("status") == "failed":
+                where = f"after {outcome['reports']} reports: {outcome['message']}; {where}"
         super().__init__(f"training failed with exit code {exit_code} ({where})")
         self.exit_code = exit_code
         self.path = path
@@ -95,7 +101,16 @@ class Result:
         if retained:
             latest = Checkpoint.open(path)
         return cls(metrics=rows[-1] if rows else {}, checkpoint=latest, best_checkpoints=retained,
-                   path=os.path.abspath(path), metrics_dataframe=_dataframe(rows))
+                   path=os.path.abspath(path), metrics_dataframe=_dataframe(rows), error=_error_of(path))
+
+
+def _error_of(run_dir):
+    """The run's failure as Ray's Result.error gives it (a TrainingFailedError), or None."""
+    from ._trainrt import exit_codes, layout
+    outcome = layout.outcome(run_dir)
+    if outcome["status"] != "failed":
+        return None
+    return TrainingFailedError(outcome["exit_code"] or exit_codes.internal, os.path.abspath(run_dir), outcome)
 
 
 def _rows(path):
@@ -208,6 +223,8 @@ class DataParallelTrainer:
         def train_func(from_job):
             context = _state.context()
             ran.update(run_dir=context.run_dir, rank=context.world_rank)
+            if child and context.world_rank == 0:  # the driver knows the run even if the ranks die
+                _write_json(os.path.join(child, "result.json"), {"run_dir": context.run_dir})
             if wanted and context.world_size != wanted:
                 _state.log("warning", f"ScalingConfig(num_workers={wanted}), but the launcher started "
                            f"{context.world_size} ranks: training on {context.world_size}", once=True)
@@ -220,8 +237,7 @@ class DataParallelTrainer:
         code = _trainrt.run(list(sys.argv), train_func, name, settings)
         if child:
             if ran.get("rank") == 0:
-                with open(os.path.join(child, "result.json"), "w") as file:
-                    json.dump({"exit_code": code, "run_dir": ran["run_dir"]}, file)
+                _write_json(os.path.join(child, "result.json"), {"exit_code": code, "run_dir": ran["run_dir"]})
             raise SystemExit(code)  # a spawned rank leaves the script here: the driver goes on
         if code != 0 or "run_dir" not in ran:  # failed, or answered --print-config & co.
             raise SystemExit(code)
@@ -291,9 +307,16 @@ def _launch_command(launcher, workers):
 
 
 def _driver_result(code, run_dir):
-    from ._trainrt import exit_codes
+    from ._trainrt import exit_codes, layout
     if code == 0 and run_dir:
         return Result.from_path(run_dir)
     if code in (exit_codes.stopped, exit_codes.requeue_needed, exit_codes.interrupted):
         raise SystemExit(code)  # resumable: rerun (or requeue) the script and it resumes
-    raise TrainingFailedError(code or exit_codes.internal, run_dir)
+    raise TrainingFailedError(code or exit_codes.internal, run_dir, layout.outcome(run_dir) if run_dir else None)
+
+
+def _write_json(path, value):
+    partial = f"{path}.{os.getpid()}.tmp"
+    with open(partial, "w") as file:
+        json.dump(value, file)
+    os.replace(partial, path)

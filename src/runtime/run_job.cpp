@@ -18,6 +18,7 @@
 #include "storage/posix.hpp"
 #include "runlog/clock.hpp"
 #include "runlog/events.hpp"
+#include "runlog/history.hpp"
 #include "runlog/run_dir.hpp"
 #include "runlog/run_files.hpp"
 #include "trainrt/error.hpp"
@@ -59,6 +60,18 @@ std::vector<double> recent_checkpoint_stalls(const runlog::History& history, std
     return stalls;
 }
 
+// A run started again under the name of a finished one resumes it from its last checkpoint (a
+// sweep's promoted trial does so on purpose, with more epochs); a function that ends where it
+// ended before then trains nothing more. Said once, with how to start anew.
+void warn_if_finished(const runlog::History& history, const std::string& run_dir) {
+    if (history.last_end != "finish") return;
+    const auto* finish = runlog::find_after<runlog::FinishEvent>(history, 0, false);
+    log::warn("{} finished before ({} reports): this run resumes it from its last checkpoint (a function that "
+              "ends where it ended then trains nothing more); give another run.name (Ray: RunConfig(name=...)) to "
+              "start a new run",
+              run_dir, finish != nullptr ? finish->as<runlog::FinishEvent>()->iterations : 0);
+}
+
 // Rank 0 prepares the run directory, checks the failure budget and records the start; every
 // rank learns the outcome, so all fail together with rank 0's error. Rank 0 hands its checkpoint
 // clock the run's earlier checkpoint costs and failures.
@@ -69,6 +82,7 @@ void agree_on_run_dir(SessionImpl& session, const JobConfig& config, const Conte
         failure = comm::attempt([&] {
             runlog::prepare_run_dir(context.run_dir, config, settings.run, context);
             const runlog::History history = begin_attempt(context.run_dir, context, settings);
+            warn_if_finished(history, context.run_dir);
             session.stops().recall_checkpoint_costs(recent_checkpoint_stalls(history, 3));
             session.stops().recall_mtbf(runtime::job_mtbf(settings.failure.mtbf.value, context.num_nodes,
                                                           history.failures_recorded,

@@ -3,8 +3,12 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <fstream>
+
 #include "checkpoint/catalog.hpp"
 #include "python/module/bindings.hpp"
+#include "runlog/events.hpp"
+#include "runlog/history.hpp"
 #include "runlog/run_files.hpp"
 
 namespace py = pybind11;
@@ -24,6 +28,39 @@ std::vector<std::pair<std::string, std::string>> checkpoints_with_metrics(const 
     return found;
 }
 
+std::size_t result_rows(const std::string& run_dir) {
+    std::ifstream rows(runlog::path_in(run_dir, runlog::kResults));
+    std::size_t count = 0;
+    for (std::string line; std::getline(rows, line);)
+        if (line.find_first_not_of(" \t\r") != std::string::npos) ++count;
+    return count;
+}
+
+// How the run's record ends: status (finished, failed, stopped, running: its last attempt has no
+// end record, none: no record), the failure's exit code and message, and the rows it reported.
+py::dict outcome(const std::string& run_dir) {
+    const runlog::History history = runlog::fold(runlog::read_events(run_dir).events);
+    py::dict out;
+    out["status"] = history.open ? "running" : "none";
+    out["exit_code"] = py::none();
+    out["message"] = history.last_end;
+    out["reports"] = result_rows(run_dir);
+    if (history.open || !history.last_lifecycle) return out;
+    const runlog::Event& last = history.event(*history.last_lifecycle);
+    if (const auto* failure = last.as<runlog::FailureEvent>()) {
+        out["status"] = "failed";
+        out["message"] = failure->message;
+        if (failure->exit_code) out["exit_code"] = *failure->exit_code;
+    } else if (const auto* stop = last.as<runlog::StopEvent>()) {
+        out["status"] = "stopped";
+        out["exit_code"] = runlog::stop_exit_code(*stop);
+    } else if (last.as<runlog::FinishEvent>() != nullptr) {
+        out["status"] = "finished";
+        out["exit_code"] = 0;
+    }
+    return out;
+}
+
 }  // namespace
 
 void bind_layout(py::module_& module) {
@@ -32,6 +69,8 @@ void bind_layout(py::module_& module) {
                "the run's result rows file (one JSON object per report)");
     layout.def("events", [](const std::string& run_dir) { return runlog::path_in(run_dir, runlog::kEvents); },
                "the run's record of starts, stops and failures");
+    layout.def("outcome", &outcome, py::arg("run_dir"),
+               "how the run's record ends: {status, exit_code, message, reports}");
     layout.def("checkpoints", &checkpoints_with_metrics, py::arg("run_dir"),
                "[(checkpoint directory, manifest metrics as JSON)] of the run's checkpoints, oldest first");
 }
