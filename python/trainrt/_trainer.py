@@ -245,6 +245,10 @@ class DataParallelTrainer:
 
     # --- the driver of a plain python3 ---
 
+    def _launch(self, launcher, workers, script):
+        command = _launch_command(launcher, workers) + [sys.executable, script] + sys.argv[1:]
+        return _supervised(command, self.scaling_config, self.run_config)
+
     def _spawn(self, launcher):
         script = sys.argv[0] if sys.argv else ""
         if not script or not os.path.isfile(script):
@@ -257,7 +261,7 @@ class DataParallelTrainer:
                 pickle.dump(self.train_loop_config, file)
             with open(os.path.join(exchange, "earlier.json"), "w") as file:
                 json.dump(_driver_runs, file)
-            command = _launch_command(launcher, workers) + [sys.executable, script] + sys.argv[1:]
+            command = self._launch(launcher, workers, script)
             code, interrupted = _wait_through_ctrl_c(subprocess.Popen(command, env={**os.environ, _CHILD: exchange}))
             outcome = {}
             if os.path.exists(os.path.join(exchange, "result.json")):
@@ -271,6 +275,23 @@ class DataParallelTrainer:
         result = _driver_result(outcome.get("exit_code", code), outcome.get("run_dir"))
         _driver_runs.append(result.path)
         return result
+
+
+def _supervised(command, scaling, run):
+    """`command` (LAUNCHER OPTIONS... PROGRAM ARGS...) under `trainrt supervise` when
+    RunConfig(failure_config=FailureConfig(max_failures)) allows failures: the supervisor relaunches
+    the ranks after a failure by trainrt's one rule, and finds the run from the settings these
+    objects give (passed as arguments unless the script's own arguments set them)."""
+    failures = run.failure_config
+    if failures is None or failures.max_failures == 0:
+        return command
+    from ._trainrt import binary
+    launcher, options, program = command[0], command[1:command.index(sys.executable)], \
+        command[command.index(sys.executable):]
+    given = {arg.split("=", 1)[0] for arg in sys.argv[1:]}
+    objects = [f"--{key}={text}" for key, (text, _) in _object_settings(scaling, run).items()
+               if f"--{key}" not in given]
+    return [binary(), "supervise", f"--launcher={launcher}", *options, "--", *program, *objects]
 
 
 def _earlier_result(exchange):

@@ -135,7 +135,7 @@ int supervise_main(int argc, const char* const argv[]) {
     }
     catch_ending_signals();
     log::set_role(args.role ? "supervise@" + args.role->batch_node : "supervise");
-    const SupervisedJob job = load_supervised_job({args.command.begin() + 1, args.command.end()});
+    const SupervisedJob job = load_supervised_job(program_arguments(args.command));
     log::set_level(config::log_level_of(job.log.level.value));
     auto slurm = launch::make_slurm_client();
     Allocation allocation = read_allocation(launch::process_env(), *slurm);

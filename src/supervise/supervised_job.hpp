@@ -19,4 +19,9 @@ struct SupervisedJob {
 // embedded one whose keys only it knows. ConfigError (one line) on anything else that is wrong.
 SupervisedJob load_supervised_job(const std::vector<std::string>& run_args);
 
+// The program's trainrt arguments in `command` (PROGRAM ARGS...): ARGS, except that a Python
+// interpreter's own options and script are the interpreter's (`python3 -u train.py --run.name=x`
+// gives --run.name=x): a script whose fit() or trainrt.run() reads the same arguments.
+std::vector<std::string> program_arguments(const std::vector<std::string>& command);
+
 }  // namespace trainrt::supervise
