@@ -225,6 +225,10 @@ class DataParallelTrainer:
             ran.update(run_dir=context.run_dir, rank=context.world_rank)
             if child and context.world_rank == 0:  # the driver knows the run even if the ranks die
                 _write_json(os.path.join(child, "result.json"), {"run_dir": context.run_dir})
+            if self.scaling_config.resources_per_worker:
+                _state.log("warning", f"ScalingConfig(resources_per_worker={self.scaling_config.resources_per_worker}) "
+                           f"is not used: the Slurm allocation decides each rank's CPUs and GPUs (sbatch "
+                           f"--cpus-per-task, --gpus-per-task)", once=True)
             if wanted and context.world_size != wanted:
                 _state.log("warning", f"ScalingConfig(num_workers={wanted}), but the launcher started "
                            f"{context.world_size} ranks: training on {context.world_size}", once=True)

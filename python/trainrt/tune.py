@@ -222,6 +222,7 @@ class Tuner:
         if _state.loading_file is not None:
             raise RuntimeError(f"trainrt: {_state.loading_file} calls Tuner.fit() while trainrt loads it as a trial's "
                                f"workload: put the driver code under `if __name__ == \"__main__\":`")
+        self._check_param_space()
         function, constants, ranks = self._function()
         storage = os.path.abspath(os.path.expanduser(self.run_config.storage_path or "runs"))
         name = self.run_config.name or function.__name__ + "_tune"
@@ -240,6 +241,17 @@ class Tuner:
         if code != 0:
             raise TuneError(code, sweep_dir)
         return ResultGrid(sweep_dir, report, {**constants, **self._space()[1]})
+
+    def _check_param_space(self):
+        """Ray tunes any Trainer argument through param_space; trainrt tunes train_loop_config (or a
+        function trainable's config) alone, and says so rather than dropping the others."""
+        if "train_loop_config" not in self.param_space:
+            return
+        others = sorted(key for key in self.param_space if key != "train_loop_config")
+        if others:
+            raise ValueError(f"trainrt.tune.Tuner: param_space[{others[0]!r}] cannot be tuned yet: trainrt tunes "
+                             f"train_loop_config only; set {others[0]} on the trainer itself, or tune a value of "
+                             f"train_loop_config that the function reads")
 
     def _function(self):
         """(function, constant config, ranks per trial)."""
