@@ -1,4 +1,4 @@
-"""Renders the JSON lines of bench/gpu/python_gpu_bench.sh (or ray_gpu_bench.sh): per model and
+"""Renders the JSON lines of bench/gpu/python_gpu_bench.sh (PYBENCH_SIDE=trainrt or ray): per model and
 data, the median epoch time (epochs after the first: the first pays cuDNN's and the allocator's
 warm-up) in plain PyTorch and through each other side in the file (trainrt, the plain loop in
 trainrt's interpreter, Ray Train), with its ratio to PyTorch; the checkpoint's stall against its pinned device-to-host copy."""

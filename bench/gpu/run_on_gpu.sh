@@ -18,7 +18,7 @@
 #          GEMM share of a step
 #   pybench bench/gpu/python_gpu_bench.sh: Python functions (MLP recipe, ResNet-18) through
 #          trainrt vs plain PyTorch, and a GPU model's checkpoint stall vs its device-to-host copy
-#   raybench bench/gpu/ray_gpu_bench.sh: the same Python functions under Ray Train
+#   raybench python_gpu_bench.sh with PYBENCH_SIDE=ray: the same Python functions under Ray Train
 #          (TorchTrainer, ScalingConfig(use_gpu=True)) vs plain PyTorch; Ray from RAY_CARRY/ray-site.tar.xz
 #          (default .ray; bench/gpu/make_ray_carry.sh) and FashionMNIST from the bundle an earlier
 #          call on the same machine unpacked (Ray and the bundle together exceed what one call carries)
@@ -162,7 +162,7 @@ stage_raybench() {
   [[ -r $carry ]] || { echo "no $carry (make it with bench/gpu/make_ray_carry.sh)"; return 1; }
   [[ -d $data ]] || { echo "no $data: run the bundle's stages first on this machine"; return 1; }
   rm -rf "$site" && mkdir -p "$site" && tar -C "$site" -xJf "$carry" || return 1
-  PYTHONPATH=$site${PYTHONPATH:+:$PYTHONPATH} bash bench/gpu/ray_gpu_bench.sh "$data" \
+  PYTHONPATH=$site${PYTHONPATH:+:$PYTHONPATH} PYBENCH_SIDE=ray bash bench/gpu/python_gpu_bench.sh - "$data" \
     "$OUT/ray_gpu_bench.jsonl" "${PYBENCH_EPOCHS:-4}" "${PYBENCH_ROUNDS:-1}"
 }
 
