@@ -21,19 +21,17 @@
 // that the O_DIRECT writes then replace, without dropping them (shown with ceph-fuse: a client
 // that had read a range, then written it with O_DIRECT, went on serving the old bytes for it;
 // the buffered writes around each run, HDF5's among them, give a client such a range to keep).
-// Measured 2026-11-27 on CephFS through ceph-fuse 16.2.15: each
-// rank's client went on serving zeros for its own file's data (`file_per_rank`) from its own cache
+// Seen on CephFS through ceph-fuse: each rank's client went on serving zeros for its own file's
+// data (`file_per_rank`) from its own cache
 // (echo 3 > drop_caches left them: the cache is ceph-fuse's), while every other client read the
 // data; a restore in which another rank read the replicated parts stored there through that
 // client (`replicated_reads = files`) trained on them (tests/checkpoint/test_cephfs.sh). Written
 // through the client's cache, the bytes are what every client reads.
 //
-// Why the copy into the buffers even where the caller's memory could go to the disk itself (tried
-// 2026-11-26: an async save's page-aligned host copy, HDF5 aligning large datasets to 4 KiB, the
-// whole blocks written with O_DIRECT from the copy): on 2 ranks an async save of 1 GiB took 0.38 s
-// against 0.31 s with the copy (median of 12 each, alternated), and the training step gained
-// nothing (its stall: medians 0.113 s and 0.136 s with snapshot background and copy, against
-// 0.125 s and 0.130 s). The copy's pages are 4 KiB ones, and virtio-blk takes one segment per page; the
+// Why the copy into the buffers even where the caller's memory could go to the disk itself (tried:
+// an async save's page-aligned host copy, HDF5 aligning large datasets to 4 KiB, the whole blocks
+// written with O_DIRECT from the copy): the save was slower and the training step's stall no
+// smaller. The copy's pages are 4 KiB ones, and virtio-blk takes one segment per page; the
 // buffers' are huge pages. The memcpy saved did not pay for that.
 #include <condition_variable>
 #include <cstdint>

@@ -3,9 +3,9 @@
 //
 // Why: a client of a network filesystem without cache coherence (NFS between opens, FUSE-based
 // ones such as GlusterFS, SMB, 9p) keeps the pages it wrote or read, and a read of bytes another
-// client wrote later may come from them. Measured 2026-11-27 on GlusterFS 10.3 (FUSE), 2 ranks,
-// each through its own client: in the `shared` layout each rank hashed HDF5's metadata that the
-// other rank had written at close from its own stale pages, so every checkpoint was committed
+// client wrote later may come from them. Seen on GlusterFS (FUSE), 2 ranks each through its own
+// client (tests/checkpoint/test_glusterfs.sh): in the `shared` layout each rank hashed HDF5's
+// metadata that the other rank had written at close from its own stale pages, so every checkpoint was committed
 // with a checksum that the file's bytes do not have, and a verification through a client that
 // had written the file reported good checkpoints as corrupted. Lustre, GPFS and the kernel's
 // CephFS keep clients coherent (locks or capabilities), and a local filesystem has one cache.
