@@ -192,8 +192,8 @@ struct CheckpointManager::Impl {
     // comes from bytes a rank verified in memory, not through a client that may serve others (a
     // ceph-fuse client served zeros for blocks it had written: test_cephfs.sh); the ranks agree,
     // so that none depends on every rank judging the filesystem alike. Otherwise, on one node the
-    // files and the MPI transfers go through the same memory and disk (measured: the exchange was
-    // 2.5x slower there).
+    // files and the MPI transfers go through the same memory and disk, and the exchange is the
+    // slower of the two there.
     bool exchanges_replicated(const std::string& path) {
         if (options.replicated_reads != ReplicatedReads::automatic)
             return options.replicated_reads == ReplicatedReads::exchange;

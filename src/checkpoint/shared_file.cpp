@@ -236,8 +236,8 @@ std::vector<WrittenRegion> write_contents(hid_t file, const WritePlan& plan, MPI
 
 // ROMIO's collective open looks the file up on every rank (statfs of its path) before rank 0
 // creates it. A client that caches negative lookups (NFS's lookupcache=all, a FUSE negative
-// timeout) then answers "no such file" to the same rank's open that follows: measured on
-// GlusterFS 10.3 with negative-timeout=60, every `shared` save failed. So where the filesystem is
+// timeout) then answers "no such file" to the same rank's open that follows: on GlusterFS with a
+// negative-timeout, every `shared` save failed (tests/checkpoint/test_glusterfs.sh). So where the filesystem is
 // not known to keep clients coherent (storage/page_coherence.hpp) rank 0 creates the file empty
 // first, and every rank's first lookup finds it. Not on the others: on Lustre, ROMIO sets the
 // striping of the file it creates itself. The agreement after it is made on every filesystem, so

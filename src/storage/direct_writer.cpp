@@ -20,7 +20,8 @@ namespace {
 constexpr std::uint64_t kBufferBytes = DirectWriter::kChunkBytes * DirectWriter::kChunks;
 
 // The buffers of writers that ended, kept for the next one: fresh pages cost more to fill than
-// the copy into hot ones (this VM's host takes freed memory back). One is kept: 32 MiB per process.
+// the copy into hot ones (a virtual machine's host may take freed memory back). One is kept: 32 MiB
+// per process.
 class BufferPool {
 public:
     PageBuffer take() {

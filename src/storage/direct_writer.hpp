@@ -2,11 +2,10 @@
 // A file's large writes without the page cache: the bytes are copied into a few reused, aligned
 // buffers and written from them with O_DIRECT by writer threads, several writes in flight.
 //
-// Why: a buffered write copies every byte into fresh page-cache pages. On this VM filling 512 MiB
-// of fresh pages cost 1.2 s of CPU (a checkpoint save on one core at 0.4 GB/s, whatever the
-// disk could do), and on a node whose cores all train, an async save's writing took that time
-// from the training. The same 1 GiB written here through 8 MiB buffers with O_DIRECT: 0.55-1.1 s
-// and 0.14-0.41 s of CPU, against 0.73-3.0 s and 0.29-2.3 s of CPU buffered.
+// Why: a buffered write copies every byte into fresh page-cache pages, which costs CPU in
+// proportion to the bytes whatever the disk could do; on a node whose cores all train, an async
+// save's writing takes that CPU from the training. Written through reused buffers with O_DIRECT,
+// the same save takes less time and less CPU (the checkpoint bench, BENCHMARKS.md).
 //
 // Contract: the bytes written with write() that lie back to back form a run. A run's whole 4 KiB
 // blocks go out with O_DIRECT; its first and last partial blocks go through the page cache

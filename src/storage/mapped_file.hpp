@@ -1,7 +1,7 @@
 #pragma once
 // A file whose pages already live in memory (tmpfs, ramfs: a node-local checkpoint level in
 // /dev/shm) mapped read-only, so a checksum reads those pages where they are instead of copying
-// them into a buffer first (1 GiB hashed: 0.15 s mapped against 0.21 s through pread on this VM).
+// them into a buffer first (faster than pread into a buffer: BENCHMARKS.md's local level).
 // Files on a disk are not mapped: faulting their pages in one by one reads slower than read().
 #include <cstddef>
 #include <cstdint>

@@ -2,9 +2,8 @@
 // Memory for large O_DIRECT reads (a checkpoint file's image), backed by transparent huge pages
 // when the kernel has them free. Why: a paravirtual disk (virtio-blk) gets one segment per
 // physically contiguous piece of a direct read's buffer, so an 8 MiB read into 4 KiB pages is
-// 2048 segments and into 2 MiB pages 4. On this VM a 1 GiB file read with O_DIRECT took 0.35 s
-// into huge pages against 0.60 s into 4 KiB pages (a buffered read: 0.36-0.46 s), and the
-// buffer's pages were allocated in 0.12 s instead of 0.57 s.
+// 2048 segments and into 2 MiB pages 4: a direct read into huge pages is faster, and the
+// buffer's pages are allocated faster too (the restore rows of BENCHMARKS.md).
 //
 // Huge pages are asked for (MADV_HUGEPAGE) only when free 2 MiB blocks already cover twice the
 // buffer: a huge-page fault that has to compact memory first can stall for a second or more.
