@@ -30,7 +30,7 @@ def main(path, note):
             f"`peer_timeout = {r['peer_timeout_s']:g}`, peer links {'on' if r.get('peer_links') else 'off'}. At 30 % of the training a node other "
             f"than the batch host is killed (every process, SIGKILL) and at 65 % one is frozen (SIGSTOP); each is "
             f"brought back once the relaunch runs without it. Goodput is `trainrt results`' own account "
-            f"(README \"Results\"): trained rank-time over the rank-time the attempts held; the time between "
+            f"(docs/concepts.md, \"Results, metrics and progress\"): trained rank-time over the rank-time the attempts held; the time between "
             f"allocations (queued after a requeue) is not charged. Run: {r['when']}.", "",
             f"- training: {r['trained_s'] / 60:.1f} min; requeues: {r['requeues']}; "
             f"node killed: {'yes' if r['node_killed'] else 'no'}; node frozen: {'yes' if r['node_frozen'] else 'no'}; "

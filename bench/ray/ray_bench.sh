@@ -9,7 +9,7 @@
 #   recovery    SIGKILL of rank 1 after a known report -> first report after the restart
 #               (Ray: FailureConfig(max_failures=1); trainrt: `trainrt supervise` relaunching the
 #               script, and the plain script's fit() failing + the same command rerun at once)
-#   sweep       an 8-trial ASHA sweep's Tuner.fit() (trainrt: see README for the extra seds)
+#   sweep       an 8-trial ASHA sweep's Tuner.fit() (trainrt: bench/ray/README.md has the extra seds)
 # Writes one JSON line per run (and a first "machine" line) to RESULTS; bench/ray/report.py renders it.
 #
 #   bash bench/ray/ray_bench.sh [RESULTS.jsonl]     # default bench/ray/results/latest.jsonl
@@ -62,7 +62,7 @@ for script in ray_train_bench.py ray_tune_bench.py; do
   cp "bench/ray/$script" "$WORK/ray/$script"
   sed "$SED" "bench/ray/$script" >"$WORK/trainrt/$script"
 done
-# What the sed cannot carry for Ray Tune's function-trainable API (README): trainrt.tune is a module
+# What the sed cannot carry for Ray Tune's function-trainable API (bench/ray/README.md): trainrt.tune is a module
 # without `schedulers`, and a trial reports with trainrt.report/get_checkpoint/Checkpoint. The
 # "extra_seds" variant applies these mechanical replacements on top; the "as_written" one does not.
 # `trainrt supervise`'s program: the sed'ed script, behind a wrapper without arguments (one_run).

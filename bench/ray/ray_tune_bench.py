@@ -3,7 +3,7 @@
 ray.tune.report / get_checkpoint / Checkpoint, ASHAScheduler from ray.tune.schedulers), for
 "trainrt vs Ray Train on this machine" (issue 58; bench/ray/README.md). bench/ray/ray_bench.sh
 runs it as it is with Ray's venv and under trainrt after
-`sed 's/ray\\.train/trainrt/g; s/ray\\.tune/trainrt.tune/g'` (see the README for what that sed
+`sed 's/ray\\.train/trainrt/g; s/ray\\.tune/trainrt.tune/g'` (see bench/ray/README.md for what that sed
 leaves unresolved and the extra, mechanical seds the harness measures trainrt with).
 
 Each trial trains Ray's FashionMNIST recipe MLP (784-512-512-10, SGD) on the first

@@ -121,7 +121,7 @@ def _find_function(module, where, name):
 def torch_backend(settings):
     """The torch.distributed backend to set up, or None. [scaling] backend gloo/nccl/trainrt ask for
     one; auto sets one up when the function's code imported torch: nccl with GPUs; on CPU trainrt
-    (trainrt's MPI process group, about twice as fast as gloo here: README) when this trainrt has
+    (trainrt's MPI process group, faster than gloo here: BENCHMARKS.md) when this trainrt has
     its LibTorch component, else gloo. trainrt (asked for or chosen) becomes gloo where the backend
     was built against another torch than this process's (backend_mismatch(): run_function says so)."""
     backend = settings.scaling.backend

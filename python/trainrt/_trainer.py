@@ -250,8 +250,8 @@ class DataParallelTrainer:
     # --- the driver of a plain python3 ---
 
     def _launch(self, launcher, workers, script):
-        command = _launch_command(launcher, workers) + [sys.executable, script] + sys.argv[1:]
-        return _supervised(command, self.scaling_config, self.run_config)
+        return _supervised(_launch_command(launcher, workers), [sys.executable, script] + sys.argv[1:],
+                           self.scaling_config, self.run_config)
 
     def _spawn(self, launcher):
         script = sys.argv[0] if sys.argv else ""
@@ -281,21 +281,19 @@ class DataParallelTrainer:
         return result
 
 
-def _supervised(command, scaling, run):
-    """`command` (LAUNCHER OPTIONS... PROGRAM ARGS...) under `trainrt supervise` when
+def _supervised(ranks, program, scaling, run):
+    """`ranks` (LAUNCHER OPTIONS...) starting `program`, under `trainrt supervise` when
     RunConfig(failure_config=FailureConfig(max_failures)) allows failures: the supervisor relaunches
     the ranks after a failure by trainrt's one rule, and finds the run from the settings these
     objects give (passed as arguments unless the script's own arguments set them)."""
     failures = run.failure_config
     if failures is None or failures.max_failures == 0:
-        return command
+        return ranks + program
     from ._trainrt import binary
-    launcher, options, program = command[0], command[1:command.index(sys.executable)], \
-        command[command.index(sys.executable):]
     given = {arg.split("=", 1)[0] for arg in sys.argv[1:]}
     objects = [f"--{key}={text}" for key, (text, _) in _object_settings(scaling, run).items()
                if f"--{key}" not in given]
-    return [binary(), "supervise", f"--launcher={launcher}", *options, "--", *program, *objects]
+    return [binary(), "supervise", f"--launcher={ranks[0]}", *ranks[1:], "--", *program, *objects]
 
 
 def _earlier_result(exchange):

@@ -90,7 +90,7 @@ PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" FIT_RUNS="$WORK" timeout -k 10 30
 # --- the recipe: the GPU's first epoch vs the CPU path's, from the same initial weights (the
 # recipe seeds torch before it builds the model on the CPU). Not from torch_init_seed0.h5 as the
 # CPU tests: the recipe reads it with h5py, and a pip h5py (its own HDF5) inside trainrt resolves
-# HDF5's symbols to trainrt's HDF5 ("Not a datatype": README, Python functions on GPUs).
+# HDF5's symbols to trainrt's HDF5 ("Not a datatype": docs/guides/gpus.md, Python training functions on GPUs).
 CKPT_ARGS=(--config examples/python/fashion_mnist.ini --train.data_dir="$DATA" --metrics.progress=off
            --failure.collective_timeout=120)
 train 1 epoch1_cpu "$WORK/epoch1_cpu.out" --train.epochs=1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# trainrt inside users' own environments (README "Your own Python environment"): the same Python job
+# trainrt inside users' own environments (docs/guides/python.md, "Your own environment"): the same Python job
 # with scaling.backend = trainrt in
 #   A: trainrt's own environment (Debian's CPython 3.11, torch of tools/requirements.txt): the
 #      component trainrt was built with;
