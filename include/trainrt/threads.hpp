@@ -10,6 +10,9 @@ namespace trainrt {
 // process may run on divided by the ranks on its node; at least 1.
 int compute_threads(const Context& context);
 
+// The CPUs this process may run on (its affinity mask), at least 1.
+int usable_cpus();
+
 // Sets OpenBLAS's thread count to compute_threads(context) and returns that count (frameworks on
 // top, LibTorch or Python's torch, set their own intra-op threads to it).
 int set_blas_threads(const Context& context);

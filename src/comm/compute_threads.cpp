@@ -19,18 +19,18 @@ int positive_env(const char* name) {
     return end != text && *end == '\0' && value > 0 && value < 4096 ? static_cast<int>(value) : 0;
 }
 
-int cpus_allowed() {
+}  // namespace
+
+int usable_cpus() {
     cpu_set_t set;
     CPU_ZERO(&set);
-    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? std::max(1, CPU_COUNT(&set)) : 1;
 }
-
-}  // namespace
 
 int compute_threads(const Context& context) {
     int threads = positive_env("OMP_NUM_THREADS");
     if (threads == 0) threads = positive_env("SLURM_CPUS_PER_TASK");
-    if (threads == 0) threads = std::max(1, cpus_allowed() / std::max(1, context.local_size));
+    if (threads == 0) threads = std::max(1, usable_cpus() / std::max(1, context.local_size));
     return threads;
 }
 

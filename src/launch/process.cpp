@@ -61,14 +61,20 @@ int wait_child(pid_t pid, std::chrono::steady_clock::time_point deadline, bool& 
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-// This process's environment without `unset`.
-std::vector<char*> environment_without(const std::vector<std::string>& unset) {
+// This process's environment without `unset`, with `set` ("NAME=value", replacing NAME). The
+// result points into `set` and environ: valid while both are.
+std::vector<char*> environment_without(const std::vector<std::string>& unset, const std::vector<std::string>& set = {}) {
+    std::vector<std::string_view> replaced;
+    for (const std::string& entry : set) replaced.push_back(std::string_view(entry).substr(0, entry.find('=')));
     std::vector<char*> env;
     for (char** entry = environ; *entry != nullptr; ++entry) {
         const std::string_view text(*entry);
         const std::string_view name = text.substr(0, text.find('='));
-        if (std::find(unset.begin(), unset.end(), name) == unset.end()) env.push_back(*entry);
+        const bool dropped = std::find(unset.begin(), unset.end(), name) != unset.end() ||
+                             std::find(replaced.begin(), replaced.end(), name) != replaced.end();
+        if (!dropped) env.push_back(*entry);
     }
+    for (const std::string& entry : set) env.push_back(const_cast<char*>(entry.c_str()));
     env.push_back(nullptr);
     return env;
 }
@@ -179,7 +185,7 @@ Child spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
     std::vector<char*> args;
     for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
     args.push_back(nullptr);
-    std::vector<char*> env = environment_without(options.unset_env);
+    std::vector<char*> env = environment_without(options.unset_env, options.set_env);
     pid_t pid = -1;
     const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
     posix_spawn_file_actions_destroy(&actions);

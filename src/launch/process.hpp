@@ -23,6 +23,7 @@ ProgramResult run_program(const std::vector<std::string>& argv, double timeout_s
 struct SpawnOptions {
     std::vector<std::string> unset_env;  // variables removed from this process's environment
     std::string output_path;             // "": inherit stdout/stderr; else appended to this file
+    std::vector<std::string> set_env;    // "NAME=value" entries, replacing this process's NAME
 };
 
 // A program running beside this one, as the supervisor sees it (a step, a watcher step). Tests

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -21,6 +22,7 @@
 #include "tune/optuna_search.hpp"
 #include "tune/pbt.hpp"
 #include "tune/trial_exit.hpp"
+#include "tune/trial_threads.hpp"
 #include "launch/requeue.hpp"
 #include "launch/slurm_client.hpp"
 #include "log/log.hpp"
@@ -121,7 +123,9 @@ public:
           boundaries_(sweep.tune.scheduler.value == SchedulerKind::pbt ? pbt_boundaries_of(sweep) : std::vector<std::int64_t>{}),
           seed_(static_cast<std::uint64_t>(std::stoll(sweep.base.get("run.seed")))),
           peer_timeout_s_(FailureSettings::read(sweep.base).peer_timeout.value),
-          stop_signals_(StopSettings::read(sweep.base).signals.value.numbers) {}
+          stop_signals_(StopSettings::read(sweep.base).signals.value.numbers),
+          trial_env_(trial_environment(placement.nodes.slots() * static_cast<std::size_t>(sweep.tune.ranks_per_trial.value),
+                                       std::getenv("OMP_NUM_THREADS"), placement.use_srun)) {}
 
     int run() {
         for (TrialRecord& trial : state_.trials)
@@ -153,7 +157,7 @@ private:
             trial.status = TrialStatus::running, ++trial.attempts;
             trial.started_unix.push_back(runlog::now_seconds());
             save_state(dir_, state_);
-            launch::SpawnOptions options{{}, dir_ + "/" + trial.name + ".out"};
+            launch::SpawnOptions options{{}, dir_ + "/" + trial.name + ".out", trial_env_};
             running_.push_back({trial.index, launch::spawn(argv, options), *slot, {}});
             log::info("sweep: {} started (attempt {}): {}", trial.name, trial.attempts, values_text(trial));
         }
@@ -385,6 +389,7 @@ private:
     std::unique_ptr<launch::SlurmClient> slurm_;  // once a node is checked inside an allocation
     double peer_timeout_s_;  // the trials' failure.peer_timeout (0: no heartbeats to watch)
     std::vector<int> stop_signals_;  // the trials' stop.signals
+    std::vector<std::string> trial_env_;  // set in each trial's environment (trial_threads.hpp)
     double next_watch_ = 0;
     int stop_code_ = 0;
 };
