@@ -64,12 +64,15 @@ function(trainrt_add_python_component)
   # The environment the embedding takes (interpreter.cpp): the interpreter it was built for.
   target_compile_definitions(trainrt_python PRIVATE TRAINRT_EMBED_PYTHON="${Python3_EXECUTABLE}")
   # The pure-Python package, copied beside the extension module.
-  file(GLOB py_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/python/trainrt/*.py)
+  # Subpackages (trainrt.tune.schedulers, ...) keep their folders.
+  set(py_root ${PROJECT_SOURCE_DIR}/python/trainrt)
+  file(GLOB_RECURSE py_sources CONFIGURE_DEPENDS RELATIVE ${py_root} ${py_root}/*.py)
   set(copied)
-  foreach(source ${py_sources})
-    get_filename_component(name ${source} NAME)
-    add_custom_command(OUTPUT ${package_dir}/${name} DEPENDS ${source}
-      COMMAND ${CMAKE_COMMAND} -E copy_if_different ${source} ${package_dir}/${name})
+  foreach(name ${py_sources})
+    get_filename_component(folder ${package_dir}/${name} DIRECTORY)
+    add_custom_command(OUTPUT ${package_dir}/${name} DEPENDS ${py_root}/${name}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${folder}
+      COMMAND ${CMAKE_COMMAND} -E copy_if_different ${py_root}/${name} ${package_dir}/${name})
     list(APPEND copied ${package_dir}/${name})
   endforeach()
   add_custom_target(trainrt_python_package ALL DEPENDS ${copied})

@@ -9,7 +9,7 @@
 #   recovery    SIGKILL of rank 1 after a known report -> first report after the restart
 #               (Ray: FailureConfig(max_failures=1); trainrt: `trainrt supervise` relaunching the
 #               script, and the plain script's fit() failing + the same command rerun at once)
-#   sweep       an 8-trial ASHA sweep's Tuner.fit() (trainrt: bench/ray/README.md has the extra seds)
+#   sweep       an 8-trial ASHA sweep's Tuner.fit()
 # Writes one JSON line per run (and a first "machine" line) to RESULTS; bench/ray/report.py renders it.
 #
 #   bash bench/ray/ray_bench.sh [RESULTS.jsonl]     # default bench/ray/results/latest.jsonl
@@ -62,14 +62,9 @@ for script in ray_train_bench.py ray_tune_bench.py; do
   cp "bench/ray/$script" "$WORK/ray/$script"
   sed "$SED" "bench/ray/$script" >"$WORK/trainrt/$script"
 done
-# What the sed cannot carry for Ray Tune's function-trainable API (bench/ray/README.md): trainrt.tune is a module
-# without `schedulers`, and a trial reports with trainrt.report/get_checkpoint/Checkpoint. The
-# "extra_seds" variant applies these mechanical replacements on top; the "as_written" one does not.
 # `trainrt supervise`'s program: the sed'ed script, behind a wrapper without arguments (one_run).
 printf '#!/bin/sh\nexec "%s" "%s"\n' "$TRAINRT_PY" "$WORK/trainrt/ray_train_bench.py" >"$WORK/trainrt/ray_train_bench.sh"
 chmod +x "$WORK/trainrt/ray_train_bench.sh"
-EXTRA_SED='s/trainrt\.tune\.schedulers/trainrt.tune/g; s/trainrt\.tune\.\(report\|get_checkpoint\|Checkpoint\)\b/trainrt.\1/g'
-sed "$EXTRA_SED" "$WORK/trainrt/ray_tune_bench.py" >"$WORK/trainrt/ray_tune_bench_extra.py"
 
 # Machine facts: the first line of RESULTS.
 # shellcheck source=bench/lib/machine.sh
@@ -111,7 +106,6 @@ one_run() {
   mkdir -p "$out"
   script=ray_train_bench.py
   [[ $part == sweep ]] && script=ray_tune_bench.py
-  [[ $variant == extra_seds ]] && script=ray_tune_bench_extra.py
   local envs=()
   mapfile -t envs < <(env_for "$part" "$name" "$out")
   if [[ $side == ray ]]; then
@@ -152,7 +146,6 @@ variants_of() {  # PART SIDE: the variants run for it
   case "$2:$1" in
     ray:*) echo main ;;
     trainrt:recovery) echo supervise rerun ;;
-    trainrt:sweep) echo as_written extra_seds ;;
     trainrt:*) echo main ;;
   esac
 }
@@ -162,8 +155,6 @@ for rep in $(seq 1 "$REPS"); do
   for part in $PARTS; do
     for side in $SIDES; do
       for variant in $(variants_of "$part" "$side"); do
-        # the as-written sweep fails at import under trainrt: once is enough to record the error
-        [[ $variant == as_written && $rep -gt 1 ]] && continue
         one_run "$part" "$side" "$variant" "$rep"
       done
     done

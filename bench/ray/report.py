@@ -20,8 +20,7 @@ ROWS = [
     ("checkpoint", "main", "`report()` with a 100 MiB `Checkpoint.from_directory` (rank 0, median of the reports)", 1.0),
     ("recovery", "supervise", "worker SIGKILLed → first report after the restart (trainrt: `trainrt supervise`)", 0.5),
     ("recovery", "rerun", "the same, trainrt: the script's `fit()` fails, the same command rerun at once", 0.5),
-    ("sweep", "extra_seds", "8-trial ASHA sweep, `Tuner.fit()` (trainrt: after the extra seds, bench/ray/README.md)", 0.8),
-    ("sweep", "as_written", "8-trial ASHA sweep as written (trainrt: the one sed only)", 0.8),
+    ("sweep", "main", "8-trial ASHA sweep, `Tuner.fit()` (the one sed)", 0.8),
 ]
 
 

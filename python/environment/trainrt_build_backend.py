@@ -68,17 +68,25 @@ def _build(package_dir, work):
 
 
 def _wheel_files(package_dir):
-    """{path in the wheel: file on disk}: the package folder with each versioned library under its
-    soname (libtrainrt_python.so.0.1, the name the loader asks for), links and build files left out."""
+    """{path in the wheel: file on disk}: the package folder (its subpackages included) with each
+    versioned library under its soname (libtrainrt_python.so.0.1, the name the loader asks for),
+    links, caches and build files left out."""
     files = {}
-    for name in sorted(os.listdir(package_dir)):
-        path = os.path.join(package_dir, name)
-        if os.path.islink(path) or not os.path.isfile(path) or name.endswith(".pyc"):
-            continue
-        if name.startswith("lib") and ".so." in name:
-            stem, _, version = name.partition(".so.")
-            name = f"{stem}.so.{'.'.join(version.split('.')[:2])}"
-        files[f"trainrt/{name}"] = path
+    for folder, subfolders, names in os.walk(package_dir):
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__" and not os.path.islink(os.path.join(folder, d)))
+        relative = os.path.relpath(folder, package_dir)
+        for name in sorted(names):
+            path = os.path.join(folder, name)
+            if os.path.islink(path) or not os.path.isfile(path) or name.endswith(".pyc"):
+                continue
+            if relative != ".":
+                if name.endswith(".py"):
+                    files[f"trainrt/{relative}/{name}"] = path
+                continue
+            if name.startswith("lib") and ".so." in name:
+                stem, _, version = name.partition(".so.")
+                name = f"{stem}.so.{'.'.join(version.split('.')[:2])}"
+            files[f"trainrt/{name}"] = path
     return files
 
 

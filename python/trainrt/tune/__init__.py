@@ -22,7 +22,18 @@ import json
 import os
 import subprocess
 
-from ._trainer import DataParallelTrainer, Result, RunConfig
+from .. import Checkpoint, get_checkpoint, get_context, report
+from .._trainer import CheckpointConfig, DataParallelTrainer, FailureConfig, Result, RunConfig
+from .schedulers import ASHAScheduler, AsyncHyperBandScheduler, FIFOScheduler, PopulationBasedTraining
+from .search import BasicVariantGenerator, ConcurrencyLimiter
+from .search.optuna import OptunaSearch
+
+# A Ray Tune function trainable calls ray.tune.report / get_checkpoint / get_context and builds
+# ray.tune.Checkpoint: after the sed they are trainrt's own (one session for Train and Tune).
+__all__ = ["ASHAScheduler", "AsyncHyperBandScheduler", "Checkpoint", "CheckpointConfig", "choice", "FailureConfig",
+           "FIFOScheduler", "get_checkpoint", "get_context", "grid_search", "loguniform", "OptunaSearch",
+           "PopulationBasedTraining", "qrandint", "quniform", "randint", "randn", "report", "Result", "ResultGrid",
+           "RunConfig", "TuneConfig", "TuneError", "Tuner", "uniform"]
 
 
 class _Domain:
@@ -76,54 +87,6 @@ def randn(mean=0.0, sd=1.0):
 
 
 @dataclasses.dataclass
-class FIFOScheduler:
-    pass
-
-
-@dataclasses.dataclass
-class ASHAScheduler:
-    """Ray Tune's ASHAScheduler; time_attr is epochs: a trial trains to train.epochs = each rung."""
-    time_attr: str = "epoch"
-    metric: str = None
-    mode: str = None
-    max_t: int = 100
-    grace_period: int = 1
-    reduction_factor: int = 3
-
-
-AsyncHyperBandScheduler = ASHAScheduler
-
-
-@dataclasses.dataclass
-class PopulationBasedTraining:
-    """Ray Tune's PopulationBasedTraining; intervals are epochs up to config["epochs"] (a constant of
-    param_space). The values explored are param_space's domains; hyperparam_mutations adds domains
-    (a list is a choice) for keys param_space gives as constants."""
-    time_attr: str = "epoch"
-    metric: str = None
-    mode: str = None
-    perturbation_interval: int = 4
-    quantile_fraction: float = 0.25
-    resample_probability: float = 0.25
-    hyperparam_mutations: dict = None
-
-
-@dataclasses.dataclass
-class OptunaSearch:
-    """Ray Tune's OptunaSearch: Optuna's TPE sampler draws each trial's
-    values when it starts, from the trials finished before it (`trainrt tune`'s search = optuna).
-    Seeded by run.seed; n_startup_trials are drawn at random first (Optuna's default 10)."""
-    metric: str = None
-    mode: str = None
-    n_startup_trials: int = 10
-    sampler: object = None
-
-    def __post_init__(self):
-        if self.sampler is not None:
-            raise NotImplementedError("trainrt.tune.OptunaSearch: the sampler is TPE, seeded by run.seed; "
-                                      "give n_startup_trials= instead of sampler=")
-
-
 @dataclasses.dataclass
 class TuneConfig:
     metric: str = None
@@ -218,7 +181,7 @@ class Tuner:
 
     def fit(self):
         """Runs the sweep (`trainrt tune`) and returns its ResultGrid."""
-        from . import _state
+        from .. import _state
         if _state.loading_file is not None:
             raise RuntimeError(f"trainrt: {_state.loading_file} calls Tuner.fit() while trainrt loads it as a trial's "
                                f"workload: put the driver code under `if __name__ == \"__main__\":`")
@@ -232,8 +195,9 @@ class Tuner:
         base, sweep = os.path.join(files, "base.ini"), os.path.join(files, "sweep.ini")
         _write(base, self._base_text(function, constants, storage, name))
         _write(sweep, self._sweep_text(ranks))
-        from ._trainrt import binary
-        total = ranks * max(1, self.tune_config.max_concurrent_trials or (os.cpu_count() or 1) // ranks)
+        from .._trainrt import binary
+        limit = _concurrency(self.tune_config.max_concurrent_trials, _searcher(self.tune_config.search_alg)[1])
+        total = ranks * max(1, limit or (os.cpu_count() or 1) // ranks)
         command = [binary(), "tune", "--config", sweep, "--ranks", str(total)]
         code = subprocess.call(command)
         report = json.loads(subprocess.run([binary(), "results", sweep_dir, "--json"], capture_output=True,
@@ -284,10 +248,7 @@ class Tuner:
 
     def _sweep_text(self, ranks):
         config, domains = self.tune_config, self._space()[0]
-        search = config.search_alg
-        if search is not None and not isinstance(search, OptunaSearch):
-            raise NotImplementedError("trainrt.tune: search_alg is OptunaSearch() or None (random search and "
-                                      "grid_search)")
+        search, limit = _searcher(config.search_alg)
         scheduler = config.scheduler or FIFOScheduler()
         metric = config.metric or getattr(scheduler, "metric", None) or getattr(search, "metric", None)
         mode = config.mode or getattr(scheduler, "mode", None) or getattr(search, "mode", None) or "max"
@@ -298,7 +259,7 @@ class Tuner:
             points *= domain.points or 1
         lines = ["[tune]", "base = base.ini", f"metric = {metric}", f"mode = {mode}",
                  f"num_samples = {config.num_samples * points}", f"ranks_per_trial = {ranks}",
-                 f"max_concurrent_trials = {config.max_concurrent_trials or 0}"]
+                 f"max_concurrent_trials = {_concurrency(config.max_concurrent_trials, limit)}"]
         failure = self.run_config.failure_config
         if failure is not None:  # Ray retries each failed trial max_failures times (-1: without end)
             retries = failure.max_failures if failure.max_failures >= 0 else 2**31 - 1
@@ -316,6 +277,27 @@ class Tuner:
                       f"pbt.resample_probability = {scheduler.resample_probability}"]
         lines += ["[space]"] + [f"train.{key} = {domain}" for key, domain in domains.items()]
         return "\n".join(lines) + "\n"
+
+
+def _searcher(search_alg):
+    """(OptunaSearch or None for random/grid search, the concurrency a ConcurrencyLimiter or
+    BasicVariantGenerator sets or 0)."""
+    limit = 0
+    if isinstance(search_alg, ConcurrencyLimiter):
+        search_alg, limit = search_alg.searcher, search_alg.max_concurrent
+    if isinstance(search_alg, BasicVariantGenerator):
+        return None, limit or search_alg.max_concurrent
+    if search_alg is None or isinstance(search_alg, OptunaSearch):
+        return search_alg, limit
+    raise NotImplementedError(f"trainrt.tune: search_alg {type(search_alg).__name__} is not supported; trainrt's "
+                              f"searchers are BasicVariantGenerator (random search and grid_search, the default) and "
+                              f"OptunaSearch, optionally in a ConcurrencyLimiter")
+
+
+def _concurrency(configured, limit):
+    """Trials at once: the smaller of TuneConfig(max_concurrent_trials) and the searcher's limit (0: no limit)."""
+    given = [n for n in (configured, limit) if n]
+    return min(given) if given else 0
 
 
 def _config_key(key):

@@ -1,0 +1,42 @@
+"""Ray Tune's trial schedulers (`ray.tune.schedulers`) as trainrt's sweeps run them
+(docs/guides/sweeps.md): each becomes `[tune] scheduler = ...` of the sweep `trainrt tune` runs.
+
+    from trainrt.tune.schedulers import ASHAScheduler
+    tune_config = trainrt.tune.TuneConfig(metric="loss", mode="min", scheduler=ASHAScheduler(max_t=20))
+"""
+import dataclasses
+
+__all__ = ["FIFOScheduler", "ASHAScheduler", "AsyncHyperBandScheduler", "PopulationBasedTraining"]
+
+
+@dataclasses.dataclass
+class FIFOScheduler:
+    pass
+
+
+@dataclasses.dataclass
+class ASHAScheduler:
+    """Ray Tune's ASHAScheduler; time_attr is epochs: a trial trains to train.epochs = each rung."""
+    time_attr: str = "epoch"
+    metric: str = None
+    mode: str = None
+    max_t: int = 100
+    grace_period: int = 1
+    reduction_factor: int = 3
+
+
+AsyncHyperBandScheduler = ASHAScheduler
+
+
+@dataclasses.dataclass
+class PopulationBasedTraining:
+    """Ray Tune's PopulationBasedTraining; intervals are epochs up to config["epochs"] (a constant of
+    param_space). The values explored are param_space's domains; hyperparam_mutations adds domains
+    (a list is a choice) for keys param_space gives as constants."""
+    time_attr: str = "epoch"
+    metric: str = None
+    mode: str = None
+    perturbation_interval: int = 4
+    quantile_fraction: float = 0.25
+    resample_probability: float = 0.25
+    hyperparam_mutations: dict = None
