@@ -22,6 +22,7 @@ checkpoint committed and stops or requeues the job; Lightning's own SLURM auto-r
 import os
 import shutil
 import tempfile
+import warnings
 
 try:
     import lightning.pytorch as pl
@@ -33,6 +34,10 @@ except ImportError:  # the standalone package
     from pytorch_lightning.strategies import DDPStrategy, FSDPStrategy
 
 import trainrt
+
+# Lightning tells a process that sees `srun` on PATH outside a Slurm step to "prepend srun": under
+# trainrt the ranks are trainrt's (fit() from a plain python3 starts them), so the hint misleads.
+warnings.filterwarnings("ignore", message=r"The `srun` command is available on your system but is not used")
 
 __all__ = ["prepare_trainer", "RayDDPStrategy", "RayDeepSpeedStrategy", "RayFSDPStrategy", "RayLightningEnvironment",
            "RayTrainReportCallback"]
