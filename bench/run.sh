@@ -11,7 +11,7 @@
 #                        BENCH_NODE_REPEAT=3 faults of each kind); else its stored results are shown
 #   BENCH_GOODPUT=0      1: also the goodput harness (root, the local cluster, ~30 min); else its stored result
 #   BENCH_TUNE_ARRAY=0   1: also the sweep vs job array comparison (root, the local cluster, ~10 min); else its stored result
-#   BENCH_SKIP=          any of: trainrt pytorch torch python allreduce checkpoint restart report nodes goodput array data xgboost tune ray (comma or space separated); skipped parts
+#   BENCH_SKIP=          any of: trainrt pytorch torch python allreduce checkpoint restart report nodes goodput array data xgboost tune ray frameworks (comma or space separated); skipped parts
 #                        show as "not run" in BENCHMARKS.md
 #   BENCH_OUT=           where raw results and logs go (default $BUILD/bench-results/<timestamp>)
 #   BENCH_REUSE=DIR      with BENCH_SKIP: the skipped parts' results are taken from DIR (an earlier BENCH_OUT),
@@ -53,7 +53,7 @@ skipped() { [[ "$SKIP" == *" $1 "* ]]; }
 
 [[ "$EPOCHS" =~ ^[1-9][0-9]*$ ]] || die "BENCH_EPOCHS must be a positive integer (got '$EPOCHS')"
 for part in $SKIP; do
-  case $part in trainrt|pytorch|torch|python|allreduce|checkpoint|restart|report|nodes|goodput|array|data|xgboost|tune|ray) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, torch, python, allreduce, checkpoint, restart, report, nodes, goodput, array, data, xgboost, tune, ray)";; esac
+  case $part in trainrt|pytorch|torch|python|allreduce|checkpoint|restart|report|nodes|goodput|array|data|xgboost|tune|ray|frameworks) ;; *) die "BENCH_SKIP: unknown part '$part' (trainrt, pytorch, torch, python, allreduce, checkpoint, restart, report, nodes, goodput, array, data, xgboost, tune, ray, frameworks)";; esac
 done
 
 # --- preflight: every tool before anything long starts ---
@@ -418,6 +418,16 @@ else
   stored ray bench/ray/results/latest.jsonl "$OUT/ray.jsonl" "BENCH_SKIP names ray" "\`bash bench/ray/ray_bench.sh\`"
 fi
 
+# Frameworks through trainrt vs Ray Train and the framework's own launcher (part "frameworks",
+# bench/frameworks/): Lightning, 2 ranks; skipped, the stored run.
+if ! skipped frameworks; then
+  run frameworks "$OUT/frameworks.stdout" bash bench/frameworks/run.sh "$OUT/frameworks.jsonl"
+  measured frameworks
+else
+  stored frameworks bench/frameworks/results/latest.jsonl "$OUT/frameworks.jsonl" "BENCH_SKIP names frameworks" \
+    "\`bash bench/frameworks/run.sh\`"
+fi
+
 # --- where and with what it ran ---
 version_of() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo "not installed"; }
 blas_of_trainrt=$(ldd "$TRAINRT" 2>/dev/null | awk '/libopenblas/ {print $3; exit}' || true)
@@ -436,5 +446,9 @@ say "writing $REPORT"
 if [[ -s $OUT/ray.jsonl ]]; then
   { printf '\n'; "$PY" bench/ray/report.py "$OUT/ray.jsonl"; printf '\n'; cat "$OUT/ray_note.txt"; } >>"$REPORT" ||
     die "could not render $OUT/ray.jsonl"
+fi
+if [[ -s $OUT/frameworks.jsonl ]]; then
+  { printf '\n'; "$PY" bench/frameworks/report.py "$OUT/frameworks.jsonl"; printf '\n'; cat "$OUT/frameworks_note.txt"; } >>"$REPORT" ||
+    die "could not render $OUT/frameworks.jsonl"
 fi
 say "done: $REPORT (raw results in $OUT)"

@@ -10,6 +10,7 @@
 #    Lightning would take for itself; prepare_trainer leaves it to trainrt) stops the run at the
 #    epoch's report, checkpoint committed, exit stopped; the rerun resumes from it through
 #    ckpt_path, and every reported loss equals the uninterrupted run's, each epoch reported once;
+#    the same after kill -9 of rank 1 (the run fails; the rerun resumes from the last checkpoint);
 #  - a Trainer on Lightning's own DDPStrategy is refused by prepare_trainer with one line.
 # ctest: fixture=small_data
 source "$(dirname "$0")/../lib/common.sh"
@@ -54,6 +55,17 @@ train stopped "$WORK/rerun.out"
   && [ "$(epochs stopped)" = "[0,1,2,3]" ] && [ "$(losses stopped)" = "$(losses ref)" ] \
   && pass "resumed through trainer.fit(ckpt_path=...): epochs $(epochs stopped), every loss as the uninterrupted run's" \
   || { tail -30 "$WORK/rerun.out" >&2; fail "after resume (exit $rc): epochs $(epochs stopped), losses $(losses stopped) vs $(losses ref)"; }
+
+( train killed "$WORK/killed.out"; echo "$rc" >"$WORK/killed.rc" ) &
+runner=$!
+wait_rows "$WORK/runs/killed" 2 || fail "no 2 result rows within 60 s (killed run)"
+kill -KILL "$(rank_pid killed 1)"
+wait "$runner" || true
+train killed "$WORK/killed_rerun.out"
+[ "$(cat "$WORK/killed.rc")" != 0 ] && [ "$rc" -eq 0 ] && [ "$(epochs killed)" = "[0,1,2,3]" ] \
+  && [ "$(losses killed)" = "$(losses ref)" ] \
+  && pass "kill -9 of rank 1 (exit $(cat "$WORK/killed.rc")), rerun: every loss as the uninterrupted run's" \
+  || { tail -30 "$WORK/killed_rerun.out" >&2; fail "after kill -9 and rerun (exit $rc): epochs $(epochs killed), losses $(losses killed) vs $(losses ref)"; }
 
 "$TRAINRT_PYTHON" - >"$WORK/refused.out" 2>&1 <<'PY' && pass "prepare_trainer refuses Lightning's own DDPStrategy: $(grep -m1 'prepare_trainer:' "$WORK/refused.out")" || { cat "$WORK/refused.out" >&2; fail "a Trainer on DDPStrategy was not refused"; }
 import lightning.pytorch as pl

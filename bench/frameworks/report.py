@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Renders "Frameworks: trainrt vs Ray Train and the framework's own launcher" (Markdown) from
+bench/frameworks/run.sh's JSON lines: per side the median epoch time over every run's epochs after
+the first (its warm-up), trainrt's ratio to each other side (median of the per-repetition
+ratios), the goal (≤ 1.0× the fastest other side) and whether each epoch's logged loss agrees
+across the sides (every side trains the same seeded model on the same data).
+
+    python3 bench/frameworks/report.py bench/frameworks/results/latest.jsonl
+"""
+import json
+import statistics
+import sys
+
+GOAL = 1.0
+SIDES = [("ray", "Ray Train (TorchTrainer, as written)"), ("trainrt", "trainrt (after the one sed)"),
+         ("native", "Lightning's own DDP launcher (`strategy=\"ddp\", devices=2`)")]
+
+
+def epoch_time(run):
+    times = [e["seconds"] for e in run["epochs"][1:]] or [e["seconds"] for e in run["epochs"]]
+    return statistics.median(times) if times else None
+
+
+def main(path):
+    lines = [json.loads(line) for line in open(path) if line.strip()]
+    machine = next(line for line in lines if line["type"] == "machine")
+    runs = [line for line in lines if line["type"] == "run"]
+    by_side = {side: [r for r in runs if r["side"] == side and r["rc"] == 0] for side, _ in SIDES}
+    print("## Frameworks: trainrt vs Ray Train and the framework's own launcher\n")
+    print(f"PyTorch Lightning {machine['lightning']} (torch {machine['torch']}), Ray {machine['ray']}, trainrt "
+          f"{machine['trainrt']}, 2 ranks on {machine['nproc']} cores, {machine['date']}; `bash bench/frameworks/run.sh`, "
+          f"the three sides in turn per repetition. {machine['epochs']} epochs of the FashionMNIST recipe's MLP on "
+          f"{machine['samples']} images (batch 32 per rank), seeded alike; the epoch time is rank 0's, report "
+          f"included, median over the epochs after the first.\n")
+    print("| side | epoch (median) | trainrt / side (median of repetitions) | runs |")
+    print("|---|---|---|---|")
+    ours = {r["rep"]: epoch_time(r) for r in by_side["trainrt"]}
+    fastest = None
+    for side, label in SIDES:
+        times = [epoch_time(r) for r in by_side[side]]
+        median = statistics.median(times) if times else None
+        ratios = [ours[r["rep"]] / epoch_time(r) for r in by_side[side] if r["rep"] in ours]
+        ratio = statistics.median(ratios) if ratios and side != "trainrt" else None
+        if side != "trainrt" and median is not None and (fastest is None or median < fastest[1]):
+            fastest = (side, median, ratio)
+        print(f"| {label} | {median:.2f} s | {f'{ratio:.2f}×' if ratio else '–'} | {len(times)} |" if median
+              else f"| {label} | failed | – | 0 |")
+    if fastest and fastest[2]:
+        met = "met" if fastest[2] <= GOAL else "**not met**"
+        print(f"\nGoal: trainrt ≤ {GOAL}× the fastest other side ({fastest[0]}): {fastest[2]:.2f}×, {met}.")
+    losses = {side: [round(e["loss"], 6) for e in by_side[side][0]["epochs"]] for side, _ in SIDES if by_side[side]}
+    print("\nLoss logged at each epoch's last step (rank 0, first repetition): " +
+          "; ".join(f"{side} {values}" for side, values in losses.items()) +
+          (" (equal)." if len({tuple(v) for v in losses.values()}) == 1 else " (they differ)."))
+    for run in runs:
+        if run["rc"] != 0:
+            print(f"\n- {run['side']} rep {run['rep']} failed, exit {run['rc']}: `{' '.join(run.get('error', []))}`")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "bench/frameworks/results/latest.jsonl")
