@@ -249,7 +249,12 @@ def _setup_torch(handle, backend, timeout_s):
 
 
 def _set_threads(handle):
+    """trainrt's compute threads (threads.hpp's rule) for OpenBLAS and torch, and exported as
+    OMP_NUM_THREADS when the user set none (as Ray exports a worker's CPUs): frameworks that size
+    their own threads from it otherwise (Lightning gives each process every core when
+    OMP_NUM_THREADS is unset) keep to the rank's share."""
     threads = handle.set_compute_threads()  # OpenBLAS's, which torch's setting does not reach
+    os.environ.setdefault("OMP_NUM_THREADS", str(threads))
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(threads)
 
