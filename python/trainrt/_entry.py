@@ -243,9 +243,20 @@ def _setup_torch(handle, backend, timeout_s):
     if backend == "trainrt":
         _register_trainrt_backend()
     os.environ.update({"RANK": str(rank), "WORLD_SIZE": str(world), "LOCAL_RANK": str(context["local_rank"]),
-                       "LOCAL_WORLD_SIZE": str(context["local_world_size"]), "MASTER_ADDR": host,
-                       "MASTER_PORT": port})
+                       "LOCAL_WORLD_SIZE": str(context["local_world_size"]), "NODE_RANK": str(context["node_rank"]),
+                       "MASTER_ADDR": host, "MASTER_PORT": port})
+    _accelerate_environment(world)
     dist.init_process_group(backend, store=store, rank=rank, world_size=world, timeout=timeout)
+
+
+def _accelerate_environment(world):
+    """What Hugging Face Accelerate reads to join this process group (docs/guides/accelerate.md):
+    the rank's device, as Ray sets it, and on CPU ACCELERATE_USE_CPU: without it an Accelerator()
+    on a CPU-only rank is not distributed at all (every rank trains alone, as under Ray on CPU)."""
+    device = _state.device()
+    os.environ.setdefault("ACCELERATE_TORCH_DEVICE", device)
+    if device == "cpu" and world > 1:
+        os.environ.setdefault("ACCELERATE_USE_CPU", "true")
 
 
 def _set_threads(handle):
