@@ -10,13 +10,14 @@
 
 namespace trainrt {
 
-enum class DType { f32, f64, i64 };
+enum class DType { f32, f64, i64, i32 };
 enum class ReduceOp { sum, mean, max, min };
 
 template <class T> constexpr DType dtype_of();
 template <> constexpr DType dtype_of<float>() { return DType::f32; }
 template <> constexpr DType dtype_of<double>() { return DType::f64; }
 template <> constexpr DType dtype_of<std::int64_t>() { return DType::i64; }
+template <> constexpr DType dtype_of<std::int32_t>() { return DType::i32; }
 
 std::size_t dtype_size(DType dtype);
 
@@ -35,7 +36,7 @@ public:
     virtual int size() const = 0;
     virtual std::string backend() const = 0;
 
-    // In place. `mean` divides the sum by size(); for i64 it is an integer division.
+    // In place. `mean` divides the sum by size(); for i64 and i32 it is an integer division.
     virtual std::unique_ptr<Work> allreduce_async(void* data, std::size_t count, DType dtype,
                                                   ReduceOp op) = 0;
     virtual void broadcast(void* data, std::size_t bytes, int root) = 0;

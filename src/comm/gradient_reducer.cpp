@@ -13,6 +13,7 @@ std::size_t dtype_size(DType dtype) {
         case DType::f32: return 4;
         case DType::f64: return 8;
         case DType::i64: return 8;
+        case DType::i32: return 4;
     }
     return 0;
 }

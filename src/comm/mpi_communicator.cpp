@@ -44,6 +44,7 @@ MPI_Datatype mpi_type(DType dtype) {
         case DType::f32: return MPI_FLOAT;
         case DType::f64: return MPI_DOUBLE;
         case DType::i64: return MPI_INT64_T;
+        case DType::i32: return MPI_INT32_T;
     }
     throw CommError("comm: unknown dtype");
 }
@@ -73,6 +74,11 @@ void divide_in_place(void* data, std::size_t count, DType dtype, int divisor) {
         }
         case DType::i64: {
             std::int64_t* values = static_cast<std::int64_t*>(data);
+            for (std::size_t i = 0; i < count; ++i) values[i] /= divisor;
+            return;
+        }
+        case DType::i32: {
+            std::int32_t* values = static_cast<std::int32_t*>(data);
             for (std::size_t i = 0; i < count; ++i) values[i] /= divisor;
             return;
         }

@@ -114,10 +114,11 @@ DType dtype_of_tensor(const at::Tensor& tensor) {
         case at::kFloat: return DType::f32;
         case at::kDouble: return DType::f64;
         case at::kLong: return DType::i64;
+        case at::kInt: return DType::i32;  // DDP's unused-parameter map (find_unused_parameters)
         default: break;
     }
     throw CommError(fmt::format("torch process group: allreduce of {} tensors is not supported (float32, "
-                                "float64 or int64)", c10::toString(tensor.scalar_type())));
+                                "float64, int64 or int32)", c10::toString(tensor.scalar_type())));
 }
 
 ReduceOp op_of(const c10d::ReduceOp& op) {

@@ -29,6 +29,8 @@ TEST_CASE("allreduce sum, mean, max, min for every dtype", "[comm]") {
     CHECK(comm->allreduce_value<std::int64_t>(r, ReduceOp::max) == n - 1);
     CHECK(comm->allreduce_value<std::int64_t>(r + 10, ReduceOp::min) == 10);
     CHECK(comm->allreduce_value<std::int64_t>(1, ReduceOp::sum) == n);
+    CHECK(comm->allreduce_value<std::int32_t>(r + 1, ReduceOp::sum) == n * (n + 1) / 2);
+    CHECK(comm->allreduce_value<std::int32_t>(2 * r, ReduceOp::mean) == n - 1);
 }
 
 TEST_CASE("async allreduce completes on wait and test", "[comm]") {

@@ -37,6 +37,7 @@ at::Tensor plain_mpi_allreduce(const at::Tensor& mine, MPI_Op op) {
     at::Tensor out = at::empty_like(mine);
     const MPI_Datatype type = mine.scalar_type() == at::kFloat    ? MPI_FLOAT
                               : mine.scalar_type() == at::kDouble ? MPI_DOUBLE
+                              : mine.scalar_type() == at::kInt    ? MPI_INT32_T
                                                                   : MPI_INT64_T;
     MPI_Allreduce(mine.data_ptr(), out.data_ptr(), static_cast<int>(mine.numel()), type, op, MPI_COMM_WORLD);
     return out;
@@ -49,7 +50,7 @@ TEST_CASE("torch process group: allreduce matches plain MPI for every op and dty
     CHECK(pg->getBackendName() == "trainrt");
     CHECK(pg->getRank() == rank());
     CHECK(pg->getSize() == size());
-    for (at::ScalarType type : {at::kFloat, at::kDouble, at::kLong}) {
+    for (at::ScalarType type : {at::kFloat, at::kDouble, at::kLong, at::kInt}) {
         for (auto [op, mpi_op] : {std::pair{c10d::ReduceOp::SUM, MPI_SUM}, std::pair{c10d::ReduceOp::MAX, MPI_MAX},
                                   std::pair{c10d::ReduceOp::MIN, MPI_MIN}}) {
             INFO("dtype " << c10::toString(type) << ", op " << static_cast<int>(op));
@@ -113,8 +114,8 @@ TEST_CASE("torch process group: broadcast, allgather and barrier", "[torch]") {
 
 TEST_CASE("torch process group: misuse is a CommError with what to do", "[torch]") {
     auto pg = trainrt::torch::make_process_group();
-    std::vector<at::Tensor> ints{at::ones({4}, at::kInt)};
-    CHECK_THROWS_AS(pg->allreduce(ints), CommError);  // refused before any rank communicates
+    std::vector<at::Tensor> shorts{at::ones({4}, at::kShort)};
+    CHECK_THROWS_AS(pg->allreduce(shorts), CommError);  // refused before any rank communicates
     std::vector<at::Tensor> input{at::ones({2})};
     std::vector<std::vector<at::Tensor>> too_few(1, std::vector<at::Tensor>{at::empty({2})});
     if (size() > 1) CHECK_THROWS_AS(pg->allgather(too_few, input)->wait(), CommError);

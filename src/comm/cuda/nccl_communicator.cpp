@@ -45,6 +45,7 @@ ncclDataType_t nccl_type(DType dtype) {
         case DType::f32: return ncclFloat32;
         case DType::f64: return ncclFloat64;
         case DType::i64: return ncclInt64;
+        case DType::i32: return ncclInt32;
     }
     throw CommError("nccl: unknown dtype");
 }
