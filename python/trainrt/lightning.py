@@ -88,12 +88,13 @@ def _refuse_process_group_arguments(strategy, kwargs):
                              f"before the function runs; choose its backend with ScalingConfig / scaling.backend")
 
 
-class RayDDPStrategy(DDPStrategy):
-    """DDPStrategy (same arguments) on trainrt's process group and device; the distributed sampler
-    splits the data over trainrt's world."""
+class _OnTrainrt:
+    """What Ray's strategies change in Lightning's: the device trainrt bound for this rank, and the
+    distributed sampler over trainrt's world (not Lightning's devices x num_nodes); arguments that
+    would configure the process group are refused."""
 
     def __init__(self, *args, **kwargs):
-        _refuse_process_group_arguments("RayDDPStrategy", kwargs)
+        _refuse_process_group_arguments(type(self).__name__, kwargs)
         super().__init__(*args, **kwargs)
 
     @property
@@ -105,20 +106,12 @@ class RayDDPStrategy(DDPStrategy):
         return dict(num_replicas=self.world_size, rank=self.global_rank)
 
 
-class RayFSDPStrategy(FSDPStrategy):
+class RayDDPStrategy(_OnTrainrt, DDPStrategy):
+    """DDPStrategy (same arguments) on trainrt's process group and device."""
+
+
+class RayFSDPStrategy(_OnTrainrt, FSDPStrategy):
     """FSDPStrategy (same arguments) on trainrt's process group and device."""
-
-    def __init__(self, *args, **kwargs):
-        _refuse_process_group_arguments("RayFSDPStrategy", kwargs)
-        super().__init__(*args, **kwargs)
-
-    @property
-    def root_device(self):
-        return _device()
-
-    @property
-    def distributed_sampler_kwargs(self):
-        return dict(num_replicas=self.world_size, rank=self.global_rank)
 
 
 def __getattr__(name):
@@ -133,16 +126,9 @@ def _deepspeed_strategy():
     except ImportError as error:
         raise ImportError(f"trainrt.lightning.RayDeepSpeedStrategy needs DeepSpeed, which this Python cannot import "
                           f"({error}); install deepspeed into this environment") from None
-    strategies = pl.strategies
 
-    class RayDeepSpeedStrategy(strategies.DeepSpeedStrategy):
-        @property
-        def root_device(self):
-            return _device()
-
-        @property
-        def distributed_sampler_kwargs(self):
-            return dict(num_replicas=self.world_size, rank=self.global_rank)
+    class RayDeepSpeedStrategy(_OnTrainrt, pl.strategies.DeepSpeedStrategy):
+        """DeepSpeedStrategy (same arguments) on trainrt's process group and device."""
 
     return RayDeepSpeedStrategy
 
