@@ -9,37 +9,24 @@ tests/python/test_python_accelerate.sh runs it after `sed 's/ray\\.train/trainrt
 python3 (fit() starts the ranks), and its train_func as a trainrt workload under mpiexec.
 ACCELERATE_* environment variables size the run for the test.
 """
-import gzip
 import json
 import os
 import tempfile
 
-import numpy as np
 import torch
-from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data import DataLoader
 from accelerate import Accelerator
 from accelerate.utils import DataLoaderConfiguration
 
+import fashion_idx  # tests/python: the data files as tensors (a user's own loading)
 import ray.train
 from ray.train.torch import TorchTrainer
 
 DATA = os.environ.get("ACCELERATE_DATA", "/usr/share/datasets/fashion-mnist")
 
 
-def read_idx(name, offset):
-    path = os.path.join(DATA, name)
-    if not os.path.exists(path):
-        path += ".gz"
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as file:
-        return np.frombuffer(file.read(), np.uint8, offset=offset)
-
-
 def fashion(kind, limit):
-    prefix = "train" if kind == "train" else "t10k"
-    images = read_idx(f"{prefix}-images-idx3-ubyte", 16).reshape(-1, 28 * 28)[:limit]
-    labels = read_idx(f"{prefix}-labels-idx1-ubyte", 8)[:limit]
-    return TensorDataset(torch.from_numpy(images.astype(np.float32) / 255.0), torch.from_numpy(labels.astype(np.int64)))
+    return fashion_idx.fashion(DATA, kind, limit)
 
 
 def make_model():

@@ -13,7 +13,7 @@
 source "$(dirname "$0")/framework_lib.sh"
 require_small_data
 "$TRAINRT_PYTHON" -c 'import accelerate' 2>/dev/null || { fail "this Python has no accelerate (make deps installs it)"; finish; }
-export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" ACCELERATE_DATA="$SMALL_IDX" ACCELERATE_STORAGE="$WORK/runs"
+export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python:$TRAINRT_SRC/tests/python" ACCELERATE_DATA="$SMALL_IDX" ACCELERATE_STORAGE="$WORK/runs"
 sed_copy tests/python/accelerate_guide.py
 
 rc=0; ACCELERATE_NAME=guide timeout -k 10 300 "$TRAINRT_PYTHON" "$WORK/accelerate_guide.py" >"$WORK/guide.out" 2>&1 || rc=$?

@@ -16,7 +16,7 @@
 source "$(dirname "$0")/framework_lib.sh"
 require_small_data
 "$TRAINRT_PYTHON" -c 'import lightning' 2>/dev/null || { fail "this Python has no lightning (make deps installs it)"; finish; }
-export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" LIGHTNING_DATA="$SMALL_IDX" LIGHTNING_SAMPLES=6000 LIGHTNING_STORAGE="$WORK/runs"
+export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python:$TRAINRT_SRC/tests/python" LIGHTNING_DATA="$SMALL_IDX" LIGHTNING_SAMPLES=6000 LIGHTNING_STORAGE="$WORK/runs"
 sed_copy tests/python/lightning_guide.py
 
 rc=0; LIGHTNING_NAME=guide timeout -k 10 300 "$TRAINRT_PYTHON" "$WORK/lightning_guide.py" >"$WORK/guide.out" 2>&1 || rc=$?
