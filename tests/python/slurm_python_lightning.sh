@@ -2,11 +2,10 @@
 # The Lightning guide's script (tests/python/lightning_guide.py after `sed 's/ray\.train/trainrt/g'`)
 # in a batch job, as a Ray user moving to Slurm submits it: `sbatch -n 2 --wrap "python3 train.py"`
 # (fit() in the batch script starts its 2 ranks with srun). The same script run uninterrupted in one
-# job, and in a second job that `scontrol requeue` stops after its second report: Slurm signals the
-# steps (trainrt, not Lightning, takes the signal: the ranks stop at the epoch's report with its
-# checkpoint committed), requeues the job, and the job's second run resumes through
+# job, and in a second job that `scontrol requeue` ends after its second report: Slurm requeues the
+# job, and the job's second run resumes from the newest checkpoint through
 # trainer.fit(ckpt_path=...); every epoch is reported once, and every loss equals the
-# uninterrupted job's.
+# uninterrupted job's. (That trainrt, not Lightning, takes a stop signal is test_python_lightning's.)
 # ctest: resource=slurm_cluster
 # ctest: fixture=small_data
 set -euo pipefail
