@@ -63,7 +63,7 @@ int wait_child(pid_t pid, std::chrono::steady_clock::time_point deadline, bool& 
 
 // This process's environment without `unset`, with `set` ("NAME=value", replacing NAME). The
 // result points into `set` and environ: valid while both are.
-std::vector<char*> environment_without(const std::vector<std::string>& unset, const std::vector<std::string>& set = {}) {
+std::vector<char*> environment_for(const std::vector<std::string>& unset, const std::vector<std::string>& set = {}) {
     std::vector<std::string_view> replaced;
     for (const std::string& entry : set) replaced.push_back(std::string_view(entry).substr(0, entry.find('=')));
     std::vector<char*> env;
@@ -99,7 +99,7 @@ ProgramResult run_program(const std::vector<std::string>& argv, double timeout_s
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);  // its own group: killable whole
     posix_spawnattr_setpgroup(&attributes, 0);
     pid_t pid = -1;
-    std::vector<char*> env = environment_without(unset_env);
+    std::vector<char*> env = environment_for(unset_env);
     int spawned = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), env.data());
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
@@ -185,7 +185,7 @@ Child spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
     std::vector<char*> args;
     for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
     args.push_back(nullptr);
-    std::vector<char*> env = environment_without(options.unset_env, options.set_env);
+    std::vector<char*> env = environment_for(options.unset_env, options.set_env);
     pid_t pid = -1;
     const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
     posix_spawn_file_actions_destroy(&actions);

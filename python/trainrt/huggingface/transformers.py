@@ -47,19 +47,19 @@ class RayTrainReportCallback(TrainerCallback):
         for entry in state.log_history:
             metrics.update(entry)
         source = os.path.join(args.output_dir, f"{transformers.trainer.PREFIX_CHECKPOINT_DIR}-{state.global_step}")
-        if not os.path.isdir(source):
+        rank = trainrt.get_context().get_world_rank()
+        own_states = os.path.join(source, f"rng_state_{rank}.pth")
+        if not os.path.exists(source if rank == 0 else own_states):  # nothing this rank wrote
             trainrt.report(metrics, checkpoint=None)
             return
-        rank = trainrt.get_context().get_world_rank()
         with tempfile.TemporaryDirectory(prefix="trainrt-transformers-") as folder:
             target = os.path.join(folder, self.CHECKPOINT_NAME)
             if rank == 0:
                 shutil.copytree(source, target, ignore=_other_ranks_random_states)
-            elif os.path.exists(os.path.join(source, f"rng_state_{rank}.pth")):
+            else:
                 os.makedirs(target)
-                shutil.copy2(os.path.join(source, f"rng_state_{rank}.pth"), target)
-            has_files = any(files for _, _, files in os.walk(folder))
-            trainrt.report(metrics, checkpoint=trainrt.Checkpoint.from_directory(folder) if has_files else None)
+                shutil.copy2(own_states, target)
+            trainrt.report(metrics, checkpoint=trainrt.Checkpoint.from_directory(folder))
 
 
 def _other_ranks_random_states(folder, names):
