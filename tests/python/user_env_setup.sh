@@ -6,16 +6,22 @@
 # the install of the trainrt_installed fixture. Reinstalled each run (the environment is the tests').
 source "$(dirname "$0")/../lib/common.sh"
 ENVB=${TRAINRT_USER_ENV:-/opt/trainrt-deps/user-py312}
-PREFIX=$TRAINRT_BUILD/test-install/prefix
+INSTALLED=$TRAINRT_BUILD/test-install/prefix
 [ -x "$ENVB/bin/python3" ] || { fail "$ENVB missing (make deps makes it)"; finish; }
-[ -f "$PREFIX/share/trainrt/python/pyproject.toml" ] || { fail "$PREFIX/share/trainrt/python not installed"; finish; }
-# Compiles through ccache when this build does (the sources' paths are the same each run).
-cmake_args=""
+[ -f "$INSTALLED/share/trainrt/python/pyproject.toml" ] || { fail "$INSTALLED/share/trainrt/python not installed"; finish; }
+# Built from a copy of the install at one path for every checkout (the install is relocatable), so
+# that ccache finds the objects a fresh clone's earlier run compiled: its keys hold the sources' and
+# headers' paths. One ctest run at a time uses this path; the environment is the tests' anyway.
+PREFIX=${TRAINRT_USER_ENV_ROOT:-/tmp/trainrt-user-env/prefix}
+rm -rf "$PREFIX" && mkdir -p "$(dirname "$PREFIX")" && cp -a "$INSTALLED" "$PREFIX" \
+  || { fail "copying $INSTALLED to $PREFIX"; finish; }
+# Compiles through ccache when this build does (CMake reads the launcher from the environment).
+launcher=()
 if grep -q '^TRAINRT_CCACHE:BOOL=ON' "$TRAINRT_BUILD/CMakeCache.txt" && command -v ccache >/dev/null; then
-  cmake_args="-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
+  launcher=(CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR=/tmp CCACHE_NOHASHDIR=1)
 fi
 start=$SECONDS
-if CMAKE_ARGS="$cmake_args" CCACHE_BASEDIR=/tmp CCACHE_NOHASHDIR=1 TRAINRT_BUILD_JOBS=2 TRAINRT_ROOT="$PREFIX" \
+if env "${launcher[@]}" TRAINRT_BUILD_JOBS=2 TRAINRT_ROOT="$PREFIX" \
    "$ENVB/bin/pip" install -q --no-build-isolation --no-deps --force-reinstall "$PREFIX/share/trainrt/python" \
    >"$WORK/pip.out" 2>&1; then
   pass "pip install --no-build-isolation \$TRAINRT_ROOT/share/trainrt/python in $ENVB: $((SECONDS - start)) s"
