@@ -151,7 +151,13 @@ template <> struct KeyType<SecondsOrAuto> {
         "INT, HUP, QUIT, XCPU, ALRM; USR1 is left to NCCL)")                                                    \
     KEY(time_margin, SecondsOrAuto, "auto", any_value(),                                                           \
         "stop this many seconds before the Slurm time limit; auto: 10 s + 2 x the slowest recent step + 2 x "  \
-        "the slowest recent checkpoint")
+        "the slowest recent checkpoint")                                                                        \
+    KEY(pause_by, std::string, "", one_of({"", "epoch", "training_iteration"}),                                 \
+        "set by `trainrt tune` for its trials (ASHA): the reported value (a row's epoch, or the report count) " \
+        "at whose pause_at points the run waits for the sweep's verdict (decisions/<point> in the run "        \
+        "directory): go on, or end here as finished; empty: never")                                             \
+    KEY(pause_at, std::string, "", any_value(),                                                                 \
+        "with pause_by: the points, a comma list of integers in increasing order (the scheduler's rungs)")
 
 #define TRAINRT_FAILURE_KEYS(KEY)                                                                               \
     KEY(max_failures, int, "3", at_least(-1),                                                                   \

@@ -12,8 +12,17 @@ inline constexpr const char* kProgressCsv = "progress.csv";
 inline constexpr const char* kMetricsH5 = "metrics.h5";
 inline constexpr const char* kCheckpointsDir = "checkpoints";
 inline constexpr const char* kHeartbeatsDir = "heartbeats";           // one file per node (heartbeats.hpp)
+inline constexpr const char* kDecisionsDir = "decisions";             // a sweep's verdicts (scheduler_pause.hpp)
 
 // `run_dir`/`name`.
 inline std::string path_in(const std::string& run_dir, const char* name) { return run_dir + "/" + name; }
+
+// The sweep's verdict on a trial at pause point `point` ([stop] pause_at): a file holding
+// "continue" or "stop", written whole (renamed into place).
+inline std::string decision_path(const std::string& run_dir, long long point) {
+    return path_in(run_dir, kDecisionsDir) + "/" + std::to_string(point);
+}
+inline constexpr const char* kVerdictContinue = "continue";
+inline constexpr const char* kVerdictStop = "stop";
 
 }  // namespace trainrt::runlog

@@ -163,7 +163,8 @@ int train(SessionImpl& session, const workloads::Workload& workload, const Conte
     session.end_resume();
     session.end_progress();
     session.finish_checkpoints();
-    if (session.stopped()) return end_run_stopped(session, context, settings);
+    if (session.stopped() && session.stops().request().reason != StopReason::scheduler)
+        return end_run_stopped(session, context, settings);
     if (context.world_rank == 0)
         runlog::append(context.run_dir, context, runlog::FinishEvent{session.results().iterations()});
     print_summary(session, context);

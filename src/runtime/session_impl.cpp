@@ -79,7 +79,7 @@ SessionImpl::SessionImpl(const JobConfig& config, const Settings& settings, Cont
       results_(context_.run_dir, context_, result_options(config, settings_.metrics)),
       checkpoints_(checkpoint::options_from(settings_.checkpoint), context_, *comm_),
       stops_(*comm_, context_, settings_.stop.time_margin.value.seconds, checkpoint_interval(settings_, context_)),
-      resume_(context_) {}
+      pause_(settings_.stop, context_.run_dir), resume_(context_) {}
 
 void SessionImpl::report(const Metrics& metrics) { record_row(metrics); }
 
@@ -122,6 +122,23 @@ void SessionImpl::record_row(const Metrics& metrics) {
     reported_since_check_ = true;
     boundary_seen_.store(stops_.boundaries());
     if (votes[4] != 0) fail_nonfinite(nonfinite);
+    if (pause_.active() && !stops_.agreed()) await_verdict(metrics);
+}
+
+// Collective (every rank knows pause_ is active and the stop agreement alike): rank 0 waits at a
+// pause point for the sweep's verdict, and a stop ends the run at this boundary on every rank, its
+// checkpoint (if the report has one) committed first.
+void SessionImpl::await_verdict(const Metrics& metrics) {
+    std::int64_t verdict = 0;
+    if (context_.world_rank == 0)
+        if (const std::optional<std::int64_t> point = pause_.reached(metrics, results_.iterations()))
+            verdict = static_cast<std::int64_t>(pause_.await(*point));
+    comm_->broadcast(&verdict, sizeof verdict, 0);
+    if (verdict == static_cast<std::int64_t>(Verdict::stop)) {
+        stops_.stop_for_scheduler();
+        if (context_.world_rank == 0)
+            log::info("the sweep's scheduler ends this trial at iteration {}", results_.iterations());
+    }
 }
 
 // Collective: every rank saw the vote. A save still in flight is an earlier, finite report's:

@@ -8,6 +8,7 @@
 #include "config/settings.hpp"
 #include "metrics/result_log.hpp"
 #include "runtime/resume.hpp"
+#include "runtime/scheduler_pause.hpp"
 #include "runtime/stop_coordinator.hpp"
 #include "trainrt/session.hpp"
 
@@ -52,6 +53,7 @@ public:
 private:
     void before_report();
     void record_row(const Metrics& metrics);
+    void await_verdict(const Metrics& metrics);
     [[noreturn]] void fail_nonfinite(const std::string& mine);
     void first_boundary();
     void log_resume_latency();
@@ -66,6 +68,7 @@ private:
     metrics::ResultLog results_;
     checkpoint::CheckpointManager checkpoints_;
     StopCoordinator stops_;
+    SchedulerPause pause_;  // a sweep trial's ([stop] pause_by)
     Resume resume_;
     bool stop_seen_ = false;
     bool reported_since_check_ = false;

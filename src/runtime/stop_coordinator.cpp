@@ -22,6 +22,7 @@ std::string reason_name(StopReason reason) {
     switch (reason) {
         case StopReason::signal: return "signal";
         case StopReason::time_limit: return "time_limit";
+        case StopReason::scheduler: return "scheduler";
         case StopReason::none: break;
     }
     return "none";
@@ -97,6 +98,13 @@ bool StopCoordinator::decide(const Votes& maxed) {
     request_.boundary = boundaries_;
     log_agreement();
     return true;
+}
+
+void StopCoordinator::stop_for_scheduler() {
+    if (agreed()) return;
+    request_.reason = StopReason::scheduler;
+    request_.agreed_at = request_.requested_at = last_boundary_;
+    request_.boundary = boundaries_;
 }
 
 void StopCoordinator::record_checkpoint(double stall_s, double commit_s) {

@@ -17,7 +17,9 @@
 
 namespace trainrt::runtime {
 
-enum class StopReason { none, signal, time_limit };
+// scheduler: a sweep's scheduler ended the trial at a pause point (scheduler_pause.hpp); the run
+// ends as finished, not stopped.
+enum class StopReason { none, signal, time_limit, scheduler };
 
 struct StopRequest {
     StopReason reason = StopReason::none;
@@ -28,7 +30,7 @@ struct StopRequest {
     std::int64_t boundary = 0;  // the step boundary (count since process start) it was agreed at
 };
 
-std::string reason_name(StopReason reason);  // "signal", "time_limit"
+std::string reason_name(StopReason reason);  // "signal", "time_limit", "scheduler"
 
 class StopCoordinator {
 public:
@@ -52,6 +54,8 @@ public:
     // The votes of a rank at a boundary already agreed (a caller's collective that is no boundary).
     static Votes abstain() { return {0, 0, -1, 0}; }
     bool decide(const Votes& maxed);
+    // Every rank, at the same boundary: the sweep's verdict at a pause point was stop.
+    void stop_for_scheduler();
     bool agreed() const { return request_.reason != StopReason::none; }
     const StopRequest& request() const { return request_; }
     std::int64_t boundaries() const { return boundaries_; }

@@ -33,4 +33,21 @@ double asha_cutoff(std::vector<double> values, double reduction_factor, bool max
 
 bool asha_promotes(double value, double cutoff, bool maximize) { return maximize ? value >= cutoff : value <= cutoff; }
 
+std::int64_t rung_at(const std::vector<std::int64_t>& rungs, std::int64_t target, double t) {
+    std::int64_t reached = 0;
+    for (const std::int64_t rung : rungs)
+        if (rung >= target && static_cast<double>(rung) <= t + 1e-9) reached = rung;
+    return reached;
+}
+
+std::string rungs_from(const std::vector<std::int64_t>& rungs, std::int64_t target) {
+    std::string text;
+    for (const std::int64_t rung : rungs)
+        if (rung >= target) {
+            if (!text.empty()) text += ',';
+            text += std::to_string(rung);
+        }
+    return text;
+}
+
 }  // namespace trainrt::tune

@@ -38,7 +38,8 @@ namespace tune {
 TRAINRT_KEYS(TuneKeys, "tune", TRAINRT_TUNE_KEYS);
 
 #define TRAINRT_ASHA_KEYS(KEY)                                                                                  \
-    KEY(time_attr, std::string, "epoch", one_of({"epoch"}), "rungs are epochs: a trial runs to train.epochs = each rung") \
+    KEY(time_attr, std::string, "epoch", one_of({"epoch", "training_iteration"}),                                  \
+        "what rungs count: epoch (a row's epoch; trials run with train.epochs = max_t) or training_iteration (reports)") \
     KEY(max_t, std::int64_t, "100", at_least(1), "the time_attr a trial trains to at most")                     \
     KEY(grace_period, std::int64_t, "1", at_least(1), "the first rung: time_attr before any trial is stopped")   \
     KEY(reduction_factor, double, "3", between(1.000001, 1e9), "1 / the fraction of trials promoted at a rung")

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -59,8 +60,10 @@ std::map<std::string, std::string> definition_of(const SweepConfig& sweep) {
         {sweep.tune.scheduler.key, name_of(sweep.tune.scheduler.value)},
         {sweep.tune.ranks_per_trial.key, std::to_string(sweep.tune.ranks_per_trial.value)},
         {"run.seed", sweep.base.get("run.seed")}};
-    if (sweep.tune.scheduler.value == SchedulerKind::asha)
+    if (sweep.tune.scheduler.value == SchedulerKind::asha) {
         for (const std::int64_t rung : asha_rungs(sweep.asha)) definition["tune.asha.rungs"] += fmt::format("{} ", rung);
+        if (sweep.asha.time_attr.value != "epoch") definition[sweep.asha.time_attr.key] = sweep.asha.time_attr.value;
+    }
     if (sweep.tune.scheduler.value == SchedulerKind::pbt) {
         for (const std::int64_t boundary : pbt_boundaries_of(sweep)) definition["tune.pbt.boundaries"] += fmt::format("{} ", boundary);
         definition[sweep.pbt.quantile_fraction.key] = real_text(sweep.pbt.quantile_fraction.value);
@@ -70,6 +73,20 @@ std::map<std::string, std::string> definition_of(const SweepConfig& sweep) {
         definition[sweep.optuna.n_startup_trials.key] = std::to_string(sweep.optuna.n_startup_trials.value);
     for (const Domain& domain : sweep.space) definition["space." + domain.key] = domain.text();
     return definition;
+}
+
+// What the scheduler sets for a trial's step. ASHA: the rungs left to decide as pause points (the
+// trial waits at each for the sweep's verdict) and, counting epochs, train.epochs = max_t; PBT:
+// train.epochs = the next boundary.
+std::vector<std::string> scheduler_args(const SweepConfig& sweep, const TrialRecord& trial) {
+    if (sweep.tune.scheduler.value == SchedulerKind::asha) {
+        std::vector<std::string> args{"--stop.pause_by=" + sweep.asha.time_attr.value,
+                                      "--stop.pause_at=" + rungs_from(asha_rungs(sweep.asha), trial.target)};
+        if (sweep.asha.time_attr.value == "epoch") args.push_back(fmt::format("--train.epochs={}", sweep.asha.max_t.value));
+        return args;
+    }
+    if (trial.target > 0) return {fmt::format("--train.epochs={}", trial.target)};
+    return {};
 }
 
 // One trial's step: this program on the base job with the trial's values, in its own run directory.
@@ -84,7 +101,7 @@ std::vector<std::string> trial_command(const SweepConfig& sweep, const SweepPlac
     argv.insert(argv.end(), {launch::own_program(), "--config", sweep.base_path});
     argv.insert(argv.end(), sweep.overrides.begin(), sweep.overrides.end());
     for (const auto& [key, value] : trial.values) argv.push_back(fmt::format("--{}={}", key, value));
-    if (trial.target > 0) argv.push_back(fmt::format("--train.epochs={}", trial.target));
+    for (std::string& arg : scheduler_args(sweep, trial)) argv.push_back(std::move(arg));
     // A trial's checkpoints ranked by the sweep's metric (unless the base job ranks them itself):
     // the best trial's best checkpoint is then the one where the metric was best.
     if (!sweep.base.has("checkpoint.score_attribute") || sweep.base.get("checkpoint.score_attribute").empty())
@@ -101,6 +118,7 @@ struct Running {
     std::size_t slot;
     std::vector<std::string> hosts;  // its step's, from its start record (empty until written)
     bool ended_by_sweep = false;     // the sweep stopped it (a node under it was lost)
+    std::uintmax_t rows_bytes = 0;   // its result.jsonl's size when the scheduler last read it
 };
 
 // The hosts of a trial's attempt started at `since_s` (its start record's), empty before it has one.
@@ -134,6 +152,7 @@ public:
         log::info("sweep {}: {} trials of {} rank(s), {} at once", dir_, state_.trials.size(),
                   sweep_.tune.ranks_per_trial.value, placement_.nodes.slots());
         while (start_more() || !running_.empty()) {
+            decide_running();
             reap();
             watch_nodes();
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -149,6 +168,11 @@ private:
         bool left = false;
         for (TrialRecord& trial : state_.trials) {
             if (trial.status != TrialStatus::pending) continue;
+            if (asha() && decide_rows(trial) && trial.target == 0) {  // an earlier attempt's rows ended it
+                trial.status = TrialStatus::terminated;
+                save_state(dir_, state_);
+                continue;
+            }
             left = true;
             const std::optional<std::size_t> slot = placement_.nodes.take();
             if (!slot) break;
@@ -198,7 +222,8 @@ private:
         if (failed) check_nodes();
         if (failed && step.hosts.empty()) step.hosts = attempt_hosts(dir_ + "/" + trial.name, trial.started_unix.back());
         const bool node_lost = failed && placement_.nodes.touches_lost(step.hosts);
-        if (exit.end == TrialEnd::done && sweep_.tune.scheduler.value == SchedulerKind::asha) rung_reached(trial);
+        if (asha()) decide_rows(trial);
+        if (asha() && (exit.end == TrialEnd::done || trial.target == 0)) asha_ended(trial, exit.end);
         else if (exit.end == TrialEnd::done && sweep_.tune.scheduler.value == SchedulerKind::pbt) boundary_reached(trial);
         else if (exit.end == TrialEnd::done) trial.status = TrialStatus::terminated;
         else if (exit.end == TrialEnd::stopped) trial.status = TrialStatus::pending, stop_code_ = std::max(stop_code_, exit.code);
@@ -265,24 +290,75 @@ private:
         return value;
     }
 
-    // ASHA at the rung the trial ran to: continue to the next rung, or stop here.
-    void rung_reached(TrialRecord& trial) {
+    bool asha() const { return sweep_.tune.scheduler.value == SchedulerKind::asha; }
+
+    // ASHA, every loop: the rows new in each running trial's result.jsonl decide its rungs.
+    void decide_running() {
+        if (!asha()) return;
+        for (Running& step : running_) {
+            std::error_code error;
+            const auto bytes = std::filesystem::file_size(runlog::path_in(dir_ + "/" + state_.trials[step.trial].name, runlog::kResults), error);
+            if (error || bytes == step.rows_bytes) continue;
+            step.rows_bytes = bytes;
+            if (decide_rows(state_.trials[step.trial])) save_state(dir_, state_);
+        }
+    }
+
+    // Decides every rung the trial's rows reached and writes each verdict where its step waits for
+    // it (runlog::decision_path); true when it decided any. A row that reached a rung without the
+    // metric ends the trial there (ERROR when it exits: ASHA compares trials by it).
+    bool decide_rows(TrialRecord& trial) {
+        const bool by_epoch = sweep_.asha.time_attr.value == "epoch";
+        bool decided = false;
+        for (const metrics::RowPoint& row : metrics::row_series(dir_ + "/" + trial.name, sweep_.tune.metric.value)) {
+            const std::optional<double> t = by_epoch ? row.epoch : row.iteration;
+            const std::int64_t rung = trial.target == 0 || !t ? 0 : rung_at(rungs_, trial.target, *t);
+            if (rung == 0) continue;
+            decided = true;
+            if (row.value) decide(trial, rung, *row.value);
+            else {
+                log::warn("sweep: {} reported no {} at {} {}: it ends there, ERROR (ASHA compares trials by it)",
+                          trial.name, sweep_.tune.metric.value, sweep_.asha.time_attr.value, rung);
+                trial.target = 0;
+                missing_metric_.insert(trial.index);
+                write_verdict(trial, rung, false);
+            }
+        }
+        return decided;
+    }
+
+    // ASHA at `rung` with the trial's `value` there: continue to the next rung, or stop here.
+    void decide(TrialRecord& trial, std::int64_t rung, double value) {
         const bool maximize = sweep_.tune.mode.value == ScoreOrder::max;
-        const std::optional<double> value = target_metric(trial, "ASHA");
-        if (!value) return;
-        std::vector<double> at_rung{*value};
+        std::vector<double> at_rung{value};
         for (const TrialRecord& other : state_.trials)
             for (const RungDecision& decision : other.decisions)
-                if (decision.rung == trial.target && other.index != trial.index) at_rung.push_back(decision.value);
+                if (decision.rung == rung && other.index != trial.index) at_rung.push_back(decision.value);
         const double cutoff = asha_cutoff(at_rung, sweep_.asha.reduction_factor.value, maximize);
-        const std::int64_t next = next_rung(rungs_, trial.target);
-        const bool promoted = next != 0 && asha_promotes(*value, cutoff, maximize);
-        trial.decisions.push_back({trial.target, *value, cutoff, at_rung.size(), promoted});
-        log::info("sweep: {} at epoch {}: {} = {:.6g}, cutoff {:.6g} of {} trial(s): {}", trial.name, trial.target,
-                  sweep_.tune.metric.value, *value, cutoff, at_rung.size(),
-                  promoted ? fmt::format("continues to epoch {}", next) : next == 0 ? "done" : "stopped early");
-        if (promoted) trial.target = next, trial.status = TrialStatus::pending;
-        else trial.status = TrialStatus::terminated;
+        const std::int64_t next = next_rung(rungs_, rung);
+        const bool promoted = next != 0 && asha_promotes(value, cutoff, maximize);
+        trial.decisions.push_back({rung, value, cutoff, at_rung.size(), promoted});
+        trial.target = promoted ? next : 0;
+        save_state(dir_, state_);  // before the verdict: a restarted sweep never decides a rung twice
+        write_verdict(trial, rung, promoted);
+        log::info("sweep: {} at {} {}: {} = {:.6g}, cutoff {:.6g} of {} trial(s): {}", trial.name,
+                  sweep_.asha.time_attr.value, rung, sweep_.tune.metric.value, value, cutoff, at_rung.size(),
+                  promoted ? fmt::format("continues to {}", next) : next == 0 ? "done" : "stopped early");
+    }
+
+    void write_verdict(const TrialRecord& trial, std::int64_t rung, bool go_on) {
+        const std::string path = runlog::decision_path(dir_ + "/" + trial.name, rung);
+        storage::make_dirs(std::filesystem::path(path).parent_path().string());
+        storage::write_file_atomic(path, std::string(go_on ? runlog::kVerdictContinue : runlog::kVerdictStop) + "\n");
+    }
+
+    // An ASHA trial's step ended with every rung decided, or 0 before its next rung (its function
+    // returned: TERMINATED with what it reported, as Ray's).
+    void asha_ended(TrialRecord& trial, TrialEnd end) {
+        trial.status = missing_metric_.count(trial.index) != 0 ? TrialStatus::error : TrialStatus::terminated;
+        if (end == TrialEnd::done && trial.target != 0)
+            log::info("sweep: {} returned before {} {}: TERMINATED with what it reported", trial.name,
+                      sweep_.asha.time_attr.value, trial.target);
     }
 
     // PBT at the boundary the trial ran to: a trial in the bottom quantile goes on from a top
@@ -390,6 +466,7 @@ private:
     double peer_timeout_s_;  // the trials' failure.peer_timeout (0: no heartbeats to watch)
     std::vector<int> stop_signals_;  // the trials' stop.signals
     std::vector<std::string> trial_env_;  // set in each trial's environment (trial_threads.hpp)
+    std::set<std::size_t> missing_metric_;  // ASHA trials that reached a rung without the metric
     double next_watch_ = 0;
     int stop_code_ = 0;
 };

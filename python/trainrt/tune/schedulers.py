@@ -16,8 +16,10 @@ class FIFOScheduler:
 
 @dataclasses.dataclass
 class ASHAScheduler:
-    """Ray Tune's ASHAScheduler; time_attr is epochs: a trial trains to train.epochs = each rung."""
-    time_attr: str = "epoch"
+    """Ray Tune's ASHAScheduler. time_attr: "training_iteration" (Ray's default: the reports) or
+    "epoch" (a reported epoch; the trial's train.epochs is then max_t). A trial runs on through the
+    rungs it is promoted at and ends at the one it is stopped at, as in Ray."""
+    time_attr: str = "training_iteration"
     metric: str = None
     mode: str = None
     max_t: int = 100
