@@ -152,7 +152,7 @@ template <> struct KeyType<SecondsOrAuto> {
     KEY(time_margin, SecondsOrAuto, "auto", any_value(),                                                           \
         "stop this many seconds before the Slurm time limit; auto: 10 s + 2 x the slowest recent step + 2 x "  \
         "the slowest recent checkpoint")                                                                        \
-    KEY(pause_by, std::string, "", one_of({"", "epoch", "training_iteration"}),                                 \
+    KEY(pause_by, std::string, "", one_of({"epoch", "training_iteration"}),                                     \
         "set by `trainrt tune` for its trials (ASHA): the reported value (a row's epoch, or the report count) " \
         "at whose pause_at points the run waits for the sweep's verdict (decisions/<point> in the run "        \
         "directory): go on, or end here as finished; empty: never")                                             \

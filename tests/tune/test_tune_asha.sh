@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # ASHA under mpiexec, the shipped jobs/fashion_mlp_sweep.ini made smaller: 6 fashion_mlp trials (1 rank, 2 at once) on the small dataset, rungs at epochs
-# 1 and 3 (grace_period 1, reduction_factor 3, max_t 3). Every trial runs to epoch 1; those not
-# worse than the rung's cutoff then (recorded in sweep.json with the values it was based on)
-# continue from their epoch-1 checkpoint to epoch 3, the others stop: stopped trials have fewer
-# iterations than promoted ones, a promoted trial's rows are epochs 1..3 once (no work repeated),
-# and `trainrt results` names as best the best test accuracy any trial reported, with the checkpoint
-# saved at that report (trials rank their checkpoints by the sweep's metric); `trainrt plot` draws
-# every trial's curve, the stopped ones grey.
+# 1 and 3 (grace_period 1, reduction_factor 3, max_t 3). Every trial reports epoch 1 and waits there
+# for the sweep's verdict (decisions/1 in its run directory); those not worse than the rung's cutoff
+# then (recorded in sweep.json with the values it was based on) go on in the same step to epoch 3,
+# the others end at epoch 1: each trial is one step, stopped trials report epoch 1 only and promoted
+# ones epochs 1..3 once; and `trainrt results` names as best the best test accuracy any trial
+# reported, with the checkpoint saved at that report (trials rank their checkpoints by the sweep's
+# metric); `trainrt plot` draws every trial's curve, the stopped ones grey. Then the same sweep with
+# asha.time_attr = training_iteration (Ray's default) makes the same decisions.
 # ctest: fixture=small_data
 source "$(dirname "$0")/../lib/common.sh"
 require_small_data
@@ -23,14 +24,15 @@ stopped=$(jq '[.trials[] | select(.decisions | length == 1 and (.[0].promoted | 
   && pass "6 trials: $promoted continued past epoch 1, $stopped stopped there" || fail "promoted $promoted, stopped $stopped"
 ok=1
 for t in $(jq -r '.trials[] | select(any(.decisions[]; .promoted)) | .name' "$S/sweep.json"); do
-  jq -se '[.[].epoch] == [1, 2, 3]' "$S/$t/result.jsonl" >/dev/null || ok=0
-  grep -q "resuming from .*/$t/checkpoints/checkpoint_000001 (iteration 1)" "$S/$t.out" || ok=0
+  jq -se '[.[].epoch] == [1, 2, 3]' "$S/$t/result.jsonl" >/dev/null && [ "$(cat "$S/$t/decisions/1")" = continue ] || ok=0
 done
 for t in $(jq -r '.trials[] | select(.decisions | length == 1 and (.[0].promoted | not)) | .name' "$S/sweep.json"); do
-  jq -se '[.[].epoch] == [1]' "$S/$t/result.jsonl" >/dev/null || ok=0
+  jq -se '[.[].epoch] == [1]' "$S/$t/result.jsonl" >/dev/null && [ "$(cat "$S/$t/decisions/1")" = stop ] \
+    && grep -q "the sweep's scheduler ends this trial at iteration 1" "$S/$t.out" || ok=0
 done
-[ "$ok" = 1 ] && pass "promoted trials resumed from their epoch-1 checkpoint and report epochs 1..3 once; stopped ones epoch 1" \
-  || fail "trial rows: $(for t in "$S"/trial_*/; do printf '%s ' "$(basename "$t"):$(jq -c .epoch "$t/result.jsonl" | tr '\n' ,)"; done)"
+[ "$ok" = 1 ] && [ "$(jq '[.trials[].attempts] | unique' -c "$S/sweep.json")" = "[1]" ] \
+  && pass "one step per trial: promoted trials went on from epoch 1 to 3 (rows once), stopped ones ended at epoch 1" \
+  || fail "trial rows: $(for t in "$S"/trial_*/; do printf '%s ' "$(basename "$t"):$(jq -c .epoch "$t/result.jsonl" | tr '\n' ,)"; done), attempts $(jq -c '[.trials[].attempts]' "$S/sweep.json")"
 # Every decision: promoted exactly when not worse than the cutoff recorded with it.
 jq -e '[.trials[].decisions[] | select(.rung == 1) | (.promoted == (.value >= .cutoff))] | all' "$S/sweep.json" >/dev/null \
   && jq -e '[.trials[].decisions[] | select(.rung == 1)] | any(.seen == 1 and .promoted)' "$S/sweep.json" >/dev/null \
@@ -50,6 +52,20 @@ blocks=$(grep -c '^# trial_' "$WORK/plot/rows.dat" || true)
   && grep -q "$best_trial .*(best)" "$WORK/plot/plot.gp" && grep -q "best $best_trial" "$WORK/plot.out" \
   && pass "trainrt plot of the sweep: $(cat "$WORK/plot.out")" \
   || { cat "$WORK/plot.out" >&2; fail "plot of the sweep: exit $rc, $blocks trial blocks"; }
+# asha.time_attr = training_iteration: rungs count reports (one per epoch here), decided alike.
+rc=0; timeout -k 10 300 "$TRAINRT" tune --config "$TRAINRT_SRC/jobs/fashion_mlp_sweep.ini" --tune.num_samples=6 \
+  --tune.ranks_per_trial=1 --tune.max_concurrent_trials=2 --tune.asha.max_t=3 --tune.asha.time_attr=training_iteration \
+  --train.epochs=3 --data.path="$SMALL_DATA" --run.storage_path="$WORK" --run.name=asha_iterations >"$WORK/iterations.out" 2>&1 || rc=$?
+I=$WORK/asha_iterations
+shape() {  # per trial: its rows' iterations and its decisions' rungs, one attempt each
+  jq -r '.trials[] | "\(.name) \(.attempts) \([.decisions[] | .rung] | join(","))"' "$I/sweep.json" | while read -r t a rungs; do
+    echo "$a $(jq -r ._training_iteration "$I/$t/result.jsonl" | paste -sd,) $rungs"
+  done | sort | uniq -c | tr -s ' ' | paste -sd';'
+}
+[ "$rc" -eq 0 ] && jq -e '[.trials[].decisions[] | (.promoted == (.value >= .cutoff and .rung < 3))] | all' "$I/sweep.json" >/dev/null \
+  && [[ "$(shape)" =~ ^\ ?[0-9]+\ 1\ 1\ 1\;\ ?[0-9]+\ 1\ 1,2,3\ 1,3$ ]] \
+  && pass "time_attr = training_iteration: trials promoted at report 1 reported 1..3, the others 1 ($(shape))" \
+  || { tail -5 "$WORK/iterations.out" >&2; fail "time_attr = training_iteration: exit $rc, $(shape 2>&1)"; }
 # The sweep's directory may not be a run's.
 rc=0; "$TRAINRT" tune --config "$TRAINRT_SRC/jobs/fashion_mlp_sweep.ini" --data.path="$SMALL_DATA" --run.storage_path="$WORK/asha" \
   --run.name=trial_0000 >"$WORK/inrun.out" 2>&1 || rc=$?

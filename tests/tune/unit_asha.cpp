@@ -31,3 +31,16 @@ TEST_CASE("ASHA's cutoff: the 1 - 1/rf quantile of the rung's values (1/rf when 
     CHECK(asha_promotes(0.1, low, false));
     CHECK_FALSE(asha_promotes(0.2, low, false));
 }
+
+TEST_CASE("The rung a row decides: the highest one from the trial's next rung up that it reached") {
+    const std::vector<std::int64_t> rungs{1, 3, 9};
+    CHECK(rung_at(rungs, 1, 0.0) == 0);
+    CHECK(rung_at(rungs, 1, 1.0) == 1);
+    CHECK(rung_at(rungs, 1, 2.0) == 1);
+    CHECK(rung_at(rungs, 3, 2.0) == 0);  // rung 1 decided already: the next one is 3
+    CHECK(rung_at(rungs, 1, 4.0) == 3);  // a row that passed two rungs decides the higher
+    CHECK(rung_at(rungs, 9, 12.0) == 9);
+    CHECK(rungs_from(rungs, 1) == "1,3,9");
+    CHECK(rungs_from(rungs, 3) == "3,9");
+    CHECK(rungs_from(rungs, 10).empty());
+}
