@@ -157,7 +157,10 @@ template <> struct KeyType<SecondsOrAuto> {
         "at whose pause_at points the run waits for the sweep's verdict (decisions/<point> in the run "        \
         "directory): go on, or end here as finished; empty: never")                                             \
     KEY(pause_at, std::string, "", any_value(),                                                                 \
-        "with pause_by: the points, a comma list of integers in increasing order (the scheduler's rungs)")
+        "with pause_by: the points, a comma list of integers in increasing order (the scheduler's rungs)")     \
+    KEY(pause_metric, std::string, "", any_value(),                                                             \
+        "with pause_by: only a row that reports this metric (the sweep's) pauses, as the scheduler decides "   \
+        "only on such rows")
 
 #define TRAINRT_FAILURE_KEYS(KEY)                                                                               \
     KEY(max_failures, int, "3", at_least(-1),                                                                   \

@@ -16,15 +16,6 @@ std::vector<MetricPoint> metric_series(const std::string& run_dir, const std::st
     return series;
 }
 
-std::vector<RowPoint> row_series(const std::string& run_dir, const std::string& metric) {
-    std::vector<RowPoint> series;
-    const std::string path = runlog::path_in(run_dir, runlog::kResults);
-    if (!std::filesystem::exists(path)) return series;
-    for (const Row& row : read_rows(path).rows)
-        series.push_back({number_in(row, "epoch"), number_in(row, "_training_iteration"), number_in(row, metric)});
-    return series;
-}
-
 std::optional<double> last_value(const std::vector<MetricPoint>& series) {
     return series.empty() ? std::nullopt : std::optional(series.back().value);
 }

@@ -19,15 +19,6 @@ struct MetricPoint {
 // when the file is absent. StorageError when it exists but cannot be read.
 std::vector<MetricPoint> metric_series(const std::string& run_dir, const std::string& metric);
 
-// Every row of run_dir's result.jsonl in file order, with `metric` where it reported it as a
-// number: a scheduler's view, which must see a row that reached a rung without the metric.
-struct RowPoint {
-    std::optional<double> epoch;
-    std::optional<double> iteration;
-    std::optional<double> value;
-};
-std::vector<RowPoint> row_series(const std::string& run_dir, const std::string& metric);
-
 std::optional<double> last_value(const std::vector<MetricPoint>& series);
 // The last value reported at `epoch`.
 std::optional<double> value_at_epoch(const std::vector<MetricPoint>& series, std::int64_t epoch);

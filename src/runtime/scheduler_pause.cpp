@@ -66,12 +66,13 @@ std::vector<std::int64_t> pause_points(const StopSettings& settings) {
 }
 
 SchedulerPause::SchedulerPause(const StopSettings& settings, std::string run_dir)
-    : by_(settings.pause_by.value), points_(pause_points(settings)), run_dir_(std::move(run_dir)) {}
+    : by_(settings.pause_by.value), metric_(settings.pause_metric.value), points_(pause_points(settings)),
+      run_dir_(std::move(run_dir)) {}
 
 std::optional<std::int64_t> SchedulerPause::reached(const Metrics& row, std::int64_t iteration) {
     const std::optional<double> value =
         by_ == "training_iteration" ? std::optional<double>(static_cast<double>(iteration)) : number_in(row, by_);
-    if (!value) return std::nullopt;
+    if (!value || (!metric_.empty() && !number_in(row, metric_))) return std::nullopt;
     std::optional<std::int64_t> point;
     while (!points_.empty() && static_cast<double>(points_.front()) <= *value + 1e-9) {
         point = points_.front();

@@ -27,7 +27,8 @@ public:
     bool active() const { return !by_.empty() && !points_.empty(); }
 
     // Rank 0, after a report's row was written: the point this row pauses at, if any (those it
-    // passes are then behind it). `iteration` is the report count.
+    // passes are then behind it); none for a row without pause_metric. `iteration` is the report
+    // count.
     std::optional<std::int64_t> reached(const Metrics& row, std::int64_t iteration);
 
     // Rank 0: waits for the verdict on `point`. A stop signal meanwhile shortens the wait to
@@ -37,6 +38,7 @@ public:
 
 private:
     std::string by_;
+    std::string metric_;  // pause_metric: rows without it do not pause
     std::vector<std::int64_t> points_;
     std::string run_dir_;
 };

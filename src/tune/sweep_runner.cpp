@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <set>
 #include <thread>
 #include <vector>
 
@@ -81,7 +80,8 @@ std::map<std::string, std::string> definition_of(const SweepConfig& sweep) {
 std::vector<std::string> scheduler_args(const SweepConfig& sweep, const TrialRecord& trial) {
     if (sweep.tune.scheduler.value == SchedulerKind::asha) {
         std::vector<std::string> args{"--stop.pause_by=" + sweep.asha.time_attr.value,
-                                      "--stop.pause_at=" + rungs_from(asha_rungs(sweep.asha), trial.target)};
+                                      "--stop.pause_at=" + rungs_from(asha_rungs(sweep.asha), trial.target),
+                                      "--stop.pause_metric=" + sweep.tune.metric.value};
         if (sweep.asha.time_attr.value == "epoch") args.push_back(fmt::format("--train.epochs={}", sweep.asha.max_t.value));
         return args;
     }
@@ -305,24 +305,17 @@ private:
     }
 
     // Decides every rung the trial's rows reached and writes each verdict where its step waits for
-    // it (runlog::decision_path); true when it decided any. A row that reached a rung without the
-    // metric ends the trial there (ERROR when it exits: ASHA compares trials by it).
+    // it (runlog::decision_path); true when it decided any. Rows without the metric (a built-in
+    // workload's mid-epoch stop row) decide nothing, as in Ray, and its step does not wait at them.
     bool decide_rows(TrialRecord& trial) {
         const bool by_epoch = sweep_.asha.time_attr.value == "epoch";
         bool decided = false;
-        for (const metrics::RowPoint& row : metrics::row_series(dir_ + "/" + trial.name, sweep_.tune.metric.value)) {
+        for (const metrics::MetricPoint& row : metrics::metric_series(dir_ + "/" + trial.name, sweep_.tune.metric.value)) {
             const std::optional<double> t = by_epoch ? row.epoch : row.iteration;
             const std::int64_t rung = trial.target == 0 || !t ? 0 : rung_at(rungs_, trial.target, *t);
             if (rung == 0) continue;
             decided = true;
-            if (row.value) decide(trial, rung, *row.value);
-            else {
-                log::warn("sweep: {} reported no {} at {} {}: it ends there, ERROR (ASHA compares trials by it)",
-                          trial.name, sweep_.tune.metric.value, sweep_.asha.time_attr.value, rung);
-                trial.target = 0;
-                missing_metric_.insert(trial.index);
-                write_verdict(trial, rung, false);
-            }
+            decide(trial, rung, row.value);
         }
         return decided;
     }
@@ -355,7 +348,7 @@ private:
     // An ASHA trial's step ended with every rung decided, or 0 before its next rung (its function
     // returned: TERMINATED with what it reported, as Ray's).
     void asha_ended(TrialRecord& trial, TrialEnd end) {
-        trial.status = missing_metric_.count(trial.index) != 0 ? TrialStatus::error : TrialStatus::terminated;
+        trial.status = TrialStatus::terminated;
         if (end == TrialEnd::done && trial.target != 0)
             log::info("sweep: {} returned before {} {}: TERMINATED with what it reported", trial.name,
                       sweep_.asha.time_attr.value, trial.target);
@@ -466,7 +459,6 @@ private:
     double peer_timeout_s_;  // the trials' failure.peer_timeout (0: no heartbeats to watch)
     std::vector<int> stop_signals_;  // the trials' stop.signals
     std::vector<std::string> trial_env_;  // set in each trial's environment (trial_threads.hpp)
-    std::set<std::size_t> missing_metric_;  // ASHA trials that reached a rung without the metric
     double next_watch_ = 0;
     int stop_code_ = 0;
 };

@@ -59,6 +59,11 @@ TEST_CASE("A row pauses at the highest point it reached; points passed are behin
     CHECK_FALSE(by_reports.reached(Metrics(), 1));
     CHECK(by_reports.reached(Metrics(), 2) == 2);
     CHECK_FALSE(SchedulerPause(StopSettings::defaults(), "/nonexistent").active());
+    StopSettings with_metric = pausing("epoch", "1");
+    with_metric.pause_metric.value = "accuracy";
+    SchedulerPause by_metric(with_metric, "/nonexistent");
+    CHECK_FALSE(by_metric.reached(Metrics().set("epoch", 1.0).set("step", 52.0), 1));  // a mid-epoch stop row
+    CHECK(by_metric.reached(Metrics().set("epoch", 1.0).set("accuracy", 0.5), 2) == 1);
 }
 
 TEST_CASE("Rank 0 waits for the sweep's verdict file") {
