@@ -329,7 +329,8 @@ def run_function(handle, function):
         try:
             _call(function, _state.train_config())
         except _state.StopTraining:
-            pass  # the stop is the session's: trainrt ends the job as stopped (or requeues it)
+            pass  # the stop is the session's: trainrt ends the job as stopped (or requeues it), or as
+            # finished when a sweep's scheduler ended the trial
         if torch_ready:
             import torch.distributed as dist
             dist.destroy_process_group()
