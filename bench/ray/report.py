@@ -13,14 +13,29 @@ import json
 import statistics
 import sys
 
-# (part, trainrt variant, label, goal): the rows, in order.
+# A run's measurement in a row: its value_s, or for the sweep's second row value_s per epoch the
+# sweep trained (ASHA's asynchronous decisions depend on which trials reach a rung first, so the two
+# sides of a pair train different numbers of epochs).
+def whole(run):
+    return run["value_s"]
+
+
+def per_epoch(run):
+    epochs = run.get("detail", {}).get("epochs_total")
+    return run["value_s"] / epochs if epochs else None
+
+
+# (part, trainrt variant, label, goal, measurement): the rows, in order; goal None: none set.
 ROWS = [
-    ("launch", "main", "launch → first `report()` returned (rank 0)", 0.5),
-    ("epoch", "main", "epoch of the FashionMNIST recipe (rank 0, train + test)", 1.0),
-    ("checkpoint", "main", "`report()` with a 100 MiB `Checkpoint.from_directory` (rank 0, median of the reports)", 1.0),
-    ("recovery", "supervise", "worker SIGKILLed → first report after the restart (trainrt: `trainrt supervise`)", 0.5),
-    ("recovery", "rerun", "the same, trainrt: the script's `fit()` fails, the same command rerun at once", 0.5),
-    ("sweep", "main", "8-trial ASHA sweep, `Tuner.fit()` (the one sed)", 0.8),
+    ("launch", "main", "launch → first `report()` returned (rank 0)", 0.5, whole),
+    ("epoch", "main", "epoch of the FashionMNIST recipe (rank 0, train + test)", 1.0, whole),
+    ("checkpoint", "main", "`report()` with a 100 MiB `Checkpoint.from_directory` (rank 0, median of the reports)", 1.0,
+     whole),
+    ("recovery", "supervise", "worker SIGKILLed → first report after the restart (trainrt: `trainrt supervise`)", 0.5,
+     whole),
+    ("recovery", "rerun", "the same, trainrt: the script's `fit()` fails, the same command rerun at once", 0.5, whole),
+    ("sweep", "main", "8-trial ASHA sweep, `Tuner.fit()` (the one sed)", 0.8, whole),
+    ("sweep", "main", "the same sweep, its makespan per epoch it trained", None, per_epoch),
 ]
 
 
@@ -58,20 +73,22 @@ def main(path):
     out += ["", "| measurement | Ray (median) | trainrt (median) | trainrt/Ray (median of pairs) | goal | met | pairs |",
             "|---|---|---|---|---|---|---|"]
     failures = []
-    for part, variant, label, goal in ROWS:
+    for part, variant, label, goal, measure in ROWS:
         ray_runs, trainrt_runs = find(part, "ray", "main"), find(part, "trainrt", variant)
         if not trainrt_runs and not ray_runs:
             continue
-        ray_ok = [r["value_s"] for r in ray_runs.values() if r["ok"]]
-        trainrt_ok = [r["value_s"] for r in trainrt_runs.values() if r["ok"]]
-        ratios = [trainrt_runs[rep]["value_s"] / ray_runs[rep]["value_s"] for rep in sorted(trainrt_runs)
-                  if rep in ray_runs and trainrt_runs[rep]["ok"] and ray_runs[rep]["ok"] and ray_runs[rep]["value_s"]]
+        ray_ok = [measure(r) for r in ray_runs.values() if r["ok"] and measure(r) is not None]
+        trainrt_ok = [measure(r) for r in trainrt_runs.values() if r["ok"] and measure(r) is not None]
+        ratios = [measure(trainrt_runs[rep]) / measure(ray_runs[rep]) for rep in sorted(trainrt_runs)
+                  if rep in ray_runs and trainrt_runs[rep]["ok"] and ray_runs[rep]["ok"] and measure(ray_runs[rep])
+                  and measure(trainrt_runs[rep]) is not None]
         ratio = statistics.median(ratios) if ratios else None
-        met = "–" if ratio is None else ("yes" if ratio <= goal else "**no**")
+        met = "–" if ratio is None or goal is None else ("yes" if ratio <= goal else "**no**")
         failed = [r for r in trainrt_runs.values() if not r["ok"]]
         out.append(f"| {label} | {fmt_s(statistics.median(ray_ok)) if ray_ok else '–'} | "
                    f"{fmt_s(statistics.median(trainrt_ok)) if trainrt_ok else ('failed' if failed else '–')} | "
-                   f"{f'{ratio:.2f}×' if ratio is not None else '–'} | ≤ {goal:g}× | {met} | {len(ratios)} |")
+                   f"{f'{ratio:.2f}×' if ratio is not None else '–'} | {f'≤ {goal:g}×' if goal else '–'} | {met} | "
+                   f"{len(ratios)} |")
         for r in list(ray_runs.values()) + list(trainrt_runs.values()):
             if not r["ok"] and r not in failures:
                 failures.append(r)
@@ -89,6 +106,10 @@ def main(path):
                            f"{d.get('resumed_at_step')}")
     if details:
         out += ["", "Recovery details: " + "; ".join(details) + "."]
+    sweeps = [f"{r['side']} rep {r['rep']}: {r['detail'].get('epochs_total')} epochs, best accuracy "
+              f"{r['detail'].get('best_accuracy', 0):.3f}" for r in runs if r["part"] == "sweep" and r["ok"]]
+    if sweeps:
+        out += ["", "Sweep details (epochs all trials trained, the best trial's accuracy): " + "; ".join(sweeps) + "."]
     loads = [r["load1"] for r in runs]
     if loads:
         out += ["", f"Load average (1 min) after each run: {min(loads):.1f}–{max(loads):.1f} on "
