@@ -61,6 +61,11 @@ class RunConfig:
     checkpoint_config: CheckpointConfig = None
     failure_config: FailureConfig = None
     verbose: int = None
+    stop: object = None        # Ray's stop dict {metric: threshold}: [stop] criteria
+
+    def __post_init__(self):
+        if self.stop is not None:
+            stop_criteria(self.stop)  # refused here, in the driver, once
 
 
 class TrainingFailedError(RuntimeError):
@@ -95,7 +100,7 @@ class Result:
     def from_path(cls, path):
         from .checkpoint import Checkpoint
         from ._trainrt import layout
-        rows = _rows(layout.results(path))
+        rows = json.loads(layout.rows(path))
         retained = _retained_checkpoints(path)
         latest = None
         if retained:
@@ -111,13 +116,6 @@ def _error_of(run_dir):
     if outcome["status"] != "failed":
         return None
     return TrainingFailedError(outcome["exit_code"] or exit_codes.internal, os.path.abspath(run_dir), outcome)
-
-
-def _rows(path):
-    if not os.path.exists(path):
-        return []
-    with open(path) as lines:
-        return [json.loads(line) for line in lines if line.strip()]
 
 
 def _retained_checkpoints(run_dir):
@@ -170,7 +168,36 @@ def _object_settings(scaling, run):
             take(keys.checkpoint.score_order, kept.checkpoint_score_order, "CheckpointConfig(checkpoint_score_order=)")
     if run.failure_config is not None:
         take(keys.failure.max_failures, run.failure_config.max_failures, "FailureConfig(max_failures=)")
+    if run.stop is not None:
+        take(keys.stop.criteria, stop_criteria(run.stop), "RunConfig(stop=)")
     return settings
+
+
+def stop_criteria(stop):
+    """RunConfig(stop={"metric": threshold, ...}) as [stop] criteria ("metric>=threshold,..."): the run
+    ends as finished at the first report where any reported value reaches its threshold, as Ray's."""
+    if not isinstance(stop, dict):
+        raise NotImplementedError(f"trainrt: RunConfig(stop={type(stop).__name__}) is not supported: give a dict "
+                                  f"{{metric: threshold}} (the run ends at the first report where a value reaches "
+                                  f"its threshold, as Ray's), or return from the function")
+    for metric, threshold in stop.items():
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or "," in str(metric):
+            raise ValueError(f"trainrt: RunConfig(stop={{{metric!r}: {threshold!r}}}): a stop dict maps a reported "
+                             f"metric's name to a number")
+    return ",".join(f"{metric}>={threshold!r}" for metric, threshold in stop.items())
+
+
+# What to do instead of a Trainer argument trainrt refuses.
+_REFUSED_TRAINER_ARGUMENTS = {
+    "metadata": "put what the checkpoint must carry into it (Checkpoint attributes or files)",
+    "torch_config": "the process group's backend is scaling.backend (--scaling.backend=gloo, or [scaling] in the "
+                    "job's INI file), its timeout failure.collective_timeout",
+    "backend_config": "the process group's backend is scaling.backend (--scaling.backend=gloo, or [scaling] in the "
+                      "job's INI file)",
+    "resume_from_checkpoint": "a run resumes from its own run directory's newest checkpoint (run it again with the "
+                              "same RunConfig(name)); to start a new run from another run's checkpoint, pass "
+                              "--checkpoint.resume_from=DIR for its first start",
+}
 
 
 # trainrt's flags that answer and exit (`python3 train.py --print-config`): no ranks are started.
@@ -181,10 +208,17 @@ class DataParallelTrainer:
     """Runs train_loop_per_worker on every rank (Ray's DataParallelTrainer); fit() -> Result."""
 
     def __init__(self, train_loop_per_worker, *, train_loop_config=None, scaling_config=None, run_config=None,
-                 datasets=None, **ignored):
-        if datasets:
-            raise NotImplementedError("trainrt: datasets= (Ray Data) is not supported: read data in the function "
-                                      "(trainrt.get_dataset_shard() for imported tables, or a torch DataLoader)")
+                 datasets=None, dataset_config=None, resume_from_checkpoint=None, metadata=None, torch_config=None,
+                 backend_config=None):
+        if datasets or dataset_config is not None:
+            raise NotImplementedError("trainrt: datasets= and dataset_config= (Ray Data) are not supported: read data "
+                                      "in the function (trainrt.get_dataset_shard() for imported tables, or a torch "
+                                      "DataLoader)")
+        for name, given in (("metadata", metadata), ("torch_config", torch_config), ("backend_config", backend_config),
+                            ("resume_from_checkpoint", resume_from_checkpoint)):
+            if given is not None:
+                raise NotImplementedError(f"trainrt: {name}= is not supported: "
+                                          + _REFUSED_TRAINER_ARGUMENTS[name])
         self.train_loop_per_worker = train_loop_per_worker
         self.train_loop_config = dict(train_loop_config or {})
         self.scaling_config = scaling_config or ScalingConfig()

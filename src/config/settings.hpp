@@ -160,7 +160,10 @@ template <> struct KeyType<SecondsOrAuto> {
         "with pause_by: the points, a comma list of integers in increasing order (the scheduler's rungs)")     \
     KEY(pause_metric, std::string, "", any_value(),                                                             \
         "with pause_by: only a row that reports this metric (the sweep's) pauses, as the scheduler decides "   \
-        "only on such rows")
+        "only on such rows")                                                                                    \
+    KEY(criteria, std::string, "", any_value(),                                                                 \
+        "end the run as finished at the first report where any of these holds: a comma list of METRIC>=VALUE " \
+        "(a reported metric, training_iteration or time_total_s; Ray's RunConfig(stop={...})); empty: none")
 
 #define TRAINRT_FAILURE_KEYS(KEY)                                                                               \
     KEY(max_failures, int, "3", at_least(-1),                                                                   \

@@ -13,7 +13,9 @@
 #include "launch/launcher.hpp"
 #include "runtime/gpu_setup.hpp"
 #include "runtime/lifecycle.hpp"
+#include "runtime/scheduler_pause.hpp"
 #include "runtime/session_impl.hpp"
+#include "runtime/stop_criteria.hpp"
 #include "runtime/watchdog.hpp"
 #include "storage/posix.hpp"
 #include "runlog/clock.hpp"
@@ -36,6 +38,7 @@ void check_locally(Context& context, const Settings& settings,
         if (!workload->any_train_key)  // a plugin's declared keys are known only now
             effective = config::with_train_keys(effective, workload->train_keys, workload->name);
         if (workload->preflight) workload->preflight(effective, context);
+        stop_criteria(settings.stop), pause_points(settings.stop);  // their ConfigErrors before any file
         context.gpu_device = bind_gpu(settings.scaling, context);
     } catch (const Error&) {
         throw;
@@ -163,7 +166,7 @@ int train(SessionImpl& session, const workloads::Workload& workload, const Conte
     session.end_resume();
     session.end_progress();
     session.finish_checkpoints();
-    if (session.stopped() && session.stops().request().reason != StopReason::scheduler)
+    if (session.stopped() && !ends_as_finished(session.stops().request().reason))
         return end_run_stopped(session, context, settings);
     if (context.world_rank == 0)
         runlog::append(context.run_dir, context, runlog::FinishEvent{session.results().iterations()});

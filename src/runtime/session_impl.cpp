@@ -79,7 +79,7 @@ SessionImpl::SessionImpl(const JobConfig& config, const Settings& settings, Cont
       results_(context_.run_dir, context_, result_options(config, settings_.metrics)),
       checkpoints_(checkpoint::options_from(settings_.checkpoint), context_, *comm_),
       stops_(*comm_, context_, settings_.stop.time_margin.value.seconds, checkpoint_interval(settings_, context_)),
-      pause_(settings_.stop, context_.run_dir), resume_(context_) {}
+      pause_(settings_.stop, context_.run_dir), criteria_(stop_criteria(settings_.stop)), resume_(context_) {}
 
 void SessionImpl::report(const Metrics& metrics) { record_row(metrics); }
 
@@ -122,23 +122,29 @@ void SessionImpl::record_row(const Metrics& metrics) {
     reported_since_check_ = true;
     boundary_seen_.store(stops_.boundaries());
     if (votes[4] != 0) fail_nonfinite(nonfinite);
-    if (pause_.active() && !stops_.agreed()) await_verdict(metrics);
+    if ((pause_.active() || !criteria_.empty()) && !stops_.agreed()) end_early_if_due(metrics);
 }
 
-// Collective (every rank knows pause_ is active and the stop agreement alike): rank 0 waits at a
-// pause point for the sweep's verdict, and a stop ends the run at this boundary on every rank, its
-// checkpoint (if the report has one) committed first.
-void SessionImpl::await_verdict(const Metrics& metrics) {
-    std::int64_t verdict = 0;
-    if (context_.world_rank == 0)
-        if (const std::optional<std::int64_t> point = pause_.reached(metrics, results_.iterations()))
-            verdict = static_cast<std::int64_t>(pause_.await(*point));
-    comm_->broadcast(&verdict, sizeof verdict, 0);
-    if (verdict == static_cast<std::int64_t>(Verdict::stop)) {
-        stops_.stop_for_scheduler();
-        if (context_.world_rank == 0)
-            log::info("the sweep's scheduler ends this trial at iteration {}", results_.iterations());
+// Collective (every rank holds the same settings and stop agreement): rank 0 decides whether the
+// run ends here as finished, by [stop] criteria or at a pause point by the sweep's verdict (which
+// it waits for), and a yes ends it at this boundary on every rank, the report's checkpoint (if it
+// has one) committed first.
+void SessionImpl::end_early_if_due(const Metrics& metrics) {
+    auto reason = static_cast<std::int64_t>(context_.world_rank == 0 ? early_end_on_rank0(metrics) : StopReason::none);
+    comm_->broadcast(&reason, sizeof reason, 0);
+    if (static_cast<StopReason>(reason) != StopReason::none) stops_.end_early(static_cast<StopReason>(reason));
+}
+
+StopReason SessionImpl::early_end_on_rank0(const Metrics& metrics) {
+    const std::int64_t iteration = results_.iterations();
+    if (const auto met = criterion_met(criteria_, metrics, iteration, results_.last().value("_time_total_s", 0.0))) {
+        log::info("stop criterion met at iteration {} ({}): the run ends here as finished", iteration, *met);
+        return StopReason::criteria;
     }
+    const std::optional<std::int64_t> point = pause_.active() ? pause_.reached(metrics, iteration) : std::nullopt;
+    if (!point || pause_.await(*point) != Verdict::stop) return StopReason::none;
+    log::info("the sweep's scheduler ends this trial at iteration {}", iteration);
+    return StopReason::scheduler;
 }
 
 // Collective: every rank saw the vote. A save still in flight is an earlier, finite report's:

@@ -9,6 +9,7 @@
 #include "metrics/result_log.hpp"
 #include "runtime/resume.hpp"
 #include "runtime/scheduler_pause.hpp"
+#include "runtime/stop_criteria.hpp"
 #include "runtime/stop_coordinator.hpp"
 #include "trainrt/session.hpp"
 
@@ -53,7 +54,8 @@ public:
 private:
     void before_report();
     void record_row(const Metrics& metrics);
-    void await_verdict(const Metrics& metrics);
+    void end_early_if_due(const Metrics& metrics);
+    StopReason early_end_on_rank0(const Metrics& metrics);
     [[noreturn]] void fail_nonfinite(const std::string& mine);
     void first_boundary();
     void log_resume_latency();
@@ -69,6 +71,7 @@ private:
     checkpoint::CheckpointManager checkpoints_;
     StopCoordinator stops_;
     SchedulerPause pause_;  // a sweep trial's ([stop] pause_by)
+    std::vector<StopCriterion> criteria_;  // [stop] criteria
     Resume resume_;
     bool stop_seen_ = false;
     bool reported_since_check_ = false;

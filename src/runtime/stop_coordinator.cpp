@@ -23,6 +23,7 @@ std::string reason_name(StopReason reason) {
         case StopReason::signal: return "signal";
         case StopReason::time_limit: return "time_limit";
         case StopReason::scheduler: return "scheduler";
+        case StopReason::criteria: return "criteria";
         case StopReason::none: break;
     }
     return "none";
@@ -100,9 +101,9 @@ bool StopCoordinator::decide(const Votes& maxed) {
     return true;
 }
 
-void StopCoordinator::stop_for_scheduler() {
+void StopCoordinator::end_early(StopReason reason) {
     if (agreed()) return;
-    request_.reason = StopReason::scheduler;
+    request_.reason = reason;
     request_.agreed_at = request_.requested_at = last_boundary_;
     request_.boundary = boundaries_;
 }

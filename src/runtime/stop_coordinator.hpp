@@ -17,9 +17,10 @@
 
 namespace trainrt::runtime {
 
-// scheduler: a sweep's scheduler ended the trial at a pause point (scheduler_pause.hpp); the run
-// ends as finished, not stopped.
-enum class StopReason { none, signal, time_limit, scheduler };
+// scheduler: a sweep's scheduler ended the trial at a pause point (scheduler_pause.hpp);
+// criteria: a [stop] criterion was met (stop_criteria.hpp). Those two end the run as finished.
+enum class StopReason { none, signal, time_limit, scheduler, criteria };
+inline bool ends_as_finished(StopReason reason) { return reason == StopReason::scheduler || reason == StopReason::criteria; }
 
 struct StopRequest {
     StopReason reason = StopReason::none;
@@ -30,7 +31,7 @@ struct StopRequest {
     std::int64_t boundary = 0;  // the step boundary (count since process start) it was agreed at
 };
 
-std::string reason_name(StopReason reason);  // "signal", "time_limit", "scheduler"
+std::string reason_name(StopReason reason);  // "signal", "time_limit", "scheduler", "criteria"
 
 class StopCoordinator {
 public:
@@ -54,8 +55,8 @@ public:
     // The votes of a rank at a boundary already agreed (a caller's collective that is no boundary).
     static Votes abstain() { return {0, 0, -1, 0}; }
     bool decide(const Votes& maxed);
-    // Every rank, at the same boundary: the sweep's verdict at a pause point was stop.
-    void stop_for_scheduler();
+    // Every rank, at the same boundary: the run ends here as finished (ends_as_finished(reason)).
+    void end_early(StopReason reason);
     bool agreed() const { return request_.reason != StopReason::none; }
     const StopRequest& request() const { return request_; }
     std::int64_t boundaries() const { return boundaries_; }

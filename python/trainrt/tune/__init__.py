@@ -23,7 +23,7 @@ import os
 import subprocess
 
 from .. import Checkpoint, get_checkpoint, get_context, report
-from .._trainer import CheckpointConfig, DataParallelTrainer, FailureConfig, Result, RunConfig
+from .._trainer import CheckpointConfig, DataParallelTrainer, FailureConfig, Result, RunConfig, stop_criteria
 from .schedulers import ASHAScheduler, AsyncHyperBandScheduler, FIFOScheduler, PopulationBasedTraining
 from .search import BasicVariantGenerator, ConcurrencyLimiter
 from .search.optuna import OptunaSearch
@@ -121,6 +121,7 @@ class ResultGrid:
             result.config = {**(constants or {}), **{_config_key(key): _parsed(value)
                                                      for key, value in trial["values"].items()}}
             result.status = trial["status"]
+            _name_trial(result, trial["name"])
             if trial["status"] == "ERROR":
                 result.error = TuneError(1, trial_dir)
             self._results.append(result)
@@ -244,6 +245,8 @@ class Tuner:
         lines = ["[run]", f"workload = python:{os.path.abspath(source)}:{function.__name__}",
                  f"storage_path = {storage}", f"name = {name}", "[train]"]
         lines += [f"{key} = {_literal(value)}" for key, value in {**constants, **fixed}.items()]
+        if self.run_config.stop is not None:  # each trial ends when it meets them, as Ray's trials
+            lines += ["[stop]", f"criteria = {stop_criteria(self.run_config.stop)}"]
         return "\n".join(lines) + "\n"
 
     def _sweep_text(self, ranks):
@@ -277,6 +280,14 @@ class Tuner:
                       f"pbt.resample_probability = {scheduler.resample_probability}"]
         lines += ["[space]"] + [f"train.{key} = {domain}" for key, domain in domains.items()]
         return "\n".join(lines) + "\n"
+
+
+def _name_trial(result, name):
+    """Ray's trial_id in a trial's metrics and its rows: trainrt's trial name (trial_0003)."""
+    if result.metrics:
+        result.metrics["trial_id"] = name
+    if result.metrics_dataframe is not None and len(result.metrics_dataframe):
+        result.metrics_dataframe["trial_id"] = name
 
 
 def _searcher(search_alg):

@@ -6,6 +6,8 @@
 #include <fstream>
 
 #include "checkpoint/catalog.hpp"
+#include "metrics/ray_result.hpp"
+#include "metrics/rows_file.hpp"
 #include "python/module/bindings.hpp"
 #include "runlog/events.hpp"
 #include "runlog/history.hpp"
@@ -34,6 +36,15 @@ std::size_t result_rows(const std::string& run_dir) {
     for (std::string line; std::getline(rows, line);)
         if (line.find_first_not_of(" \t\r") != std::string::npos) ++count;
     return count;
+}
+
+// The run's result rows with Ray's names added (metrics/ray_result.hpp), as one JSON array text;
+// a torn last line (a crash mid-append) is left out, as every reader of the rows does.
+std::string ray_rows(const std::string& run_dir) {
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (metrics::Row& row : metrics::read_rows(runlog::path_in(run_dir, runlog::kResults)).rows)
+        rows.push_back(metrics::with_ray_names(std::move(row)));
+    return rows.dump();
 }
 
 // How the run's record ends: status (finished, failed, stopped, running: its last attempt has no
@@ -67,6 +78,8 @@ void bind_layout(py::module_& module) {
     py::module_ layout = module.def_submodule("layout", "the run directory's layout (C++ owns it)");
     layout.def("results", [](const std::string& run_dir) { return runlog::path_in(run_dir, runlog::kResults); },
                "the run's result rows file (one JSON object per report)");
+    layout.def("rows", &ray_rows, py::arg("run_dir"),
+               "the run's result rows as a JSON array, each with Ray's names for its autofilled fields");
     layout.def("events", [](const std::string& run_dir) { return runlog::path_in(run_dir, runlog::kEvents); },
                "the run's record of starts, stops and failures");
     layout.def("outcome", &outcome, py::arg("run_dir"),

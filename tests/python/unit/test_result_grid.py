@@ -5,6 +5,7 @@ import pytest
 
 from trainrt import tune
 from trainrt._trainer import Result
+from trainrt._trainrt import layout
 
 
 def grid(tmp_path, trials, constants=None):
@@ -62,3 +63,15 @@ def test_dataframe_has_metrics_config_path_and_status(tmp_path):
 def test_a_trial_without_a_directory_is_an_empty_result(tmp_path):
     result = grid(tmp_path, [trial("never_started", status="PENDING")])[0]
     assert isinstance(result, Result) and result.metrics == {} and result.checkpoint is None
+
+
+def test_trials_carry_rays_trial_id(tmp_path):
+    for name in ("t0", "t1"):
+        (tmp_path / name).mkdir()
+        with open(layout.results(str(tmp_path / name)), "w") as file:
+            file.write('{"acc": 0.5, "_training_iteration": 1}\n')
+    results = grid(tmp_path, [trial("t0"), trial("t1")])
+    assert [r.metrics["trial_id"] for r in results] == ["t0", "t1"]
+    assert results[1].metrics_dataframe["trial_id"].tolist() == ["t1"]
+    frame = results.get_dataframe()
+    assert frame["trial_id"].tolist() == ["t0", "t1"] and frame["training_iteration"].tolist() == [1, 1]
