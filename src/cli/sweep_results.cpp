@@ -54,7 +54,7 @@ std::string values_text(const nlohmann::ordered_json& values) {
 
 }  // namespace
 
-bool is_sweep_dir(const std::string& dir) { return std::filesystem::exists(dir + "/sweep.json"); }
+bool is_sweep_dir(const std::string& dir) { return std::filesystem::exists(runlog::path_in(dir, runlog::kSweepRecord)); }
 
 nlohmann::ordered_json build_sweep_report(const std::string& sweep_dir) {
     const tune::SweepState state = tune::load_state(sweep_dir);

@@ -32,11 +32,13 @@ void catch_stop_signals() {
 }
 
 void print_help() {
-    std::cout << "usage: trainrt tune --config SWEEP.ini [--ranks N] [--resume-changed] [--section.key=VALUE ...]\n"
+    std::cout << "usage: trainrt tune --config SWEEP.ini [--ranks N] [--resume-changed] [--resume-errored]\n"
+                 "                    [--section.key=VALUE ...]\n"
                  "Runs the trials of a sweep (docs/guides/sweeps.md); --section.key=VALUE sets the base\n"
                  "job of every trial, --tune.key=VALUE the sweep's own keys; --ranks: ranks there are outside Slurm;\n"
                  "--resume-changed: go on with a sweep directory's trials under a changed [tune]/[space] (its\n"
-                 "trials and decisions stand, trials are added or never-started ones dropped to num_samples).\n\n";
+                 "trials and decisions stand, trials are added or never-started ones dropped to num_samples);\n"
+                 "--resume-errored: its ERROR trials go on from their own checkpoints, their failures forgotten.\n\n";
     for (const OptionSpec& spec : tune::tune_options())
         std::cout << fmt::format("  {:<28} {:<22} {}\n", spec.key,
                                  spec.default_value.empty() ? "(unset)" : "= " + spec.default_value, spec.help);

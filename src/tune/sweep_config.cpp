@@ -138,6 +138,7 @@ SweepConfig load_sweep(int argc, const char* const argv[]) {
         if (word == "--config" && i + 1 < argc) sweep.path = argv[++i];
         else if (word.rfind("--config=", 0) == 0) sweep.path = word.substr(9);
         else if (word == "--resume-changed") sweep.resume_changed = true;
+        else if (word == "--resume-errored") sweep.resume_errored = true;
         else if (word.rfind("--tune.", 0) == 0 && word.find('=') != std::string::npos)
             from_command_line[word.substr(2, word.find('=') - 2)] = {word.substr(word.find('=') + 1), "command line"};
         else overrides.push_back(word);

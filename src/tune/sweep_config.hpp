@@ -68,6 +68,7 @@ struct SweepConfig {
     std::string base_path;      // tune.base resolved against the sweep file's directory
     std::vector<std::string> overrides;  // the command line's --section.key=VALUE for every trial
     bool resume_changed = false;         // --resume-changed: go on in a directory whose sweep had another definition
+    bool resume_errored = false;         // --resume-errored: ERROR trials go on from their checkpoints
 };
 
 // Every [tune] key (the three sections'), for --help and the documentation's table.

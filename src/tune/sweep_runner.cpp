@@ -519,6 +519,8 @@ SweepState prepare_state(const SweepConfig& sweep, const std::string& dir) {
     SweepState stored = load_state(dir);
     const auto definition = definition_of(sweep);
     if (!stored.trials.empty()) {
+        if (sweep.resume_errored && reopen_errored(stored) > 0)
+            log::info("sweep {}: its ERROR trials go on from their checkpoints (--resume-errored)", dir);
         const std::string change = definition_change(stored.definition, definition);
         if (change.empty()) return stored;
         if (sweep.resume_changed) return adopt_definition(std::move(stored), sweep, dir, change);

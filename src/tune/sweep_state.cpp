@@ -7,13 +7,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "runlog/run_files.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt::tune {
 namespace {
 
-constexpr const char* kStateFile = "sweep.json";
+constexpr const char* kStateFile = runlog::kSweepRecord;
 const char* const kStatusNames[] = {"PENDING", "RUNNING", "TERMINATED", "ERROR"};
 
 TrialStatus status_of(const std::string& name, const std::string& path) {
@@ -83,6 +84,13 @@ void save_state(const std::string& sweep_dir, const SweepState& state) {
     json["trials"] = nlohmann::ordered_json::array();
     for (const TrialRecord& trial : state.trials) json["trials"].push_back(to_json(trial));
     storage::write_file_atomic(sweep_dir + "/" + kStateFile, json.dump(2) + "\n");
+}
+
+std::size_t reopen_errored(SweepState& state) {
+    std::size_t reopened = 0;
+    for (TrialRecord& trial : state.trials)
+        if (trial.status == TrialStatus::error) trial.status = TrialStatus::pending, trial.failures = 0, ++reopened;
+    return reopened;
 }
 
 bool stopped_early(const SweepState& state, const TrialRecord& trial) {

@@ -52,6 +52,10 @@ struct SweepState {
 SweepState load_state(const std::string& sweep_dir);
 void save_state(const std::string& sweep_dir, const SweepState& state);
 
+// --resume-errored (Ray's Tuner.restore(resume_errored=True)): every ERROR trial PENDING again
+// with its failures forgotten, to resume from its own checkpoint; how many there were.
+std::size_t reopen_errored(SweepState& state);
+
 // Whether ASHA stopped the trial at a rung below its last (a pruned trial), from the decisions
 // and the rungs the state's definition records.
 bool stopped_early(const SweepState& state, const TrialRecord& trial);

@@ -8,7 +8,9 @@
 # the finished sweep starts no trial and gives the same grid. loguniform with num_samples=4 and
 # OptunaSearch: 4 trials drawn by Optuna, the best is the one with the largest sampled rate. PopulationBasedTraining with
 # hyperparam_mutations: 4 trials to epoch 6, at least one exploit. A trial whose rank 1 raises is
-# retried once (FailureConfig(max_failures=1)), then ERROR, while the others finish.
+# retried once (FailureConfig(max_failures=1)), then ERROR, while the others finish; then
+# Tuner.can_restore / Tuner.restore(path, trainable, resume_errored=True).fit() runs that trial again
+# (its cause gone) to TERMINATED, restart_errored=True refused with one line.
 # ctest: processors=2
 source "$(dirname "$0")/../lib/common.sh"
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" TUNER_RUNS="$WORK/runs"
@@ -64,4 +66,12 @@ S=$WORK/runs/raise
   && grep -q "^max_failures_per_trial = 1" "$S/tuner/sweep.ini" \
   && pass "rank 1 raising in one trial: retried once (2 attempts), ERROR; the others TERMINATED: $line" \
   || { tail -20 "$WORK/raise.out" >&2; fail "raising trial: exit $rc, '$line', $(jq -c '[.trials[] | [.status, .attempts, .failures]]' "$S/sweep.json" 2>/dev/null)"; }
+rc=0; TUNER_NAME=raise TUNER_RAISE=0 timeout -k 10 600 "$PY" tests/python/tuner_func.py --restore >"$WORK/restore.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && grep -q "^driver: can_restore True False$" "$WORK/restore.out" \
+  && grep -q "^driver: refused: trainrt.tune.Tuner.restore(restart_errored=True) is not supported" "$WORK/restore.out" \
+  && grep -q "^driver: statuses 0.1:TERMINATED 0.01:TERMINATED 0.001:TERMINATED$" "$WORK/restore.out" \
+  && [ "$(jq -c '[.trials[] | .attempts]' "$S/sweep.json")" = "[1,3,1]" ] \
+  && [ "$(jq -sc '[.[].epoch]' "$S/trial_0001/result.jsonl")" = "[1,2,3]" ] \
+  && pass "Tuner.restore(resume_errored=True).fit(): the ERROR trial ran again to TERMINATED, the finished ones not rerun" \
+  || { tail -20 "$WORK/restore.out" >&2; fail "restore: exit $rc, $(grep '^driver' "$WORK/restore.out" | tr '\n' ' ') $(jq -c '[.trials[] | [.status, .attempts]]' "$S/sweep.json")"; }
 finish

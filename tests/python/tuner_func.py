@@ -11,10 +11,10 @@ from trainrt import tune
 
 
 def raising_func(config):
-    """train_func, but rank 1 raises at epoch 2 in the trial with lr 0.01."""
+    """train_func, but rank 1 raises at epoch 2 in the trial with lr 0.01 (unless TUNER_RAISE=0)."""
     context = trainrt.get_context()
     for epoch in range(1, config["epochs"] + 1):
-        if config["lr"] == 0.01 and epoch == 2 and context.get_world_rank() == 1:
+        if config["lr"] == 0.01 and epoch == 2 and context.get_world_rank() == 1 and os.environ.get("TUNER_RAISE") != "0":
             raise ValueError("rank 1 cannot go on")
         trainrt.report({"epoch": epoch, "loss": (1 - config["lr"]) ** epoch})
 
@@ -30,7 +30,24 @@ def train_func(config):
                        checkpoint=trainrt.Checkpoint({"w": np.array([w]), "epoch": epoch}))
 
 
+def restore():
+    """Tuner.can_restore / restore of the --raise sweep: restart_errored refused, then resume_errored."""
+    runs = os.environ["TUNER_RUNS"]
+    path = os.path.join(runs, os.environ["TUNER_NAME"])
+    trainable = trainrt.DataParallelTrainer(raising_func, scaling_config=trainrt.ScalingConfig(num_workers=2))
+    print(f"driver: can_restore {tune.Tuner.can_restore(path)} {tune.Tuner.can_restore(runs)}", flush=True)
+    try:
+        tune.Tuner.restore(path, trainable, restart_errored=True)
+    except NotImplementedError as error:
+        print(f"driver: refused: {error}", flush=True)
+    results = tune.Tuner.restore(path, trainable, resume_errored=True).fit()
+    print("driver: statuses " + " ".join(f"{r.config['lr']}:{r.status}" for r in results), flush=True)
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--restore"]:
+        restore()
+        sys.exit(0)
     # The grid one trial at a time, best rate first: ASHA's decisions are then the same every run.
     space, samples, at_once = {"lr": tune.grid_search([0.1, 0.01, 0.001]), "epochs": 9}, 1, 1
     scheduler, search = tune.ASHAScheduler(max_t=9, grace_period=1), None

@@ -179,6 +179,37 @@ class Tuner:
         self.param_space = dict(param_space or {})
         self.tune_config = tune_config or TuneConfig()
         self.run_config = run_config or RunConfig()
+        self._restored = None  # (sweep directory, extra `trainrt tune` arguments) after restore()
+
+    @classmethod
+    def can_restore(cls, path):
+        """Whether `path` is a sweep's directory that restore() can go on with (Ray's can_restore)."""
+        from .._trainrt import layout
+        path = os.path.abspath(os.path.expanduser(os.fspath(path)))
+        return os.path.exists(layout.sweep_record(path)) and os.path.exists(os.path.join(path, "tuner", "sweep.ini"))
+
+    @classmethod
+    def restore(cls, path, trainable, *, resume_unfinished=True, resume_errored=False, restart_errored=False,
+                param_space=None, **unsupported):
+        """The sweep stored in `path` (its fit() wrote tuner/sweep.ini and base.ini there), to go on with:
+        fit() runs its unfinished trials on from their checkpoints, and with resume_errored=True its
+        ERROR trials too (Ray's Tuner.restore). The stored sweep defines the trials; `trainable` must
+        be the function it runs."""
+        refused = {"resume_unfinished=False": not resume_unfinished, "restart_errored=True": restart_errored,
+                   "param_space=": param_space is not None, **{f"{key}=": True for key in unsupported}}
+        for what, given in refused.items():
+            if given:
+                raise NotImplementedError(f"trainrt.tune.Tuner.restore({what}) is not supported: a restored sweep "
+                                          f"goes on with its stored trials and space; resume_errored=True resumes its "
+                                          f"ERROR trials from their checkpoints")
+        path = os.path.abspath(os.path.expanduser(os.fspath(path)))
+        if not cls.can_restore(path):
+            raise ValueError(f"trainrt.tune.Tuner.restore: {path} holds no sweep that Tuner.fit() wrote (no "
+                             f"tuner/sweep.ini and sweep record)")
+        tuner = cls(trainable)
+        _check_restored_function(path, tuner._function()[0])
+        tuner._restored = (path, ["--resume-errored"] if resume_errored else [])
+        return tuner
 
     def fit(self):
         """Runs the sweep (`trainrt tune`) and returns its ResultGrid."""
@@ -186,6 +217,8 @@ class Tuner:
         if _state.loading_file is not None:
             raise RuntimeError(f"trainrt: {_state.loading_file} calls Tuner.fit() while trainrt loads it as a trial's "
                                f"workload: put the driver code under `if __name__ == \"__main__\":`")
+        if self._restored is not None:
+            return self._fit_restored(*self._restored)
         self._check_param_space()
         function, constants, ranks = self._function()
         storage = os.path.abspath(os.path.expanduser(self.run_config.storage_path or "runs"))
@@ -196,16 +229,19 @@ class Tuner:
         base, sweep = os.path.join(files, "base.ini"), os.path.join(files, "sweep.ini")
         _write(base, self._base_text(function, constants, storage, name))
         _write(sweep, self._sweep_text(ranks))
-        from .._trainrt import binary
         limit = _concurrency(self.tune_config.max_concurrent_trials, _searcher(self.tune_config.search_alg)[1])
         total = ranks * max(1, limit or (os.cpu_count() or 1) // ranks)
-        command = [binary(), "tune", "--config", sweep, "--ranks", str(total)]
-        code = subprocess.call(command)
-        report = json.loads(subprocess.run([binary(), "results", sweep_dir, "--json"], capture_output=True,
-                                           text=True).stdout or '{"trials": []}')
-        if code != 0:
-            raise TuneError(code, sweep_dir)
-        return ResultGrid(sweep_dir, report, {**constants, **self._space()[1]})
+        return _run_sweep(sweep_dir, ["--ranks", str(total)], {**constants, **self._space()[1]})
+
+    def _fit_restored(self, sweep_dir, extra):
+        """fit() of a restored Tuner: `trainrt tune` on the stored sweep files, with the ranks it ran
+        with (the stored sweep's --ranks)."""
+        try:
+            with open(os.path.join(sweep_dir, "tuner", "ranks")) as file:
+                ranks = file.read().strip()
+        except FileNotFoundError:  # a sweep fit() made before it kept its --ranks
+            ranks = str(os.cpu_count() or 1)
+        return _run_sweep(sweep_dir, ["--ranks", ranks] + extra, _stored_constants(sweep_dir))
 
     def _check_param_space(self):
         """Ray tunes any Trainer argument through param_space; trainrt tunes train_loop_config (or a
@@ -280,6 +316,40 @@ class Tuner:
                       f"pbt.resample_probability = {scheduler.resample_probability}"]
         lines += ["[space]"] + [f"train.{key} = {domain}" for key, domain in domains.items()]
         return "\n".join(lines) + "\n"
+
+
+def _run_sweep(sweep_dir, arguments, constants):
+    """`trainrt tune` on SWEEP_DIR/tuner/sweep.ini; its ResultGrid, or TuneError for a code other than 0."""
+    from .._trainrt import binary
+    with open(os.path.join(sweep_dir, "tuner", "ranks"), "w") as file:
+        file.write(arguments[arguments.index("--ranks") + 1] + "\n")
+    code = subprocess.call([binary(), "tune", "--config", os.path.join(sweep_dir, "tuner", "sweep.ini")] + arguments)
+    report = json.loads(subprocess.run([binary(), "results", sweep_dir, "--json"], capture_output=True,
+                                       text=True).stdout or '{"trials": []}')
+    if code != 0:
+        raise TuneError(code, sweep_dir)
+    return ResultGrid(sweep_dir, report, constants)
+
+
+def _stored_constants(sweep_dir):
+    """The constants of a stored sweep's config: its base.ini's [train] values (fit() wrote them)."""
+    import configparser
+    parser = configparser.ConfigParser()
+    parser.optionxform = str
+    parser.read(os.path.join(sweep_dir, "tuner", "base.ini"))
+    return {key: _parsed(value) for key, value in parser["train"].items()} if parser.has_section("train") else {}
+
+
+def _check_restored_function(sweep_dir, function):
+    """The trainable given to restore() is the function the stored sweep runs (its base.ini's
+    run.workload = python:FILE:FUNC)."""
+    import configparser
+    parser = configparser.ConfigParser()
+    parser.read(os.path.join(sweep_dir, "tuner", "base.ini"))
+    stored = parser.get("run", "workload", fallback="")
+    if not stored.endswith(f":{function.__name__}"):
+        raise ValueError(f"trainrt.tune.Tuner.restore: {sweep_dir} runs {stored}, not {function.__name__}: pass "
+                         f"the function the sweep was made with")
 
 
 def _name_trial(result, name):
