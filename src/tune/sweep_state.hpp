@@ -21,7 +21,7 @@ const char* status_name(TrialStatus status);
 
 // A scheduler's decision at a rung, with the result it was based on.
 struct RungDecision {
-    std::int64_t rung = 0;     // the time_attr value reached (an epoch count)
+    std::int64_t rung = 0;     // the time_attr value reached (epochs, or reports for training_iteration)
     double value = 0;          // the trial's metric there
     double cutoff = 0;         // the rung's cutoff then (ASHA: the 1 - 1/rf quantile of its values)
     std::size_t seen = 0;      // trials that had reached the rung, this one included
@@ -38,7 +38,8 @@ struct TrialRecord {
     int failures = 0;      // its failed steps, counted against tune.max_failures_per_trial
     int node_losses = 0;   // its steps ended by a node lost under them (not counted as failures)
     int last_exit = -1;    // the last step's exit code
-    std::int64_t target = 0;  // train.epochs it runs to (a scheduler's rung); 0: the base job's own
+    std::int64_t target = 0;  // ASHA: its next rung to decide (0: none left); PBT: train.epochs it runs
+                              // to (its next boundary); FIFO: 0, the base job's own train.epochs
     std::vector<RungDecision> decisions;
     std::vector<double> started_unix;  // when each attempt's step was started (seconds since the epoch)
 };
