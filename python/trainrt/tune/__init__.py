@@ -87,14 +87,38 @@ def randn(mean=0.0, sd=1.0):
 
 
 @dataclasses.dataclass
-@dataclasses.dataclass
 class TuneConfig:
+    """Ray's TuneConfig. Its other fields are refused with one line each, when set to what trainrt
+    cannot do: each trial is a step of its own processes, named trial_NNNN, in its own run directory."""
     metric: str = None
     mode: str = None
     num_samples: int = 1
     scheduler: object = None
     search_alg: object = None
     max_concurrent_trials: int = None
+    time_budget_s: object = None
+    reuse_actors: bool = None
+    trial_name_creator: object = None
+    trial_dirname_creator: object = None
+    chdir_to_trial_dir: bool = None
+
+    def __post_init__(self):
+        refused = {
+            "time_budget_s": (self.time_budget_s is not None,
+                              "stop the sweep with the job's time limit (sbatch --time): its trials checkpoint and "
+                              "the same script, run again, goes on with them"),
+            "reuse_actors=True": (bool(self.reuse_actors), "each trial runs as its own step (srun/mpiexec) and "
+                                                           "process group; leave it unset or False"),
+            "trial_name_creator": (self.trial_name_creator is not None, "trials are named trial_NNNN"),
+            "trial_dirname_creator": (self.trial_dirname_creator is not None,
+                                      "each trial's directory is SWEEP_DIR/trial_NNNN"),
+            "chdir_to_trial_dir=True": (bool(self.chdir_to_trial_dir),
+                                        "trials run in the driver's working directory; a trial's directory is "
+                                        "SWEEP_DIR/trial_NNNN (its Result.path)"),
+        }
+        for name, (given, instead) in refused.items():
+            if given:
+                raise NotImplementedError(f"trainrt.tune.TuneConfig({name}) is not supported: {instead}")
 
 
 class TuneError(RuntimeError):

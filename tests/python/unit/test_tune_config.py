@@ -1,0 +1,22 @@
+"""trainrt.tune.TuneConfig takes Ray's fields: what trainrt cannot do is refused with one line
+naming what to do instead; what it does anyway (reuse_actors=False, chdir_to_trial_dir=False) is
+accepted."""
+import pytest
+
+from trainrt import tune
+
+
+@pytest.mark.parametrize("field, value, says", [("time_budget_s", 600, "sbatch --time"),
+                                                ("reuse_actors", True, "own step"),
+                                                ("trial_name_creator", str, "trial_NNNN"),
+                                                ("trial_dirname_creator", str, "SWEEP_DIR/trial_NNNN"),
+                                                ("chdir_to_trial_dir", True, "working directory")])
+def test_refused_fields_say_what_to_do(field, value, says):
+    with pytest.raises(NotImplementedError, match=field) as refused:
+        tune.TuneConfig(metric="loss", mode="min", **{field: value})
+    assert says in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_what_trainrt_does_anyway_is_accepted():
+    config = tune.TuneConfig(metric="loss", mode="min", reuse_actors=False, chdir_to_trial_dir=False)
+    assert config.metric == "loss" and config.reuse_actors is False
