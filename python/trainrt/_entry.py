@@ -286,6 +286,16 @@ def _call(function, config):
     return function(config) if len(parameters) >= 1 else function()
 
 
+def _report_returned(value):
+    """Collective. A function that returns a dict has it reported as its last result, as Ray Tune
+    reports a function trainable's return value (a rank that returned none joins with no metrics)."""
+    import numpy as np
+    returned = np.array([isinstance(value, dict) and bool(value)], dtype=np.int64)
+    _state.session().allreduce(returned, "max")
+    if returned[0]:
+        _state.report(value if isinstance(value, dict) else {})
+
+
 def _summary(error):
     """One line: the exception and where it was raised (the last frames, innermost first)."""
     here = os.path.dirname(os.path.abspath(__file__))
@@ -327,7 +337,7 @@ def run_function(handle, function):
             _setup_torch(handle, backend, settings.failure.collective_timeout)
             torch_ready = True
         try:
-            _call(function, _state.train_config())
+            _report_returned(_call(function, _state.train_config()))
         except _state.StopTraining:
             pass  # the stop is the session's: trainrt ends the job as stopped (or requeues it), or as
             # finished when a sweep's scheduler ended the trial

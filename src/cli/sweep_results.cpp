@@ -87,7 +87,8 @@ std::string sweep_summary(const nlohmann::ordered_json& report) {
                            cell(trial["iterations"]), cell(trial["last"]), cell(trial["best"]),
                            trial["time_s"].is_null() ? "-" : fmt::format("{:.1f}", trial["time_s"].get<double>()),
                            values_text(trial["values"]));
-    if (report["best_trial"].is_null()) out << "best: none yet (no trial has reported the metric)\n";
+    if (report["metric"].get<std::string>().empty()) out << "best: none (the sweep has no tune.metric to compare trials by)\n";
+    else if (report["best_trial"].is_null()) out << "best: none yet (no trial has reported the metric)\n";
     else
         out << fmt::format("best: {} {} = {} (checkpoint {})\n", cell(report["best_trial"]), cell(report["metric"]),
                            cell(report["best_metric"]), cell(report["best_checkpoint"]));

@@ -152,9 +152,12 @@ SweepConfig load_sweep(int argc, const char* const argv[]) {
     if (sweep.tune.base.value.empty())
         throw ConfigError(fmt::format("tune: tune.base is not set ({}); name the job every trial runs, e.g. "
                                       "base = jobs/fashion_mlp.ini", sweep.path));
-    if (sweep.tune.metric.value.empty())
-        throw ConfigError(fmt::format("tune: tune.metric is not set ({}); name the reported metric trials are "
-                                      "compared by, e.g. metric = test_accuracy", sweep.path));
+    const bool compares = sweep.tune.scheduler.value != SchedulerKind::fifo || sweep.tune.search.value == SearchKind::optuna;
+    if (sweep.tune.metric.value.empty() && compares)
+        throw ConfigError(fmt::format("tune: tune.metric is not set ({}); {} compares trials by a reported metric: "
+                                      "name it, e.g. metric = test_accuracy", sweep.path,
+                                      sweep.tune.search.value == SearchKind::optuna ? "search = optuna"
+                                          : "scheduler = " + std::string(name_of(sweep.tune.scheduler.value))));
     const std::filesystem::path base(sweep.tune.base.value);
     sweep.base_path = base.is_absolute() ? base.string() : (std::filesystem::path(sweep.path).parent_path() / base).string();
     sweep.base = load_base(sweep.base_path, overrides);

@@ -104,7 +104,8 @@ std::vector<std::string> trial_command(const SweepConfig& sweep, const SweepPlac
     for (std::string& arg : scheduler_args(sweep, trial)) argv.push_back(std::move(arg));
     // A trial's checkpoints ranked by the sweep's metric (unless the base job ranks them itself):
     // the best trial's best checkpoint is then the one where the metric was best.
-    if (!sweep.base.has("checkpoint.score_attribute") || sweep.base.get("checkpoint.score_attribute").empty())
+    const bool ranked_by_base = sweep.base.has("checkpoint.score_attribute") && !sweep.base.get("checkpoint.score_attribute").empty();
+    if (!ranked_by_base && !sweep.tune.metric.value.empty())
         argv.insert(argv.end(), {"--checkpoint.score_attribute=" + sweep.tune.metric.value,
                                  "--checkpoint.score_order=" + std::string(name_of(sweep.tune.mode.value))});
     argv.insert(argv.end(), {"--run.storage_path=" + dir, "--run.name=" + trial.name, "--failure.requeue=never",

@@ -10,7 +10,9 @@
 # hyperparam_mutations: 4 trials to epoch 6, at least one exploit. A trial whose rank 1 raises is
 # retried once (FailureConfig(max_failures=1)), then ERROR, while the others finish; then
 # Tuner.can_restore / Tuner.restore(path, trainable, resume_errored=True).fit() runs that trial again
-# (its cause gone) to TERMINATED, restart_errored=True refused with one line.
+# (its cause gone) to TERMINATED, restart_errored=True refused with one line. Ray Tune's README
+# quickstart: a function that returns its metrics (reported as its last result), no metric in
+# TuneConfig, the metric named at get_best_result(metric=, mode=).
 # ctest: processors=2
 source "$(dirname "$0")/../lib/common.sh"
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" TUNER_RUNS="$WORK/runs"
@@ -74,4 +76,11 @@ rc=0; TUNER_NAME=raise TUNER_RAISE=0 timeout -k 10 600 "$PY" tests/python/tuner_
   && [ "$(jq -sc '[.[].epoch]' "$S/trial_0001/result.jsonl")" = "[1,2,3]" ] \
   && pass "Tuner.restore(resume_errored=True).fit(): the ERROR trial ran again to TERMINATED, the finished ones not rerun" \
   || { tail -20 "$WORK/restore.out" >&2; fail "restore: exit $rc, $(grep '^driver' "$WORK/restore.out" | tr '\n' ' ') $(jq -c '[.trials[] | [.status, .attempts]]' "$S/sweep.json")"; }
+rc=0; TUNER_NAME=returns timeout -k 10 600 "$PY" tests/python/tuner_func.py --returns >"$WORK/returns.out" 2>&1 || rc=$?
+line=$(driver "$WORK/returns.out")
+[ "$rc" -eq 0 ] && [ "$line" = "driver: 4 trials, best config {'a': 0.1, 'b': 1}, score 1.01, iterations [1, 1, 1, 1]" ] \
+  && grep -q "^driver: without a metric: trainrt.tune: get_best_result() needs metric= and mode=" "$WORK/returns.out" \
+  && ! grep -q '^metric' "$WORK/runs/returns/tuner/sweep.ini" \
+  && pass "a function returning its metrics, the metric named at get_best_result: $line" \
+  || { tail -20 "$WORK/returns.out" >&2; fail "returned metrics: exit $rc, '$line'"; }
 finish

@@ -30,6 +30,25 @@ def train_func(config):
                        checkpoint=trainrt.Checkpoint({"w": np.array([w]), "epoch": epoch}))
 
 
+def objective(config):
+    """Ray Tune's README quickstart trainable: returns its metrics instead of reporting them."""
+    return {"score": config["a"] ** 2 + config["b"]}
+
+
+def returns():
+    """The quickstart's sweep: no metric in TuneConfig, named at get_best_result instead."""
+    tuner = tune.Tuner(objective, param_space={"a": tune.grid_search([0.1, 1.0]), "b": tune.grid_search([1, 2])},
+                       run_config=trainrt.RunConfig(name=os.environ["TUNER_NAME"], storage_path=os.environ["TUNER_RUNS"]))
+    results = tuner.fit()
+    best = results.get_best_result(metric="score", mode="min")
+    print(f"driver: {len(results)} trials, best config {best.config}, score {best.metrics['score']:.4g}, "
+          f"iterations {sorted(r.metrics['training_iteration'] for r in results)}", flush=True)
+    try:
+        results.get_best_result()
+    except ValueError as error:
+        print(f"driver: without a metric: {error}", flush=True)
+
+
 def restore():
     """Tuner.can_restore / restore of the --raise sweep: restart_errored refused, then resume_errored."""
     runs = os.environ["TUNER_RUNS"]
@@ -47,6 +66,9 @@ def restore():
 if __name__ == "__main__":
     if sys.argv[1:] == ["--restore"]:
         restore()
+        sys.exit(0)
+    if sys.argv[1:] == ["--returns"]:
+        returns()
         sys.exit(0)
     # The grid one trial at a time, best rate first: ASHA's decisions are then the same every run.
     space, samples, at_once = {"lr": tune.grid_search([0.1, 0.01, 0.001]), "epochs": 9}, 1, 1

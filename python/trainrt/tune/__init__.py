@@ -171,6 +171,8 @@ class ResultGrid:
         """The trial whose `metric` is best (`scope`: "last" reported value, or "all": best ever)."""
         metric = metric or self._report["metric"]
         mode = mode or self._report["mode"]
+        if not metric:
+            raise ValueError("trainrt.tune: get_best_result() needs metric= and mode= when TuneConfig named no metric")
         scored = []
         for result in self._results:
             frame = result.metrics_dataframe
@@ -315,12 +317,13 @@ class Tuner:
         scheduler = config.scheduler or FIFOScheduler()
         metric = config.metric or getattr(scheduler, "metric", None) or getattr(search, "metric", None)
         mode = config.mode or getattr(scheduler, "mode", None) or getattr(search, "mode", None) or "max"
-        if not metric:
-            raise ValueError("trainrt.tune: TuneConfig(metric=...) names the reported metric trials are compared by")
+        if not metric and (search is not None or not isinstance(scheduler, FIFOScheduler)):
+            raise ValueError(f"trainrt.tune: {type(search or scheduler).__name__} compares trials by a reported "
+                             f"metric: name it in TuneConfig(metric=..., mode=...)")
         points = 1  # Ray runs num_samples trials per grid point; trainrt's num_samples counts them all
         for domain in domains.values():
             points *= domain.points or 1
-        lines = ["[tune]", "base = base.ini", f"metric = {metric}", f"mode = {mode}",
+        lines = ["[tune]", "base = base.ini"] + ([f"metric = {metric}"] if metric else []) + [f"mode = {mode}",
                  f"num_samples = {config.num_samples * points}", f"ranks_per_trial = {ranks}",
                  f"max_concurrent_trials = {_concurrency(config.max_concurrent_trials, limit)}"]
         failure = self.run_config.failure_config
