@@ -279,6 +279,11 @@ def _bind_torch_device(handle):
 
 
 def _call(function, config):
+    path = os.environ.get(_state.TUNE_PARAMETERS_ENV)
+    if path:
+        import pickle
+        with open(path, "rb") as file:
+            return function(config, **pickle.load(file))
     try:
         parameters = inspect.signature(function).parameters
     except (TypeError, ValueError):

@@ -8,6 +8,10 @@ import numbers
 _handle = None
 _local = {}  # this session's Python-side state (trainrt.torch's prepared loaders), reset at begin/end
 
+# A sweep's tune.with_parameters(...) objects, pickled by the driver's Tuner.fit(): their path, in
+# the environment `trainrt tune` and its launcher give every trial (read by _entry._call).
+TUNE_PARAMETERS_ENV = "TRAINRT_TUNE_PARAMETERS"
+
 
 class Context:
     """Who this worker is (Ray's train.get_context()): attributes and Ray-style getters."""

@@ -12,7 +12,8 @@
 # Tuner.can_restore / Tuner.restore(path, trainable, resume_errored=True).fit() runs that trial again
 # (its cause gone) to TERMINATED, restart_errored=True refused with one line. Ray Tune's README
 # quickstart: a function that returns its metrics (reported as its last result), no metric in
-# TuneConfig, the metric named at get_best_result(metric=, mode=).
+# TuneConfig, the metric named at get_best_result(metric=, mode=). tune.with_parameters hands every
+# trial the same objects (pickled once into the sweep's tuner/ folder); with_resources is refused.
 # ctest: processors=2
 source "$(dirname "$0")/../lib/common.sh"
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" TUNER_RUNS="$WORK/runs"
@@ -83,4 +84,11 @@ line=$(driver "$WORK/returns.out")
   && ! grep -q '^metric' "$WORK/runs/returns/tuner/sweep.ini" \
   && pass "a function returning its metrics, the metric named at get_best_result: $line" \
   || { tail -20 "$WORK/returns.out" >&2; fail "returned metrics: exit $rc, '$line'"; }
+rc=0; TUNER_NAME=parameters timeout -k 10 600 "$PY" tests/python/tuner_func.py --with-parameters >"$WORK/parameters.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && grep -q "^driver: called directly 100.0$" "$WORK/parameters.out" \
+  && grep -q "^driver: totals \[100.0, 200.0\], best k 2$" "$WORK/parameters.out" \
+  && [ -f "$WORK/runs/parameters/tuner/parameters.pickle" ] \
+  && grep -q "^driver: with_resources: trainrt.tune.with_resources is not supported" "$WORK/parameters.out" \
+  && pass "tune.with_parameters: both trials got the objects ($(grep '^driver: totals' "$WORK/parameters.out"))" \
+  || { tail -20 "$WORK/parameters.out" >&2; fail "with_parameters: exit $rc, $(grep '^driver' "$WORK/parameters.out" | tr '\n' ' ')"; }
 finish

@@ -49,6 +49,27 @@ def returns():
         print(f"driver: without a metric: {error}", flush=True)
 
 
+def with_data(config, data=None, scale=1):
+    """A trainable that needs objects besides its config (tune.with_parameters)."""
+    return {"total": float(data.sum()) * config["k"] * scale}
+
+
+def parameters():
+    """tune.with_parameters(with_data, data=array, scale=10): every trial gets the same objects."""
+    trainable = tune.with_parameters(with_data, data=np.arange(5.0), scale=10)
+    print(f"driver: called directly {trainable({'k': 1})['total']}", flush=True)
+    results = tune.Tuner(trainable, param_space={"k": tune.grid_search([1, 2])},
+                         tune_config=tune.TuneConfig(metric="total", mode="max"),
+                         run_config=trainrt.RunConfig(name=os.environ["TUNER_NAME"],
+                                                      storage_path=os.environ["TUNER_RUNS"])).fit()
+    print(f"driver: totals {sorted(r.metrics['total'] for r in results)}, best k {results.get_best_result().config['k']}",
+          flush=True)
+    try:
+        tune.with_resources(with_data, {"cpu": 2})
+    except NotImplementedError as error:
+        print(f"driver: with_resources: {error}", flush=True)
+
+
 def restore():
     """Tuner.can_restore / restore of the --raise sweep: restart_errored refused, then resume_errored."""
     runs = os.environ["TUNER_RUNS"]
@@ -69,6 +90,9 @@ if __name__ == "__main__":
         sys.exit(0)
     if sys.argv[1:] == ["--returns"]:
         returns()
+        sys.exit(0)
+    if sys.argv[1:] == ["--with-parameters"]:
+        parameters()
         sys.exit(0)
     # The grid one trial at a time, best rate first: ASHA's decisions are then the same every run.
     space, samples, at_once = {"lr": tune.grid_search([0.1, 0.01, 0.001]), "epochs": 9}, 1, 1

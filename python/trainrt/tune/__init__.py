@@ -33,7 +33,7 @@ from .search.optuna import OptunaSearch
 __all__ = ["ASHAScheduler", "AsyncHyperBandScheduler", "Checkpoint", "CheckpointConfig", "choice", "FailureConfig",
            "FIFOScheduler", "get_checkpoint", "get_context", "grid_search", "loguniform", "OptunaSearch",
            "PopulationBasedTraining", "qrandint", "quniform", "randint", "randn", "report", "Result", "ResultGrid",
-           "RunConfig", "TuneConfig", "TuneError", "Tuner", "uniform"]
+           "RunConfig", "TuneConfig", "TuneError", "Tuner", "uniform", "with_parameters", "with_resources"]
 
 
 class _Domain:
@@ -51,6 +51,30 @@ def _literal(value):
     if isinstance(value, (int, float, str)):
         return str(value)
     raise TypeError(f"trainrt.tune: {value!r} cannot be a search value (numbers, strings, booleans)")
+
+
+class _WithParameters:
+    """tune.with_parameters(trainable, **objects): Ray's way to hand a function trainable large
+    objects besides its config. Called directly it is trainable(config, **objects); a Tuner pickles
+    the objects into the sweep's directory once and every trial loads them from there."""
+
+    def __init__(self, trainable, objects):
+        if not callable(trainable) or isinstance(trainable, DataParallelTrainer):
+            raise TypeError("trainrt.tune.with_parameters: the trainable is a training function")
+        self.trainable, self.objects = trainable, objects
+
+    def __call__(self, config):
+        return self.trainable(config, **self.objects)
+
+
+def with_parameters(trainable, **objects):
+    return _WithParameters(trainable, objects)
+
+
+def with_resources(trainable, resources):
+    raise NotImplementedError("trainrt.tune.with_resources is not supported: a trial's ranks are "
+                              "TorchTrainer(scaling_config=ScalingConfig(num_workers=N)) or tune.ranks_per_trial, its "
+                              "CPUs the allocation's share (docs/guides/sweeps.md)")
 
 
 def choice(categories):
@@ -257,7 +281,21 @@ class Tuner:
         _write(sweep, self._sweep_text(ranks))
         limit = _concurrency(self.tune_config.max_concurrent_trials, _searcher(self.tune_config.search_alg)[1])
         total = ranks * max(1, limit or (os.cpu_count() or 1) // ranks)
-        return _run_sweep(sweep_dir, ["--ranks", str(total)], {**constants, **self._space()[1]})
+        return _run_sweep(sweep_dir, ["--ranks", str(total)], {**constants, **self._space()[1]},
+                          self._parameters_env(files))
+
+    def _parameters_env(self, files):
+        """tune.with_parameters' objects pickled once into the sweep's tuner/ folder, and the
+        environment of `trainrt tune` that names them to every trial ({} without them)."""
+        from .. import _state
+        if not isinstance(self.trainable, _WithParameters):
+            return {}
+        import pickle
+        path = os.path.join(files, "parameters.pickle")
+        with open(path + ".tmp", "wb") as file:
+            pickle.dump(self.trainable.objects, file)
+        os.replace(path + ".tmp", path)
+        return {_state.TUNE_PARAMETERS_ENV: path}
 
     def _fit_restored(self, sweep_dir, extra):
         """fit() of a restored Tuner: `trainrt tune` on the stored sweep files, with the ranks it ran
@@ -267,7 +305,8 @@ class Tuner:
                 ranks = file.read().strip()
         except FileNotFoundError:  # a sweep fit() made before it kept its --ranks
             ranks = str(os.cpu_count() or 1)
-        return _run_sweep(sweep_dir, ["--ranks", ranks] + extra, _stored_constants(sweep_dir))
+        return _run_sweep(sweep_dir, ["--ranks", ranks] + extra, _stored_constants(sweep_dir),
+                          self._parameters_env(os.path.join(sweep_dir, "tuner")))
 
     def _check_param_space(self):
         """Ray tunes any Trainer argument through param_space; trainrt tunes train_loop_config (or a
@@ -286,6 +325,8 @@ class Tuner:
             trainer = self.trainable
             return trainer.train_loop_per_worker, dict(trainer.train_loop_config), \
                 trainer.scaling_config.num_workers or 1
+        if isinstance(self.trainable, _WithParameters):
+            return self.trainable.trainable, {}, 1
         if callable(self.trainable):
             return self.trainable, {}, 1
         raise TypeError("trainrt.tune.Tuner: the trainable is a function or a TorchTrainer/DataParallelTrainer")
@@ -345,12 +386,16 @@ class Tuner:
         return "\n".join(lines) + "\n"
 
 
-def _run_sweep(sweep_dir, arguments, constants):
-    """`trainrt tune` on SWEEP_DIR/tuner/sweep.ini; its ResultGrid, or TuneError for a code other than 0."""
+def _run_sweep(sweep_dir, arguments, constants, env):
+    """`trainrt tune` on SWEEP_DIR/tuner/sweep.ini with `env` added to this environment; its
+    ResultGrid, or TuneError for a code other than 0."""
+    from .. import _state
     from .._trainrt import binary
     with open(os.path.join(sweep_dir, "tuner", "ranks"), "w") as file:
         file.write(arguments[arguments.index("--ranks") + 1] + "\n")
-    code = subprocess.call([binary(), "tune", "--config", os.path.join(sweep_dir, "tuner", "sweep.ini")] + arguments)
+    environment = {key: value for key, value in os.environ.items() if key != _state.TUNE_PARAMETERS_ENV}
+    code = subprocess.call([binary(), "tune", "--config", os.path.join(sweep_dir, "tuner", "sweep.ini")] + arguments,
+                           env={**environment, **env})
     report = json.loads(subprocess.run([binary(), "results", sweep_dir, "--json"], capture_output=True,
                                        text=True).stdout or '{"trials": []}')
     if code != 0:
