@@ -38,7 +38,8 @@ void check_locally(Context& context, const Settings& settings,
         if (!workload->any_train_key)  // a plugin's declared keys are known only now
             effective = config::with_train_keys(effective, workload->train_keys, workload->name);
         if (workload->preflight) workload->preflight(effective, context);
-        stop_criteria(settings.stop), pause_points(settings.stop);  // their ConfigErrors before any file
+        stop_criteria(settings.stop);  // their ConfigErrors before any file is written
+        pause_points(settings.stop);
         context.gpu_device = bind_gpu(settings.scaling, context);
     } catch (const Error&) {
         throw;

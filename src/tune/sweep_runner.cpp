@@ -301,7 +301,7 @@ private:
             const auto bytes = std::filesystem::file_size(runlog::path_in(dir_ + "/" + state_.trials[step.trial].name, runlog::kResults), error);
             if (error || bytes == step.rows_bytes) continue;
             step.rows_bytes = bytes;
-            if (decide_rows(state_.trials[step.trial])) save_state(dir_, state_);
+            decide_rows(state_.trials[step.trial]);  // each decision saves the state before its verdict
         }
     }
 

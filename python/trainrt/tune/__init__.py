@@ -403,22 +403,25 @@ def _run_sweep(sweep_dir, arguments, constants, env):
     return ResultGrid(sweep_dir, report, constants)
 
 
-def _stored_constants(sweep_dir):
-    """The constants of a stored sweep's config: its base.ini's [train] values (fit() wrote them)."""
+def _stored_base(sweep_dir):
+    """The base.ini a sweep's fit() wrote (SWEEP_DIR/tuner/base.ini), parsed, keys as written."""
     import configparser
     parser = configparser.ConfigParser()
     parser.optionxform = str
     parser.read(os.path.join(sweep_dir, "tuner", "base.ini"))
+    return parser
+
+
+def _stored_constants(sweep_dir):
+    """The constants of a stored sweep's config: its base.ini's [train] values."""
+    parser = _stored_base(sweep_dir)
     return {key: _parsed(value) for key, value in parser["train"].items()} if parser.has_section("train") else {}
 
 
 def _check_restored_function(sweep_dir, function):
     """The trainable given to restore() is the function the stored sweep runs (its base.ini's
     run.workload = python:FILE:FUNC)."""
-    import configparser
-    parser = configparser.ConfigParser()
-    parser.read(os.path.join(sweep_dir, "tuner", "base.ini"))
-    stored = parser.get("run", "workload", fallback="")
+    stored = _stored_base(sweep_dir).get("run", "workload", fallback="")
     if not stored.endswith(f":{function.__name__}"):
         raise ValueError(f"trainrt.tune.Tuner.restore: {sweep_dir} runs {stored}, not {function.__name__}: pass "
                          f"the function the sweep was made with")
