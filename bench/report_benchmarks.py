@@ -376,10 +376,15 @@ else:
         lines += ["**Overlap.** The same LibTorch MLP on 2 ranks (local batch 32, 400 timed steps after 30), gradients "
                   "averaged by `prepare_model` (buckets allreduced on the communication thread while backward runs) "
                   "or by one blocking allreduce of all gradients, flattened, after backward (bench/torch/ddp_modes.cpp). "
-                  "Alternated three times; each figure is the slower rank's median step.", "",
-                  "| pair | overlap step (ms) | flat step (ms) | overlap / flat |", "|---:|---:|---:|---:|"]
+                  "Alternated three times; each figure is the slower rank's median step. `none`: the same steps with "
+                  "no averaging at all (each rank keeps its own gradients), the compute floor: the columns after it "
+                  "are what each way of averaging adds to it.", "",
+                  "| pair | none step (ms) | overlap step (ms) | flat step (ms) | overlap / flat | overlap − none (ms) | flat − none (ms) |",
+                  "|---:|---:|---:|---:|---:|---:|---:|"]
         for rep_, r in pairs.iterrows():
-            lines.append(f"| {rep_ + 1} | {fmt(r['overlap'])} | {fmt(r['flat'])} | {fmt(r['ratio'])} |")
+            floor = r.get("none")
+            lines.append(f"| {rep_ + 1} | {fmt(floor)} | {fmt(r['overlap'])} | {fmt(r['flat'])} | {fmt(r['ratio'])} | "
+                         f"{fmt(None if floor is None else r['overlap'] - floor)} | {fmt(None if floor is None else r['flat'] - floor)} |")
         lines.append("")
     if not plain.empty and 1 in torch_runs:
         tq["plain"] = torch_runs[1]["train_time_s"].median() / plain["train_time_s"].median()

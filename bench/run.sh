@@ -217,12 +217,13 @@ startup_run() {
   [[ -n $first && -n $rss ]] || die "$name: no first-step time or RSS in $OUT/$name.stdout / $OUT/$name.log"
   printf '{"bench":"startup","workload":"%s","first_step_s":%s,"max_rss_kb":%s}\n' "$workload" "$first" "$rss" >>"$OUT/torch_startup.jsonl"
 }
-# Overlap (prepare_model) vs one flat allreduce after backward, and start-up/RSS with and without
+# Overlap (prepare_model) vs one flat allreduce after backward beside no averaging (the compute
+# floor), and start-up/RSS with and without
 # LibTorch, each pair alternated three times.
 torch_overlap_and_startup() {
   local i mode workload
   for i in 1 2 3; do
-    for mode in overlap flat; do
+    for mode in none overlap flat; do
       run "torch_ddp_${mode}_$i" "$OUT/torch_ddp_${mode}_$i.stdout" mpiexec -n 2 "$TRAINRT" --data.path="$DATA" \
         --run.workload="plugin:$repo/$BUILD/bench/libtorch_ddp_bench.so" --train.mode="$mode" --train.warmup=30 \
         --train.steps=400 --metrics.progress=off --run.storage_path="$storage" --run.name="torch_ddp_${mode}_$i"

@@ -1,8 +1,9 @@
 // Benchmark plugin (make bench, part "torch"): Ray's FashionMNIST MLP in LibTorch, trained for
 // train.steps steps after train.warmup steps, with its gradients averaged either by prepare_model
 // (train.mode = overlap: buckets whose allreduce starts while backward runs) or by one blocking
-// allreduce of all gradients, flattened, after backward (train.mode = flat). Rank 0 prints one
-// JSON line with the median step time. Same model, data, batch and threads in both modes.
+// allreduce of all gradients, flattened, after backward (train.mode = flat), or not averaged at all
+// (train.mode = none: each rank keeps its own, the compute floor the other two add to). Rank 0
+// prints one JSON line with the median step time. Same model, data, batch and threads in all modes.
 #include <torch/torch.h>
 #include <trainrt/keys.hpp>
 #include <trainrt/plugin.hpp>
@@ -30,7 +31,7 @@ struct MlpImpl : torch::nn::Module {
 TORCH_MODULE(Mlp);
 
 #define DDP_BENCH_TRAIN_KEYS(KEY)                                                                      \
-    KEY(mode, std::string, "overlap", trainrt::one_of({"overlap", "flat"}), "how gradients are averaged") \
+    KEY(mode, std::string, "overlap", trainrt::one_of({"overlap", "flat", "none"}), "how gradients are averaged") \
     KEY(batch_size, std::int64_t, "64", trainrt::at_least(1), "global batch, split over the ranks")       \
     KEY(warmup, std::int64_t, "30", trainrt::at_least(0), "steps not timed")                               \
     KEY(steps, std::int64_t, "200", trainrt::at_least(1), "steps timed")
@@ -68,7 +69,7 @@ void train(trainrt::Session& session) {
         const auto start = std::chrono::steady_clock::now();
         optimizer.zero_grad();
         torch::nn::functional::cross_entropy(model(batch.features), batch.labels).backward();
-        if (!overlap) flat_average(session, model);
+        if (keys.mode.value == "flat") flat_average(session, model);
         optimizer.step();
         if (s >= warmup) times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
@@ -76,7 +77,7 @@ void train(trainrt::Session& session) {
     const double median = session.communicator().allreduce_value(times[times.size() / 2], trainrt::ReduceOp::max);
     if (session.context().world_rank == 0)
         std::printf("{\"bench\":\"torch_ddp\",\"mode\":\"%s\",\"ranks\":%d,\"steps\":%lld,\"step_ms\":%.4f}\n",
-                    overlap ? "overlap" : "flat", session.context().world_size, static_cast<long long>(steps), median * 1e3);
+                    keys.mode.value.c_str(), session.context().world_size, static_cast<long long>(steps), median * 1e3);
 }
 
 }  // namespace

@@ -58,11 +58,12 @@ struct DistributedOptions {
 
 // PyTorch's DistributedDataParallel (Ray's prepare_model) for a LibTorch module. Construction
 // (collective) broadcasts rank 0's parameters and buffers to every rank. Then, in every
-// loss.backward(), each parameter's gradient is copied into its bucket as soon as autograd has
-// accumulated it (a post-hook on its gradient accumulator); a full bucket's allreduce (average)
-// starts at once on the process group's communication thread, overlapping the rest of backward;
-// when backward ends (an autograd final callback) every bucket is waited for and the averaged
-// gradients are back in each parameter's .grad(). The training loop is unchanged: forward,
+// loss.backward(), each parameter's gradient, divided by the world size, is copied into its bucket
+// as soon as autograd has accumulated it (a post-hook on its gradient accumulator); a full
+// bucket's allreduce (sum) starts at once on the process group's communication thread, overlapping
+// the rest of backward; when backward ends (an autograd final callback) every bucket is waited for
+// and each parameter's .grad() is its averaged gradient, a view into its bucket (PyTorch DDP's
+// gradient_as_bucket_view: no copy back). The training loop is unchanged: forward,
 // loss.backward(), optimizer.step(). Buckets follow the reverse order of module->parameters()
 // (the order backward usually produces them). A parameter that got no gradient in a backward is
 // a WorkloadError naming it, unless find_unused_parameters. Every rank must run the same graph.

@@ -18,10 +18,13 @@
 namespace trainrt::torch {
 
 // One bucket: parameters of one dtype whose gradients are averaged by one allreduce of `flat`.
+// After the first backward each parameter's .grad() is a view into `flat` (PyTorch DDP's
+// gradient_as_bucket_view): the average lands in the gradients with no copy out.
 struct Bucket {
     std::vector<std::size_t> params;     // indices into Impl::params, in bucket order
     std::vector<std::int64_t> offsets;   // each one's first element in `flat`
     at::Tensor flat;
+    at::Tensor scale;                    // 1 / world size, 0-dim, of flat's dtype and device
     std::size_t pending = 0;             // gradients still missing in this backward
     c10::intrusive_ptr<c10d::Work> work; // its allreduce, once launched
 };
@@ -34,6 +37,7 @@ struct DistributedModule::Impl {
     std::vector<at::Tensor> params;
     std::vector<std::string> names;
     std::vector<std::size_t> bucket_of, slot_of;  // per parameter: its bucket, its index in it
+    std::vector<at::Tensor> views;                // per parameter: its gradient's place in its bucket
     std::vector<Bucket> buckets;
     std::vector<bool> ready;
     bool in_backward = false;
@@ -47,6 +51,7 @@ struct DistributedModule::Impl {
     void broadcast_state();
     void broadcast_buffers();
     void build_buckets();
+    at::Tensor alias_in_bucket(std::size_t k) const;
     void install_hooks();
     void remove_hooks() noexcept;
     void on_ready(std::size_t index);
@@ -92,6 +97,20 @@ void DistributedModule::Impl::broadcast_buffers() {
     }
 }
 
+// Parameter k's place in its bucket as a tensor of its shape that aliases the bucket's storage
+// without being an autograd view: LibTorch's Optimizer::zero_grad() detaches gradients in place,
+// which a view refuses.
+at::Tensor DistributedModule::Impl::alias_in_bucket(std::size_t k) const {
+    ::torch::NoGradGuard no_grad;
+    const Bucket& bucket = buckets[bucket_of[k]];
+    const at::IntArrayRef sizes = params[k].sizes();
+    std::vector<std::int64_t> strides(sizes.size(), 1);
+    for (std::size_t d = sizes.size(); d-- > 1;) strides[d - 1] = strides[d] * std::max<std::int64_t>(sizes[d], 1);
+    at::Tensor alias = at::empty({0}, bucket.flat.options());
+    alias.set_(bucket.flat.storage(), bucket.flat.storage_offset() + bucket.offsets[slot_of[k]], sizes, strides);
+    return alias;
+}
+
 void DistributedModule::Impl::build_buckets() {
     const auto limit = static_cast<std::int64_t>(options.bucket_mb * 1024 * 1024);
     bucket_of.resize(params.size());
@@ -115,7 +134,10 @@ void DistributedModule::Impl::build_buckets() {
         bytes += static_cast<std::int64_t>(p.nbytes());
     }
     if (!buckets.empty()) buckets.back().flat = at::zeros({elements}, params[buckets.back().params.front()].options());
+    for (std::size_t k = 0; k < params.size(); ++k) views.push_back(alias_in_bucket(k));
     ready.assign(params.size(), false);
+    for (Bucket& bucket : buckets)
+        bucket.scale = at::scalar_tensor(1.0 / static_cast<double>(group->getSize()), bucket.flat.options());
 }
 
 void DistributedModule::Impl::install_hooks() {
@@ -144,16 +166,20 @@ void DistributedModule::Impl::on_ready(std::size_t index) {
     if (ready[index]) return;
     ready[index] = true;
     Bucket& bucket = buckets[bucket_of[index]];
-    const at::Tensor& p = params[index];
-    bucket.flat.narrow(0, bucket.offsets[slot_of[index]], p.numel()).copy_(p.grad().reshape({-1}));
+    // Divided by the world size on the way in, summed by the allreduce (as PyTorch's reducer): one
+    // pass over the gradient, and a SUM every backend has.
+    const at::Tensor& grad = params[index].grad();
+    at::Tensor& view = views[index];
+    if (grad.is_same(view)) view.mul_(bucket.scale);
+    else at::mul_out(view, grad, bucket.scale);  // the Scalar overload would compute into a temporary
     if (--bucket.pending == 0) launch(bucket);
 }
 
 void DistributedModule::Impl::launch(Bucket& bucket) {
     std::vector<at::Tensor> tensors{bucket.flat};
-    c10d::AllreduceOptions average;
-    average.reduceOp = c10d::ReduceOp::AVG;
-    bucket.work = group->allreduce(tensors, average);
+    c10d::AllreduceOptions sum;
+    sum.reduceOp = c10d::ReduceOp::SUM;
+    bucket.work = group->allreduce(tensors, sum);
 }
 
 // A bucket some of whose parameters got no gradient: zeros for them, or the error.
@@ -165,7 +191,7 @@ void DistributedModule::Impl::fill_unused(Bucket& bucket) {
             throw WorkloadError(fmt::format(
                 "prepare_model: parameter '{}' got no gradient in this backward pass (it took no part in the "
                 "loss); pass find_unused_parameters = true to average zeros for it", names[k]));
-        bucket.flat.narrow(0, bucket.offsets[slot], params[k].numel()).zero_();
+        views[k].zero_();
         ready[k] = true;
         --bucket.pending;
     }
@@ -182,12 +208,8 @@ void DistributedModule::Impl::finalize() {
         bucket.work->wait();
         bucket.work.reset();
         bucket.pending = bucket.params.size();
-        for (std::size_t slot = 0; slot < bucket.params.size(); ++slot) {
-            at::Tensor& p = params[bucket.params[slot]];
-            at::Tensor averaged = bucket.flat.narrow(0, bucket.offsets[slot], p.numel()).view(p.sizes());
-            if (p.grad().defined()) p.mutable_grad().copy_(averaged);
-            else p.mutable_grad() = averaged.clone();
-        }
+        for (const std::size_t k : bucket.params)
+            if (!params[k].grad().is_same(views[k])) params[k].mutable_grad() = views[k];
     }
     std::fill(ready.begin(), ready.end(), false);
     if (session != nullptr) session->await_snapshot();  // before optimizer.step()

@@ -94,6 +94,36 @@ TEST_CASE("DistributedModule: rank 0's weights, averaged gradients, identical st
     for (const at::Tensor& p : net->parameters()) CHECK(spread(p.detach()) == 0.0);
 }
 
+// The averaged gradients are views into the buckets: they must behave as ordinary gradients when
+// the loop zeroes them in place or does not zero them at all (accumulation over backward passes).
+TEST_CASE("DistributedModule: gradients accumulate and zero as without it", "[torch][ddp]") {
+    const bool set_to_none = GENERATE(true, false);
+    INFO("zero_grad(set_to_none = " << set_to_none << ")");
+    auto net = make_net(rank());
+    trainrt::torch::DistributedModule ddp(net, trainrt::torch::make_process_group());
+    ::torch::optim::SGD sgd(net->parameters(), ::torch::optim::SGDOptions(0.1));
+    auto alone = make_net(0);  // rank 0's start, as DistributedModule broadcast it
+    for (int step = 0; step < 2; ++step) {
+        sgd.zero_grad(set_to_none);
+        std::vector<at::Tensor> expected(net->parameters().size());
+        for (int pass = 0; pass < 2; ++pass) {  // two backward passes summed into one step's gradients
+            const at::Tensor x = batch_of(rank() + 10 * step + 100 * pass);
+            for (auto& p : alone->parameters()) p.mutable_grad() = at::Tensor();
+            alone->forward(x).pow(2).mean().backward();
+            net->forward(x).pow(2).mean().backward();
+            for (std::size_t k = 0; k < expected.size(); ++k) {
+                const at::Tensor average = mpi_average(alone->parameters()[k].grad());
+                expected[k] = pass == 0 ? average : expected[k] + average;
+            }
+        }
+        for (std::size_t k = 0; k < expected.size(); ++k)
+            CHECK(at::allclose(net->parameters()[k].grad(), expected[k], 1e-5, 1e-6));
+        sgd.step();
+        ::torch::NoGradGuard no_grad;
+        for (std::size_t k = 0; k < expected.size(); ++k) alone->parameters()[k].copy_(net->parameters()[k]);
+    }
+}
+
 TEST_CASE("DistributedModule: a parameter without a gradient is an error naming it, or zeros", "[torch][ddp]") {
     const at::Tensor x = batch_of(rank());
     {
