@@ -47,16 +47,19 @@ from .checkpoint import Checkpoint  # noqa: E402
 from .data import get_dataset  # noqa: E402
 from ._trainer import (CheckpointConfig, DataParallelTrainer, FailureConfig, Result, RunConfig, ScalingConfig,
                        TrainingFailedError)
+from ._init import init, is_initialized, shutdown  # noqa: E402  (ray.init() after the port)
 
 __all__ = ["allreduce", "Checkpoint", "CheckpointConfig", "Context", "DataParallelTrainer", "digest", "Error",
            "exit_codes", "FailureConfig", "get_checkpoint", "get_config", "get_context", "get_dataset",
-           "get_dataset_shard", "get_settings", "report", "Result", "run", "RunConfig", "ScalingConfig",
-           "should_stop", "checkpoint_due", "StopTraining", "TrainingFailedError"]
+           "get_dataset_shard", "get_settings", "init", "is_initialized", "report", "Result", "run", "RunConfig", "ScalingConfig",
+           "should_stop", "checkpoint_due", "shutdown", "StopTraining", "TrainingFailedError"]
 
 
 def __getattr__(name):
     if name == "config":  # trainrt.config: the [train] section of the running job
         return _state.train_config()
+    if name == "train":  # `from ray import train` after the port: ray.train's names are trainrt's own
+        return sys.modules[__name__]
     if name in ("Error", "exit_codes"):  # the C++ error type and exit code table (docs/reference/exit-codes.md)
         from . import _trainrt
         return getattr(_trainrt, name)

@@ -13,7 +13,8 @@
 # (its cause gone) to TERMINATED, restart_errored=True refused with one line. Ray Tune's README
 # quickstart: a function that returns its metrics (reported as its last result), no metric in
 # TuneConfig, the metric named at get_best_result(metric=, mode=). tune.with_parameters hands every
-# trial the same objects (pickled once into the sweep's tuner/ folder); with_resources is refused.
+# trial the same objects (pickled once into the sweep's tuner/ folder), inside tune.with_resources
+# (one CPU a trial); a fractional CPU is refused.
 # ctest: processors=2
 source "$(dirname "$0")/../lib/common.sh"
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" TUNER_RUNS="$WORK/runs"
@@ -88,7 +89,7 @@ rc=0; TUNER_NAME=parameters timeout -k 10 600 "$PY" tests/python/tuner_func.py -
 [ "$rc" -eq 0 ] && grep -q "^driver: called directly 100.0$" "$WORK/parameters.out" \
   && grep -q "^driver: totals \[100.0, 200.0\], best k 2$" "$WORK/parameters.out" \
   && [ -f "$WORK/runs/parameters/tuner/parameters.pickle" ] \
-  && grep -q "^driver: with_resources: trainrt.tune.with_resources is not supported" "$WORK/parameters.out" \
+  && grep -q '^driver: with_resources: trainrt.tune.with_resources: "cpu": 0.5; whole CPUs' "$WORK/parameters.out" \
   && pass "tune.with_parameters: both trials got the objects ($(grep '^driver: totals' "$WORK/parameters.out"))" \
   || { tail -20 "$WORK/parameters.out" >&2; fail "with_parameters: exit $rc, $(grep '^driver' "$WORK/parameters.out" | tr '\n' ' ')"; }
 finish

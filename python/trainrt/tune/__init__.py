@@ -22,7 +22,7 @@ import json
 import os
 import subprocess
 
-from .. import Checkpoint, get_checkpoint, get_context, report
+from .. import Checkpoint, _init, get_checkpoint, get_context, report
 from .._trainer import CheckpointConfig, DataParallelTrainer, FailureConfig, Result, RunConfig, stop_criteria
 from .schedulers import ASHAScheduler, AsyncHyperBandScheduler, FIFOScheduler, PopulationBasedTraining
 from .search import BasicVariantGenerator, ConcurrencyLimiter
@@ -71,10 +71,49 @@ def with_parameters(trainable, **objects):
     return _WithParameters(trainable, objects)
 
 
+class _WithResources:
+    """tune.with_resources(trainable, {"cpu": C, "gpu": G}): each trial of a function trainable is
+    one rank that takes C of the CPUs trials share (so C fewer run at once) and, with G = 1, a GPU
+    (scaling.use_gpu). Placement groups, callables, fractions and other resources are refused."""
+
+    def __init__(self, trainable, resources):
+        if not isinstance(resources, dict):
+            raise TypeError(f"trainrt.tune.with_resources: resources is a dict such as {{\"cpu\": 2, \"gpu\": 0}} "
+                            f"(got {type(resources).__name__}); a trial of several ranks is "
+                            f"TorchTrainer(scaling_config=ScalingConfig(num_workers=N))")
+        if isinstance(trainable, DataParallelTrainer) or not callable(trainable):
+            raise TypeError("trainrt.tune.with_resources: the trainable is a training function (a Trainer's "
+                            "resources are its ScalingConfig)")
+        unknown = sorted(set(resources) - {"cpu", "gpu"})
+        if unknown:
+            raise ValueError(f"trainrt.tune.with_resources: {', '.join(unknown)} is not a resource trainrt places "
+                             f"(\"cpu\" and \"gpu\" are; Slurm's allocation decides the rest)")
+        cpu, gpu = resources.get("cpu", 1), resources.get("gpu", 0)
+        if isinstance(cpu, bool) or cpu != int(cpu) or cpu < 1:
+            raise ValueError(f"trainrt.tune.with_resources: \"cpu\": {cpu!r}; whole CPUs, at least 1")
+        if isinstance(gpu, bool) or gpu not in (0, 1):
+            raise ValueError(f"trainrt.tune.with_resources: \"gpu\": {gpu!r}; 0 or 1 (a trial is one rank; more "
+                             f"GPUs are more ranks: TorchTrainer(scaling_config=ScalingConfig(num_workers=N, "
+                             f"use_gpu=True)))")
+        self.trainable, self.cpus, self.use_gpu = trainable, int(cpu), gpu == 1
+
+    def __call__(self, config):
+        return self.trainable(config)
+
+
 def with_resources(trainable, resources):
-    raise NotImplementedError("trainrt.tune.with_resources is not supported: a trial's ranks are "
-                              "TorchTrainer(scaling_config=ScalingConfig(num_workers=N)) or tune.ranks_per_trial, its "
-                              "CPUs the allocation's share (docs/guides/sweeps.md)")
+    return _WithResources(trainable, resources)
+
+
+def _unwrapped(trainable, kind):
+    """The `kind` wrapper (with_parameters, with_resources) in `trainable`, either around the other
+    or alone; None without one."""
+    while trainable is not None:
+        if isinstance(trainable, kind):
+            return trainable
+        trainable = getattr(trainable, "trainable", None) if isinstance(trainable, (_WithParameters, _WithResources)) \
+            else None
+    return None
 
 
 def choice(categories):
@@ -271,6 +310,8 @@ class Tuner:
             return self._fit_restored(*self._restored)
         self._check_param_space()
         function, constants, ranks = self._function()
+        resources = _unwrapped(self.trainable, _WithResources)
+        cpus_per_trial = ranks * (resources.cpus if resources is not None else 1)
         storage = os.path.abspath(os.path.expanduser(self.run_config.storage_path or "runs"))
         name = self.run_config.name or function.__name__ + "_tune"
         sweep_dir = os.path.join(storage, name)
@@ -280,7 +321,7 @@ class Tuner:
         _write(base, self._base_text(function, constants, storage, name))
         _write(sweep, self._sweep_text(ranks))
         limit = _concurrency(self.tune_config.max_concurrent_trials, _searcher(self.tune_config.search_alg)[1])
-        total = ranks * max(1, limit or (os.cpu_count() or 1) // ranks)
+        total = ranks * max(1, limit or _init.cpus() // cpus_per_trial)
         return _run_sweep(sweep_dir, ["--ranks", str(total)], {**constants, **self._space()[1]},
                           self._parameters_env(files))
 
@@ -288,12 +329,13 @@ class Tuner:
         """tune.with_parameters' objects pickled once into the sweep's tuner/ folder, and the
         environment of `trainrt tune` that names them to every trial ({} without them)."""
         from .. import _state
-        if not isinstance(self.trainable, _WithParameters):
+        objects = _unwrapped(self.trainable, _WithParameters)
+        if objects is None:
             return {}
         import pickle
         path = os.path.join(files, "parameters.pickle")
         with open(path + ".tmp", "wb") as file:
-            pickle.dump(self.trainable.objects, file)
+            pickle.dump(objects.objects, file)
         os.replace(path + ".tmp", path)
         return {_state.TUNE_PARAMETERS_ENV: path}
 
@@ -304,7 +346,7 @@ class Tuner:
             with open(os.path.join(sweep_dir, "tuner", "ranks")) as file:
                 ranks = file.read().strip()
         except FileNotFoundError:  # a sweep fit() made before it kept its --ranks
-            ranks = str(os.cpu_count() or 1)
+            ranks = str(_init.cpus())
         return _run_sweep(sweep_dir, ["--ranks", ranks] + extra, _stored_constants(sweep_dir),
                           self._parameters_env(os.path.join(sweep_dir, "tuner")))
 
@@ -325,8 +367,11 @@ class Tuner:
             trainer = self.trainable
             return trainer.train_loop_per_worker, dict(trainer.train_loop_config), \
                 trainer.scaling_config.num_workers or 1
-        if isinstance(self.trainable, _WithParameters):
-            return self.trainable.trainable, {}, 1
+        if isinstance(self.trainable, (_WithParameters, _WithResources)):
+            inner = self.trainable
+            while isinstance(inner, (_WithParameters, _WithResources)):
+                inner = inner.trainable
+            return inner, {}, 1
         if callable(self.trainable):
             return self.trainable, {}, 1
         raise TypeError("trainrt.tune.Tuner: the trainable is a function or a TorchTrainer/DataParallelTrainer")
@@ -348,6 +393,9 @@ class Tuner:
         lines = ["[run]", f"workload = python:{os.path.abspath(source)}:{function.__name__}",
                  f"storage_path = {storage}", f"name = {name}", "[train]"]
         lines += [f"{key} = {_literal(value)}" for key, value in {**constants, **fixed}.items()]
+        resources = _unwrapped(self.trainable, _WithResources)
+        if resources is not None and resources.use_gpu:
+            lines += ["[scaling]", "use_gpu = true"]
         if self.run_config.stop is not None:  # each trial ends when it meets them, as Ray's trials
             lines += ["[stop]", f"criteria = {stop_criteria(self.run_config.stop)}"]
         return "\n".join(lines) + "\n"
