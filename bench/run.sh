@@ -91,8 +91,7 @@ fi
 # The data part uses it too (trainrt's Python loader beside PyTorch's DataLoader), when configured.
 PYTHON_BUILT=0 PYTHON_BUILT_ANY=0
 if { ! skipped python || ! skipped data || ! skipped xgboost; } &&
-   grep -q '^TRAINRT_WITH_PYTHON:.*=\(AUTO\|ON\)$' "$BUILD/CMakeCache.txt" &&
-   grep -q '^pybind11_DIR:PATH=/' "$BUILD/CMakeCache.txt"; then
+   cmake --build "$BUILD" --target help | grep -qx '\.\.\. trainrt_python'; then
   skipped python || PYTHON_BUILT=1
   PYTHON_BUILT_ANY=1
   targets+=(trainrt_python)

@@ -279,6 +279,11 @@ def _bind_torch_device(handle):
 
 
 def _call(function, config):
+    constants = os.environ.get(_state.TUNE_CONSTANTS_ENV)
+    if constants:
+        import pickle
+        with open(constants, "rb") as file:
+            config = {**config, **pickle.load(file)}
     path = os.environ.get(_state.TUNE_PARAMETERS_ENV)
     if path:
         import pickle

@@ -11,6 +11,8 @@ _local = {}  # this session's Python-side state (trainrt.torch's prepared loader
 # A sweep's tune.with_parameters(...) objects, pickled by the driver's Tuner.fit(): their path, in
 # the environment `trainrt tune` and its launcher give every trial (read by _entry._call).
 TUNE_PARAMETERS_ENV = "TRAINRT_TUNE_PARAMETERS"
+# A Tuner's constants that an INI value cannot hold (lists, dicts), pickled once for every trial.
+TUNE_CONSTANTS_ENV = "TRAINRT_TUNE_CONSTANTS"
 
 
 class Context:

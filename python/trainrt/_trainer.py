@@ -181,10 +181,13 @@ def stop_criteria(stop):
                                   f"{{metric: threshold}} (the run ends at the first report where a value reaches "
                                   f"its threshold, as Ray's), or return from the function")
     for metric, threshold in stop.items():
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or "," in str(metric):
+        if not isinstance(threshold, (int, float)) or "," in str(metric):
             raise ValueError(f"trainrt: RunConfig(stop={{{metric!r}: {threshold!r}}}): a stop dict maps a reported "
-                             f"metric's name to a number")
-    return ",".join(f"{metric}>={threshold!r}" for metric, threshold in stop.items())
+                             f"metric's name to a number (or True: a flag the function reports)")
+    # A flag (stop={"done": True}, the function reporting "done": a bool) is reached at 1, as Ray
+    # compares result >= True.
+    return ",".join(f"{metric}>={int(threshold) if isinstance(threshold, bool) else threshold!r}"
+                    for metric, threshold in stop.items())
 
 
 # What to do instead of a Trainer argument trainrt refuses.

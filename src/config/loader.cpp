@@ -84,13 +84,22 @@ void take_value(Values& values, const po::option& option, const std::string& sou
     values[option.string_key] = {option.value[0], source};
 }
 
+// A program's own argument (a Python script's --smoke-test or -n 4, argparse's to read): with
+// `program_arguments` (a program that embeds trainrt), a word that is neither a key of trainrt's
+// --section.key form nor one of its flags is left to the program.
+bool programs_own(const po::option& option, bool program_arguments) {
+    if (!program_arguments) return false;
+    return option.position_key >= 0 || (option.unregistered && option.string_key.find('.') == std::string::npos);
+}
+
 Flags take_command_line(Values& values, int argc, const char* const argv[],
-                        const po::options_description& desc) {
+                        const po::options_description& desc, bool program_arguments) {
     auto style = po::command_line_style::unix_style ^ po::command_line_style::allow_guessing;
     po::parsed_options parsed =
         po::command_line_parser(argc, argv).options(desc).style(style).allow_unregistered().run();
     Flags flags;
     for (const po::option& option : parsed.options) {
+        if (programs_own(option, program_arguments)) continue;
         const std::string& key = option.string_key;
         if (key == "help") flags.help = true;
         else if (key == "print-config") flags.print_config = true;
@@ -144,6 +153,26 @@ std::vector<std::string> keys_of(const std::vector<OptionSpec>& specs) {
     throw ConfigError(fmt::format("config: unknown key '{}' ({}){}; {}", key, value.source,
                                   suggestion.empty() ? "" : fmt::format(": did you mean '{}'?", suggestion),
                                   context));
+}
+
+// A train.* key on the command line that no other source names, close to one another source does
+// (--train.epoch=3 where the file or the function's config has train.epochs): for a workload whose
+// train keys are free-form (a Python function's train_loop_config) it would be a new key the
+// function never reads, and the misspelt setting would be silently ignored.
+// Only one edit away and of 4 letters or more: a new key that merely resembles one (wd beside lr)
+// stays the function's to read.
+void check_train_overrides(const Values& from_command_line, const Values& others) {
+    const std::size_t prefix = std::string(kTrainPrefix).size();
+    for (const auto& [key, value] : from_command_line) {
+        if (key.rfind(kTrainPrefix, 0) != 0 || others.count(key) || key.size() < prefix + 4) continue;
+        std::string suggestion;
+        for (const auto& [other, source] : others)
+            if (other.rfind(kTrainPrefix, 0) == 0 && edit_distance(key, other) == 1) suggestion = other;
+        if (suggestion.empty()) continue;
+        throw ConfigError(fmt::format("config: {} ({}) is no key of the job's [train] settings: did you mean '{}' "
+                                      "({})? A new key with a close name goes in the config file",
+                                      key, value.source, suggestion, others.at(suggestion).source));
+    }
 }
 
 std::string workload_of(const Values& values) {
@@ -204,7 +233,7 @@ Loaded load(int argc, const char* const argv[], const WorkloadKeys& workloads,
     Values from_command_line;
     Flags flags;
     try {
-        flags = take_command_line(from_command_line, argc, argv, desc);
+        flags = take_command_line(from_command_line, argc, argv, desc, !embedded_workload.empty());
     } catch (const po::error& error) {
         throw ConfigError(fmt::format("config: command line: {}; run `trainrt --help`",
                                       error.what()));
@@ -213,6 +242,7 @@ Loaded load(int argc, const char* const argv[], const WorkloadKeys& workloads,
     if (!flags.config_file.empty()) take_file(merged, flags.config_file, desc);
     take_environment(merged, desc);
     for (const auto& [key, value] : program_settings) merged[key] = value;
+    check_train_overrides(from_command_line, merged);
     for (auto& [key, value] : from_command_line) merged[key] = value;
     if (!embedded_workload.empty())
         merged[RunSettings::workload_key()] = {"embedded:" + embedded_workload, "set by the program (trainrt::run)"};

@@ -21,6 +21,9 @@ std::string check_value(const OptionSpec& spec, const std::string& text,
 // What a spec accepts, in words: "an integer >= 1", "one of auto, mpi, nccl".
 std::string accepted(const OptionSpec& spec);
 
+// Levenshtein distance: the fewest insertions, deletions and substitutions from a to b.
+std::size_t edit_distance(const std::string& a, const std::string& b);
+
 // The candidate closest to `word` by edit distance, or "" when none is close.
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
 

@@ -80,6 +80,31 @@ TEST_CASE("a misspelled key names the file, the line and a close match", "[confi
     CHECK_THAT(message, Catch::Contains("did you mean 'train.epochs'"));
 }
 
+TEST_CASE("a command-line train key close to the file's is refused for a free-form workload", "[config]") {
+    std::string ini = write_ini("[run]\nworkload = python:train.py:train_func\n[train]\nepochs = 2\nlr = 0.1\n");
+    Args misspelt({"--config", ini, "--train.epoch=3"});
+    try {
+        config::load(misspelt.argc(), misspelt.argv(), workloads::keys_by_workload());
+        FAIL("--train.epoch=3 was accepted beside train.epochs");
+    } catch (const ConfigError& error) {
+        CHECK_THAT(error.what(), Catch::Contains("train.epoch (command line) is no key"));
+        CHECK_THAT(error.what(), Catch::Contains("did you mean 'train.epochs' (" + ini + ":4)"));
+    }
+    Args overriding({"--config", ini, "--train.epochs=3", "--train.momentum=0.9"});
+    const JobConfig config = config::load(overriding.argc(), overriding.argv(), workloads::keys_by_workload()).config;
+    CHECK(config.get_int("train.epochs") == 3);
+    CHECK(config.get_double("train.momentum") == 0.9);  // a new key unlike any other: the function may read it
+}
+
+TEST_CASE("a program's own arguments are left to it; trainrt's keys on its command line are read", "[config]") {
+    Args script({"--smoke-test", "-n", "4", "data.csv", "--train.lr=0.25", "--run.seed=3"});
+    const JobConfig config = config::load(script.argc(), script.argv(), workloads::keys_by_workload(), "train_func").config;
+    CHECK(config.get_double("train.lr") == 0.25);
+    CHECK(config.get_int("run.seed") == 3);
+    CHECK_FALSE(config.has("smoke-test"));
+    CHECK_THAT(error_of({"--smoke-test"}), Catch::Contains("smoke-test"));  // trainrt's own command line: refused
+}
+
 TEST_CASE("a misspelled section is an unknown key with a suggestion", "[config]") {
     std::string message = error_of({"--trian.epochs=2"});
     CHECK_THAT(message, Catch::Contains("unknown key 'trian.epochs' (command line)"));

@@ -45,6 +45,11 @@ class _Domain:
         return self.text
 
 
+def _ini_value(value):
+    """A value a [train] key of the INI file holds (else the trials get it pickled)."""
+    return isinstance(value, (bool, int, float, str))
+
+
 def _literal(value):
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -103,6 +108,14 @@ class _WithResources:
 
 def with_resources(trainable, resources):
     return _WithResources(trainable, resources)
+
+
+def _pickled(path, objects):
+    import pickle
+    with open(path + ".tmp", "wb") as file:
+        pickle.dump(objects, file)
+    os.replace(path + ".tmp", path)
+    return path
 
 
 def _unwrapped(trainable, kind):
@@ -170,8 +183,6 @@ class TuneConfig:
             "time_budget_s": (self.time_budget_s is not None,
                               "stop the sweep with the job's time limit (sbatch --time): its trials checkpoint and "
                               "the same script, run again, goes on with them"),
-            "reuse_actors=True": (bool(self.reuse_actors), "each trial runs as its own step (srun/mpiexec) and "
-                                                           "process group; leave it unset or False"),
             "trial_name_creator": (self.trial_name_creator is not None, "trials are named trial_NNNN"),
             "trial_dirname_creator": (self.trial_dirname_creator is not None,
                                       "each trial's directory is SWEEP_DIR/trial_NNNN"),
@@ -182,6 +193,10 @@ class TuneConfig:
         for name, (given, instead) in refused.items():
             if given:
                 raise NotImplementedError(f"trainrt.tune.TuneConfig({name}) is not supported: {instead}")
+        if self.reuse_actors:  # Ray's hint ("when possible"): said once, not refused
+            import sys
+            print("trainrt.tune: TuneConfig(reuse_actors=True): each trial runs in processes of its own (a step); "
+                  "there are no actors to reuse", file=sys.stderr, flush=True)
 
 
 class TuneError(RuntimeError):
@@ -326,18 +341,22 @@ class Tuner:
                           self._parameters_env(files))
 
     def _parameters_env(self, files):
-        """tune.with_parameters' objects pickled once into the sweep's tuner/ folder, and the
+        """tune.with_parameters' objects and the constants an INI value cannot hold (Ray's
+        "eval_metric": ["logloss", "error"]), pickled once into the sweep's tuner/ folder, and the
         environment of `trainrt tune` that names them to every trial ({} without them)."""
         from .. import _state
+        environment = {}
         objects = _unwrapped(self.trainable, _WithParameters)
-        if objects is None:
-            return {}
-        import pickle
-        path = os.path.join(files, "parameters.pickle")
-        with open(path + ".tmp", "wb") as file:
-            pickle.dump(objects.objects, file)
-        os.replace(path + ".tmp", path)
-        return {_state.TUNE_PARAMETERS_ENV: path}
+        if objects is not None:
+            environment[_state.TUNE_PARAMETERS_ENV] = _pickled(os.path.join(files, "parameters.pickle"), objects.objects)
+        others = {key: value for key, value in {**self._function()[1], **self._space()[1]}.items()
+                  if not _ini_value(value)}
+        stored = os.path.join(files, "constants.pickle")
+        if others:
+            environment[_state.TUNE_CONSTANTS_ENV] = _pickled(stored, others)
+        elif os.path.exists(stored):  # a restored sweep's, from its first fit()
+            environment[_state.TUNE_CONSTANTS_ENV] = stored
+        return environment
 
     def _fit_restored(self, sweep_dir, extra):
         """fit() of a restored Tuner: `trainrt tune` on the stored sweep files, with the ranks it ran
@@ -392,7 +411,7 @@ class Tuner:
         _, fixed = self._space()
         lines = ["[run]", f"workload = python:{os.path.abspath(source)}:{function.__name__}",
                  f"storage_path = {storage}", f"name = {name}", "[train]"]
-        lines += [f"{key} = {_literal(value)}" for key, value in {**constants, **fixed}.items()]
+        lines += [f"{key} = {_literal(value)}" for key, value in {**constants, **fixed}.items() if _ini_value(value)]
         resources = _unwrapped(self.trainable, _WithResources)
         if resources is not None and resources.use_gpu:
             lines += ["[scaling]", "use_gpu = true"]
@@ -441,7 +460,8 @@ def _run_sweep(sweep_dir, arguments, constants, env):
     from .._trainrt import binary
     with open(os.path.join(sweep_dir, "tuner", "ranks"), "w") as file:
         file.write(arguments[arguments.index("--ranks") + 1] + "\n")
-    environment = {key: value for key, value in os.environ.items() if key != _state.TUNE_PARAMETERS_ENV}
+    environment = {key: value for key, value in os.environ.items()
+                   if key not in (_state.TUNE_PARAMETERS_ENV, _state.TUNE_CONSTANTS_ENV)}
     code = subprocess.call([binary(), "tune", "--config", os.path.join(sweep_dir, "tuner", "sweep.ini")] + arguments,
                            env={**environment, **env})
     report = json.loads(subprocess.run([binary(), "results", sweep_dir, "--json"], capture_output=True,

@@ -1,0 +1,1 @@
+"""ray.tune.integration after the port: Ray Tune's framework callbacks (trainrt.tune.integration.xgboost)."""
