@@ -91,7 +91,7 @@ fi
 # The data part uses it too (trainrt's Python loader beside PyTorch's DataLoader), when configured.
 PYTHON_BUILT=0 PYTHON_BUILT_ANY=0
 if { ! skipped python || ! skipped data || ! skipped xgboost; } &&
-   cmake --build "$BUILD" --target help | grep -qx '\.\.\. trainrt_python'; then
+   [[ $'\n'$(cmake --build "$BUILD" --target help)$'\n' == *$'\n... trainrt_python\n'* ]]; then
   skipped python || PYTHON_BUILT=1
   PYTHON_BUILT_ANY=1
   targets+=(trainrt_python)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make conformance: Ray's own examples run under Ray (the reference, stored in
 # tests/conformance/ray_reference.json) and then under trainrt after the port, every one of them,
-# writing the outcome table into docs/reference/ray-conformance.md. `make test` runs the trainrt
+# writing the outcome table into docs/reference/ray-conformance.md and the counts into
+# tests/conformance/trainrt_summary.json (make bench shows them in BENCHMARKS.md). `make test` runs the trainrt
 # half of the examples expected to conform against the stored reference, without Ray running.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,4 +19,4 @@ if [ "${CONFORMANCE_SKIP_RAY:-0}" != 1 ]; then
 fi
 PYTHONPATH="$PWD/$BUILD/lib/trainrt/python" "$PY" tests/conformance/ray_examples.py trainrt --python "$PY" \
   --ray-python "$RAY_PY" --fashion-idx data/fashion-mnist-6k-idx --reference tests/conformance/ray_reference.json \
-  --table docs/reference/ray-conformance.md
+  --table docs/reference/ray-conformance.md --summary tests/conformance/trainrt_summary.json

@@ -276,6 +276,13 @@ def trainrt_half(args):
         table.append((example, "runs", "runs, as Ray" if not found else "differs", "; ".join(found)))
     if args.table:
         write_table(args.table, table, reference, runs, ran_under_ray)
+    if args.summary:  # make bench shows it (BENCHMARKS.md)
+        with open(args.summary, "w") as file:
+            json.dump({"ray_version": reference["ray_version"], "examples": len(reference["examples"]),
+                       "run_under_ray": ran_under_ray, "run_as_under_ray": runs,
+                       "conforming": sorted(e for e, _, ours, _ in table if ours == "runs, as Ray"),
+                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, file, indent=1)
+            file.write("\n")
     print(f"conformance: {runs} of {ran_under_ray} examples that run under Ray {reference['ray_version']} here run "
           f"under trainrt as under Ray" + (f"; expected to conform and did not: {', '.join(failed)}" if failed else ""))
     if not failed:
@@ -313,6 +320,7 @@ def main():
     parser.add_argument("--out", help="ray side: the reference file to write")
     parser.add_argument("--reference", help="trainrt side: the stored Ray runs")
     parser.add_argument("--table", help="trainrt side: write the Markdown table here")
+    parser.add_argument("--summary", help="trainrt side: write the counts here (JSON)")
     parser.add_argument("--only", nargs="*", help="trainrt side: these examples alone")
     parser.add_argument("--conforming-only", action="store_true", help="trainrt side: the examples in CONFORMS alone")
     args = parser.parse_args()

@@ -31,3 +31,5 @@ def test_stop_dict_as_criteria():
         stop_criteria(lambda trial_id, result: False)
     with pytest.raises(ValueError, match="maps a reported metric's name to a number"):
         stop_criteria({"acc": "high"})
+    # Ray's PBT example: a flag the function reports, reached as Ray compares result >= True
+    assert stop_criteria({"done": True, "training_iteration": 10}) == "done>=1,training_iteration>=10"
