@@ -62,7 +62,7 @@ def save_times(booster, directory, repeats=5):
 
 
 def worker(rank, ranks, envs, args):
-    with collective.CommunicatorContext(**envs, DMLC_TASK_ID=str(rank)):
+    with collective.CommunicatorContext(**envs, dmlc_task_id=str(rank)):
         dtrain, dtest = shard(args.data, "train", rank, ranks), shard(args.data, "test", rank, ranks)
         timer = RoundTimer()
         booster = xgboost.train(PARAMS, dtrain, args.rounds, evals=[(dtrain, "train"), (dtest, "test")],
@@ -86,13 +86,13 @@ if __name__ == "__main__":
     with h5py.File(args.data, "r") as f:
         args.train_rows = int(f["train"]["label"].shape[0])
     tracker = RabitTracker(host_ip="127.0.0.1", n_workers=args.ranks, port=0, sortby="task")
-    tracker.start(args.ranks)
-    envs = tracker.worker_envs()
+    tracker.start()
+    envs = tracker.worker_args()
     context = multiprocessing.get_context("spawn")
     workers = [context.Process(target=worker, args=(r, args.ranks, envs, args)) for r in range(args.ranks)]
     for w in workers:
         w.start()
     for w in workers:
         w.join()
-    tracker.join()
+    tracker.wait_for()
     raise SystemExit(max(w.exitcode for w in workers))
