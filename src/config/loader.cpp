@@ -242,8 +242,10 @@ Loaded load(int argc, const char* const argv[], const WorkloadKeys& workloads,
     if (!flags.config_file.empty()) take_file(merged, flags.config_file, desc);
     take_environment(merged, desc);
     for (const auto& [key, value] : program_settings) merged[key] = value;
-    check_train_overrides(from_command_line, merged);
+    const Values before_command_line = merged;
     for (auto& [key, value] : from_command_line) merged[key] = value;
+    if (!embedded_workload.empty() || !workloads.count(workload_of(merged)))  // declared keys: validate() says it
+        check_train_overrides(from_command_line, before_command_line);
     if (!embedded_workload.empty())
         merged[RunSettings::workload_key()] = {"embedded:" + embedded_workload, "set by the program (trainrt::run)"};
     if (flags.help || flags.version || flags.exit_codes || flags.exit_codes_markdown || flags.keys_markdown)
