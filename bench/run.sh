@@ -118,10 +118,11 @@ OUT=${BENCH_OUT:-$BUILD/bench-results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 if [[ -n ${BENCH_REUSE:-} ]]; then
-  # The skipped parts' stored results: copied first, so the parts that run replace theirs.
+  # The skipped parts' stored results are copied in once the parts that run are done (below), never
+  # over a file of this run: a part that appends to its file (the overlap pairs) must not add to
+  # an earlier run's lines.
   [[ -d $BENCH_REUSE && -f $BENCH_REUSE/machine.txt ]] || die "BENCH_REUSE=$BENCH_REUSE is not a results directory of bench/run.sh (no machine.txt)"
   [[ -n ${skip_list//[ ,]/} ]] || die "BENCH_REUSE needs BENCH_SKIP: the parts to take from $BENCH_REUSE instead of running them"
-  cp -n "$BENCH_REUSE"/* "$OUT"/ 2>/dev/null || true
   REUSED_FROM=$(cd "$BENCH_REUSE" && pwd)
   REUSED_DATE=$(sed -n 's/^date=//p' "$BENCH_REUSE/machine.txt")
 fi
@@ -441,6 +442,7 @@ blas_of_trainrt=$(ldd "$TRAINRT" 2>/dev/null | awk '/libopenblas/ {print $3; exi
   printf 'load=%s\n' "$load_start at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 } >"$OUT/machine.txt"
 
+[[ -z ${REUSED_FROM:-} ]] || cp -n "$REUSED_FROM"/* "$OUT"/ 2>/dev/null || true
 say "writing $REPORT"
 "$PY" bench/report_benchmarks.py "$OUT" "$REPORT" || die "could not aggregate the results in $OUT"
 if [[ -s $OUT/ray.jsonl ]]; then
