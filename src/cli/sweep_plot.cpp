@@ -6,9 +6,10 @@
 #include <fmt/format.h>
 
 #include "cli/plot_script.hpp"
+#include "metrics/best_trial.hpp"
 #include "metrics/metric_series.hpp"
+#include "runlog/sweep_record.hpp"
 #include "trainrt/error.hpp"
-#include "tune/sweep_state.hpp"
 
 namespace trainrt::cli::plot {
 namespace {
@@ -27,8 +28,6 @@ std::vector<std::pair<double, double>> trial_points(const std::string& run_dir, 
     return points;
 }
 
-bool better(double value, double than, bool maximize) { return maximize ? value > than : value < than; }
-
 // A value as the key shows it: a number to 4 significant digits, anything else as it is.
 std::string short_value(const std::string& value) {
     char* end = nullptr;
@@ -36,7 +35,7 @@ std::string short_value(const std::string& value) {
     return end != value.c_str() && *end == '\0' ? fmt::format("{:.4g}", number) : value;
 }
 
-std::string trial_label(const tune::TrialRecord& trial) {
+std::string trial_label(const runlog::TrialRecord& trial) {
     std::string text = trial.name;
     for (const auto& [key, value] : trial.values)
         text += fmt::format(" {}={}", key.substr(key.find('.') + 1), short_value(value));
@@ -46,37 +45,29 @@ std::string trial_label(const tune::TrialRecord& trial) {
 }  // namespace
 
 SweepFigure build_sweep_figure(const std::string& sweep_dir, int width, int height) {
-    const tune::SweepState state = tune::load_state(sweep_dir);
-    const auto setting = [&](const char* key, const char* otherwise) {
-        return state.definition.count(key) ? state.definition.at(key) : std::string(otherwise);
-    };
-    SweepFigure figure{"", setting("tune.metric", ""), "epoch", width, height, {}};
-    const bool maximize = setting("tune.mode", "max") != "min";
+    const runlog::SweepState state = runlog::load_state(sweep_dir);
+    SweepFigure figure{"", state.metric, "epoch", width, height, {}};
     bool epochs = true;
-    std::size_t best = 0;
-    for (const tune::TrialRecord& trial : state.trials) {
+    for (const runlog::TrialRecord& trial : state.trials) {
         TrialSeries series{trial.name, trial_label(trial), TrialLook::other,
                            trial_points(sweep_dir + "/" + trial.name, figure.metric, epochs)};
         if (series.points.empty()) continue;
-        if (trial.status == tune::TrialStatus::error) series.look = TrialLook::error;
-        else if (tune::stopped_early(state, trial)) series.look = TrialLook::stopped_early;
+        if (trial.status == runlog::TrialStatus::error) series.look = TrialLook::error;
+        else if (runlog::stopped_early(state, trial)) series.look = TrialLook::stopped_early;
         figure.trials.push_back(std::move(series));
-        const auto peak = [&](const TrialSeries& s) {
-            double value = s.points.front().second;
-            for (const auto& point : s.points) value = better(point.second, value, maximize) ? point.second : value;
-            return value;
-        };
-        if (better(peak(figure.trials.back()), peak(figure.trials[best]), maximize)) best = figure.trials.size() - 1;
     }
-    if (figure.trials.empty())
+    const auto best = metrics::best_trial(sweep_dir, state, figure.metric, state.mode, metrics::Scope::all);
+    if (figure.trials.empty() || !best)
         throw ConfigError(fmt::format("plot: no trial in {} has reported {} yet; plot again after the first report",
                                       sweep_dir, figure.metric));
-    figure.trials[best].look = TrialLook::best;
+    const std::string& best_name = state.trials[best->index].name;
+    for (TrialSeries& series : figure.trials)
+        if (series.name == best_name) series.look = TrialLook::best;
     if (!epochs) figure.x_label = "_training_iteration";
     std::filesystem::path dir = std::filesystem::absolute(sweep_dir).lexically_normal();
     if (dir.filename().empty()) dir = dir.parent_path();
     figure.title = fmt::format("{}: {} trials, {} ({}); best {}", dir.filename().string(), state.trials.size(),
-                               figure.metric, setting("tune.mode", "max"), figure.trials[best].name);
+                               figure.metric, state.mode, best_name);
     return figure;
 }
 

@@ -8,20 +8,21 @@
 #include <fmt/format.h>
 
 #include "cli/results_report.hpp"
+#include "metrics/best_trial.hpp"
 #include "metrics/metric_series.hpp"
 #include "runlog/run_files.hpp"
+#include "runlog/sweep_record.hpp"
 #include "trainrt/error.hpp"
-#include "tune/sweep_state.hpp"
 
 namespace trainrt::cli {
 namespace {
 
-nlohmann::ordered_json trial_row(const std::string& dir, const tune::TrialRecord& trial, const std::string& metric,
+nlohmann::ordered_json trial_row(const std::string& dir, const runlog::TrialRecord& trial, const std::string& metric,
                                  bool maximize) {
     const std::string run_dir = dir + "/" + trial.name;
     nlohmann::ordered_json values = nlohmann::ordered_json::object();
     for (const auto& [key, value] : trial.values) values[key] = value;
-    nlohmann::ordered_json row{{"name", trial.name}, {"status", tune::status_name(trial.status)},
+    nlohmann::ordered_json row{{"name", trial.name}, {"status", runlog::status_name(trial.status)},
                                {"attempts", trial.attempts}, {"values", values}, {"iterations", 0},
                                {"last", nullptr}, {"best", nullptr}, {"time_s", nullptr}, {"checkpoint", nullptr}};
     bool started = false;  // a trial whose step failed before its run began has no run files
@@ -57,21 +58,17 @@ std::string values_text(const nlohmann::ordered_json& values) {
 bool is_sweep_dir(const std::string& dir) { return std::filesystem::exists(runlog::path_in(dir, runlog::kSweepRecord)); }
 
 nlohmann::ordered_json build_sweep_report(const std::string& sweep_dir) {
-    const tune::SweepState state = tune::load_state(sweep_dir);
-    const std::string metric = state.definition.count("tune.metric") ? state.definition.at("tune.metric") : "";
-    const std::string mode = state.definition.count("tune.mode") ? state.definition.at("tune.mode") : "max";
-    const bool maximize = mode != "min";
+    const runlog::SweepState state = runlog::load_state(sweep_dir);
+    const bool maximize = state.mode != "min";
     nlohmann::ordered_json report{{"path", std::filesystem::absolute(sweep_dir).lexically_normal().string()},
-                                  {"metric", metric}, {"mode", mode}, {"trials", nlohmann::ordered_json::array()},
-                                  {"best_trial", nullptr}, {"best_metric", nullptr}, {"best_checkpoint", nullptr}};
-    for (const tune::TrialRecord& trial : state.trials) {
-        nlohmann::ordered_json row = trial_row(sweep_dir, trial, metric, maximize);
-        const bool better = !row["best"].is_null() &&
-                            (report["best_metric"].is_null() ||
-                             (maximize ? row["best"].get<double>() > report["best_metric"].get<double>()
-                                       : row["best"].get<double>() < report["best_metric"].get<double>()));
-        if (better) report["best_trial"] = row["name"], report["best_metric"] = row["best"], report["best_checkpoint"] = row["checkpoint"];
-        report["trials"].push_back(std::move(row));
+                                  {"metric", state.metric}, {"mode", state.mode},
+                                  {"trials", nlohmann::ordered_json::array()}, {"best_trial", nullptr},
+                                  {"best_metric", nullptr}, {"best_checkpoint", nullptr}};
+    for (const runlog::TrialRecord& trial : state.trials)
+        report["trials"].push_back(trial_row(sweep_dir, trial, state.metric, maximize));
+    if (const auto best = metrics::best_trial(sweep_dir, state, state.metric, state.mode, metrics::Scope::all)) {
+        const nlohmann::ordered_json& row = report["trials"][best->index];
+        report["best_trial"] = row["name"], report["best_metric"] = best->score, report["best_checkpoint"] = row["checkpoint"];
     }
     return report;
 }

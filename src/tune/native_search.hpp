@@ -12,14 +12,14 @@
 #include <utility>
 #include <vector>
 
+#include "runlog/sweep_record.hpp"
 #include "tune/search_space.hpp"
 
 namespace trainrt::tune {
 
 enum class SearchKind { grid, random, optuna };
 
-// A trial's sampled settings, in the space's order: {"train.lr", "0.003"}.
-using TrialValues = std::vector<std::pair<std::string, std::string>>;
+using runlog::TrialValues;  // a trial's sampled settings, in the space's order
 
 // The points the enumerated domains make (1 when none is); grid search enumerates choices too.
 std::size_t grid_points(const std::vector<Domain>& space, SearchKind kind);

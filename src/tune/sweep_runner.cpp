@@ -149,7 +149,7 @@ public:
     int run() {
         for (TrialRecord& trial : state_.trials)
             if (trial.status == TrialStatus::running) trial.status = TrialStatus::pending;  // resumes
-        save_state(dir_, state_);
+        runlog::save_state(dir_, state_);
         log::info("sweep {}: {} trials of {} rank(s), {} at once", dir_, state_.trials.size(),
                   sweep_.tune.ranks_per_trial.value, placement_.nodes.slots());
         while (start_more() || !running_.empty()) {
@@ -171,7 +171,7 @@ private:
             if (trial.status != TrialStatus::pending) continue;
             if (asha() && decide_rows(trial) && trial.target == 0) {  // an earlier attempt's rows ended it
                 trial.status = TrialStatus::terminated;
-                save_state(dir_, state_);
+                runlog::save_state(dir_, state_);
                 continue;
             }
             left = true;
@@ -181,7 +181,7 @@ private:
             const std::vector<std::string> argv = trial_command(sweep_, placement_, trial, dir_, *slot);
             trial.status = TrialStatus::running, ++trial.attempts;
             trial.started_unix.push_back(runlog::now_seconds());
-            save_state(dir_, state_);
+            runlog::save_state(dir_, state_);
             launch::SpawnOptions options{{}, dir_ + "/" + trial.name + ".out", trial_env_};
             running_.push_back({trial.index, launch::spawn(argv, options), *slot, {}});
             log::info("sweep: {} started (attempt {}): {}", trial.name, trial.attempts, values_text(trial));
@@ -231,10 +231,10 @@ private:
         else if (node_lost) trial.status = TrialStatus::pending, ++trial.node_losses;
         else if (++trial.failures > sweep_.tune.max_failures_per_trial.value) trial.status = TrialStatus::error;
         else trial.status = TrialStatus::pending;
-        save_state(dir_, state_);
+        runlog::save_state(dir_, state_);
         const std::string why = node_lost ? " (a node under it was lost: retried, not counted as its failure)"
             : *exit.why != '\0' ? fmt::format(" ({}: retried, not counted as its failure)", exit.why) : "";
-        log::info("sweep: {} ended with exit {}: {}{} ({})", trial.name, trial.last_exit, status_name(trial.status), why,
+        log::info("sweep: {} ended with exit {}: {}{} ({})", trial.name, trial.last_exit, runlog::status_name(trial.status), why,
                   dir_ + "/" + trial.name + ".out");
     }
 
@@ -333,7 +333,7 @@ private:
         const bool promoted = next != 0 && asha_promotes(value, cutoff, maximize);
         trial.decisions.push_back({rung, value, cutoff, at_rung.size(), promoted});
         trial.target = promoted ? next : 0;
-        save_state(dir_, state_);  // before the verdict: a restarted sweep never decides a rung twice
+        runlog::save_state(dir_, state_);  // before the verdict: a restarted sweep never decides a rung twice
         write_verdict(trial, rung, promoted);
         log::info("sweep: {} at {} {}: {} = {:.6g}, cutoff {:.6g} of {} trial(s): {}", trial.name,
                   sweep_.asha.time_attr.value, rung, sweep_.tune.metric.value, value, cutoff, at_rung.size(),
@@ -509,28 +509,37 @@ SweepState adopt_definition(SweepState stored, const SweepConfig& sweep, const s
     return stored;
 }
 
-}  // namespace
-
-SweepState prepare_state(const SweepConfig& sweep, const std::string& dir) {
+// The stored state when its definition is this sweep's, else a new one (see prepare_state).
+SweepState stored_or_new_state(const SweepConfig& sweep, const std::string& dir) {
     for (const char* file : {runlog::kRunJson, runlog::kEvents, runlog::kResults})
         if (std::filesystem::exists(runlog::path_in(dir, file)))
             throw ConfigError(fmt::format("tune: {} is a run's directory (it holds {}); give the sweep a run.name of "
                                           "its own, e.g. --run.name=sweep", dir, file));
     storage::make_dirs(dir);
-    SweepState stored = load_state(dir);
+    SweepState stored = runlog::load_state(dir);
     const auto definition = definition_of(sweep);
     if (!stored.trials.empty()) {
-        if (sweep.resume_errored && reopen_errored(stored) > 0)
+        if (sweep.resume_errored && runlog::reopen_errored(stored) > 0)
             log::info("sweep {}: its ERROR trials go on from their checkpoints (--resume-errored)", dir);
-        const std::string change = definition_change(stored.definition, definition);
+        const std::string change = runlog::definition_change(stored.definition, definition);
         if (change.empty()) return stored;
         if (sweep.resume_changed) return adopt_definition(std::move(stored), sweep, dir, change);
-        throw CheckpointError(fmt::format("tune: {} holds a sweep with another definition ({}); give the new "
-                                          "sweep another run.name, move the directory away, or go on with its "
-                                          "trials under the new definition with --resume-changed", dir, change));
+        throw ConfigError(fmt::format("tune: {} holds a sweep with another definition ({}); give the new "
+                                      "sweep another run.name, move the directory away, or go on with its "
+                                      "trials under the new definition with --resume-changed", dir, change));
     }
-    SweepState state{definition, {}};
+    SweepState state;
+    state.definition = definition;
     for (std::size_t i = 0; i < sweep.trials; ++i) state.trials.push_back(new_trial(sweep, i));
+    return state;
+}
+
+}  // namespace
+
+SweepState prepare_state(const SweepConfig& sweep, const std::string& dir) {
+    SweepState state = stored_or_new_state(sweep, dir);
+    state.metric = sweep.tune.metric.value;
+    state.mode = name_of(sweep.tune.mode.value);
     return state;
 }
 

@@ -12,12 +12,18 @@
 #include <functional>
 #include <string>
 
+#include "runlog/sweep_record.hpp"
 #include "supervise/allocation.hpp"
 #include "tune/sweep_config.hpp"
-#include "tune/sweep_state.hpp"
 #include "tune/trial_nodes.hpp"
 
 namespace trainrt::tune {
+
+// The sweep's record (runlog/sweep_record.hpp), which this room writes.
+using runlog::RungDecision;
+using runlog::SweepState;
+using runlog::TrialRecord;
+using runlog::TrialStatus;
 
 struct SweepPlacement {
     TrialNodes nodes;         // the nodes trials may use, and how many trials run at once
@@ -35,8 +41,8 @@ SweepPlacement place_trials(const SweepConfig& sweep, std::size_t total_ranks, c
 // SWEEP_DIR: the base job's run.storage_path / run.name, as a run's directory.
 std::string sweep_dir(const SweepConfig& sweep);
 
-// The state to run from: the stored one when its definition is this sweep's (exit 8 naming the
-// first difference otherwise, unless --resume-changed: then the stored trials under the new
+// The state to run from: the stored one when its definition is this sweep's (ConfigError naming
+// the first difference otherwise, unless --resume-changed: then the stored trials under the new
 // definition, trials added or never-started ones dropped to num_samples), else every trial PENDING with its values drawn now
 // (search = optuna: drawn when each trial first starts, from the trials finished by then).
 SweepState prepare_state(const SweepConfig& sweep, const std::string& dir);

@@ -55,8 +55,8 @@ tune "$WORK/again.out" --run.name=sweep --train.epochs=1
   || { tail "$WORK/again.out" >&2; fail "rerun: exit $rc"; }
 
 tune "$WORK/changed.out" --run.name=sweep --train.epochs=1 --tune.num_samples=6
-[ "$rc" -eq "$TRAINRT_EXIT_CHECKPOINT" ] && [ "$(grep -c . "$WORK/changed.out")" -eq 1 ] && grep -q "tune.num_samples: 4 -> 6" "$WORK/changed.out" \
-  && pass "another definition in the same directory: exit 8, $(cut -c1-150 "$WORK/changed.out")" \
+[ "$rc" -eq "$TRAINRT_EXIT_CONFIG" ] && [ "$(grep -c . "$WORK/changed.out")" -eq 1 ] && grep -q "tune.num_samples: 4 -> 6" "$WORK/changed.out" \
+  && pass "another definition in the same directory: exit 2 (bad input), $(cut -c1-150 "$WORK/changed.out")" \
   || { cat "$WORK/changed.out" >&2; fail "changed sweep: exit $rc"; }
 first_values=$(jq -c '[.trials[:4][].values]' "$S/sweep.json")
 tune "$WORK/grown.out" --run.name=sweep --train.epochs=1 --tune.num_samples=6 --resume-changed

@@ -18,7 +18,6 @@ trainrt's C++ parser reads and checks (one rule, in one place).
 """
 import dataclasses
 import inspect
-import json
 import os
 import subprocess
 
@@ -212,11 +211,12 @@ class TuneError(RuntimeError):
 class ResultGrid:
     """The trials of a sweep (Ray's ResultGrid): each a Result with its .config."""
 
-    def __init__(self, path, report, constants=None):
+    def __init__(self, path, constants=None):
+        from .._trainrt import layout
         self.path = path
-        self._report = report
+        self._record = layout.sweep(path)
         self._results = []
-        for trial in report["trials"]:
+        for trial in self._record["trials"]:
             trial_dir = os.path.join(path, trial["name"])
             result = Result.from_path(trial_dir) if os.path.isdir(trial_dir) else \
                 Result(metrics={}, checkpoint=None, best_checkpoints=[], path=trial_dir)
@@ -246,24 +246,22 @@ class ResultGrid:
         return len(self.errors)
 
     def get_best_result(self, metric=None, mode=None, scope="last"):
-        """The trial whose `metric` is best (`scope`: "last" reported value, or "all": best ever)."""
-        metric = metric or self._report["metric"]
-        mode = mode or self._report["mode"]
+        """The trial whose `metric` is best under `scope` (Ray's: "last" reported value, "avg",
+        "last-5-avg", "last-10-avg" or "all": the best ever), by the rule `trainrt results` uses."""
+        from .._trainrt import Error, exit_codes, layout
+        metric = metric or self._record["metric"]
+        mode = mode or self._record["mode"]
         if not metric:
             raise ValueError("trainrt.tune: get_best_result() needs metric= and mode= when TuneConfig named no metric")
-        scored = []
-        for result in self._results:
-            frame = result.metrics_dataframe
-            if frame is None or metric not in getattr(frame, "columns", []):
-                values = [result.metrics[metric]] if metric in result.metrics else []
-            else:
-                values = [v for v in frame[metric].tolist() if v == v]
-            if values:
-                value = values[-1] if scope == "last" else (max(values) if mode == "max" else min(values))
-                scored.append((value, result))
-        if not scored:
+        try:
+            name = layout.best_trial(self.path, metric, mode, scope)
+        except Error as error:
+            if error.exit_code != exit_codes.config:
+                raise
+            raise ValueError(f"trainrt.tune: get_best_result(): {error}") from None
+        if name is None:
             raise RuntimeError(f"trainrt.tune: no trial reported '{metric}'")
-        return (max if mode == "max" else min)(scored, key=lambda pair: pair[0])[1]
+        return self._results[[trial["name"] for trial in self._record["trials"]].index(name)]
 
     def get_dataframe(self):
         """One row per trial: its last reported metrics, "config/<key>" values, path and status."""
@@ -464,11 +462,9 @@ def _run_sweep(sweep_dir, arguments, constants, env):
                    if key not in (_state.TUNE_PARAMETERS_ENV, _state.TUNE_CONSTANTS_ENV)}
     code = subprocess.call([binary(), "tune", "--config", os.path.join(sweep_dir, "tuner", "sweep.ini")] + arguments,
                            env={**environment, **env})
-    report = json.loads(subprocess.run([binary(), "results", sweep_dir, "--json"], capture_output=True,
-                                       text=True).stdout or '{"trials": []}')
     if code != 0:
         raise TuneError(code, sweep_dir)
-    return ResultGrid(sweep_dir, report, constants)
+    return ResultGrid(sweep_dir, constants)
 
 
 def _stored_base(sweep_dir):

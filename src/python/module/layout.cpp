@@ -6,12 +6,14 @@
 #include <fstream>
 
 #include "checkpoint/catalog.hpp"
+#include "metrics/best_trial.hpp"
 #include "metrics/ray_result.hpp"
 #include "metrics/rows_file.hpp"
 #include "python/module/bindings.hpp"
 #include "runlog/events.hpp"
 #include "runlog/history.hpp"
 #include "runlog/run_files.hpp"
+#include "runlog/sweep_record.hpp"
 
 namespace py = pybind11;
 
@@ -72,6 +74,35 @@ py::dict outcome(const std::string& run_dir) {
     return out;
 }
 
+// A sweep's record as the Python ResultGrid reads it: {metric, mode, trials: [{name, status,
+// values: {key: text}}]}, trials in index order.
+py::dict sweep(const std::string& sweep_dir) {
+    const runlog::SweepState state = runlog::load_state(sweep_dir);
+    py::list trials;
+    for (const runlog::TrialRecord& trial : state.trials) {
+        py::dict values;
+        for (const auto& [key, value] : trial.values) values[py::str(key)] = value;
+        py::dict row;
+        row["name"] = trial.name;
+        row["status"] = runlog::status_name(trial.status);
+        row["values"] = values;
+        trials.append(row);
+    }
+    py::dict out;
+    out["metric"] = state.metric;
+    out["mode"] = state.mode;
+    out["trials"] = trials;
+    return out;
+}
+
+// The best trial's name (metrics/best_trial.hpp), None when no trial reported `metric`.
+py::object best_trial(const std::string& sweep_dir, const std::string& metric, const std::string& mode,
+                      const std::string& scope) {
+    const runlog::SweepState state = runlog::load_state(sweep_dir);
+    const auto best = metrics::best_trial(sweep_dir, state, metric, mode, metrics::scope_named(scope));
+    return best ? py::object(py::str(state.trials[best->index].name)) : py::object(py::none());
+}
+
 }  // namespace
 
 void bind_layout(py::module_& module) {
@@ -86,6 +117,10 @@ void bind_layout(py::module_& module) {
                "the run's record of starts, stops and failures");
     layout.def("outcome", &outcome, py::arg("run_dir"),
                "how the run's record ends: {status, exit_code, message, reports}");
+    layout.def("sweep", &sweep, py::arg("sweep_dir"),
+               "a sweep's record: {metric, mode, trials: [{name, status, values}]}");
+    layout.def("best_trial", &best_trial, py::arg("sweep_dir"), py::arg("metric"), py::arg("mode"), py::arg("scope"),
+               "the name of the sweep's best trial by `metric` (mode max/min, Ray's scopes), or None");
     layout.def("checkpoints", &checkpoints_with_metrics, py::arg("run_dir"),
                "[(checkpoint directory, manifest metrics as JSON)] of the run's checkpoints, oldest first");
 }

@@ -1,6 +1,7 @@
 #pragma once
-// A sweep's own record, SWEEP_DIR/sweep.json, replaced atomically (write, fsync, rename) after
-// every transition, so a requeued or killed sweep finds every trial where it was: a trial is
+// A sweep's own record, SWEEP_DIR/sweep.json, written by `trainrt tune` (tune/sweep_runner.hpp)
+// and read by `trainrt results`, `trainrt plot` and the Python Tuner. Replaced atomically (write,
+// fsync, rename) after every transition, so a requeued or killed sweep finds every trial where it was: a trial is
 // PENDING until started, RUNNING while its step runs, TERMINATED when it ended 0, ERROR after
 // tune.max_failures_per_trial + 1 failed attempts (a node lost under it is not its failure). A
 // trial found RUNNING after a restart runs again and resumes from its own run directory's
@@ -10,11 +11,13 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "tune/native_search.hpp"
+namespace trainrt::runlog {
 
-namespace trainrt::tune {
+// A trial's sampled settings, in the space's order: {"train.lr", "0.003"}.
+using TrialValues = std::vector<std::pair<std::string, std::string>>;
 
 enum class TrialStatus { pending, running, terminated, error };
 const char* status_name(TrialStatus status);
@@ -46,10 +49,12 @@ struct TrialRecord {
 
 struct SweepState {
     std::map<std::string, std::string> definition;  // "tune.metric" / "space.train.lr" -> value
+    std::string metric;    // the metric trials are compared by ("": none), as tune.metric set it
+    std::string mode = "max";  // "max": a larger metric is better; "min": a smaller one
     std::vector<TrialRecord> trials;
 };
 
-// Reads SWEEP_DIR/sweep.json; an absent file is an empty state. CheckpointError when unreadable.
+// Reads SWEEP_DIR/sweep.json; an absent file is an empty state. StorageError when unreadable.
 SweepState load_state(const std::string& sweep_dir);
 void save_state(const std::string& sweep_dir, const SweepState& state);
 
@@ -66,4 +71,4 @@ bool stopped_early(const SweepState& state, const TrialRecord& trial);
 std::string definition_change(const std::map<std::string, std::string>& stored,
                               const std::map<std::string, std::string>& now);
 
-}  // namespace trainrt::tune
+}  // namespace trainrt::runlog

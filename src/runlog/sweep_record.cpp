@@ -1,4 +1,4 @@
-#include "tune/sweep_state.hpp"
+#include "runlog/sweep_record.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -11,16 +11,16 @@
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 
-namespace trainrt::tune {
+namespace trainrt::runlog {
 namespace {
 
-constexpr const char* kStateFile = runlog::kSweepRecord;
+constexpr const char* kStateFile = kSweepRecord;
 const char* const kStatusNames[] = {"PENDING", "RUNNING", "TERMINATED", "ERROR"};
 
 TrialStatus status_of(const std::string& name, const std::string& path) {
     for (int s = 0; s < 4; ++s)
         if (name == kStatusNames[s]) return static_cast<TrialStatus>(s);
-    throw CheckpointError(fmt::format("tune: {}: unknown trial status '{}'", path, name));
+    throw StorageError(fmt::format("{}: unknown trial status '{}'", path, name));
 }
 
 nlohmann::ordered_json to_json(const TrialRecord& trial) {
@@ -69,9 +69,11 @@ SweepState load_state(const std::string& sweep_dir) {
     try {
         const nlohmann::ordered_json json = nlohmann::ordered_json::parse(text.str());
         state.definition = json.at("definition").get<std::map<std::string, std::string>>();
+        state.metric = json.value("metric", std::string());
+        state.mode = json.value("mode", std::string("max"));
         for (const nlohmann::ordered_json& row : json.at("trials")) state.trials.push_back(trial_of(row, path));
     } catch (const nlohmann::json::exception& error) {
-        throw CheckpointError(fmt::format("tune: {} does not read as a sweep record ({}); it was not written by "
+        throw StorageError(fmt::format("{} does not read as a sweep record ({}); it was not written by "
                                           "trainrt tune, or was damaged: move it away to start the sweep over",
                                           path, error.what()));
     }
@@ -81,6 +83,8 @@ SweepState load_state(const std::string& sweep_dir) {
 void save_state(const std::string& sweep_dir, const SweepState& state) {
     nlohmann::ordered_json json{{"format", "trainrt-sweep"}, {"format_version", 1}};
     json["definition"] = state.definition;
+    json["metric"] = state.metric;
+    json["mode"] = state.mode;
     json["trials"] = nlohmann::ordered_json::array();
     for (const TrialRecord& trial : state.trials) json["trials"].push_back(to_json(trial));
     storage::write_file_atomic(sweep_dir + "/" + kStateFile, json.dump(2) + "\n");
@@ -115,4 +119,4 @@ std::string definition_change(const std::map<std::string, std::string>& stored,
     return "";
 }
 
-}  // namespace trainrt::tune
+}  // namespace trainrt::runlog
