@@ -14,6 +14,17 @@ if(NOT Python3_EXECUTABLE AND EXISTS ${TRAINRT_VENV}/bin/python3)
   set(Python3_EXECUTABLE ${TRAINRT_VENV}/bin/python3 CACHE FILEPATH
       "the interpreter the Python component is built for and embeds (the project environment's)")
 endif()
+# FindPython keeps what it found for an earlier interpreter (its libpython, its headers) when the
+# interpreter changes to one of the same version: a build directory configured before the
+# environment existed (make demo on a new machine, then make deps and make test) would embed the
+# interpreter on PATH's libpython with the environment's standard library. Forgotten here.
+if(Python3_EXECUTABLE AND DEFINED CACHE{_Python3_EXECUTABLE} AND NOT _Python3_EXECUTABLE STREQUAL Python3_EXECUTABLE)
+  get_cmake_property(_trainrt_cached CACHE_VARIABLES)
+  list(FILTER _trainrt_cached INCLUDE REGEX "^(_Python3?_.*|pybind11_INCLUDE_DIRS)$")  # pybind11 finds Python_ too
+  foreach(_trainrt_var IN LISTS _trainrt_cached)
+    unset(${_trainrt_var} CACHE)
+  endforeach()
+endif()
 
 # torch.utils.cmake_prefix_path of the interpreter's torch, for find_package(Torch), when Torch_DIR
 # is not given. Empty when that interpreter has no torch.

@@ -11,7 +11,7 @@ DATA="$TRAINRT_SRC/data/fashion-mnist.h5"
 SMALL_DATA="$TRAINRT_SRC/data/fashion-mnist-6k.h5"
 SMALL_IDX="$TRAINRT_SRC/data/fashion-mnist-6k-idx"  # the same, as IDX files (the Python example)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/trainrt-test.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+trap '[ -n "${TRAINRT_TEST_KEEP:-}" ] || rm -rf "$WORK"' EXIT
 failures=0
 # The exit code table (docs/reference/exit-codes.md) as TRAINRT_EXIT_<NAME> and TRAINRT_RESULTS_<STATUS>.
 eval "$("$TRAINRT" --exit-codes)"
