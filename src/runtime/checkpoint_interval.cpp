@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "config/settings.hpp"
+
 namespace trainrt::runtime {
 
 double young_daly_interval(double cost_s, double mtbf_s) { return std::sqrt(2.0 * cost_s * mtbf_s); }
@@ -15,14 +17,14 @@ double expected_waste(double interval_s, double cost_s, double mtbf_s) {
 }
 
 Mtbf job_mtbf(double configured_s, int nodes, int failures_seen, double seconds_seen) {
-    if (configured_s > 0) return {configured_s, "failure.mtbf"};
+    if (configured_s > 0) return {configured_s, FailureSettings::mtbf_key()};
     const double fallback = kNodeMtbfSeconds / std::max(nodes, 1);
-    if (failures_seen <= 0) return {fallback, fmt::format("30 days / {} node(s): failure.mtbf = 0", std::max(nodes, 1))};
+    if (failures_seen <= 0) return {fallback, fmt::format("30 days / {} node(s): {} = 0", std::max(nodes, 1), FailureSettings::mtbf_key())};
     const double seen = std::max(seconds_seen, 0.0);
     return {(seen + fallback) / (failures_seen + 1),
             fmt::format("the run's record: {} failure(s) in {:.6g} s, and 30 days / {} node(s) as one more "
-                        "(failure.mtbf = 0)",
-                        failures_seen, seen, std::max(nodes, 1))};
+                        "({} = 0)",
+                        failures_seen, seen, std::max(nodes, 1), FailureSettings::mtbf_key())};
 }
 
 CheckpointInterval::CheckpointInterval(std::optional<double> interval_s, double mtbf_s, std::string mtbf_source)

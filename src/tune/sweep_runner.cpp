@@ -16,6 +16,7 @@
 #include "runlog/clock.hpp"
 #include "runlog/events.hpp"
 #include "config/settings.hpp"
+#include "runlog/run_dir.hpp"
 #include "runlog/run_files.hpp"
 #include "checkpoint/catalog.hpp"
 #include "tune/asha.hpp"
@@ -41,7 +42,7 @@ std::string trial_name(std::size_t index) { return fmt::format("trial_{:04d}", i
 
 // PBT's boundaries: every perturbation_interval epochs up to the base job's train.epochs.
 std::vector<std::int64_t> pbt_boundaries_of(const SweepConfig& sweep) {
-    const std::string total = sweep.base.has("train.epochs") ? sweep.base.get("train.epochs") : "";
+    const std::string total = sweep.base.get_or(kTrainEpochsKey, "");
     if (total.empty())
         throw ConfigError(fmt::format("tune: scheduler = pbt trains every trial to the base job's train.epochs, which "
                                       "{} does not set; set it (e.g. train.epochs = 20)", sweep.base_path));
@@ -58,7 +59,7 @@ std::map<std::string, std::string> definition_of(const SweepConfig& sweep) {
         {sweep.tune.search.key, name_of(sweep.tune.search.value)},
         {sweep.tune.scheduler.key, name_of(sweep.tune.scheduler.value)},
         {sweep.tune.ranks_per_trial.key, std::to_string(sweep.tune.ranks_per_trial.value)},
-        {"run.seed", sweep.base.get("run.seed")}};
+        {RunSettings::seed_key(), std::to_string(RunSettings::read(sweep.base).seed.value)}};
     if (sweep.tune.scheduler.value == SchedulerKind::asha) {
         for (const std::int64_t rung : asha_rungs(sweep.asha)) definition["tune.asha.rungs"] += fmt::format("{} ", rung);
         if (sweep.asha.time_attr.value != "epoch") definition[sweep.asha.time_attr.key] = sweep.asha.time_attr.value;
@@ -104,7 +105,7 @@ std::vector<std::string> trial_command(const SweepConfig& sweep, const SweepPlac
     for (std::string& arg : scheduler_args(sweep, trial)) argv.push_back(std::move(arg));
     // A trial's checkpoints ranked by the sweep's metric (unless the base job ranks them itself):
     // the best trial's best checkpoint is then the one where the metric was best.
-    const bool ranked_by_base = sweep.base.has("checkpoint.score_attribute") && !sweep.base.get("checkpoint.score_attribute").empty();
+    const bool ranked_by_base = !CheckpointSettings::read(sweep.base).score_attribute.value.empty();
     if (!ranked_by_base && !sweep.tune.metric.value.empty())
         argv.insert(argv.end(), {"--checkpoint.score_attribute=" + sweep.tune.metric.value,
                                  "--checkpoint.score_order=" + std::string(name_of(sweep.tune.mode.value))});
@@ -140,7 +141,7 @@ public:
         : sweep_(sweep), placement_(placement), dir_(sweep_dir(sweep)), state_(prepare_state(sweep, dir_)),
           rungs_(asha_rungs(sweep.asha)),
           boundaries_(sweep.tune.scheduler.value == SchedulerKind::pbt ? pbt_boundaries_of(sweep) : std::vector<std::int64_t>{}),
-          seed_(static_cast<std::uint64_t>(std::stoll(sweep.base.get("run.seed")))),
+          seed_(run_seed(sweep.base)),
           peer_timeout_s_(FailureSettings::read(sweep.base).peer_timeout.value),
           stop_signals_(StopSettings::read(sweep.base).signals.value.numbers),
           trial_env_(trial_environment(placement.nodes.slots() * static_cast<std::size_t>(sweep.tune.ranks_per_trial.value),
@@ -475,7 +476,7 @@ SweepPlacement place_trials(const SweepConfig& sweep, std::size_t total_ranks, c
 }
 
 std::string sweep_dir(const SweepConfig& sweep) {
-    return sweep.base.get("run.storage_path") + "/" + sweep.base.get("run.name");
+    return runlog::run_dir_path(RunSettings::read(sweep.base));
 }
 
 namespace {
@@ -483,7 +484,7 @@ namespace {
 // Trial `index` as it enters the sweep: PENDING, its values drawn now (Optuna's when it starts),
 // its first target the scheduler's first rung or boundary.
 TrialRecord new_trial(const SweepConfig& sweep, std::size_t index) {
-    const auto seed = static_cast<std::uint64_t>(std::stoll(sweep.base.get("run.seed")));
+    const std::uint64_t seed = run_seed(sweep.base);
     const bool drawn_at_start = sweep.tune.search.value == SearchKind::optuna;  // by Optuna, from the results before
     TrialRecord trial{index, trial_name(index),
                       drawn_at_start ? TrialValues{} : native_trial(sweep.space, sweep.tune.search.value, seed, index)};
