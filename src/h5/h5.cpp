@@ -9,6 +9,8 @@
 
 #include <hdf5_hl.h>
 
+#include "h5/space.hpp"
+#include "h5/types.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt::h5 {
@@ -47,6 +49,10 @@ std::recursive_mutex& api_mutex() {
 }
 
 }  // namespace detail
+
+void FreeMemory::operator()(char* memory) const noexcept {
+    locked([memory] { return H5free_memory(memory); });
+}
 
 void init_library() {
     locked([] {
@@ -149,14 +155,24 @@ Dataspace dataset_space(hid_t dataset) { return Dataspace(TRAINRT_H5(H5Dget_spac
 
 std::vector<hsize_t> dataset_shape(hid_t dataset) {
     Dataspace space = dataset_space(dataset);
-    int rank = TRAINRT_H5(H5Sget_simple_extent_ndims(space.get()), "");
-    std::vector<hsize_t> shape(static_cast<std::size_t>(rank));
-    TRAINRT_H5(H5Sget_simple_extent_dims(space.get(), shape.data(), nullptr), "");
-    return shape;
+    return space_dims(space.get(), "");
 }
 
 bool exists(hid_t parent, const std::string& name) {
     return TRAINRT_H5(H5Lexists(parent, name.c_str(), H5P_DEFAULT), name) > 0;
+}
+
+bool path_exists(hid_t parent, const std::string& path) {
+    return locked([&] { return H5Lexists(parent, path.c_str(), H5P_DEFAULT) > 0; });
+}
+
+H5O_type_t object_type(hid_t parent, const std::string& path) {
+    return locked([&] {
+        H5O_info_t info;
+        if (H5Oget_info_by_name2(parent, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
+            return H5O_TYPE_UNKNOWN;
+        return info.type;
+    });
 }
 
 void write_dataset(hid_t parent, const std::string& name, hid_t mem_type,
@@ -196,6 +212,22 @@ void write_attribute(hid_t object, const std::string& name, const std::vector<do
     TRAINRT_H5(H5Awrite(attribute.get(), H5T_NATIVE_DOUBLE, values.data()), name);
 }
 
+void write_attribute(hid_t object, const std::string& name, const std::vector<std::int64_t>& values) {
+    Dataspace space = simple_space({values.size()}, name);
+    Attribute attribute(TRAINRT_H5(H5Acreate2(object, name.c_str(), H5T_STD_I64LE, space.get(),
+                                              H5P_DEFAULT, H5P_DEFAULT),
+                                   name));
+    if (!values.empty()) TRAINRT_H5(H5Awrite(attribute.get(), H5T_NATIVE_INT64, values.data()), name);
+}
+
+std::vector<std::int64_t> read_int_array_attribute(hid_t object, const std::string& name) {
+    Attribute attribute(TRAINRT_H5(H5Aopen(object, name.c_str(), H5P_DEFAULT), name));
+    Dataspace space(TRAINRT_H5(H5Aget_space(attribute.get()), name));
+    std::vector<std::int64_t> values(static_cast<std::size_t>(space_points(space.get(), name)));
+    if (!values.empty()) TRAINRT_H5(H5Aread(attribute.get(), H5T_NATIVE_INT64, values.data()), name);
+    return values;
+}
+
 std::vector<double> read_double_array_attribute(hid_t object, const std::string& name) {
     Attribute attribute(TRAINRT_H5(H5Aopen(object, name.c_str(), H5P_DEFAULT), name));
     Dataspace space(TRAINRT_H5(H5Aget_space(attribute.get()), name));
@@ -212,12 +244,10 @@ bool has_attribute(hid_t object, const std::string& name) {
 namespace {
 
 herr_t collect_member(hid_t group, const char* name, const H5L_info_t*, void* out) {
-    H5O_info_t info;
     Member member{name};
-    if (H5Oget_info_by_name2(group, name, &info, H5O_INFO_BASIC, H5P_DEFAULT) >= 0) {
-        member.is_group = info.type == H5O_TYPE_GROUP;
-        member.is_dataset = info.type == H5O_TYPE_DATASET;
-    }
+    const H5O_type_t type = object_type(group, name);
+    member.is_group = type == H5O_TYPE_GROUP;
+    member.is_dataset = type == H5O_TYPE_DATASET;
     static_cast<std::vector<Member>*>(out)->push_back(std::move(member));
     return 0;
 }
@@ -231,15 +261,6 @@ std::vector<Member> list_members(hid_t group) {
 }
 
 namespace {
-
-struct FreeMemory {
-    void operator()(char* memory) const noexcept {
-        locked([memory] { return H5free_memory(memory); });
-    }
-};
-// Memory HDF5 allocated for the caller (a member name, a variable-length string read): H5free_memory,
-// not free(), since HDF5 may be built with its own allocator.
-using Memory = std::unique_ptr<char, FreeMemory>;
 
 std::string read_variable_string(hid_t attribute, hid_t type, const std::string& name) {
     Datatype memory(TRAINRT_H5(H5Tcopy(H5T_C_S1), name));
@@ -276,13 +297,7 @@ std::string read_string_attribute(hid_t object, const std::string& name) {
     return read_fixed_string(attribute.get(), type.get(), name);
 }
 
-std::string enum_member_name(hid_t type, unsigned member) {
-    return locked([&] {
-        const Memory text(H5Tget_member_name(type, member));
-        if (!text) throw_error("H5Tget_member_name", "enum member");
-        return std::string(text.get());
-    });
-}
+std::string enum_member_name(hid_t type, unsigned member) { return member_name(type, member, "enum member"); }
 
 std::int64_t read_int_attribute(hid_t object, const std::string& name) {
     Attribute attribute(TRAINRT_H5(H5Aopen(object, name.c_str(), H5P_DEFAULT), name));

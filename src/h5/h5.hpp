@@ -9,9 +9,15 @@
 // build does, every call made through this layer runs under one process-wide recursive lock,
 // and a failed call's error stack (global in HDF5) is read before that lock is released. So
 // callers never lock; an HDF5 call made outside this layer is a bug.
+//
+// This header holds the core (the lock, error checking, id owners) and the common file, group,
+// dataset and attribute operations; the others in src/h5 cover the rest, one subject each:
+// space.hpp (dataspaces, blocks), io.hpp (dataset creation, reads and writes, storage),
+// props.hpp (property lists), types.hpp (datatypes) and file.hpp (files with a given access).
 #include <hdf5.h>
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -29,6 +35,13 @@ template <class Call> decltype(auto) locked(Call&& call) {
     std::lock_guard<std::recursive_mutex> lock(detail::api_mutex());
     return std::forward<Call>(call)();
 }
+
+// Memory HDF5 allocated for the caller (a member name, a variable-length string read), freed with
+// H5free_memory under the lock, not free(): HDF5 may be built with its own allocator.
+struct FreeMemory {
+    void operator()(char* memory) const noexcept;
+};
+using Memory = std::unique_ptr<char, FreeMemory>;
 
 // Silences HDF5's automatic error printing once per process (errors become exceptions).
 void init_library();
@@ -106,6 +119,12 @@ Dataset open_dataset(hid_t parent, const std::string& name);
 Dataspace dataset_space(hid_t dataset);
 std::vector<hsize_t> dataset_shape(hid_t dataset);
 bool exists(hid_t parent, const std::string& name);
+// Whether `path` (one name or several, "a/b/c") leads from `parent` to an object. Unlike exists(),
+// false and not an H5Error when a group on the way is missing (HDF5 then fails) or HDF5 cannot tell.
+bool path_exists(hid_t parent, const std::string& path);
+// The kind of object at `path` below `parent`; H5O_TYPE_UNKNOWN, not an H5Error, when there is none
+// or HDF5 cannot tell.
+H5O_type_t object_type(hid_t parent, const std::string& path);
 
 // Whole-dataset write of a contiguous buffer with the given shape.
 void write_dataset(hid_t parent, const std::string& name, hid_t mem_type,
@@ -114,14 +133,18 @@ void write_dataset(hid_t parent, const std::string& name, hid_t mem_type,
 void write_attribute(hid_t object, const std::string& name, const std::string& value);
 void write_attribute(hid_t object, const std::string& name, std::int64_t value);
 void write_attribute(hid_t object, const std::string& name, const std::vector<double>& values);
+// A one-dimensional little-endian int64 attribute, zero-length (nothing written) when `values` is empty.
+void write_attribute(hid_t object, const std::string& name, const std::vector<std::int64_t>& values);
 // One string, fixed-length (as trainrt and h5py's numpy.bytes_ write) or variable-length (as h5py
 // writes str), in either character set; H5Error for anything else (numbers, arrays of strings).
 std::string read_string_attribute(hid_t object, const std::string& name);
 std::int64_t read_int_attribute(hid_t object, const std::string& name);
 std::vector<double> read_double_array_attribute(hid_t object, const std::string& name);
+// Every element of an integer attribute (any shape, in order) as int64; empty for a zero-length one.
+std::vector<std::int64_t> read_int_array_attribute(hid_t object, const std::string& name);
 bool has_attribute(hid_t object, const std::string& name);
 
-// The name of member `member` (0-based) of an enum type.
+// The name of member `member` (0-based) of an enum type (types.hpp's member_name).
 std::string enum_member_name(hid_t type, unsigned member);
 
 // The members of a group, in name order, and whether each is a group (else a dataset or other).
