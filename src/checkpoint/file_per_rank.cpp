@@ -16,7 +16,11 @@
 #include "checkpoint/layout.hpp"
 #include "checkpoint/run_hasher.hpp"
 #include "checkpoint/slab_write.hpp"
+#include "h5/file.hpp"
 #include "h5/h5.hpp"
+#include "h5/io.hpp"
+#include "h5/props.hpp"
+#include "h5/space.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 
@@ -27,15 +31,13 @@ namespace {
 // out through `direct` instead of HDF5.
 std::optional<WrittenRegion> write_part(hid_t file, const TensorPart& part, storage::WritebackWindow& writeback,
                                         storage::DirectWriter& direct, const std::string& path, RunHasher& runs) {
-    std::vector<hsize_t> shape(part.shape.begin(), part.shape.end());
-    h5::Dataspace space(TRAINRT_H5(
-        H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr), part.name));
-    h5::PropertyList create(TRAINRT_H5(H5Pcreate(H5P_DATASET_CREATE), part.name));
-    TRAINRT_H5(H5Pset_fill_time(create.get(), H5D_FILL_TIME_NEVER), part.name);
-    TRAINRT_H5(H5Pset_alloc_time(create.get(), H5D_ALLOC_TIME_EARLY), part.name);
-    h5::Dataset dataset(TRAINRT_H5(H5Dcreate2(file, dataset_path(part.name).c_str(),
-                                              file_type(part.type), space.get(), H5P_DEFAULT,
-                                              create.get(), H5P_DEFAULT), part.name));
+    h5::Dataspace space = h5::simple_space({part.shape.begin(), part.shape.end()}, part.name);
+    h5::DatasetLayout layout;
+    layout.allocate_early = true;
+    layout.never_fill = true;
+    h5::PropertyList create = h5::dataset_create_props(layout, part.name);
+    h5::Dataset dataset = h5::create_dataset(file, dataset_path(part.name), file_type(part.type), space.get(),
+                                             create.get(), part.name);
     std::optional<WrittenRegion> region =
         write_in_slabs(part, SlabTarget{dataset.get(), Shape(part.shape.size(), 0), H5P_DEFAULT, &writeback, &direct,
                                         path, [&runs](const WrittenRegion& placed) { runs.add(placed); }});
@@ -69,14 +71,10 @@ std::uint64_t metadata_room(const std::vector<const TensorPart*>& parts) {
 
 // An empty HDF5 file's bytes (superblock and root group), built with the core driver.
 std::string empty_file_image() {
-    h5::PropertyList fapl(TRAINRT_H5(H5Pcreate(H5P_FILE_ACCESS), "core fapl"));
-    TRAINRT_H5(H5Pset_fapl_core(fapl.get(), 64 * 1024, false), "core fapl");
-    h5::File file(TRAINRT_H5(H5Fcreate("trainrt-empty-image", H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), "empty image"));
-    TRAINRT_H5(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "empty image");
-    const ssize_t size = TRAINRT_H5(H5Fget_file_image(file.get(), nullptr, 0), "empty image size");
-    std::string image(static_cast<std::size_t>(size), '\0');
-    TRAINRT_H5(H5Fget_file_image(file.get(), image.data(), image.size()), "empty image");
-    return image;
+    h5::PropertyList fapl = h5::in_memory_file_access(64 * 1024);
+    h5::File file = h5::create_file_with("trainrt-empty-image", fapl.get());
+    h5::flush(file.get(), H5F_SCOPE_GLOBAL, "empty image");
+    return h5::file_image(file.get(), "empty image");
 }
 
 // `path` as an empty HDF5 file with `bytes` reserved on disk: StorageError (no space, quota, file
@@ -92,10 +90,8 @@ void create_reserved(const std::string& path, std::uint64_t bytes) {
 
 // HDF5's end of allocation: where the file ends once the reserved room it did not use is cut off.
 haddr_t end_of_allocation(hid_t file, const std::string& path) {
-    TRAINRT_H5(H5Fflush(file, H5F_SCOPE_LOCAL), path);
-    haddr_t end = 0;
-    TRAINRT_H5(H5Fget_eoa(file, &end), path);
-    return end;
+    h5::flush(file, H5F_SCOPE_LOCAL, path);
+    return h5::end_of_allocation(file, path);
 }
 
 class FilePerRankWriter final : public LayoutWriter {

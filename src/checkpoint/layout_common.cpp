@@ -47,14 +47,9 @@ hid_t memory_type(TensorType type) {
     return H5T_NATIVE_UINT8;
 }
 
+// A scalar tensor's shape is empty: a zero-length attribute.
 void write_shape_attribute(hid_t object, const std::string& name, const Shape& shape) {
-    std::vector<std::int64_t> values(shape.begin(), shape.end());
-    hsize_t count = values.size();
-    h5::Dataspace space(TRAINRT_H5(H5Screate_simple(1, &count, nullptr), name));
-    h5::Attribute attribute(TRAINRT_H5(H5Acreate2(object, name.c_str(), H5T_STD_I64LE, space.get(),
-                                                  H5P_DEFAULT, H5P_DEFAULT), name));
-    if (!values.empty())  // a scalar tensor's shape is empty: a zero-length attribute
-        TRAINRT_H5(H5Awrite(attribute.get(), H5T_NATIVE_INT64, values.data()), name);
+    h5::write_attribute(object, name, std::vector<std::int64_t>(shape.begin(), shape.end()));
 }
 
 namespace {

@@ -12,6 +12,8 @@
 #include "checkpoint/layout.hpp"
 #include "checkpoint/validate.hpp"
 #include "h5/h5.hpp"
+#include "h5/io.hpp"
+#include "h5/space.hpp"
 #include "storage/page_coherence.hpp"
 #include "trainrt/error.hpp"
 
@@ -116,19 +118,15 @@ void read_overlap(const Checkpoint::Impl& impl, const checkpoint::PartEntry& par
     storage::forget_foreign_pages(impl.path + "/" + part.file);  // HDF5 reads through this node's cache
     h5::File file = h5::open_file(impl.path + "/" + part.file, false);
     h5::Dataset dataset = h5::open_dataset(file.get(), part.dataset);
-    std::vector<hsize_t> file_at(file_start.begin(), file_start.end()), memory_at(memory_start.begin(), memory_start.end());
-    std::vector<hsize_t> counts(count.begin(), count.end()), memory_dims(shape.begin(), shape.end());
+    const std::vector<hsize_t> counts(count.begin(), count.end());
     h5::Dataspace file_space = h5::dataset_space(dataset.get());
-    h5::Dataspace memory_space(
-        TRAINRT_H5(H5Screate_simple(rank, memory_dims.data(), nullptr), part.dataset));
-    if (rank > 0) {
-        TRAINRT_H5(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, file_at.data(), nullptr,
-                                       counts.data(), nullptr), part.dataset);
-        TRAINRT_H5(H5Sselect_hyperslab(memory_space.get(), H5S_SELECT_SET, memory_at.data(),
-                                       nullptr, counts.data(), nullptr), part.dataset);
+    h5::Dataspace memory_space = h5::simple_space({shape.begin(), shape.end()}, part.dataset);
+    if (rank > 0) {  // a scalar's spaces hold its one element, selected as they are
+        h5::select_block(file_space.get(), {{file_start.begin(), file_start.end()}, counts}, part.dataset);
+        h5::select_block(memory_space.get(), {{memory_start.begin(), memory_start.end()}, counts}, part.dataset);
     }
-    TRAINRT_H5(H5Dread(dataset.get(), checkpoint::memory_type(type), memory_space.get(),
-                       file_space.get(), H5P_DEFAULT, out), part.dataset);
+    h5::read_selected(dataset.get(), checkpoint::memory_type(type), memory_space.get(), file_space.get(), out,
+                      part.dataset);
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 
 #include "checkpoint/layout.hpp"
 #include "h5/h5.hpp"
+#include "h5/io.hpp"
+#include "h5/types.hpp"
 #include "storage/page_coherence.hpp"
 #include "trainrt/error.hpp"
 
@@ -16,11 +18,7 @@ namespace trainrt::checkpoint {
 namespace {
 
 Shape read_shape_attribute(hid_t object, const std::string& name) {
-    h5::Attribute attribute(TRAINRT_H5(H5Aopen(object, name.c_str(), H5P_DEFAULT), name));
-    h5::Dataspace space(TRAINRT_H5(H5Aget_space(attribute.get()), name));
-    hssize_t count = TRAINRT_H5(H5Sget_simple_extent_npoints(space.get()), name);
-    std::vector<std::int64_t> values(static_cast<std::size_t>(count));
-    if (count > 0) TRAINRT_H5(H5Aread(attribute.get(), H5T_NATIVE_INT64, values.data()), name);
+    const std::vector<std::int64_t> values = h5::read_int_array_attribute(object, name);
     return Shape(values.begin(), values.end());
 }
 
@@ -42,9 +40,9 @@ void check_root(hid_t file, const std::string& path, const Manifest& manifest,
 // nullopt when it does not (not allocated, chunked, another stored type or shape).
 std::optional<std::uint64_t> contiguous_address(hid_t dataset, hid_t stored, const Shape& shape,
                                                 const PartEntry& part, TensorType type) {
-    const haddr_t at = h5::locked([&] { return H5Dget_offset(dataset); });
+    const haddr_t at = h5::data_offset(dataset);
     if (at == HADDR_UNDEF || shape != part.shape) return std::nullopt;
-    if (h5::locked([&] { return H5Tequal(stored, memory_type(type)); }) <= 0) return std::nullopt;
+    if (!h5::same_type(stored, memory_type(type), part.dataset)) return std::nullopt;
     return static_cast<std::uint64_t>(at);
 }
 
@@ -66,8 +64,8 @@ void check_part(hid_t file, const std::string& path, const std::string& tensor_n
     if (stored != part.shape && !(whole && stored == tensor.global_shape))
         problems.push_back(fmt::format("{}: shape [{}], the manifest says [{}]", where,
                                        fmt::join(stored, ", "), fmt::join(part.shape, ", ")));
-    h5::Datatype type(TRAINRT_H5(H5Dget_type(dataset.get()), where));
-    if (h5::locked([&] { return H5Tequal(type.get(), file_type(tensor.type)); }) <= 0)
+    h5::Datatype type = h5::dataset_type(dataset.get(), where);
+    if (!h5::same_type(type.get(), file_type(tensor.type), where))
         problems.push_back(fmt::format("{}: stored type is not {}", where, tensor_type_name(tensor.type)));
     if (read_shape_attribute(dataset.get(), "global_shape") != tensor.global_shape)
         problems.push_back(fmt::format("{}: global_shape attribute differs from the manifest for '{}'",

@@ -44,7 +44,11 @@
 #include "comm/mpi_check.hpp"
 #include "comm/mpi_communicator.hpp"
 #include "comm/strings.hpp"
+#include "h5/file.hpp"
 #include "h5/h5.hpp"
+#include "h5/io.hpp"
+#include "h5/props.hpp"
+#include "h5/space.hpp"
 #include "storage/page_coherence.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
@@ -85,14 +89,8 @@ private:
 class ParallelFile {
 public:
     hid_t get() const { return file_.get(); }
-    void create(const std::string& path, hid_t fapl) {
-        file_ = h5::File(
-            TRAINRT_H5(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), path));
-    }
-    void close(const std::string& path) {
-        const hid_t id = file_.release();
-        TRAINRT_H5(H5Fclose(id), path);
-    }
+    void create(const std::string& path, hid_t fapl) { file_ = h5::create_file_with(path, fapl); }
+    void close(const std::string& path) { h5::close_file_once(file_, path); }
     void abandon() { file_.release(); }
 
 private:
@@ -119,7 +117,6 @@ int comm_size(MPI_Comm comm) {
 // ROMIO hints: striping only takes effect when the file is created (Lustre), collective
 // buffering for the collective metadata writes (two-phase I/O reports a failure on every rank).
 h5::PropertyList parallel_access_props(const LayoutOptions& options, MPI_Comm comm) {
-    h5::PropertyList fapl = h5::file_access_props();  // file locking off
     MpiInfo hints;
     if (options.stripe_count > 0) hints.set("striping_factor", std::to_string(options.stripe_count));
     if (options.stripe_size > 0) hints.set("striping_unit", std::to_string(options.stripe_size));
@@ -128,49 +125,33 @@ h5::PropertyList parallel_access_props(const LayoutOptions& options, MPI_Comm co
     // written piece by piece, not by data sieving's read-modify-write of the span under a file
     // lock (locks that parallel filesystems often do not honour).
     hints.set("romio_ds_write", "disable");
-    // HDF5 duplicates both the communicator and the hints.
-    TRAINRT_H5(H5Pset_fapl_mpio(fapl.get(), comm, hints.get()), "MPI-IO driver");
-    if (options.alignment > 0)
-        TRAINRT_H5(H5Pset_alignment(fapl.get(), options.alignment, options.alignment),
-                   "alignment");
-    TRAINRT_H5(H5Pset_all_coll_metadata_ops(fapl.get(), true), "collective metadata reads");
-    TRAINRT_H5(H5Pset_coll_metadata_write(fapl.get(), true), "collective metadata writes");
-    return fapl;
+    return h5::mpi_file_access({comm, hints.get(), options.alignment, true});  // HDF5 copies the hints
 }
 
 // Contiguous, allocated at creation (parallel HDF5 requires it), never pre-filled: every
 // element is written by the collective transfer that follows.
 h5::PropertyList dataset_create_props() {
-    h5::PropertyList dcpl(TRAINRT_H5(H5Pcreate(H5P_DATASET_CREATE), "dataset properties"));
-    TRAINRT_H5(H5Pset_layout(dcpl.get(), H5D_CONTIGUOUS), "contiguous layout");
-    TRAINRT_H5(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), "early allocation");
-    TRAINRT_H5(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), "no fill");
-    return dcpl;
+    h5::DatasetLayout layout;
+    layout.allocate_early = true;
+    layout.never_fill = true;
+    return h5::dataset_create_props(layout, "contiguous, early allocation, no fill");
 }
 
 // Data transfers are independent: the ranks' blocks of a tensor are disjoint row ranges, so each
 // rank writes its block straight from its memory. Collective (two-phase) transfers copied every
 // byte through 16 MiB aggregator buffers first: 0.3-0.4x a plain write on one node.
-h5::PropertyList independent_transfer_props() {
-    h5::PropertyList dxpl(TRAINRT_H5(H5Pcreate(H5P_DATASET_XFER), "transfer properties"));
-    TRAINRT_H5(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_INDEPENDENT), "independent transfer");
-    return dxpl;
-}
+h5::PropertyList independent_transfer_props() { return h5::independent_transfer(); }
 
 // An empty shape is a scalar.
 h5::Dataspace make_space(const Shape& shape, const std::string& what) {
-    if (shape.empty())
-        return h5::Dataspace(TRAINRT_H5(H5Screate(H5S_SCALAR), what));
-    std::vector<hsize_t> dims = to_hsize(shape);
-    return h5::Dataspace(
-        TRAINRT_H5(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), what));
+    if (shape.empty()) return h5::scalar_space(what);
+    return h5::simple_space(to_hsize(shape), what);
 }
 
 h5::Dataset create_tensor_dataset(hid_t group, const TensorPart& part, hid_t dcpl) {
     h5::Dataspace space = make_space(part.global_shape, part.name);
-    h5::Dataset dataset(TRAINRT_H5(H5Dcreate2(group, part.name.c_str(), file_type(part.type),
-                                              space.get(), H5P_DEFAULT, dcpl, H5P_DEFAULT),
-                                   dataset_path(part.name)));
+    h5::Dataset dataset =
+        h5::create_dataset(group, part.name, file_type(part.type), space.get(), dcpl, dataset_path(part.name));
     h5::write_attribute(dataset.get(), "replicated", std::int64_t{part.replicated ? 1 : 0});
     write_shape_attribute(dataset.get(), "global_shape", part.global_shape);
     return dataset;
@@ -218,7 +199,7 @@ std::vector<WrittenRegion> write_contents(hid_t file, const WritePlan& plan, MPI
     const std::vector<h5::Dataset> datasets = create_datasets(group.get(), parts);
     // All metadata reaches the file before any data: a data write that then fails (disk full)
     // leaves nothing dirty, so HDF5 can still close the file at shutdown.
-    TRAINRT_H5(H5Fflush(file, H5F_SCOPE_GLOBAL), "metadata of data.h5");
+    h5::flush(file, H5F_SCOPE_GLOBAL, "metadata of data.h5");
     h5::PropertyList dxpl = independent_transfer_props();
     const int rank = comm_rank(comm);
     const storage::Fd writeback_fd = storage::open_or_throw(path, O_RDONLY);
