@@ -7,6 +7,7 @@
 
 #include "data/h5_types.hpp"
 #include "h5/h5.hpp"
+#include "h5/io.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt::data {
@@ -17,18 +18,14 @@ std::string string_attribute_or(hid_t object, const std::string& name, const std
 }
 
 std::size_t chunk_rows(hid_t dataset) {
-    h5::PropertyList plist(TRAINRT_H5(H5Dget_create_plist(dataset), "create plist"));
-    if (TRAINRT_H5(H5Pget_layout(plist.get()), "layout") != H5D_CHUNKED) return 0;
-    const int rank = TRAINRT_H5(H5Pget_chunk(plist.get(), 0, nullptr), "chunk rank");
-    std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
-    TRAINRT_H5(H5Pget_chunk(plist.get(), rank, dims.data()), "chunk dims");
+    const std::vector<hsize_t> dims = h5::chunk_dims(dataset, "chunk dims");
     return dims.empty() ? 0 : static_cast<std::size_t>(dims[0]);
 }
 
 ColumnInfo read_column(hid_t group, const std::string& split, const std::string& name,
                        const std::string& path) {
     h5::Dataset dataset = h5::open_dataset(group, name);
-    h5::Datatype type(TRAINRT_H5(H5Dget_type(dataset.get()), name));
+    h5::Datatype type = h5::dataset_type(dataset.get(), name);
     std::string why;
     auto column_type = column_type_for(type.get(), why);
     if (!column_type)

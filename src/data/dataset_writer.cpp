@@ -12,6 +12,9 @@
 
 #include "data/dataset_file.hpp"
 #include "data/h5_types.hpp"
+#include "h5/io.hpp"
+#include "h5/props.hpp"
+#include "h5/space.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 
@@ -49,16 +52,12 @@ double element_as_double(ColumnType type, const std::byte* at) {
 }
 
 h5::PropertyList creation_props(const NewColumn& column, std::uint64_t chunk_rows, int compression) {
-    h5::PropertyList dcpl(TRAINRT_H5(H5Pcreate(H5P_DATASET_CREATE), column.name));
-    std::vector<hsize_t> chunk = dims_of(chunk_rows, column.sample_shape);
-    TRAINRT_H5(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), column.name);
-    if (compression > 0) {
-        if (h5::locked([] { return H5Zfilter_avail(H5Z_FILTER_DEFLATE); }) <= 0)
-            throw DataError("data: this HDF5 has no gzip (deflate) filter; import without --compress");
-        TRAINRT_H5(H5Pset_shuffle(dcpl.get()), column.name);
-        TRAINRT_H5(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(compression)), column.name);
-    }
-    return dcpl;
+    if (compression > 0 && !h5::deflate_available())
+        throw DataError("data: this HDF5 has no gzip (deflate) filter; import without --compress");
+    h5::DatasetLayout layout;
+    layout.chunk_dims = dims_of(chunk_rows, column.sample_shape);
+    layout.deflate_level = compression > 0 ? static_cast<unsigned>(compression) : 0;
+    return h5::dataset_create_props(layout, column.name);
 }
 
 }  // namespace
@@ -74,11 +73,10 @@ ColumnWriter::ColumnWriter(hid_t group, const NewColumn& column, int compression
     sample_bytes_ = info.sample_bytes();
     chunk_rows_ = chunk_rows_for(sample_bytes_, column.rows);
     std::vector<hsize_t> dims = dims_of(column.rows, column.sample_shape);
-    h5::Dataspace space(TRAINRT_H5(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), column.name));
+    h5::Dataspace space = h5::simple_space(dims, column.name);
     h5::PropertyList dcpl = creation_props(column, chunk_rows_, compression);
     h5::Datatype stored = file_type(column.type);
-    dataset_ = h5::Dataset(TRAINRT_H5(H5Dcreate2(group, column.name.c_str(), stored.get(), space.get(), H5P_DEFAULT,
-                                                 dcpl.get(), H5P_DEFAULT), column.name));
+    dataset_ = h5::create_dataset(group, column.name, stored.get(), space.get(), dcpl.get(), column.name);
     if (!column.source.empty()) h5::write_attribute(dataset_.get(), "source", column.source);
     buffer_.resize(chunk_rows_ * sample_bytes_);
     const std::size_t elements = sample_bytes_ / column_type_size(column.type);
@@ -115,18 +113,10 @@ void ColumnWriter::append(const void* rows, std::uint64_t count) {
 
 void ColumnWriter::flush() {
     if (buffered_ == 0) return;
-    h5::locked([&] {
-        h5::Dataspace file_space = h5::dataset_space(dataset_.get());
-        std::vector<hsize_t> start(spec_.sample_shape.size() + 1, 0), count = dims_of(buffered_, spec_.sample_shape);
-        start[0] = written_;
-        TRAINRT_H5(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
-                   spec_.name);
-        h5::Dataspace memory(TRAINRT_H5(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr),
-                                        spec_.name));
-        TRAINRT_H5(H5Dwrite(dataset_.get(), memory_type_.get(), memory.get(), file_space.get(), H5P_DEFAULT,
-                            buffer_.data()), spec_.name);
-        return 0;
-    });
+    h5::Block block{std::vector<hsize_t>(spec_.sample_shape.size() + 1, 0),
+                    dims_of(buffered_, spec_.sample_shape)};
+    block.start[0] = written_;
+    h5::write_block(dataset_.get(), memory_type_.get(), block, buffer_.data(), spec_.name);
     written_ += buffered_;
     buffered_ = 0;
 }

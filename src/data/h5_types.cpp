@@ -2,17 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "h5/types.hpp"
+
 namespace trainrt::data {
 namespace {
-
-// binary16 built from a float type: 1 sign, 5 exponent (bias 15) and 10 mantissa bits.
-h5::Datatype half_type(hid_t base) {
-    h5::Datatype type(TRAINRT_H5(H5Tcopy(base), "float16"));
-    TRAINRT_H5(H5Tset_fields(type.get(), 15, 10, 5, 0, 10), "float16");
-    TRAINRT_H5(H5Tset_size(type.get(), 2), "float16");
-    TRAINRT_H5(H5Tset_ebias(type.get(), 15), "float16");
-    return type;
-}
 
 hid_t native_id(ColumnType type) {
     switch (type) {
@@ -66,13 +59,13 @@ std::optional<ColumnType> integer_column(std::size_t size, bool is_signed, std::
 // FALSE = 0 and TRUE = 1. Stored as u8 like an .npy bool, so a bool column has one type whichever
 // importer wrote it; other enums keep their base type.
 bool is_bool_enum(hid_t type) {
-    if (TRAINRT_H5(H5Tget_nmembers(type), "enum members") != 2) return false;
-    if (h5::locked([type] { return H5Tget_size(type); }) != 1) return false;
+    if (h5::member_count(type, "enum members") != 2) return false;
+    if (h5::type_size(type, "enum") != 1) return false;
     const char* const names[] = {"FALSE", "TRUE"};
     for (unsigned member = 0; member < 2; ++member) {
         unsigned char value = 0;
-        TRAINRT_H5(H5Tget_member_value(type, member, &value), "enum member");
-        if (value > 1 || h5::enum_member_name(type, member) != names[value]) return false;
+        h5::enum_member_value(type, member, &value, "enum member");
+        if (value > 1 || h5::member_name(type, member, "enum member") != names[value]) return false;
     }
     return true;
 }
@@ -80,20 +73,20 @@ bool is_bool_enum(hid_t type) {
 }  // namespace
 
 h5::Datatype memory_type(ColumnType type) {
-    if (type == ColumnType::f16) return half_type(H5T_NATIVE_FLOAT);
-    return h5::Datatype(TRAINRT_H5(H5Tcopy(native_id(type)), column_type_name(type)));
+    if (type == ColumnType::f16) return h5::float16_type(H5T_NATIVE_FLOAT, "float16");
+    return h5::copy_type(native_id(type), column_type_name(type));
 }
 
 h5::Datatype file_type(ColumnType type) {
-    if (type == ColumnType::f16) return half_type(H5T_IEEE_F32LE);
-    return h5::Datatype(TRAINRT_H5(H5Tcopy(little_endian_id(type)), column_type_name(type)));
+    if (type == ColumnType::f16) return h5::float16_type(H5T_IEEE_F32LE, "float16");
+    return h5::copy_type(little_endian_id(type), column_type_name(type));
 }
 
 std::optional<ColumnType> column_type_for(hid_t type, std::string& why) {
-    const H5T_class_t kind = TRAINRT_H5(H5Tget_class(type), "type class");
-    const std::size_t size = h5::locked([type] { return H5Tget_size(type); });
+    const H5T_class_t kind = h5::type_class(type, "type class");
+    const std::size_t size = h5::type_size(type, "type size");
     if (kind == H5T_INTEGER) {
-        const H5T_sign_t sign = TRAINRT_H5(H5Tget_sign(type), "type sign");
+        const H5T_sign_t sign = h5::type_sign(type, "type sign");
         return integer_column(size, sign == H5T_SGN_2, why);
     }
     if (kind == H5T_FLOAT) {
@@ -105,7 +98,7 @@ std::optional<ColumnType> column_type_for(hid_t type, std::string& why) {
     }
     if (kind == H5T_ENUM) {
         if (is_bool_enum(type)) return ColumnType::u8;
-        h5::Datatype base(TRAINRT_H5(H5Tget_super(type), "enum base"));
+        h5::Datatype base = h5::base_type(type, "enum base");
         return column_type_for(base.get(), why);
     }
     why = "only numeric columns are stored (integers, floats); this one holds strings, compounds or references";

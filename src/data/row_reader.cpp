@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include "data/h5_types.hpp"
+#include "h5/io.hpp"
+#include "h5/props.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt::data {
@@ -20,16 +22,9 @@ constexpr std::size_t kChunkCacheBytes = 16u << 20;  // decompressed chunks kept
 // HDF5's own chunk cache is off: with it, HDF5 1.10 kept every chunk a partial read touched
 // (RSS grew by the whole dataset in one epoch, whatever rdcc_nbytes said), and plain chunks are
 // read straight from the file without it anyway. Compressed chunks are cached by RowReader.
-h5::PropertyList dataset_access(const ColumnInfo& column) {
-    h5::PropertyList dapl(TRAINRT_H5(H5Pcreate(H5P_DATASET_ACCESS), column.name));
-    TRAINRT_H5(H5Pset_chunk_cache(dapl.get(), 0, 0, 1.0), column.name);
-    return dapl;
-}
+h5::PropertyList dataset_access(const ColumnInfo& column) { return h5::uncached_dataset_access(column.name); }
 
-bool compressed(hid_t dataset) {
-    h5::PropertyList dcpl(TRAINRT_H5(H5Dget_create_plist(dataset), "create plist"));
-    return TRAINRT_H5(H5Pget_nfilters(dcpl.get()), "filters") > 0;
-}
+bool compressed(hid_t dataset) { return h5::filter_count(dataset, "filters") > 0; }
 
 }  // namespace
 
@@ -38,8 +33,8 @@ RowReader::RowReader(const std::string& path, const std::string& split, std::vec
     h5::Group group = h5::open_group(file_.get(), split);
     for (const ColumnInfo& column : columns_) {
         h5::PropertyList dapl = dataset_access(column);
-        datasets_.emplace_back(TRAINRT_H5(H5Dopen2(group.get(), column.name.c_str(), dapl.get()),
-                                          fmt::format("{}: /{}/{}", path, split, column.name)));
+        datasets_.push_back(h5::open_dataset_with(group.get(), column.name, dapl.get(),
+                                                  fmt::format("{}: /{}/{}", path, split, column.name)));
         memory_types_.push_back(memory_type(column.type));
         shapes_.push_back(h5::dataset_shape(datasets_.back().get()));
         chunks_.emplace_back();
@@ -48,8 +43,7 @@ RowReader::RowReader(const std::string& path, const std::string& split, std::vec
         what_.push_back(fmt::format("{}: /{}/{}", path, split, column.name));
         // Unchunked (version-1 files): H5Dget_offset's HADDR_UNDEF (not allocated) means no hints.
         const hid_t dataset = datasets_.back().get();
-        const haddr_t offset =
-            column.chunk_rows > 0 ? HADDR_UNDEF : h5::locked([&] { return H5Dget_offset(dataset); });
+        const haddr_t offset = column.chunk_rows > 0 ? HADDR_UNDEF : h5::data_offset(dataset);
         contiguous_offset_.push_back(offset == HADDR_UNDEF ? kUnknown : offset);
         chunk_extents_.emplace_back();
     }
@@ -121,14 +115,8 @@ RowReader::Extent RowReader::chunk_extent(std::size_t c, std::uint64_t chunk) co
     if (known[chunk].offset != kUnknown) return known[chunk];
     std::vector<hsize_t> coords(shapes_[c].size(), 0);
     coords[0] = chunk * columns_[c].chunk_rows;
-    unsigned filters = 0;
-    haddr_t address = HADDR_UNDEF;
-    hsize_t bytes = 0;
-    h5::locked([&] {
-        return TRAINRT_H5(H5Dget_chunk_info_by_coord(datasets_[c].get(), coords.data(), &filters, &address, &bytes),
-                          what_[c]);
-    });
-    known[chunk] = address == HADDR_UNDEF ? Extent{0, 0} : Extent{address, bytes};
+    const h5::ChunkPlace place = h5::chunk_place(datasets_[c].get(), coords, what_[c]);
+    known[chunk] = place.address == HADDR_UNDEF ? Extent{0, 0} : Extent{place.address, place.bytes};
     return known[chunk];
 }
 
@@ -166,19 +154,9 @@ void RowReader::advise(std::span<const std::uint64_t> rows) const {
 }
 
 void RowReader::read_block(std::size_t c, std::uint64_t first, std::uint64_t count, std::byte* out) const {
-    const hid_t dataset = datasets_[c].get();
-    h5::locked([&] {  // the selection and the read under the lock throughout
-        h5::Dataspace file_space = h5::dataset_space(dataset);
-        std::vector<hsize_t> start(shapes_[c].size(), 0), extent(shapes_[c]);
-        start[0] = first, extent[0] = count;
-        TRAINRT_H5(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, extent.data(), nullptr),
-                   what_[c]);
-        h5::Dataspace memory_space(
-            TRAINRT_H5(H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr), what_[c]));
-        TRAINRT_H5(H5Dread(dataset, memory_types_[c].get(), memory_space.get(), file_space.get(), H5P_DEFAULT, out),
-                   what_[c]);
-        return 0;
-    });
+    h5::Block block{std::vector<hsize_t>(shapes_[c].size(), 0), shapes_[c]};
+    block.start[0] = first, block.count[0] = count;
+    h5::read_block(datasets_[c].get(), memory_types_[c].get(), block, out, what_[c]);
 }
 
 }  // namespace trainrt::data

@@ -10,6 +10,7 @@
 #include "data/h5_types.hpp"
 #include "data/import/importers.hpp"
 #include "h5/h5.hpp"
+#include "h5/io.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt::data {
@@ -28,12 +29,8 @@ std::uint64_t rows_of(const Hdf5Input& input) { return input.shape.empty() ? 0 :
 
 // A dataset that exists at `path` (not a group or another object), or DataError.
 h5::Dataset open_dataset_at(hid_t file, const std::string& path, const std::string& where) {
-    const bool found = h5::locked([&] { return H5Lexists(file, path.c_str(), H5P_DEFAULT) > 0; });
-    const bool dataset_there = found && h5::locked([&] {
-        H5O_info_t info;
-        return H5Oget_info_by_name2(file, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) >= 0 &&
-               info.type == H5O_TYPE_DATASET;
-    });
+    const bool found = h5::path_exists(file, path);
+    const bool dataset_there = found && h5::object_type(file, path) == H5O_TYPE_DATASET;
     if (!dataset_there)
         throw DataError(fmt::format("data import: {} has no dataset {}{}", where, path,
                                     found ? " (it is a group or another object: name a dataset inside it)" : ""));
@@ -49,7 +46,7 @@ Hdf5Input open_input(hid_t file, const std::string& spec, const std::string& whe
     input.path = named.value;
     input.name = spec.find('=') == std::string::npos ? input.path.substr(input.path.rfind('/') + 1) : named.name;
     h5::Dataset dataset = open_dataset_at(file, input.path, where);
-    h5::Datatype type(TRAINRT_H5(H5Dget_type(dataset.get()), input.path));
+    h5::Datatype type = h5::dataset_type(dataset.get(), input.path);
     std::string why;
     auto column = column_type_for(type.get(), why);
     if (!column) throw DataError(fmt::format("data import: {}:{}: {}", where, input.path, why));
@@ -73,17 +70,9 @@ std::vector<Hdf5Input> open_inputs(hid_t file, const std::string& columns, const
 
 void read_block(hid_t dataset, const Hdf5Input& input, hid_t memory_type, std::uint64_t first, std::uint64_t count,
                 std::byte* out) {
-    h5::locked([&] {
-        h5::Dataspace space = h5::dataset_space(dataset);
-        std::vector<hsize_t> start(input.shape.size(), 0), extent(input.shape);
-        start[0] = first, extent[0] = count;
-        TRAINRT_H5(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, extent.data(), nullptr),
-                   input.path);
-        h5::Dataspace memory(TRAINRT_H5(H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr),
-                                        input.path));
-        TRAINRT_H5(H5Dread(dataset, memory_type, memory.get(), space.get(), H5P_DEFAULT, out), input.path);
-        return 0;
-    });
+    h5::Block block{std::vector<hsize_t>(input.shape.size(), 0), input.shape};
+    block.start[0] = first, block.count[0] = count;
+    h5::read_block(dataset, memory_type, block, out, input.path);
 }
 
 void copy_input(hid_t file, const Hdf5Input& input, const std::vector<ColumnWriter*>& writers,
