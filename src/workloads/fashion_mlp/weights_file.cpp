@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "h5/h5.hpp"
+#include "h5/io.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 
@@ -24,8 +25,7 @@ void read_tensor(hid_t file, const std::string& path, const std::string& name,
         throw WorkloadError(fmt::format("fashion_mlp: init_weights {}: tensor '{}' has shape [{}], "
                                         "the model needs [{}]",
                                         path, name, fmt::join(shape, ", "), fmt::join(expected, ", ")));
-    TRAINRT_H5(H5Dread(dataset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()),
-               name);
+    h5::read_all(dataset.get(), H5T_NATIVE_FLOAT, out.data(), name);
 }
 
 }  // namespace
