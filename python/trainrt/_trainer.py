@@ -361,9 +361,8 @@ def _wait_through_ctrl_c(process):
 def _launch_command(launcher, workers):
     if shutil.which(launcher) is None:
         raise RuntimeError(f"trainrt: fit() starts {workers} ranks with {launcher}, which is not on PATH")
-    if launcher == "srun":  # PMIx, as trainrt's own batch templates (a site's MpiDefault may be none)
-        return ["srun", "--mpi=pmix", f"--ntasks={workers}"]
-    return ["mpiexec", "-n", str(workers)]
+    from ._trainrt import step_command
+    return step_command(launcher, workers)
 
 
 def _driver_result(code, run_dir):

@@ -26,6 +26,7 @@
 #include "tune/trial_threads.hpp"
 #include "launch/requeue.hpp"
 #include "launch/slurm_client.hpp"
+#include "launch/step_command.hpp"
 #include "log/log.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
@@ -93,10 +94,9 @@ std::vector<std::string> scheduler_args(const SweepConfig& sweep, const TrialRec
 // One trial's step: this program on the base job with the trial's values, in its own run directory.
 std::vector<std::string> trial_command(const SweepConfig& sweep, const SweepPlacement& placement,
                                        const TrialRecord& trial, const std::string& dir, std::size_t slot) {
-    const std::string ranks = std::to_string(sweep.tune.ranks_per_trial.value);
-    std::vector<std::string> argv = placement.use_srun
-        ? std::vector<std::string>{"srun", "--exact", "-n", ranks, "--mpi=pmix", "--kill-on-bad-exit=1"}
-        : std::vector<std::string>{"mpiexec", "-n", ranks};
+    std::vector<std::string> argv = launch::step_command(
+        placement.use_srun ? launch::StepLauncher::srun : launch::StepLauncher::mpiexec,
+        {static_cast<int>(sweep.tune.ranks_per_trial.value), true, true});
     if (placement.use_srun)
         for (const std::string& option : placement.nodes.srun_options(slot)) argv.push_back(option);
     argv.insert(argv.end(), {launch::own_program(), "--config", sweep.base_path});

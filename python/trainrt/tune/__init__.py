@@ -325,9 +325,11 @@ class Tuner:
         function, constants, ranks = self._function()
         resources = _unwrapped(self.trainable, _WithResources)
         cpus_per_trial = ranks * (resources.cpus if resources is not None else 1)
-        storage = os.path.abspath(os.path.expanduser(self.run_config.storage_path or "runs"))
+        from .._trainrt import layout
+        given = self.run_config.storage_path
+        storage = os.path.abspath(os.path.expanduser(os.fspath(layout.storage_path(given and os.fspath(given)))))
         name = self.run_config.name or function.__name__ + "_tune"
-        sweep_dir = os.path.join(storage, name)
+        sweep_dir = layout.run_dir(storage, name)
         files = os.path.join(sweep_dir, "tuner")
         os.makedirs(files, exist_ok=True)
         base, sweep = os.path.join(files, "base.ini"), os.path.join(files, "sweep.ini")

@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include <fstream>
+#include <optional>
 
 #include "checkpoint/catalog.hpp"
 #include "metrics/best_trial.hpp"
@@ -12,6 +13,7 @@
 #include "python/module/bindings.hpp"
 #include "runlog/events.hpp"
 #include "runlog/history.hpp"
+#include "runlog/run_dir.hpp"
 #include "runlog/run_files.hpp"
 #include "runlog/sweep_record.hpp"
 
@@ -103,10 +105,26 @@ py::object best_trial(const std::string& sweep_dir, const std::string& metric, c
     return best ? py::object(py::str(state.trials[best->index].name)) : py::object(py::none());
 }
 
+// run.storage_path as given, or (None) its declared default.
+std::string storage_path(const std::optional<std::string>& given) {
+    return given ? *given : RunSettings::defaults().storage_path.value;
+}
+
+// A run's (or a sweep's) directory from run.storage_path and run.name.
+std::string run_dir(const std::string& storage_path, const std::string& name) {
+    RunSettings settings = RunSettings::defaults();
+    settings.storage_path.value = storage_path;
+    settings.name.value = name;
+    return runlog::run_dir_path(settings);
+}
+
 }  // namespace
 
 void bind_layout(py::module_& module) {
     py::module_ layout = module.def_submodule("layout", "the run directory's layout (C++ owns it)");
+    layout.def("storage_path", &storage_path, py::arg("given"), "run.storage_path as given, or (None) its default");
+    layout.def("run_dir", &run_dir, py::arg("storage_path"), py::arg("name"),
+               "the run directory of run.storage_path and run.name");
     layout.def("results", [](const std::string& run_dir) { return runlog::path_in(run_dir, runlog::kResults); },
                "the run's result rows file (one JSON object per report)");
     layout.def("rows", &ray_rows, py::arg("run_dir"),

@@ -11,6 +11,7 @@
 #include "config/install_layout.hpp"
 #include "config/settings.hpp"
 #include "launch/launcher.hpp"
+#include "launch/step_command.hpp"
 #include "python/failure.hpp"
 #include "python/module/bindings.hpp"
 #include "python/settings_view.hpp"
@@ -63,6 +64,12 @@ void bind_run(py::module_& module) {
     module.def("run", &run_from_python, py::arg("argv"), py::arg("function"), py::arg("name"),
                py::arg("settings") = std::map<std::string, std::pair<std::string, std::string>>{});
     module.def("launcher", &launcher);
+    module.def(
+        "step_command",
+        [](const std::string& launcher, int ranks) {
+            return launch::step_command(launch::step_launcher_named(launcher), {ranks});
+        },
+        py::arg("launcher"), py::arg("ranks"), "the command line that starts `ranks` ranks (launch/step_command.hpp)");
     module.def("binary", &config::binary_path);  // the trainrt program beside this module's libtrainrt
     // The built-in keys' names outside a session (keys.run.name == "run.name"): the driver side
     // (trainrt.RunConfig & co.) turns Ray's objects into settings by these names.
