@@ -178,7 +178,7 @@ torch_fashion_run() {
   expect_lines "$OUT/$name.jsonl" "$EPOCHS" "torch_fashion_mlp on $n ranks"
 }
 # --- Python (part "python") ---
-# bench/pytorch_ddp.py's recipe body as a trainrt Python function (bench/python/recipe_in_trainrt.py),
+# bench/pytorch/pytorch_ddp.py's recipe body as a trainrt Python function (bench/python/recipe_in_trainrt.py),
 # torch.distributed set up by trainrt over BACKEND (gloo: python_nN; trainrt, its MPI process group:
 # python_trainrt_nN), same OpenBLAS and threads as the plain script.
 python_recipe_run() {
@@ -248,7 +248,7 @@ for n in "${RANKS[@]}"; do
   if ! skipped pytorch; then
     run "pytorch_n$n" "$OUT/pytorch_n$n.jsonl" \
       env LD_LIBRARY_PATH="$OPENBLAS_OPENMP${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-      "$PY" bench/pytorch_ddp.py --ranks "$n" --epochs "$EPOCHS" --init "$INIT"
+      "$PY" bench/pytorch/pytorch_ddp.py --ranks "$n" --epochs "$EPOCHS" --init "$INIT"
     expect_lines "$OUT/pytorch_n$n.jsonl" "$EPOCHS" "PyTorch on $n ranks"
   fi
   if (( PYTHON_BUILT )); then
@@ -270,7 +270,7 @@ if (( TORCH_BUILT )); then torch_overlap_and_startup; fi
 if (( PYTHON_BUILT )) && ! skipped pytorch; then
   for i in $(seq 2 "${BENCH_PY_REPS:-7}"); do
     run "pytorch_n2_r$i" "$OUT/pytorch_n2_r$i.jsonl" env LD_LIBRARY_PATH="$OPENBLAS_OPENMP${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-      "$PY" bench/pytorch_ddp.py --ranks 2 --epochs "$EPOCHS" --init "$INIT"
+      "$PY" bench/pytorch/pytorch_ddp.py --ranks 2 --epochs "$EPOCHS" --init "$INIT"
     python_recipe_run 2 gloo "_r$i"
     python_fit_run 2 "_r$i"
     if compgen -G "$BUILD/lib/trainrt/python/trainrt/_trainrt_torch.*.so" >/dev/null; then
@@ -327,14 +327,14 @@ fi
 if ! skipped restart; then
   command -v jq >/dev/null || die "jq not found (make deps installs it)"
   for n in 2 4; do
-    run "restart_n$n" "$OUT/restart_n$n.jsonl" bash bench/restart_bench.sh "$TRAINRT" "$n" 3 "$storage"
+    run "restart_n$n" "$OUT/restart_n$n.jsonl" bash bench/restart/restart_bench.sh "$TRAINRT" "$n" 3 "$storage"
     [[ $(grep -c '"bench":"restart"' "$OUT/restart_n$n.jsonl") == 3 ]] ||
       die "restart_bench on $n ranks printed no 3 result lines ($OUT/restart_n$n.jsonl)"
   done
 fi
 
 if ! skipped report; then
-  run report_n2 "$OUT/report_n2.jsonl" bash bench/report_bench.sh "$TRAINRT" "$BUILD" 2 3 "$storage"
+  run report_n2 "$OUT/report_n2.jsonl" bash bench/report_cost/report_bench.sh "$TRAINRT" "$BUILD" 2 3 "$storage"
   [[ $(grep -c '"what":"report"' "$OUT/report_n2.jsonl") == 3 ]] ||
     die "report_bench printed no 3 report lines ($OUT/report_n2.jsonl)"
 fi
@@ -444,7 +444,7 @@ blas_of_trainrt=$(ldd "$TRAINRT" 2>/dev/null | awk '/libopenblas/ {print $3; exi
 
 [[ -z ${REUSED_FROM:-} ]] || cp -n "$REUSED_FROM"/* "$OUT"/ 2>/dev/null || true
 say "writing $REPORT"
-"$PY" bench/report_benchmarks.py "$OUT" "$REPORT" || die "could not aggregate the results in $OUT"
+"$PY" bench/reporting/render.py "$OUT" "$REPORT" || die "could not aggregate the results in $OUT"
 if [[ -s $OUT/ray.jsonl ]]; then
   { printf '\n'; "$PY" bench/ray/report.py "$OUT/ray.jsonl"; printf '\n'; cat "$OUT/ray_note.txt"; } >>"$REPORT" ||
     die "could not render $OUT/ray.jsonl"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Produces trainrt's PyTorch reference for the fashion_mlp workload (Ray Train's FashionMNIST
-# recipe; the recipe itself lives in bench/pytorch_ddp.py, shared with the benchmark):
+# recipe; the recipe itself lives in bench/pytorch/pytorch_ddp.py, shared with the benchmark):
 #   tests/data/torch_init_seed0.h5   the model's initial weights, torch.manual_seed(0) default init,
 #                                    in trainrt's init_weights format
 #   tests/data/torch_reference.json  per-epoch loss and test accuracy for 2 epochs from those
@@ -16,7 +16,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(REPO, "bench"))
+sys.path.insert(0, os.path.join(REPO, "bench", "pytorch"))
 import pytorch_ddp as recipe  # noqa: E402
 
 INIT_NAME = "torch_init_seed0.h5"
@@ -56,7 +56,7 @@ def main():
         "first_batch_losses": first_losses,
         "torch_version": torch.__version__,
         "notes": (
-            "Ray Train's FashionMNIST recipe (bench/pytorch_ddp.py) trained from init with "
+            "Ray Train's FashionMNIST recipe (bench/pytorch/pytorch_ddp.py) trained from init with "
             "torch.multiprocessing.spawn + gloo, 1 thread per rank. Flatten, Linear(784,512), ReLU, "
             "Linear(512,512), ReLU, Linear(512,10), ReLU; CrossEntropyLoss(mean); SGD lr 1e-3 no "
             "momentum; global batch 64 split evenly over ranks (64/n per rank), last partial batch "

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The checkpoint bench (bench/checkpoint_bench.cpp: write, restore, async, local level) on a
+# The checkpoint bench (bench/checkpoint/checkpoint_bench.cpp: write, restore, async, local level) on a
 # GlusterFS volume of this host (2 bricks on its disk, FUSE clients: tools/glusterfs_volume.sh):
 # 1 rank through one client, then 2 ranks each through a client of its own (as on two nodes). The
 # plain side of every ratio writes and reads the same volume. Results in bench/run.sh's form
 # (checkpoint_n1.jsonl, checkpoint_n2.jsonl, machine.txt) under OUT_DIR, and OUT_DIR.md rendered
-# by bench/report_benchmarks.py.
+# by bench/reporting/render.py.
 #
 #   bash bench/glusterfs/checkpoint_bench.sh [OUT_DIR]     # root; make bench-glusterfs
 #
@@ -48,5 +48,5 @@ mpiexec -n 1 tools/in_mount.sh "$DIR/client_a" "$DIR/view" "${args[@]}" : \
   printf 'omp_num_threads=%s\n' "${OMP_NUM_THREADS:-unset}"
   printf 'load=%s\n' "$(cut -d' ' -f1-3 /proc/loadavg) at the end"
 } >"$OUT/machine.txt"
-"$(build_python "$BUILD")" bench/report_benchmarks.py "$OUT" "$OUT.md"
+"$(build_python "$BUILD")" bench/reporting/render.py "$OUT" "$OUT.md"
 echo "wrote $OUT.md"

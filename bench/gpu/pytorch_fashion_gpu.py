@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Ray Train's FashionMNIST recipe in plain PyTorch on one GPU: the baseline for trainrt's CUDA
 # fashion_mlp (bench/gpu/README.md). Same model, init, loss, SGD, batch and sample order as
-# bench/pytorch_ddp.py (whose helpers it imports), on CUDA.
+# bench/pytorch/pytorch_ddp.py (whose helpers it imports), on CUDA.
 #
 #   python3 bench/gpu/pytorch_fashion_gpu.py --mode resident|loader --epochs 3 \
 #       --data DIR_WITH_IDX_GZ [--init tests/data/torch_init_seed0.h5]
@@ -23,7 +23,7 @@ import shutil
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch"))
 import pytorch_ddp as recipe  # noqa: E402  (the CPU baseline: model, data, weights helpers)
 
 BATCH = 64

@@ -28,7 +28,7 @@
 #   ckpt   bench/checkpoint_bench on 1 and 2 ranks on this machine's disk and cores (GPU_CKPT_DIR,
 #          default /var/tmp; GPU_CKPT_REPS=4, GPU_CKPT_MIB=1024, GPU_CKPT_RANKS="1 2"):
 #          $OUT/${GPU_CKPT_NAME:-ckpt}/ is a results directory of bench/run.sh's form, rendered here
-#          by bench/report_benchmarks.py
+#          by bench/reporting/render.py
 #   determ what train.deterministic costs: torch_fashion_cnn on the GPU with it and without it,
 #          alternated (GPU_DETERM_PAIRS=2 pairs of GPU_DETERM_EPOCHS=2 epochs); needs the torch stage
 # Everything it prints also goes to $OUT/<stage>.log; benchmark JSON lines to $OUT/gpu_bench.jsonl.

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Sourced by the benchmark scripts that write a results directory's machine.txt
-# (bench/report_benchmarks.py reads it). machine_lines BUILD: the lines naming the machine and the
+# (bench/reporting/render.py reads it). machine_lines BUILD: the lines naming the machine and the
 # build (cpu, nproc, date, kernel, trainrt, compiler, build_type, mpich); each script adds its own.
 machine_lines() {
   local build=$1 build_type

@@ -1,4 +1,4 @@
-"""bench/pytorch_ddp.py's recipe body through Ray's driver API, as a Ray user runs it: a plain
+"""bench/pytorch/pytorch_ddp.py's recipe body through Ray's driver API, as a Ray user runs it: a plain
 `python3 recipe_fit.py` whose TorchTrainer.fit() starts the ranks itself (mpiexec) and returns the
 Result; the timed epoch is the same code as the plain PyTorch DDP script's.
 

@@ -1,4 +1,4 @@
-"""bench/pytorch_ddp.py's recipe body run as a trainrt Python training function: trainrt sets up
+"""bench/pytorch/pytorch_ddp.py's recipe body run as a trainrt Python training function: trainrt sets up
 torch.distributed (gloo), the threads and the process; the timed epoch is the same code as the
 plain PyTorch DDP script's. Each epoch's record goes to trainrt.report (outside the timed part).
 
@@ -8,7 +8,7 @@ plain PyTorch DDP script's. Each epoch's record goes to trainrt.report (outside 
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch"))
 import pytorch_ddp as recipe  # noqa: E402
 
 import trainrt  # noqa: E402

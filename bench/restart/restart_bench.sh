@@ -7,7 +7,7 @@
 #      step, less the time spent verifying and reading the checkpoint (trainrt's own line);
 #   3. baseline: time to the first step of a fresh start (no checkpoint) of the same job.
 # Prints one JSON line per repetition on stdout.
-# Usage: bench/restart_bench.sh TRAINRT RANKS REPS STORAGE
+# Usage: bench/restart/restart_bench.sh TRAINRT RANKS REPS STORAGE
 set -euo pipefail
 trainrt=$1 ranks=$2 reps=$3 storage=$4
 args=(--config jobs/fashion_mlp.ini --train.epochs=3 --train.batch_size=256 --checkpoint.every_steps=50

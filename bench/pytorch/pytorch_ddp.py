@@ -4,7 +4,7 @@
 # reference numbers in tests/data/torch_reference.json. One implementation serves both, so the
 # benchmark times exactly the computation the reference checks.
 #
-#   /opt/trainrt-deps/venv/bin/python3 bench/pytorch_ddp.py --ranks 2 --epochs 3 [--init tests/data/torch_init_seed0.h5]
+#   /opt/trainrt-deps/venv/bin/python3 bench/pytorch/pytorch_ddp.py --ranks 2 --epochs 3 [--init tests/data/torch_init_seed0.h5]
 #   (the project environment's python3: PyTorch 2.x from PyPI, tools/deps.sh)
 #
 # Prints one JSON line per epoch:

@@ -228,7 +228,7 @@ else:
         lines.append(f"| {n} | {fmt(sync)} | {fmt(first)} | {fmt(stall)} | {fmt(stall_ratio[n])} |")
     lines.append("")
     if (1, "step_stall", "background") in ck_med or (2, "step_stall", "background") in ck_med:
-        lines += ["What an async save costs a training step (`bench/checkpoint_bench.cpp`, round 7): a step is about "
+        lines += ["What an async save costs a training step (`bench/checkpoint/checkpoint_bench.cpp`, round 7): a step is about "
                   "0.5 s of compute that does not touch the state (forward and backward) and then an update of every "
                   "element (the optimizer); a step with a save reported before it (report, compute, "
                   "`await_snapshot()`, update) against the mean of the steps just before and after it without one, "
@@ -524,7 +524,7 @@ for n in RANKS:
     py_rows.append(f"| {n} | {fmt(base)} | {' | '.join(cells)} | {fmt(last, '.6f') if last is not None else '–'} |")
 if py_rows:
     lines += ["## Python: the recipe as a trainrt training function vs plain PyTorch DDP", "",
-              "`bench/python/recipe_in_trainrt.py` runs `bench/pytorch_ddp.py`'s epoch body (`train_epochs`) as a "
+              "`bench/python/recipe_in_trainrt.py` runs `bench/pytorch/pytorch_ddp.py`'s epoch body (`train_epochs`) as a "
               "`python:` workload: trainrt embeds CPython, sets up torch.distributed from its own world over "
               "`scaling.backend` = gloo, or = trainrt (trainrt's MPI process group registered as a torch.distributed "
               "backend), and reports each epoch (outside the timed part). `TorchTrainer.fit()`: the same function "
@@ -548,7 +548,7 @@ for n in RANKS:
     if any(c is not None for c in cells):
         start_rows.append(f"| {n} | " + " | ".join(fmt(c) if c is not None else "–" for c in cells) + " |")
 if start_rows:
-    lines += ["Start-up: seconds from the launch command (`python3 bench/pytorch_ddp.py`, `mpiexec trainrt`) to "
+    lines += ["Start-up: seconds from the launch command (`python3 bench/pytorch/pytorch_ddp.py`, `mpiexec trainrt`) to "
               "the end of rank 0's first training step; the data are decoded in between (the same code in all three).", "",
               "| ranks | plain PyTorch DDP (s) | trainrt, gloo (s) | trainrt, backend trainrt (s) |",
               "|---:|---:|---:|---:|"] + start_rows + [""]

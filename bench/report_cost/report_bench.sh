@@ -7,7 +7,7 @@
 #   2. the baseline: one fashion_mlp epoch on the same ranks (global batch 64): train_time_s over
 #      its steps per rank = the time of one training step.
 # Prints one JSON line per measurement on stdout.
-# Usage: bench/report_bench.sh TRAINRT BUILD RANKS REPS STORAGE
+# Usage: bench/report_cost/report_bench.sh TRAINRT BUILD RANKS REPS STORAGE
 set -euo pipefail
 trainrt=$1 build=$2 ranks=$3 reps=$4 storage=$5
 plugin=$build/tests/plugins/libtest_plugin_reporter.so
