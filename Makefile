@@ -76,27 +76,34 @@ install: build
 bench: data
 	bash bench/run.sh
 
+# Marks stored results as stored now, at HEAD, in bench/results/index.json (bench/results/README.md).
+RECORD_RESULTS = python3 bench/reporting/results_index.py record
+
 # Node failure -> training again on the local 3-node cluster (root; ~3 min a fault, 3 of each kind:
 # a node frozen, a node killed, the batch host killed);
-# stores its results where `make bench` shows them from (bench/multinode/results/latest.jsonl).
+# stores its results where `make bench` shows them from (bench/results/multinode/latest.jsonl).
 bench-nodes: data
-	bash bench/multinode/node_failure_bench.sh bench/multinode/results/latest.jsonl $(or $(REPEAT),3)
+	bash bench/multinode/node_failure_bench.sh bench/results/multinode/latest.jsonl $(or $(REPEAT),3)
+	$(RECORD_RESULTS) bench/results/multinode/latest.jsonl
 
 # Goodput of a compressed long job on the local 3-node cluster (root; ~30 min): ~20 min of training
 # under a 4-minute time limit (requeued each time), one node killed and one frozen on the way;
-# prints `trainrt results`' goodput breakdown (bench/multinode/results/goodput.json).
+# prints `trainrt results`' goodput breakdown (bench/results/multinode/goodput.json).
 bench-goodput: data
-	bash bench/multinode/goodput_bench.sh bench/multinode/results/goodput.json
+	bash bench/multinode/goodput_bench.sh bench/results/multinode/goodput.json
+	$(RECORD_RESULTS) bench/results/multinode/goodput.json
 
 # The checkpoint bench on a GlusterFS volume of this host, each rank through a FUSE client of its
-# own (root; ~10 min; bench/glusterfs/results/checkpoint.md).
+# own (root; ~10 min; bench/results/glusterfs/checkpoint.md).
 bench-glusterfs: build
-	BUILD=$(BUILD) bash bench/glusterfs/checkpoint_bench.sh bench/glusterfs/results/checkpoint
+	BUILD=$(BUILD) bash bench/glusterfs/checkpoint_bench.sh bench/results/glusterfs/checkpoint
+	$(RECORD_RESULTS) bench/results/glusterfs/checkpoint.md bench/results/glusterfs/checkpoint/*
 
 # The same 16-trial sweep as `trainrt tune` in one allocation and as a Slurm job array, on the local
-# 3-node cluster (root; ~10 min), alternated twice (bench/tune/results/job_array.json).
+# 3-node cluster (root; ~10 min), alternated twice (bench/results/tune/job_array.json).
 bench-tune-array: data
-	BUILD=$(BUILD) bash bench/tune/job_array_bench.sh bench/tune/results/job_array.json
+	BUILD=$(BUILD) bash bench/tune/job_array_bench.sh bench/results/tune/job_array.json
+	$(RECORD_RESULTS) bench/results/tune/job_array.json
 
 clean:
 	rm -rf $(BUILD)

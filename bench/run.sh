@@ -360,13 +360,14 @@ fi
 # measured PART: NOTE for a part measured in this run.
 measured() { printf 'Measured in this run.\n' >"$OUT/$1_note.txt"; }
 # stored PART STORED DEST WHY SOURCE: a part not measured in this run shows the stored results
-# STORED (copied to DEST beside this run's) and a note saying why (WHY) and what made them
-# (SOURCE); without stored results its note is empty and its section says "not run".
+# STORED (under bench/results/, copied to DEST beside this run's) and a note saying why (WHY), what
+# made them (SOURCE) and the commit and date bench/results/index.json gives them; without stored
+# results its note is empty and its section says "not run".
 stored() {
   local part=$1 file=$2 dest=$3 why=$4 source=$5
   if [[ -r $file ]]; then
     cp "$file" "$dest"
-    printf '%s\n' "Not measured by this run ($why): the stored results of $source ($file, $(git log -1 --format='commit %h, %cs' -- "$file" 2>/dev/null || echo uncommitted))." \
+    printf '%s\n' "Not measured by this run ($why): the stored results of $source ($file, $("$PY" bench/reporting/results_index.py origin "$file"))." \
       >"$OUT/${part}_note.txt"
   else
     : >"$OUT/${part}_note.txt"
@@ -374,13 +375,13 @@ stored() {
 }
 
 # GPU: measured here where a GPU is visible and this build has CUDA; otherwise the section shows the
-# latest results measured on a GPU machine (bench/gpu/results/, made with bench/gpu/run_on_gpu.sh).
+# latest results measured on a GPU machine (bench/results/gpu/, made with bench/gpu/run_on_gpu.sh).
 if nvidia-smi -L 2>/dev/null | grep -q '^GPU ' && [[ -x $BUILD/tests/nccl_check ]]; then
   cmake --build "$BUILD" -j "$JOBS" --target gpu_step_bench >&2 || die "building gpu_step_bench failed"
   run gpu "$OUT/gpu.stdout" bash bench/gpu/bench_gpu.sh "$BUILD" /usr/share/datasets/fashion-mnist "$OUT/gpu_bench.jsonl" "$EPOCHS"
   measured gpu
 else
-  stored gpu bench/gpu/results/h100-latest.jsonl "$OUT/gpu_bench.jsonl" "no GPU on this machine" \
+  stored gpu bench/results/gpu/h100-latest.jsonl "$OUT/gpu_bench.jsonl" "no GPU on this machine" \
     "\`bash bench/gpu/run_on_gpu.sh\` on a lent GPU machine"
 fi
 
@@ -398,15 +399,15 @@ cluster_part() {
   fi
 }
 # Node failure (about 3 minutes per fault).
-cluster_part nodes BENCH_NODES "$OUT/node_failure.jsonl" bench/multinode/results/latest.jsonl "BENCH_NODES=1 runs it" \
+cluster_part nodes BENCH_NODES "$OUT/node_failure.jsonl" bench/results/multinode/latest.jsonl "BENCH_NODES=1 runs it" \
   "\`bash bench/multinode/node_failure_bench.sh\` on this kind of machine" \
   bash bench/multinode/node_failure_bench.sh "$OUT/node_failure.jsonl" "${BENCH_NODE_REPEAT:-3}"
 # Goodput of a compressed long job (about 30 minutes).
-cluster_part goodput BENCH_GOODPUT "$OUT/goodput.json" bench/multinode/results/goodput.json \
+cluster_part goodput BENCH_GOODPUT "$OUT/goodput.json" bench/results/multinode/goodput.json \
   "BENCH_GOODPUT=1 or \`make bench-goodput\` runs it" "\`bash bench/multinode/goodput_bench.sh\` on this kind of machine" \
   bash bench/multinode/goodput_bench.sh "$OUT/goodput.json"
 # The same sweep in one allocation and as a Slurm job array (about 15 minutes).
-cluster_part array BENCH_TUNE_ARRAY "$OUT/array_sweep.json" bench/tune/results/job_array.json \
+cluster_part array BENCH_TUNE_ARRAY "$OUT/array_sweep.json" bench/results/tune/job_array.json \
   "BENCH_TUNE_ARRAY=1 or \`make bench-tune-array\` runs it" "\`bash bench/tune/job_array_bench.sh\` on this kind of machine" \
   bash bench/tune/job_array_bench.sh "$OUT/array_sweep.json"
 
@@ -416,7 +417,7 @@ if ! skipped ray; then
   run ray "$OUT/ray.stdout" bash bench/ray/ray_bench.sh "$OUT/ray.jsonl"
   measured ray
 else
-  stored ray bench/ray/results/latest.jsonl "$OUT/ray.jsonl" "BENCH_SKIP names ray" "\`bash bench/ray/ray_bench.sh\`"
+  stored ray bench/results/ray/latest.jsonl "$OUT/ray.jsonl" "BENCH_SKIP names ray" "\`bash bench/ray/ray_bench.sh\`"
 fi
 
 # Frameworks through trainrt vs Ray Train and the framework's own launcher (part "frameworks",
@@ -425,7 +426,7 @@ if ! skipped frameworks; then
   run frameworks "$OUT/frameworks.stdout" bash bench/frameworks/run.sh "$OUT/frameworks.jsonl"
   measured frameworks
 else
-  stored frameworks bench/frameworks/results/latest.jsonl "$OUT/frameworks.jsonl" "BENCH_SKIP names frameworks" \
+  stored frameworks bench/results/frameworks/latest.jsonl "$OUT/frameworks.jsonl" "BENCH_SKIP names frameworks" \
     "\`bash bench/frameworks/run.sh\`"
 fi
 

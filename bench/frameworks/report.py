@@ -5,7 +5,7 @@ the first (its warm-up), trainrt's ratio to each other side (median of the per-r
 ratios), the goal (≤ 1.0× the fastest other side) and whether each epoch's logged loss agrees
 across the sides (every side trains the same seeded model on the same data).
 
-    python3 bench/frameworks/report.py bench/frameworks/results/latest.jsonl
+    python3 bench/frameworks/report.py bench/results/frameworks/latest.jsonl
 """
 import json
 import statistics
@@ -58,4 +58,4 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "bench/frameworks/results/latest.jsonl")
+    main(sys.argv[1] if len(sys.argv) > 1 else "bench/results/frameworks/latest.jsonl")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Frameworks through trainrt vs Ray Train and the framework's own launcher (bench/frameworks/README.md):
-#   bash bench/frameworks/run.sh [RESULTS.jsonl]     (default bench/frameworks/results/latest.jsonl)
+#   bash bench/frameworks/run.sh [RESULTS.jsonl]     (default bench/results/frameworks/latest.jsonl)
 # Lightning: bench/frameworks/lightning_bench.py under Ray (Ray's venv, as written), under trainrt
 # (after `sed 's/ray\.train/trainrt/g'`, fit() from a plain python3) and with Lightning's own DDP
 # launcher, 2 ranks each, BENCH_FW_REPS times in turn. One JSON line per run; report.py renders them.
@@ -10,7 +10,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 BUILD=${BUILD:-build}
-RESULTS=${1:-bench/frameworks/results/latest.jsonl}
+RESULTS=${1:-bench/results/frameworks/latest.jsonl}
 REPS=${BENCH_FW_REPS:-3}
 RAY_PY=${TRAINRT_RAY_VENV:-/opt/trainrt-deps/ray-venv}/bin/python
 PY=${TRAINRT_VENV:-/opt/trainrt-deps/venv}/bin/python

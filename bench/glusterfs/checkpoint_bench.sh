@@ -14,7 +14,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
-OUT=${1:-bench/glusterfs/results/checkpoint}
+OUT=${1:-bench/results/glusterfs/checkpoint}
 MIB=${GLUSTER_BENCH_MIB:-1024}
 REPS=${GLUSTER_BENCH_REPS:-4}
 DIR=${GLUSTER_BENCH_DIR:-/var/tmp/trainrt-glusterfs-bench}

@@ -18,7 +18,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
-OUT=${1:-bench/multinode/results/goodput.json}
+OUT=${1:-bench/results/multinode/goodput.json}
 MINUTES=${GOODPUT_MINUTES:-20}
 LIMIT=${GOODPUT_LIMIT:-4}
 PEER_TIMEOUT=${GOODPUT_PEER_TIMEOUT:-10}

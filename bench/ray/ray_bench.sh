@@ -12,7 +12,7 @@
 #   sweep       an 8-trial ASHA sweep's Tuner.fit()
 # Writes one JSON line per run (and a first "machine" line) to RESULTS; bench/ray/report.py renders it.
 #
-#   bash bench/ray/ray_bench.sh [RESULTS.jsonl]     # default bench/ray/results/latest.jsonl
+#   bash bench/ray/ray_bench.sh [RESULTS.jsonl]     # default bench/results/ray/latest.jsonl
 #
 # Environment: BENCH_RAY_REPS (3), BENCH_EPOCHS (1; epochs of the recipe per run), BUILD (build),
 # TRAINRT_RAY_VENV (/opt/trainrt-deps/ray-venv), TRAINRT_PYTHON (the build's Python: bench/lib/machine.sh),
@@ -24,7 +24,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
-RESULTS=${1:-bench/ray/results/latest.jsonl}
+RESULTS=${1:-bench/results/ray/latest.jsonl}
 REPS=${BENCH_RAY_REPS:-3}
 EPOCHS=${BENCH_EPOCHS:-1}
 BUILD=${BUILD:-build}

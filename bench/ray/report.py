@@ -2,7 +2,7 @@
 """Renders the Markdown section "trainrt vs Ray Train on this machine" from bench/ray/ray_bench.sh's
 JSON lines (stdout).
 
-    python3 bench/ray/report.py [bench/ray/results/latest.jsonl]
+    python3 bench/ray/report.py [bench/results/ray/latest.jsonl]
 
 One row per measurement: Ray's median, trainrt's median, the median of the per-pair ratios
 trainrt/Ray (a pair: the Ray run and the trainrt run of the same repetition, both successful), the
@@ -118,4 +118,4 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "bench/ray/results/latest.jsonl")
+    main(sys.argv[1] if len(sys.argv) > 1 else "bench/results/ray/latest.jsonl")

@@ -430,24 +430,24 @@ else:
 
 # Python training functions on a GPU: measured only on a lent GPU machine (run_on_gpu.sh's pybench
 # stage: its Python and CUDA PyTorch are not this machine's); the stored results are shown.
-py_gpu = Path("bench/gpu/results/h200-python-latest.jsonl")
+py_gpu = Path("bench/results/gpu/h200-python-latest.jsonl")
 if py_gpu.exists():
     table = subprocess.run([sys.executable, "bench/gpu/python_gpu_report.py", str(py_gpu)], check=True,
                            capture_output=True, text=True).stdout.strip()
     lines += ["## GPU: Python training functions, trainrt vs plain PyTorch", "",
-              Path("bench/gpu/results/h200-python-latest.md").read_text().strip(), "", *table.splitlines(), ""]
+              Path("bench/results/gpu/h200-python-latest.md").read_text().strip(), "", *table.splitlines(), ""]
 # The same on today's stack, with Ray Train beside it (run_on_gpu.sh's pybench and raybench stages).
-h100_python = [Path(f"bench/gpu/results/h100-{side}-latest.jsonl") for side in ("python", "ray")]
+h100_python = [Path(f"bench/results/gpu/h100-{side}-latest.jsonl") for side in ("python", "ray")]
 if all(path.exists() for path in h100_python):
     lines += ["## GPU: Python training functions, trainrt and Ray Train vs plain PyTorch (H100)", "",
-              Path("bench/gpu/results/h100-python-latest.md").read_text().strip(), ""]
+              Path("bench/results/gpu/h100-python-latest.md").read_text().strip(), ""]
     for path in h100_python:
         table = subprocess.run([sys.executable, "bench/gpu/python_gpu_report.py", str(path)], check=True,
                                capture_output=True, text=True).stdout.strip()
         lines += [*table.splitlines(), ""]
 
 # --- checkpoints on a network filesystem: the stored results of `make bench-glusterfs` ---
-gl_dir = Path("bench/glusterfs/results/checkpoint")
+gl_dir = Path("bench/results/glusterfs/checkpoint")
 gl = pd.concat([jsonl(gl_dir / f"checkpoint_n{n}.jsonl") for n in RANKS], ignore_index=True)
 if not gl.empty and out.resolve() != gl_dir.resolve():  # not inside the report of those results
     gl_meta = dict(line.split("=", 1) for line in (gl_dir / "machine.txt").read_text().splitlines() if "=" in line)

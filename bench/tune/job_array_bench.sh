@@ -18,7 +18,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
-OUT=${1:-bench/tune/results/job_array.json}
+OUT=${1:-bench/results/tune/job_array.json}
 TRIALS=${ARRAY_TRIALS:-16}
 EPOCHS=${ARRAY_EPOCHS:-2}
 REPEAT=${ARRAY_REPEAT:-2}
