@@ -445,13 +445,5 @@ blas_of_trainrt=$(ldd "$TRAINRT" 2>/dev/null | awk '/libopenblas/ {print $3; exi
 
 [[ -z ${REUSED_FROM:-} ]] || cp -n "$REUSED_FROM"/* "$OUT"/ 2>/dev/null || true
 say "writing $REPORT"
-"$PY" bench/reporting/render.py "$OUT" "$REPORT" || die "could not aggregate the results in $OUT"
-if [[ -s $OUT/ray.jsonl ]]; then
-  { printf '\n'; "$PY" bench/ray/report.py "$OUT/ray.jsonl"; printf '\n'; cat "$OUT/ray_note.txt"; } >>"$REPORT" ||
-    die "could not render $OUT/ray.jsonl"
-fi
-if [[ -s $OUT/frameworks.jsonl ]]; then
-  { printf '\n'; "$PY" bench/frameworks/report.py "$OUT/frameworks.jsonl"; printf '\n'; cat "$OUT/frameworks_note.txt"; } >>"$REPORT" ||
-    die "could not render $OUT/frameworks.jsonl"
-fi
+"$PY" bench/reporting/render.py "$OUT" "$REPORT" || die "could not render the results in $OUT"
 say "done: $REPORT (raw results in $OUT)"

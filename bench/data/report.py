@@ -1,30 +1,22 @@
 """BENCHMARKS.md's data section from data_bench.sh's JSON lines: prints a JSON object with the
-markdown `section` and the `targets` rows (target, measured, True/False/None).
+markdown `section` and the `targets` rows (target, measured, True/False/None); goals in targets.py.
 
     /usr/bin/python3 bench/data/report.py DATA_BENCH.jsonl
 """
-import json, statistics, sys
+import json
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/: the reporting library
+from reporting import Part, median, records, target_row, targets, times  # noqa: E402
+
+GOALS = targets("data")
 
 SHUFFLES = ("none", "blocks", "global")
 
 
-def rows(path):
-    p = Path(path)
-    return [json.loads(l) for l in p.read_text().splitlines() if l.startswith("{")] if p.exists() else []
-
-
-def median(values):
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
-
-
 def num(x, spec=".0f"):
     return "–" if x is None else format(x, spec)
-
-
-def times(x, spec=".2f"):
-    return "–" if x is None else f"{x:{spec}}×"
 
 
 def big_times(x):
@@ -36,8 +28,7 @@ def cold_section(data, lines, targets):
     streams = [r for r in data if r["part"] == "cold_stream"]
     if not streams or not plain:
         lines += ["Streaming read vs plain read: not run.", ""]
-        targets += [["Data: streaming read, cold, shuffle none ≥ 0.90 × a plain sequential read", "not run", None],
-                    ["Data: streaming read, cold, shuffle blocks ≥ 0.80 × a plain sequential read", "not run", None]]
+        targets += [[GOALS.STREAM_NONE.text, "not run", None], [GOALS.STREAM_BLOCKS.text, "not run", None]]
         return
     methods = sorted({r.get("cold", "fadvise") for r in data if r["part"] in ("cold_plain", "cold_stream", "rss_ranks")})
     how = {"drop_caches": "the whole page cache dropped (`sync; echo 3 > /proc/sys/vm/drop_caches`)",
@@ -90,14 +81,14 @@ def cold_section(data, lines, targets):
         lines.append(f"| {pair} | {first} | " + " | ".join(cells) + " |")
     lines.append("")
 
-    def ratio_target(shuffle, bound):
+    for shuffle, goal in (("none", GOALS.STREAM_NONE), ("blocks", GOALS.STREAM_BLOCKS), ("global", None)):
         x = ratios[shuffle]
         detail = ", ".join(f"{v[2]:.2f}" for _, v in sorted(per_pair[shuffle].items()))
-        return f"{times(x)} (median of {len(per_pair[shuffle])} pairs: {detail})", (None if x is None or bound is None else x >= bound)
-    for shuffle, bound, text in (("none", 0.90, "≥ 0.90 ×"), ("blocks", 0.80, "≥ 0.80 ×"), ("global", None, "(reported)")):
-        measured, ok = ratio_target(shuffle, bound)
-        what = f"{text} a plain sequential read" if bound is not None else "vs a plain sequential read (reported)"
-        targets.append([f"Data: streaming read, cold, shuffle {shuffle} {what}", measured, ok])
+        measured = f"{times(x)} (median of {len(per_pair[shuffle])} pairs: {detail})"
+        if goal is None:  # reported, no goal
+            targets.append([f"Data: streaming read, cold, shuffle {shuffle} vs a plain sequential read (reported)", measured, None])
+        else:
+            targets.append([goal.text, measured, goal.met(x)])
 
 
 def rss_section(data, lines, targets):
@@ -135,7 +126,7 @@ def wait_section(data, lines, targets):
     wait = [r for r in data if r["part"] == "fashion_wait"]
     if not wait:
         lines += ["fashion_mlp's data wait: not run.", ""]
-        targets.append(["Data: fashion_mlp data wait ≤ 2 % of train time (prefetch 2, 2 ranks)", "not run", None])
+        targets.append([GOALS.DATA_WAIT.text, "not run", None])
         return
     fractions = [r["data_wait_s"] / r["train_time_s"] for r in wait]
     lines += ["fashion_mlp, 2 ranks, batch 64 (938 steps an epoch), `prefetch_batches = 2`: the time the training "
@@ -144,8 +135,7 @@ def wait_section(data, lines, targets):
     lines += [f"| {r['epoch']} | {r['train_time_s']:.3f} | {r['data_wait_s']:.6f} | {f * 100:.3f} % |"
               for r, f in zip(wait, fractions)]
     lines.append("")
-    targets.append(["Data: fashion_mlp data wait ≤ 2 % of train time (prefetch 2, 2 ranks)",
-                    f"{max(fractions) * 100:.3f} % (worst epoch)", max(fractions) <= 0.02])
+    targets.append([GOALS.DATA_WAIT.text, f"{max(fractions) * 100:.3f} % (worst epoch)", GOALS.DATA_WAIT.met(max(fractions))])
 
 
 LOADERS = [("loader_trainrt_python", None, "trainrt from Python: `get_dataset().iter_batches()`"),
@@ -161,7 +151,7 @@ def loader_section(data, lines, targets):
     every = [r for r in data if r["part"].startswith("loader_")]
     if not every:
         lines += ["Samples/s against PyTorch's DataLoader: not run.", ""]
-        targets.append(["Data: samples/s ≥ 2 × PyTorch DataLoader + h5py", "not run", None])
+        targets.append([GOALS.LOADER.text, "not run", None])
         return
     counts = sorted({r["samples"] for r in every})
     runs_each = max(len(runs_of(p, w, s)) for p, w, _ in LOADERS for s in ("none", "global"))
@@ -202,15 +192,15 @@ def loader_section(data, lines, targets):
         where = min(mine, key=mine.get) if mine else None
         measured = "not run" if smallest is None else \
             f"{big_times(smallest)} (smallest: shuffle {where[1]}, num_workers {where[2]})"
-        targets.append([f"Data: samples/s ≥ 2 × PyTorch DataLoader + h5py, {label}, FashionMNIST train split "
-                        "(shuffle none/global, num_workers 0/1)", measured, None if smallest is None else smallest >= 2])
+        targets.append([f"{GOALS.LOADER.text}, {label}, FashionMNIST train split (shuffle none/global, num_workers 0/1)",
+                        measured, GOALS.LOADER.met(smallest)])
 
 
-def main():
-    data = rows(sys.argv[1])
+def section(path):
+    """{"section": the markdown, "targets": [[target, measured, True/False/None], ...]}."""
+    data = records(path)
     if not data:
-        print(json.dumps({"section": "## Data: the streaming reader\n\nNot run.\n", "targets": []}))
-        return
+        return {"section": "## Data: the streaming reader\n\nNot run.\n", "targets": []}
     lines, targets = [], []
     cold_section(data, lines, targets)
     if not lines or lines[0] != "## Data: the streaming reader":
@@ -218,8 +208,16 @@ def main():
     rss_section(data, lines, targets)
     wait_section(data, lines, targets)
     loader_section(data, lines, targets)
-    print(json.dumps({"section": "\n".join(lines), "targets": targets}))
+    return {"section": "\n".join(lines), "targets": targets}
+
+
+def part(results):
+    data = section(results.file("data_bench.jsonl"))
+    rows = [target_row(*row) for row in data["targets"]]
+    if "data" in results.skipped:
+        rows = ["| Data: the streaming reader's targets | not run | not run |"]
+    return Part([data["section"], ""], rows)
 
 
 if __name__ == "__main__":
-    main()
+    print(json.dumps(section(sys.argv[1])))

@@ -7,11 +7,14 @@ across the sides (every side trains the same seeded model on the same data).
 
     python3 bench/frameworks/report.py bench/results/frameworks/latest.jsonl
 """
-import json
 import statistics
 import sys
+from pathlib import Path
 
-GOAL = 1.0
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/: the reporting library
+from reporting import Part, records, targets  # noqa: E402
+
+GOALS = targets("frameworks")
 SIDES = [("ray", "Ray Train (TorchTrainer, as written)"), ("trainrt", "trainrt (after the one sed)"),
          ("native", "Lightning's own DDP launcher (`strategy=\"ddp\", devices=2`)")]
 
@@ -21,19 +24,21 @@ def epoch_time(run):
     return statistics.median(times) if times else None
 
 
-def main(path):
-    lines = [json.loads(line) for line in open(path) if line.strip()]
+def section(path):
+    """The section's lines (a line may hold several, as printed)."""
+    lines = records(path)
+    out = []
     machine = next(line for line in lines if line["type"] == "machine")
     runs = [line for line in lines if line["type"] == "run"]
     by_side = {side: [r for r in runs if r["side"] == side and r["rc"] == 0] for side, _ in SIDES}
-    print("## Frameworks: trainrt vs Ray Train and the framework's own launcher\n")
-    print(f"PyTorch Lightning {machine['lightning']} (torch {machine['torch']}), Ray {machine['ray']}, trainrt "
+    out.append("## Frameworks: trainrt vs Ray Train and the framework's own launcher\n")
+    out.append(f"PyTorch Lightning {machine['lightning']} (torch {machine['torch']}), Ray {machine['ray']}, trainrt "
           f"{machine['trainrt']}, 2 ranks on {machine['nproc']} cores, {machine['date']}; `bash bench/frameworks/run.sh`, "
           f"the three sides in turn per repetition. {machine['epochs']} epochs of the FashionMNIST recipe's MLP on "
           f"{machine['samples']} images (batch 32 per rank), seeded alike; the epoch time is rank 0's, report "
           f"included, median over the epochs after the first.\n")
-    print("| side | epoch (median) | trainrt / side (median of repetitions) | runs |")
-    print("|---|---|---|---|")
+    out.append("| side | epoch (median) | trainrt / side (median of repetitions) | runs |")
+    out.append("|---|---|---|---|")
     ours = {r["rep"]: epoch_time(r) for r in by_side["trainrt"]}
     fastest = None
     for side, label in SIDES:
@@ -43,19 +48,25 @@ def main(path):
         ratio = statistics.median(ratios) if ratios and side != "trainrt" else None
         if side != "trainrt" and median is not None and (fastest is None or median < fastest[1]):
             fastest = (side, median, ratio)
-        print(f"| {label} | {median:.2f} s | {f'{ratio:.2f}×' if ratio else '–'} | {len(times)} |" if median
+        out.append(f"| {label} | {median:.2f} s | {f'{ratio:.2f}×' if ratio else '–'} | {len(times)} |" if median
               else f"| {label} | failed | – | 0 |")
     if fastest and fastest[2]:
-        met = "met" if fastest[2] <= GOAL else "**not met**"
-        print(f"\nGoal: trainrt ≤ {GOAL}× the fastest other side ({fastest[0]}): {fastest[2]:.2f}×, {met}.")
+        met = "met" if GOALS.VS_FASTEST.met(fastest[2]) else "**not met**"
+        out.append(f"\nGoal: trainrt ≤ {GOALS.VS_FASTEST.shown}× the fastest other side ({fastest[0]}): {fastest[2]:.2f}×, {met}.")
     losses = {side: [round(e["loss"], 6) for e in by_side[side][0]["epochs"]] for side, _ in SIDES if by_side[side]}
-    print("\nLoss logged at each epoch's last step (rank 0, first repetition): " +
+    out.append("\nLoss logged at each epoch's last step (rank 0, first repetition): " +
           "; ".join(f"{side} {values}" for side, values in losses.items()) +
           (" (equal)." if len({tuple(v) for v in losses.values()}) == 1 else " (they differ)."))
     for run in runs:
         if run["rc"] != 0:
-            print(f"\n- {run['side']} rep {run['rep']} failed, exit {run['rc']}: `{' '.join(run.get('error', []))}`")
+            out.append(f"\n- {run['side']} rep {run['rep']} failed, exit {run['rc']}: `{' '.join(run.get('error', []))}`")
+    return out
+
+
+def part(results):
+    """Appended after the raw lines (bench/reporting/render.py), measured here or stored."""
+    return Part(section(results.file("frameworks.jsonl")))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "bench/results/frameworks/latest.jsonl")
+    print("\n".join(section(sys.argv[1] if len(sys.argv) > 1 else "bench/results/frameworks/latest.jsonl")))

@@ -1,20 +1,19 @@
+#!/usr/bin/env python3
 """Renders the JSON lines of bench/gpu/python_gpu_bench.sh (PYBENCH_SIDE=trainrt or ray): per model and
 data, the median epoch time (epochs after the first: the first pays cuDNN's and the allocator's
 warm-up) in plain PyTorch and through each other side in the file (trainrt, the plain loop in
-trainrt's interpreter, Ray Train), with its ratio to PyTorch; the checkpoint's stall against its pinned device-to-host copy."""
-import collections
-import json
-import statistics
-import sys
+trainrt's interpreter, Ray Train), with its ratio to PyTorch; the checkpoint's stall against its pinned device-to-host copy.
 
-rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-epochs = collections.defaultdict(list)
-for row in rows:
-    if "epoch_s" in row and row["epoch"] > 1:
-        epochs[(row["model"], row["data"], row["who"])].append(row["epoch_s"])
-def median(model, data, who):
-    values = epochs.get((model, data, who))
-    return statistics.median(values) if values else None
+    python_gpu_report.py RESULTS.jsonl       prints the table (and the stall lines)
+"""
+import collections
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/: the reporting library
+from reporting import median, records  # noqa: E402
+
+NAMES = {"trainrt": "trainrt", "pytorch-embedded": "plain loop in trainrt's interpreter", "ray": "Ray Train"}
 
 
 def ratio(a, b):
@@ -25,20 +24,37 @@ def seconds(value):
     return f"{value:.3f}" if value else "missing"
 
 
-NAMES = {"trainrt": "trainrt", "pytorch-embedded": "plain loop in trainrt's interpreter", "ray": "Ray Train"}
-others = [who for who in NAMES if any(key[2] == who for key in epochs)]
-print("| model | data | PyTorch epoch (s) | " + " | ".join(f"{NAMES[who]} (s) | / PyTorch" for who in others) + " |")
-print("|---|---|---|" + "---|---|" * len(others))
-for model, data in sorted({(m, d) for m, d, _ in epochs}):
-    theirs = median(model, data, "pytorch")
-    cells = []
-    for who in others:
-        value = median(model, data, who)
-        cells += [seconds(value), ratio(value, theirs)]
-    print(f"| {model} | {data} | {seconds(theirs)} | " + " | ".join(cells) + " |")
-for row in rows:
-    if "stall_s" in row:
-        print(f"\ncheckpoint of {row['model']} ({row['checkpoint_bytes'] / 2**20:.1f} MiB: weights and momentum), "
-              f"checkpoint.async = true: report() stall {row['stall_s'] * 1e3:.2f} ms vs pinned device-to-host copy "
-              f"{row['d2h_pinned_s'] * 1e3:.2f} ms: {row['stall_s'] / row['d2h_pinned_s']:.2f}x"
-              + (f" ({row['note']})" if row.get("note") else ""))
+def epoch_times(rows):
+    """(model, data, who) -> epoch times after the first."""
+    epochs = collections.defaultdict(list)
+    for row in rows:
+        if "epoch_s" in row and row["epoch"] > 1:
+            epochs[(row["model"], row["data"], row["who"])].append(row["epoch_s"])
+    return epochs
+
+
+def table_lines(path):
+    """The table's lines, then for each checkpoint stall measured an empty line and its line."""
+    rows = records(path)
+    epochs = epoch_times(rows)
+    others = [who for who in NAMES if any(key[2] == who for key in epochs)]
+    lines = ["| model | data | PyTorch epoch (s) | " + " | ".join(f"{NAMES[who]} (s) | / PyTorch" for who in others) + " |",
+             "|---|---|---|" + "---|---|" * len(others)]
+    for model, data in sorted({(m, d) for m, d, _ in epochs}):
+        theirs = median(epochs.get((model, data, "pytorch"), []))
+        cells = []
+        for who in others:
+            value = median(epochs.get((model, data, who), []))
+            cells += [seconds(value), ratio(value, theirs)]
+        lines.append(f"| {model} | {data} | {seconds(theirs)} | " + " | ".join(cells) + " |")
+    for row in rows:
+        if "stall_s" in row:
+            lines += ["", f"checkpoint of {row['model']} ({row['checkpoint_bytes'] / 2**20:.1f} MiB: weights and momentum), "
+                          f"checkpoint.async = true: report() stall {row['stall_s'] * 1e3:.2f} ms vs pinned device-to-host "
+                          f"copy {row['d2h_pinned_s'] * 1e3:.2f} ms: {row['stall_s'] / row['d2h_pinned_s']:.2f}x"
+                          + (f" ({row['note']})" if row.get("note") else "")]
+    return lines
+
+
+if __name__ == "__main__":
+    print("\n".join(table_lines(sys.argv[1])))

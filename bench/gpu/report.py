@@ -4,16 +4,24 @@
     report.py RESULTS.jsonl --summary           plain lines (the end of a GPU run)
     report.py RESULTS.jsonl --markdown NOTE     BENCHMARKS.md's GPU section (NOTE: where it ran)
     report.py RESULTS.jsonl --target            one line "measured|PASS" for the targets table
+
+In BENCHMARKS.md (part(results)): the GPU section from gpu_bench.jsonl, measured here or stored
+(bench/results/gpu/), then the stored sections of Python training functions on a GPU.
 """
 import json
 import statistics
 import sys
+from pathlib import Path
 
-TARGET = 0.5  # trainrt's GPU epoch time <= 0.5 x PyTorch's on the same GPU
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/: the reporting library
+from reporting import BENCH, Part, human_bytes, records, targets, topic  # noqa: E402
+
+GOALS = targets("gpu")
+STORED = BENCH / "results" / "gpu"
 
 
 def load(path):
-    rows = [json.loads(line) for line in open(path) if line.startswith("{")]
+    rows = records(path)
     runs = {}
     for row in rows:
         if "epoch_time_s" in row:
@@ -47,13 +55,6 @@ def summary(rows, runs):
             print(f"nccl allreduce {r['bytes']:>11} B: trainrt {r['trainrt_us']:.2f} us, plain {r['nccl_us']:.2f} us")
         elif str(r.get("bench", "")).startswith("gpu_"):
             print(json.dumps(r))
-
-
-def human(b):
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if b >= size:
-            return f"{b // size} {unit}"
-    return f"{b} B"
 
 
 def training_table(runs):
@@ -90,7 +91,7 @@ def nccl_table(rows):
     lines = ["| size | trainrt (µs) | plain ncclAllReduce (µs) | trainrt / plain |", "|---:|---:|---:|---:|"]
     for r in rows:
         if r.get("bench") == "nccl_allreduce":
-            lines.append(f"| {human(int(r['bytes']))} | {r['trainrt_us']:.2f} | {r['nccl_us']:.2f} | {r['time_ratio']:.2f} |")
+            lines.append(f"| {human_bytes(int(r['bytes']))} | {r['trainrt_us']:.2f} | {r['nccl_us']:.2f} | {r['time_ratio']:.2f} |")
     return lines
 
 
@@ -113,11 +114,40 @@ def markdown(rows, runs, device, note):
 
 
 def target(runs):
+    """(measured, met) of GOALS.EPOCH_VS_PYTORCH; met None when nothing was measured."""
     rs = ratios(runs)
     if not rs:
-        return "not measured|–"
-    measured = ", ".join(f"{o} vs {t}: {r:.3f}" for o, t, r in rs)
-    return f"{measured}|{'PASS' if all(r <= TARGET for _, _, r in rs) else 'MISS'}"
+        return "not measured", None
+    return ", ".join(f"{o} vs {t}: {r:.3f}" for o, t, r in rs), GOALS.EPOCH_VS_PYTORCH.met_all(r for _, _, r in rs)
+
+
+def python_sections():
+    """The stored sections of Python training functions on a GPU (run_on_gpu.sh's pybench and
+    raybench stages on a lent machine: its Python and CUDA PyTorch are not this machine's)."""
+    lines = []
+    table = lambda path: "\n".join(topic("gpu", "python_gpu_report").table_lines(path)).strip().splitlines()
+    if (STORED / "h200-python-latest.jsonl").exists():
+        lines += ["## GPU: Python training functions, trainrt vs plain PyTorch", "",
+                  (STORED / "h200-python-latest.md").read_text().strip(), "",
+                  *table(STORED / "h200-python-latest.jsonl"), ""]
+    h100 = [STORED / f"h100-{side}-latest.jsonl" for side in ("python", "ray")]  # the same with Ray Train beside it
+    if all(path.exists() for path in h100):
+        lines += ["## GPU: Python training functions, trainrt and Ray Train vs plain PyTorch (H100)", "",
+                  (STORED / "h100-python-latest.md").read_text().strip(), ""]
+        for path in h100:
+            lines += [*table(path), ""]
+    return lines
+
+
+def part(results):
+    """The GPU section (measured here, or stored by bench/run.sh into gpu_bench.jsonl with its note)."""
+    path = results.file("gpu_bench.jsonl")
+    if not path.exists():
+        lines = ["## GPU", "", "not run: no GPU here and no stored GPU results.", ""]
+        return Part(lines + python_sections(), [GOALS.EPOCH_VS_PYTORCH.row("–", None)])
+    rows, runs, device = load(path)
+    lines = "\n".join(markdown(rows, runs, device, results.note("gpu"))).strip().splitlines() + [""]
+    return Part(lines + python_sections(), [GOALS.EPOCH_VS_PYTORCH.row(*target(runs))])
 
 
 def main():
@@ -128,7 +158,8 @@ def main():
     elif mode == "--markdown":
         print("\n".join(markdown(rows, runs, device, sys.argv[3] if len(sys.argv) > 3 else "")))
     elif mode == "--target":
-        print(target(runs))
+        measured, met = target(runs)
+        print(f"{measured}|{'–' if met is None else ('PASS' if met else 'MISS')}")
     else:
         sys.exit(f"report.py: unknown mode {mode}")
 

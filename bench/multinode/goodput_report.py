@@ -5,6 +5,10 @@
 """
 import json
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/: the reporting library
+from reporting import cluster_section  # noqa: E402
 
 PARTS = [("start_up", "start-up (process launch -> start record)"),
          ("restore", "restore"),
@@ -16,7 +20,8 @@ PARTS = [("start_up", "start-up (process launch -> start record)"),
          ("other", "other")]
 
 
-def main(path, note):
+def section(path, note):
+    """The section's lines (NOTE: where and when it ran)."""
     r = json.load(open(path))
     g = r["goodput"]
     total = g["allocated_rank_s"]
@@ -53,8 +58,14 @@ def main(path, note):
             "an epoch (about 4 s here), so it is mostly training.", "",
             f"- goodput ≥ 90 % over ≥ 20 min of training with ≥ 4 requeues, a node killed and one frozen: "
             f"**{verdict}**, {100 * g['ratio']:.1f} %"]
-    print("\n".join(out))
+    return out
+
+
+def part(results):
+    """The goodput section from this results directory's goodput.json (measured or stored)."""
+    return cluster_section(results, "goodput.json", "goodput", section, "Goodput",
+                           "BENCH_GOODPUT=1 or `make bench-goodput` runs it (root, the local cluster)")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "")
+    print("\n".join(section(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "")))

@@ -6,10 +6,15 @@
 import json
 import statistics
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/: the reporting library
+from reporting import cluster_section, records  # noqa: E402
 
 
-def main(path, note):
-    rows = [json.loads(line) for line in open(path) if line.startswith("{")]
+def section(path, note):
+    """The section's lines (NOTE: where and when it ran)."""
+    rows = records(path)
     out = ["## Node failure: fault -> training again on the nodes left (3 nodes x 2 tasks)", ""]
     if note:
         out += [note, ""]
@@ -52,7 +57,7 @@ def main(path, note):
                    f"{median / timeout:.2f}× of {timeout} s | {statistics.median(r['steps_lost'] for r in mine):.0f} "
                    f"(a checkpoint every {mine[0]['every_steps']}) | {states} |")
     out += [""] + targets(rows)
-    print("\n".join(out))
+    return out
 
 
 def targets(rows):
@@ -70,5 +75,11 @@ def targets(rows):
     return lines
 
 
+def part(results):
+    """The node-failure section from this results directory's node_failure.jsonl (measured or stored)."""
+    return cluster_section(results, "node_failure.jsonl", "nodes", section, "Node failure",
+                           "BENCH_NODES=1 runs it (root, the local cluster)")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "")
+    print("\n".join(section(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "")))

@@ -9,9 +9,14 @@ trainrt/Ray (a pair: the Ray run and the trainrt run of the same repetition, bot
 goal and whether the ratio meets it, and the number of pairs. Failed runs are listed under the
 table with their error line.
 """
-import json
 import statistics
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/: the reporting library
+from reporting import Part, records, targets  # noqa: E402
+
+GOALS = targets("ray")
 
 # A run's measurement in a row: its value_s, or for the sweep's second row value_s per epoch the
 # sweep trained (ASHA's asynchronous decisions depend on which trials reach a rung first, so the two
@@ -25,16 +30,17 @@ def per_epoch(run):
     return run["value_s"] / epochs if epochs else None
 
 
-# (part, trainrt variant, label, goal, measurement): the rows, in order; goal None: none set.
+# (part, trainrt variant, label, goal (ray/targets.py; None: none set), measurement): the rows, in order.
 ROWS = [
-    ("launch", "main", "launch → first `report()` returned (rank 0)", 0.5, whole),
-    ("epoch", "main", "epoch of the FashionMNIST recipe (rank 0, train + test)", 1.0, whole),
-    ("checkpoint", "main", "`report()` with a 100 MiB `Checkpoint.from_directory` (rank 0, median of the reports)", 1.0,
-     whole),
-    ("recovery", "supervise", "worker SIGKILLed → first report after the restart (trainrt: `trainrt supervise`)", 0.5,
-     whole),
-    ("recovery", "rerun", "the same, trainrt: the script's `fit()` fails, the same command rerun at once", 0.5, whole),
-    ("sweep", "main", "8-trial ASHA sweep, `Tuner.fit()` (the one sed)", 0.8, whole),
+    ("launch", "main", "launch → first `report()` returned (rank 0)", GOALS.LAUNCH, whole),
+    ("epoch", "main", "epoch of the FashionMNIST recipe (rank 0, train + test)", GOALS.EPOCH, whole),
+    ("checkpoint", "main", "`report()` with a 100 MiB `Checkpoint.from_directory` (rank 0, median of the reports)",
+     GOALS.CHECKPOINT, whole),
+    ("recovery", "supervise", "worker SIGKILLed → first report after the restart (trainrt: `trainrt supervise`)",
+     GOALS.RECOVERY, whole),
+    ("recovery", "rerun", "the same, trainrt: the script's `fit()` fails, the same command rerun at once",
+     GOALS.RECOVERY, whole),
+    ("sweep", "main", "8-trial ASHA sweep, `Tuner.fit()` (the one sed)", GOALS.SWEEP, whole),
     ("sweep", "main", "the same sweep, its makespan per epoch it trained", None, per_epoch),
 ]
 
@@ -45,17 +51,14 @@ def fmt_s(value):
     return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
 
 
-def main(path):
+def section(path):
+    """The section's lines."""
     machine, runs = {}, []
-    with open(path) as lines:
-        for line in lines:
-            if not line.strip():
-                continue
-            record = json.loads(line)
-            if record.get("type") == "machine":
-                machine = record
-            elif record.get("type") == "run":
-                runs.append(record)
+    for record in records(path):
+        if record.get("type") == "machine":
+            machine = record
+        elif record.get("type") == "run":
+            runs.append(record)
 
     def find(part, side, variant):
         return {r["rep"]: r for r in runs if r["part"] == part and r["side"] == side and r["variant"] == variant}
@@ -83,11 +86,11 @@ def main(path):
                   if rep in ray_runs and trainrt_runs[rep]["ok"] and ray_runs[rep]["ok"] and measure(ray_runs[rep])
                   and measure(trainrt_runs[rep]) is not None]
         ratio = statistics.median(ratios) if ratios else None
-        met = "–" if ratio is None or goal is None else ("yes" if ratio <= goal else "**no**")
+        met = "–" if ratio is None or goal is None else ("yes" if goal.met(ratio) else "**no**")
         failed = [r for r in trainrt_runs.values() if not r["ok"]]
         out.append(f"| {label} | {fmt_s(statistics.median(ray_ok)) if ray_ok else '–'} | "
                    f"{fmt_s(statistics.median(trainrt_ok)) if trainrt_ok else ('failed' if failed else '–')} | "
-                   f"{f'{ratio:.2f}×' if ratio is not None else '–'} | {f'≤ {goal:g}×' if goal else '–'} | {met} | "
+                   f"{f'{ratio:.2f}×' if ratio is not None else '–'} | {f'≤ {goal.shown}×' if goal else '–'} | {met} | "
                    f"{len(ratios)} |")
         for r in list(ray_runs.values()) + list(trainrt_runs.values()):
             if not r["ok"] and r not in failures:
@@ -114,8 +117,13 @@ def main(path):
     if loads:
         out += ["", f"Load average (1 min) after each run: {min(loads):.1f}–{max(loads):.1f} on "
                     f"{machine.get('nproc', '?')} cores."]
-    print("\n".join(out))
+    return out
+
+
+def part(results):
+    """Appended after the raw lines (bench/reporting/render.py), measured here or stored."""
+    return Part(section(results.file("ray.jsonl")))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "bench/results/ray/latest.jsonl")
+    print("\n".join(section(sys.argv[1] if len(sys.argv) > 1 else "bench/results/ray/latest.jsonl")))

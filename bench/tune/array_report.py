@@ -6,9 +6,14 @@
 import json
 import statistics
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/: the reporting library
+from reporting import cluster_section  # noqa: E402
 
 
-def main(path, note):
+def section(path, note):
+    """The section's lines (NOTE: where and when it ran)."""
     r = json.load(open(path))
     out = [f"## Sweeps: `trainrt tune` in one allocation vs a Slurm job array ({r['trials']} trials)", ""]
     if note:
@@ -36,8 +41,14 @@ def main(path, note):
         out.append("- here the two take the same time within this machine's noise (the trials' own time moves by "
                    "about 10 % between runs on its 2 shared cores): an idle cluster starts an array job in under a "
                    "second. One allocation saves what this cluster cannot show: a queue wait per trial.")
-    print("\n".join(out))
+    return out
+
+
+def part(results):
+    """The job-array section from this results directory's array_sweep.json (measured or stored)."""
+    return cluster_section(results, "array_sweep.json", "array", section, "Sweeps vs a job array",
+                           "BENCH_TUNE_ARRAY=1 or `make bench-tune-array` runs it (root, the local cluster)")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "")
+    print("\n".join(section(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "")))
