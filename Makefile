@@ -6,7 +6,7 @@ TRAINRT := $(BUILD)/trainrt
 DATA := data/fashion-mnist.h5
 PREFIX ?= /usr/local
 
-.PHONY: docs bench-goodput bench-glusterfs bench-tune-array all deps deps-core build cli data demo test test-long test-unit test-mpi test-metrics test-slurm test-install install bench bench-nodes clean conformance
+.PHONY: test-costs docs bench-goodput bench-glusterfs bench-tune-array all deps deps-core build cli data demo test test-long test-unit test-mpi test-metrics test-slurm test-install install bench bench-nodes clean conformance
 
 all: build
 
@@ -49,6 +49,10 @@ demo: cli $(DATA)
 TEST_JOBS ?= 3
 test: data
 	cd $(BUILD) && ctest --output-on-failure --timeout 900 -j $(TEST_JOBS) $(CTEST_ARGS)
+
+# tests/costs.txt from the last make test's durations: the order a fresh build directory runs them in.
+test-costs:
+	awk '/^---/{exit} $$3>=5 {printf "%s %.0f\n",$$1,$$3}' $(BUILD)/Testing/Temporary/CTestCostData.txt | sort -k2,2nr > tests/costs.txt
 
 # The same tests with their slow repeat-runs (every kill phase, more random kills).
 test-long: data

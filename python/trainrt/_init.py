@@ -2,7 +2,6 @@
 (docs/guides/coming-from-ray.md). There is no cluster to start or join: the Slurm allocation (or
 this machine) is where the ranks run. What Ray's call can say that means something here is kept;
 the rest is refused with one line rather than accepted and ignored."""
-import os
 
 _cpus = None        # init(num_cpus=): the CPUs a Tuner's trials may use at once on this node
 _initialized = False
@@ -41,5 +40,7 @@ def is_initialized():
 
 
 def cpus():
-    """The CPUs a Tuner may run trials on at once here: init(num_cpus=) or this machine's count."""
-    return _cpus or os.cpu_count() or 1
+    """The CPUs a Tuner may run trials on at once here: init(num_cpus=), or those this process may
+    run on (its affinity: a Slurm step's CPUs), by the rule the ranks' threads use."""
+    from ._trainrt import usable_cpus
+    return _cpus or usable_cpus()

@@ -8,9 +8,11 @@
 
 #include <fmt/format.h>
 
-#include "checkpoint/catalog.hpp"
+#include "checkpoint/format/catalog.hpp"
+#include "checkpoint/format/manifest.hpp"
 #include "config/settings.hpp"
 #include "config/values.hpp"
+#include "runlog/run_files.hpp"
 #include "trainrt/error.hpp"
 
 namespace fs = std::filesystem;
@@ -70,7 +72,7 @@ JobConfig snapshot_config(const Json& config) {
         std::string text = spec.default_value;
         if (config.contains(spec.key) && config[spec.key].is_string()) text = config[spec.key].get<std::string>();
         try {
-            values[spec.key] = {config::check_value(spec, text, "run.json"), "run.json"};
+            values[spec.key] = {config::check_value(spec, text, runlog::kRunJson), runlog::kRunJson};
         } catch (const ConfigError&) {
             if (!spec.default_value.empty()) values[spec.key] = {spec.default_value, "default"};
         }

@@ -13,7 +13,7 @@ inline constexpr const char* kMetricsH5 = "metrics.h5";
 inline constexpr const char* kCheckpointsDir = "checkpoints";
 inline constexpr const char* kHeartbeatsDir = "heartbeats";           // one file per node (heartbeats.hpp)
 inline constexpr const char* kDecisionsDir = "decisions";             // a sweep's verdicts (scheduler_pause.hpp)
-inline constexpr const char* kSweepRecord = "sweep.json";             // a sweep directory's record (tune/sweep_state.hpp)
+inline constexpr const char* kSweepRecord = "sweep.json";             // a sweep directory's record (sweep_record.hpp)
 
 // `run_dir`/`name`.
 inline std::string path_in(const std::string& run_dir, const char* name) { return run_dir + "/" + name; }

@@ -424,33 +424,40 @@ class Tuner:
         search, limit = _searcher(config.search_alg)
         scheduler = config.scheduler or FIFOScheduler()
         metric = config.metric or getattr(scheduler, "metric", None) or getattr(search, "metric", None)
-        mode = config.mode or getattr(scheduler, "mode", None) or getattr(search, "mode", None) or "max"
+        mode = config.mode or getattr(scheduler, "mode", None) or getattr(search, "mode", None)
         if not metric and (search is not None or not isinstance(scheduler, FIFOScheduler)):
             raise ValueError(f"trainrt.tune: {type(search or scheduler).__name__} compares trials by a reported "
                              f"metric: name it in TuneConfig(metric=..., mode=...)")
         points = 1  # Ray runs num_samples trials per grid point; trainrt's num_samples counts them all
         for domain in domains.values():
             points *= domain.points or 1
-        lines = ["[tune]", "base = base.ini"] + ([f"metric = {metric}"] if metric else []) + [f"mode = {mode}",
+        lines = ["[tune]", "base = base.ini"] + _given(metric=metric, mode=mode) + [
                  f"num_samples = {config.num_samples * points}", f"ranks_per_trial = {ranks}",
                  f"max_concurrent_trials = {_concurrency(config.max_concurrent_trials, limit)}"]
         failure = self.run_config.failure_config
         if failure is not None:  # Ray retries each failed trial max_failures times (-1: without end)
             retries = failure.max_failures if failure.max_failures >= 0 else 2**31 - 1
             lines += [f"max_failures_per_trial = {retries}"]
-        lines += ["search = optuna", f"optuna.n_startup_trials = {search.n_startup_trials}"] if search \
+        lines += ["search = optuna"] + _given("optuna", n_startup_trials=search.n_startup_trials) if search \
             else ["search = random"]
         if isinstance(scheduler, ASHAScheduler):
-            lines += ["scheduler = asha", f"asha.time_attr = {scheduler.time_attr}", f"asha.max_t = {scheduler.max_t}",
-                      f"asha.grace_period = {scheduler.grace_period}",
-                      f"asha.reduction_factor = {scheduler.reduction_factor}"]
+            lines += ["scheduler = asha"] + _given("asha", time_attr=scheduler.time_attr, max_t=scheduler.max_t,
+                                                   grace_period=scheduler.grace_period,
+                                                   reduction_factor=scheduler.reduction_factor)
         if isinstance(scheduler, PopulationBasedTraining):
-            lines += ["scheduler = pbt", f"pbt.time_attr = {scheduler.time_attr}",
-                      f"pbt.perturbation_interval = {scheduler.perturbation_interval}",
-                      f"pbt.quantile_fraction = {scheduler.quantile_fraction}",
-                      f"pbt.resample_probability = {scheduler.resample_probability}"]
+            lines += ["scheduler = pbt"] + _given("pbt", time_attr=scheduler.time_attr,
+                                                  perturbation_interval=scheduler.perturbation_interval,
+                                                  quantile_fraction=scheduler.quantile_fraction,
+                                                  resample_probability=scheduler.resample_probability)
         lines += ["[space]"] + [f"train.{key} = {domain}" for key, domain in domains.items()]
         return "\n".join(lines) + "\n"
+
+
+def _given(section=None, **values):
+    """The [tune] lines of the values given (`section.key = value`); a None value is left out, so
+    that `trainrt tune` applies the default its declaration gives (tune/sweep_config.hpp)."""
+    prefix = f"{section}." if section else ""
+    return [f"{prefix}{key} = {value}" for key, value in values.items() if value is not None]
 
 
 def _run_sweep(sweep_dir, arguments, constants, env):

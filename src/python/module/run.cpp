@@ -16,6 +16,7 @@
 #include "python/module/bindings.hpp"
 #include "python/settings_view.hpp"
 #include "runtime/run_main.hpp"
+#include "trainrt/threads.hpp"
 
 namespace py = pybind11;
 
@@ -64,6 +65,7 @@ void bind_run(py::module_& module) {
     module.def("run", &run_from_python, py::arg("argv"), py::arg("function"), py::arg("name"),
                py::arg("settings") = std::map<std::string, std::pair<std::string, std::string>>{});
     module.def("launcher", &launcher);
+    module.def("usable_cpus", &usable_cpus, "the CPUs this process may run on (its affinity mask)");
     module.def(
         "step_command",
         [](const std::string& launcher, int ranks) {

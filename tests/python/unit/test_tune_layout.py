@@ -59,3 +59,14 @@ def test_basic_variant_generators_seed_arguments_are_refused():
     from trainrt.tune.search import BasicVariantGenerator
     with pytest.raises(NotImplementedError, match="random_state= is not supported"):
         BasicVariantGenerator(random_state=3)
+
+
+def test_scheduler_settings_left_out_take_the_sweeps_declared_defaults():
+    from trainrt.tune.schedulers import ASHAScheduler, PopulationBasedTraining
+    lines = _sweep_lines(tune.TuneConfig(metric="loss", scheduler=ASHAScheduler(grace_period=2)))
+    assert "scheduler = asha" in lines and "asha.grace_period = 2" in lines
+    assert "asha.time_attr = training_iteration" in lines  # Ray's ASHAScheduler counts reports
+    assert not [line for line in lines if line.startswith(("asha.max_t", "asha.reduction_factor", "mode"))]
+    lines = _sweep_lines(tune.TuneConfig(metric="loss", mode="min", scheduler=PopulationBasedTraining()))
+    assert "scheduler = pbt" in lines and "mode = min" in lines
+    assert not [line for line in lines if line.startswith("pbt.")]

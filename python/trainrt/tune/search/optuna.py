@@ -8,10 +8,11 @@ __all__ = ["OptunaSearch"]
 class OptunaSearch:
     """Ray Tune's OptunaSearch: Optuna's TPE sampler draws each trial's
     values when it starts, from the trials finished before it (`trainrt tune`'s search = optuna).
-    Seeded by run.seed; n_startup_trials are drawn at random first (Optuna's default 10)."""
+    Seeded by run.seed; n_startup_trials are drawn at random first (None: the default of `[tune]
+    optuna.n_startup_trials`, Optuna's own)."""
     metric: str = None
     mode: str = None
-    n_startup_trials: int = 10
+    n_startup_trials: int = None
     sampler: object = None
 
     def __post_init__(self):
