@@ -1,0 +1,236 @@
+// tune/scheduler: the scheduler tune.scheduler names, what each stores in the sweep's definition,
+// a new trial's first target, what it sets for a trial's step, and what it decides from the rows
+// a trial wrote (ASHA: each rung's verdict file; PBT: the next boundary) and from a step's end.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "temp_run_dir.hpp"
+#include "trainrt/error.hpp"
+#include "tune/scheduler.hpp"
+
+using namespace trainrt;
+using namespace trainrt::tune;
+using runlog::TrialRecord;
+using runlog::TrialStatus;
+using trainrt::testing::TempRunDir;
+
+namespace {
+
+// A sweep of `scheduler` with `tune_lines` added to [tune], on a fashion_mlp base job of 10
+// epochs; its files in `dir`. Trials are compared by "acc".
+SweepConfig sweep_of(const TempRunDir& dir, const std::string& scheduler, const std::string& tune_lines = "") {
+    std::ofstream(dir.path() / "base.ini") << "[run]\nworkload = fashion_mlp\nseed = 3\n[train]\nepochs = 10\n";
+    std::ofstream(dir.path() / "sweep.ini") << "[tune]\nbase = base.ini\nmetric = acc\nnum_samples = 2\nscheduler = "
+                                            << scheduler << "\n" << tune_lines << "[space]\ntrain.lr = choice(0.1, 0.01)\n";
+    const std::string path = (dir.path() / "sweep.ini").string();
+    const char* argv[] = {"trainrt-tune", "--config", path.c_str()};
+    return load_sweep(3, argv);
+}
+
+// A sweep directory holding two trials, each with a run directory, under a scheduler's context;
+// `saves` counts the context's saves.
+struct Sweep {
+    TempRunDir dir;
+    std::string path = dir.str();
+    runlog::SweepState state;
+    int saves = 0;
+    SchedulerContext context{path, state, [this] { ++saves; }};
+
+    explicit Sweep(std::int64_t first_target) {
+        for (std::size_t i = 0; i < 2; ++i) {
+            TrialRecord trial;
+            trial.index = i, trial.name = "trial_000" + std::to_string(i), trial.target = first_target;
+            trial.status = TrialStatus::running, trial.attempts = 1;
+            std::filesystem::create_directories(dir.path() / trial.name);
+            state.trials.push_back(trial);
+        }
+    }
+    // Appends a result.jsonl row to trial `index`'s run.
+    void report(std::size_t index, int epoch, double acc) {
+        std::ofstream(dir.path() / state.trials[index].name / "result.jsonl", std::ios::app)
+            << "{\"epoch\": " << epoch << ", \"_training_iteration\": " << epoch << ", \"acc\": " << acc << "}\n";
+    }
+    std::string verdict(std::size_t index, int rung) const {
+        std::ifstream in(dir.path() / state.trials[index].name / "decisions" / std::to_string(rung));
+        std::string text;
+        std::getline(in, text);
+        return in ? text : "(none)";
+    }
+};
+
+std::map<std::string, std::string> definition_of(const Scheduler& scheduler) {
+    std::map<std::string, std::string> definition;
+    scheduler.add_definition(definition);
+    return definition;
+}
+
+}  // namespace
+
+TEST_CASE("the factory gives the scheduler tune.scheduler names: its first target and definition") {
+    TempRunDir dir;
+    const SweepConfig fifo = sweep_of(dir, "fifo");
+    CHECK(make_scheduler(fifo)->first_target() == 0);
+    CHECK(definition_of(*make_scheduler(fifo)).empty());
+
+    const SweepConfig asha = sweep_of(dir, "asha", "asha.grace_period = 2\nasha.max_t = 18\n");
+    CHECK(make_scheduler(asha)->first_target() == 2);
+    CHECK(definition_of(*make_scheduler(asha)) == std::map<std::string, std::string>{{"tune.asha.rungs", "2 6 18 "}});
+    const SweepConfig by_reports = sweep_of(dir, "asha", "asha.time_attr = training_iteration\nasha.max_t = 9\n");
+    CHECK(definition_of(*make_scheduler(by_reports)) ==
+          std::map<std::string, std::string>{{"tune.asha.rungs", "1 3 9 "}, {"tune.asha.time_attr", "training_iteration"}});
+
+    const SweepConfig pbt = sweep_of(dir, "pbt", "pbt.perturbation_interval = 4\npbt.quantile_fraction = 0.4\n");
+    CHECK(make_scheduler(pbt)->first_target() == 4);
+    CHECK(definition_of(*make_scheduler(pbt)) ==
+          std::map<std::string, std::string>{{"tune.pbt.boundaries", "4 8 10 "},
+                                             {"tune.pbt.quantile_fraction", "0.4"},
+                                             {"tune.pbt.resample_probability", "0.25"}});
+}
+
+TEST_CASE("PBT needs the base job's train.epochs: ConfigError from the factory, naming the base job") {
+    TempRunDir dir;
+    SweepConfig pbt = sweep_of(dir, "pbt");
+    auto values = pbt.base.values();
+    values.erase("train.epochs");  // a workload that declares none (the built-in ones default it)
+    pbt.base = JobConfig(values);
+    CHECK_THROWS_AS(make_scheduler(pbt), ConfigError);
+    CHECK_THROWS_WITH(make_scheduler(pbt), Catch::Contains("train.epochs") && Catch::Contains("base.ini"));
+}
+
+TEST_CASE("what each scheduler sets for a trial's step") {
+    TempRunDir dir;
+    TrialRecord trial;
+    trial.target = 3;
+    const SweepConfig asha = sweep_of(dir, "asha", "asha.max_t = 9\n");
+    CHECK(make_scheduler(asha)->step_args(trial) ==
+          std::vector<std::string>{"--stop.pause_by=epoch", "--stop.pause_at=3,9", "--stop.pause_metric=acc",
+                                   "--train.epochs=9"});
+    const SweepConfig by_reports = sweep_of(dir, "asha", "asha.time_attr = training_iteration\nasha.max_t = 9\n");
+    CHECK(make_scheduler(by_reports)->step_args(trial) ==
+          std::vector<std::string>{"--stop.pause_by=training_iteration", "--stop.pause_at=3,9", "--stop.pause_metric=acc"});
+
+    const SweepConfig pbt = sweep_of(dir, "pbt");
+    trial.target = 8;
+    CHECK(make_scheduler(pbt)->step_args(trial) == std::vector<std::string>{"--train.epochs=8"});
+
+    const SweepConfig fifo = sweep_of(dir, "fifo");
+    trial.target = 0;
+    CHECK(make_scheduler(fifo)->step_args(trial).empty());
+}
+
+TEST_CASE("FIFO: a step that ended done is TERMINATED; any other end is the sweep's to judge") {
+    TempRunDir dir;
+    const SweepConfig sweep = sweep_of(dir, "fifo");
+    const std::unique_ptr<Scheduler> fifo = make_scheduler(sweep);
+    Sweep run(0);
+    CHECK_FALSE(fifo->ended_before_start(run.context, run.state.trials[0]));
+    CHECK_FALSE(fifo->step_ended(run.context, run.state.trials[0], TrialEnd::failed));
+    CHECK(run.state.trials[0].status == TrialStatus::running);
+    CHECK(fifo->step_ended(run.context, run.state.trials[0], TrialEnd::done));
+    CHECK(run.state.trials[0].status == TrialStatus::terminated);
+    CHECK(run.saves == 0);
+}
+
+TEST_CASE("ASHA decides a rung from a running trial's new rows, saves, then writes the verdict where the step waits") {
+    TempRunDir dir;
+    const SweepConfig sweep = sweep_of(dir, "asha", "asha.max_t = 3\n");  // rungs 1, 3
+    const std::unique_ptr<Scheduler> asha = make_scheduler(sweep);
+    Sweep run(asha->first_target());
+    TrialRecord& first = run.state.trials[0];
+    TrialRecord& second = run.state.trials[1];
+
+    asha->watch_running(run.context, first);  // no rows yet
+    CHECK(first.decisions.empty());
+    run.report(0, 1, 0.5);
+    asha->watch_running(run.context, first);
+    REQUIRE(first.decisions.size() == 1);
+    CHECK(first.decisions[0].promoted);  // alone at the rung: its own value is the cutoff
+    CHECK(first.decisions[0].seen == 1);
+    CHECK(first.target == 3);
+    CHECK(run.verdict(0, 1) == "continue");
+    CHECK(run.saves == 1);
+    asha->watch_running(run.context, first);  // nothing new: nothing decided again
+    CHECK(run.saves == 1);
+
+    run.report(1, 1, 0.1);  // worse than the cutoff of {0.1, 0.5}
+    asha->watch_running(run.context, second);
+    REQUIRE(second.decisions.size() == 1);
+    CHECK_FALSE(second.decisions[0].promoted);
+    CHECK(second.decisions[0].seen == 2);
+    CHECK(second.decisions[0].cutoff == Approx(0.1 + 0.4 * 2.0 / 3.0));
+    CHECK(second.target == 0);
+    CHECK(run.verdict(1, 1) == "stop");
+
+    // The stopped trial's step ends (here: on a stop) with no rung left: TERMINATED.
+    CHECK(asha->step_ended(run.context, second, TrialEnd::stopped));
+    CHECK(second.status == TrialStatus::terminated);
+    // A promoted trial's failed step is the sweep's to judge.
+    CHECK_FALSE(asha->step_ended(run.context, first, TrialEnd::failed));
+    CHECK(first.status == TrialStatus::running);
+}
+
+TEST_CASE("ASHA: a trial whose earlier attempt's rows reached its last rung needs no more steps") {
+    TempRunDir dir;
+    const SweepConfig sweep = sweep_of(dir, "asha", "asha.max_t = 3\n");
+    const std::unique_ptr<Scheduler> asha = make_scheduler(sweep);
+    Sweep run(asha->first_target());
+    TrialRecord& trial = run.state.trials[0];
+    trial.status = TrialStatus::pending;
+    CHECK_FALSE(asha->ended_before_start(run.context, trial));  // no rows: it starts
+    run.report(0, 1, 0.5);
+    CHECK_FALSE(asha->ended_before_start(run.context, trial));  // rung 1 decided, rung 3 left
+    CHECK(trial.target == 3);
+    run.report(0, 2, 0.6);
+    run.report(0, 3, 0.7);
+    CHECK(asha->ended_before_start(run.context, trial));
+    REQUIRE(trial.decisions.size() == 2);
+    CHECK(trial.decisions[1].rung == 3);
+    CHECK(trial.target == 0);
+    CHECK(run.verdict(0, 3) == "stop");  // the last rung's verdict: the step ends there
+}
+
+TEST_CASE("ASHA: a step that returned before its next rung is TERMINATED with what it reported") {
+    TempRunDir dir;
+    const SweepConfig sweep = sweep_of(dir, "asha", "asha.max_t = 3\n");
+    const std::unique_ptr<Scheduler> asha = make_scheduler(sweep);
+    Sweep run(asha->first_target());
+    CHECK(asha->step_ended(run.context, run.state.trials[0], TrialEnd::done));
+    CHECK(run.state.trials[0].status == TrialStatus::terminated);
+    CHECK(run.state.trials[0].target == 1);
+}
+
+TEST_CASE("PBT at a boundary: the trial goes on to the next one, is done at the last, ERROR without the metric") {
+    TempRunDir dir;
+    const SweepConfig sweep = sweep_of(dir, "pbt", "pbt.perturbation_interval = 4\n");  // boundaries 4, 8, 10
+    const std::unique_ptr<Scheduler> pbt = make_scheduler(sweep);
+    Sweep run(pbt->first_target());
+    TrialRecord& trial = run.state.trials[0];
+    CHECK_FALSE(pbt->step_ended(run.context, trial, TrialEnd::stopped));
+    CHECK(trial.status == TrialStatus::running);
+
+    run.report(0, 4, 0.5);  // the only score: no quantiles, nothing to exploit
+    CHECK(pbt->step_ended(run.context, trial, TrialEnd::done));
+    CHECK(trial.status == TrialStatus::pending);
+    CHECK(trial.target == 8);
+    REQUIRE(trial.decisions.size() == 1);
+    CHECK(trial.decisions[0].rung == 4);
+    CHECK(trial.decisions[0].promoted);
+    CHECK(trial.decisions[0].donor == -1);
+
+    CHECK(pbt->step_ended(run.context, trial, TrialEnd::done));  // no row at epoch 8
+    CHECK(trial.status == TrialStatus::error);
+    CHECK(trial.target == 8);
+
+    run.report(0, 8, 0.6);
+    run.report(0, 10, 0.7);
+    trial.target = 10;
+    CHECK(pbt->step_ended(run.context, trial, TrialEnd::done));
+    CHECK(trial.status == TrialStatus::terminated);
+    CHECK(trial.target == 0);
+}
