@@ -17,8 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checkpoint/catalog.hpp"
-#include "checkpoint/layout.hpp"
+#include "checkpoint/format/catalog.hpp"
+#include "checkpoint/write/layout_writer.hpp"
 #include "config/settings.hpp"
 #include "trainrt/checkpoint.hpp"
 #include "trainrt/comm.hpp"

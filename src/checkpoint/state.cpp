@@ -5,7 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "trainrt/checkpoint.hpp"
-#include "checkpoint/validate.hpp"
+#include "checkpoint/format/validate.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt {

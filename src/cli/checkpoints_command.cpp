@@ -6,7 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "checkpoint/catalog.hpp"
+#include "checkpoint/format/catalog.hpp"
+#include "checkpoint/format/manifest.hpp"
+#include "checkpoint/read/verify.hpp"
 #include "cli/commands.hpp"
 #include "trainrt/error.hpp"
 #include "log/log.hpp"

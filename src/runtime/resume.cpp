@@ -1,6 +1,6 @@
 #include "runtime/resume.hpp"
 
-#include "checkpoint/manifest.hpp"
+#include "checkpoint/format/manifest.hpp"
 #include "log/log.hpp"
 #include "runlog/events.hpp"
 #include "runlog/run_files.hpp"

@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "checkpoint/fault.hpp"
+#include "checkpoint/write/fault.hpp"
 #include "comm/agreement.hpp"
 #include "data/configured.hpp"
 #include "data/shard.hpp"

@@ -38,13 +38,14 @@
 #include <hdf5.h>
 #include <nlohmann/json.hpp>
 
-#include "checkpoint/catalog.hpp"
-#include "checkpoint/layout.hpp"
+#include "checkpoint/format/catalog.hpp"
+#include "checkpoint/format/layout.hpp"
+#include "checkpoint/format/manifest.hpp"
+#include "checkpoint/format/validate.hpp"
 #include "checkpoint/manager.hpp"
-#include "checkpoint/manifest.hpp"
-#include "checkpoint/reader.hpp"
-#include "checkpoint/schema_check.hpp"
-#include "checkpoint/validate.hpp"
+#include "checkpoint/read/reader.hpp"
+#include "checkpoint/read/schema_check.hpp"
+#include "checkpoint/read/verify.hpp"
 #include "comm/mpi_communicator.hpp"
 #include "comm/strings.hpp"
 #include "trainrt/checkpoint.hpp"

@@ -14,8 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/layout.hpp"
-#include "checkpoint/validate.hpp"
+#include "checkpoint/format/layout.hpp"
+#include "checkpoint/format/validate.hpp"
+#include "checkpoint/write/layout_writer.hpp"
 #include "comm/mpi_communicator.hpp"
 #include "h5/h5.hpp"
 #include "storage/posix.hpp"

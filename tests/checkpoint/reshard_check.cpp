@@ -27,9 +27,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checkpoint/catalog.hpp"
 #include "checkpoint/manager.hpp"
-#include "checkpoint/reader.hpp"
+#include "checkpoint/read/reader.hpp"
+#include "checkpoint/read/verify.hpp"
 #include "comm/mpi_communicator.hpp"
 #include "trainrt/checkpoint.hpp"
 #include "trainrt/context.hpp"

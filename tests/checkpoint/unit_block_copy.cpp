@@ -6,7 +6,7 @@
 #include <numeric>
 #include <vector>
 
-#include "checkpoint/block_copy.hpp"
+#include "checkpoint/read/block_copy.hpp"
 
 using namespace trainrt;
 

@@ -17,10 +17,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "checkpoint/catalog.hpp"
-#include "checkpoint/layout.hpp"
-#include "checkpoint/manifest.hpp"
-#include "checkpoint/schema_check.hpp"
+#include "checkpoint/clone.hpp"
+#include "checkpoint/format/catalog.hpp"
+#include "checkpoint/format/layout.hpp"
+#include "checkpoint/format/manifest.hpp"
+#include "checkpoint/read/schema_check.hpp"
+#include "checkpoint/read/verify.hpp"
 #include "trainrt/checkpoint.hpp"
 #include "trainrt/error.hpp"
 

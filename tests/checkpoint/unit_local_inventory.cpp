@@ -1,7 +1,7 @@
 // The restore's choice among the local checkpoints the nodes hold (local_inventory.hpp).
 #include <catch2/catch.hpp>
 
-#include "checkpoint/local_inventory.hpp"
+#include "checkpoint/write/local_inventory.hpp"
 
 using trainrt::checkpoint::drop_damaged;
 using trainrt::checkpoint::Held;

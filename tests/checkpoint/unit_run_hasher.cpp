@@ -11,11 +11,12 @@
 
 #include <fmt/format.h>
 
-#include "checkpoint/catalog.hpp"
-#include "checkpoint/layout.hpp"
-#include "checkpoint/manifest.hpp"
-#include "checkpoint/run_hasher.hpp"
-#include "checkpoint/write_plan.hpp"
+#include "checkpoint/format/layout.hpp"
+#include "checkpoint/format/manifest.hpp"
+#include "checkpoint/read/verify.hpp"
+#include "checkpoint/write/layout_writer.hpp"
+#include "checkpoint/write/run_hasher.hpp"
+#include "checkpoint/write/write_plan.hpp"
 #include "h5/h5.hpp"
 #include "temp_run_dir.hpp"
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "checkpoint/snapshot_check.hpp"
+#include "checkpoint/write/snapshot_check.hpp"
 
 using namespace trainrt::checkpoint;
 using Catch::Matchers::Contains;

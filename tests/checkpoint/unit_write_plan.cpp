@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/write_plan.hpp"
+#include "checkpoint/write/write_plan.hpp"
 
 using namespace trainrt;
 using namespace trainrt::checkpoint;

@@ -24,9 +24,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checkpoint/catalog.hpp"
+#include "checkpoint/format/catalog.hpp"
 #include "checkpoint/manager.hpp"
-#include "checkpoint/reader.hpp"
+#include "checkpoint/read/reader.hpp"
+#include "checkpoint/read/verify.hpp"
 #include "comm/mpi_communicator.hpp"
 #include "trainrt/checkpoint.hpp"
 #include "trainrt/context.hpp"

@@ -15,7 +15,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "checkpoint/validate.hpp"
+#include "checkpoint/format/validate.hpp"
 #include "trainrt/checkpoint.hpp"
 #include "trainrt/context.hpp"
 

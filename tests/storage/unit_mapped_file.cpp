@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <string>
 
-#include "checkpoint/layout.hpp"
+#include "checkpoint/format/layout.hpp"
 #include "storage/mapped_file.hpp"
 #include "storage/posix.hpp"
 #include "temp_run_dir.hpp"

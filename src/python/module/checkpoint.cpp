@@ -3,7 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "checkpoint/open_path.hpp"
+#include "checkpoint/read/open_path.hpp"
 #include "python/module/bindings.hpp"
 #include "python/module/tensors.hpp"
 

@@ -6,7 +6,9 @@
 #include <fstream>
 #include <optional>
 
-#include "checkpoint/catalog.hpp"
+#include "checkpoint/format/catalog.hpp"
+#include "checkpoint/format/manifest.hpp"
+#include "checkpoint/read/verify.hpp"
 #include "metrics/best_trial.hpp"
 #include "metrics/ray_result.hpp"
 #include "metrics/rows_file.hpp"

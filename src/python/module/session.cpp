@@ -12,7 +12,7 @@
 #include "python/module/bindings.hpp"
 #include "python/module/tensors.hpp"
 #include "python/settings_view.hpp"
-#include "checkpoint/write_plan.hpp"
+#include "checkpoint/write/write_plan.hpp"
 #include "data/configured.hpp"
 #include "trainrt/error.hpp"
 #include "trainrt/threads.hpp"

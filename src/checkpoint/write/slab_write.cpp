@@ -1,4 +1,4 @@
-#include "checkpoint/slab_write.hpp"
+#include "checkpoint/write/slab_write.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "checkpoint/layout.hpp"
+#include "checkpoint/format/layout.hpp"
 #include "h5/h5.hpp"
 #include "h5/io.hpp"
 #include "h5/space.hpp"

@@ -1,4 +1,4 @@
-#include "checkpoint/snapshot_check.hpp"
+#include "checkpoint/write/snapshot_check.hpp"
 
 #include <algorithm>
 #include <cstring>

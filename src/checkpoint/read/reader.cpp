@@ -1,4 +1,4 @@
-#include "checkpoint/reader.hpp"
+#include "checkpoint/read/reader.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "checkpoint/block_copy.hpp"
-#include "checkpoint/layout.hpp"
-#include "checkpoint/validate.hpp"
+#include "checkpoint/format/layout.hpp"
+#include "checkpoint/format/validate.hpp"
+#include "checkpoint/read/block_copy.hpp"
 #include "h5/h5.hpp"
 #include "h5/io.hpp"
 #include "h5/space.hpp"

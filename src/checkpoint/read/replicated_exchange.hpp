@@ -1,13 +1,13 @@
 #pragma once
 // Replicated state read once in all at restore: a checkpoint written by as many ranks as restore
-// it (file_per_rank) holds each replicated tensor's parts in the writers' own files (write_plan.hpp
-// spreads the large ones, a share per rank). Each rank has verified its own file into memory
-// (KeptImage); here each sends the replicated parts stored there to every other rank (MPI
-// broadcasts), so no rank reads another rank's file for them: the parallel filesystem serves
-// the replicated state once, 1/N per rank, instead of N times.
+// it (file_per_rank) holds each replicated tensor's parts in the writers' own files
+// (write/write_plan.hpp spreads the large ones, a share per rank). Each rank has verified its own
+// file into memory (KeptImage); here each sends the replicated parts stored there to every other
+// rank (MPI broadcasts), so no rank reads another rank's file for them: the parallel filesystem
+// serves the replicated state once, 1/N per rank, instead of N times.
 #include <cstdint>
 
-#include "checkpoint/reader.hpp"
+#include "checkpoint/read/reader.hpp"
 #include "trainrt/comm.hpp"
 #include "trainrt/context.hpp"
 

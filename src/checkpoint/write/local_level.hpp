@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/layout.hpp"
-#include "checkpoint/manifest.hpp"
+#include "checkpoint/format/layout.hpp"
+#include "checkpoint/format/manifest.hpp"
 #include "config/settings.hpp"
 #include "trainrt/checkpoint.hpp"
 #include "trainrt/comm.hpp"

@@ -24,7 +24,7 @@ struct ChecksumRange {
     std::uint64_t length = 0;
     std::string xxh3;
     // The rank that wrote (most of) these bytes, which hashed them and which verifies them at a
-    // restore by as many ranks, keeping them to read its blocks from (catalog.hpp); -1: none
+    // restore by as many ranks, keeping them to read its blocks from (read/verify.hpp); -1: none
     // (a file one rank wrote, or a manifest from before ranges had writers).
     int rank = -1;
 };

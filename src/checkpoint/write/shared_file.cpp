@@ -36,10 +36,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "checkpoint/fault.hpp"
-#include "checkpoint/layout.hpp"
-#include "checkpoint/slab_write.hpp"
-#include "checkpoint/validate.hpp"
+#include "checkpoint/format/layout.hpp"
+#include "checkpoint/format/validate.hpp"
+#include "checkpoint/write/fault.hpp"
+#include "checkpoint/write/layout_writer.hpp"
+#include "checkpoint/write/slab_write.hpp"
 #include "comm/agreement.hpp"
 #include "comm/mpi_check.hpp"
 #include "comm/mpi_communicator.hpp"

@@ -1,4 +1,4 @@
-#include "checkpoint/run_hasher.hpp"
+#include "checkpoint/write/run_hasher.hpp"
 
 #include <algorithm>
 

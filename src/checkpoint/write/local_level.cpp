@@ -1,4 +1,4 @@
-#include "checkpoint/local_level.hpp"
+#include "checkpoint/write/local_level.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -15,11 +15,13 @@
 #include <nlohmann/json.hpp>
 #include <xxhash.h>
 
-#include "checkpoint/catalog.hpp"
-#include "checkpoint/fault.hpp"
-#include "checkpoint/layout.hpp"
-#include "checkpoint/local_inventory.hpp"
-#include "checkpoint/reader.hpp"
+#include "checkpoint/format/catalog.hpp"
+#include "checkpoint/format/layout.hpp"
+#include "checkpoint/read/reader.hpp"
+#include "checkpoint/read/schema_check.hpp"
+#include "checkpoint/read/verify.hpp"
+#include "checkpoint/write/fault.hpp"
+#include "checkpoint/write/local_inventory.hpp"
 #include "comm/agreement.hpp"
 #include "comm/mpi_communicator.hpp"
 #include "comm/mpi_p2p.hpp"

@@ -1,9 +1,9 @@
-#include "checkpoint/write_plan.hpp"
+#include "checkpoint/write/write_plan.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-#include "checkpoint/validate.hpp"
+#include "checkpoint/format/validate.hpp"
 
 namespace trainrt::checkpoint {
 namespace {

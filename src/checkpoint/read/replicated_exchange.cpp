@@ -1,11 +1,11 @@
-#include "checkpoint/replicated_exchange.hpp"
+#include "checkpoint/read/replicated_exchange.hpp"
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "checkpoint/layout.hpp"
-#include "checkpoint/validate.hpp"
+#include "checkpoint/format/layout.hpp"
+#include "checkpoint/format/validate.hpp"
 
 namespace trainrt::checkpoint {
 namespace {

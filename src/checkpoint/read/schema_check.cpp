@@ -1,4 +1,4 @@
-#include "checkpoint/schema_check.hpp"
+#include "checkpoint/read/schema_check.hpp"
 
 #include <map>
 #include <optional>
@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "checkpoint/layout.hpp"
+#include "checkpoint/format/layout.hpp"
 #include "h5/h5.hpp"
 #include "h5/io.hpp"
 #include "h5/types.hpp"

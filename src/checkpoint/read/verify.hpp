@@ -1,25 +1,18 @@
 #pragma once
-// The checkpoints of a run directory: <run dir>/checkpoints/checkpoint_<iteration>/ (committed),
-// .pending_* (a save in progress or interrupted), .deleting_* (retention in progress), and
-// `latest` (the newest committed name, replaced atomically). Rank 0 alone looks at them.
+// Whether a committed checkpoint holds what its manifest says, before anything is read from it:
+// every listed file present with its size and XXH3-64, no file the manifest does not list, and
+// the files' HDF5 contents as the schema says (schema_check.hpp). A restore's ranks verify a
+// checkpoint together, each a share, and keep the bytes they verified to read from (reader.hpp).
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "checkpoint/manifest.hpp"
-#include "checkpoint/schema_check.hpp"
+#include "checkpoint/format/manifest.hpp"
+#include "checkpoint/read/schema_check.hpp"
 #include "storage/file_image.hpp"
 
 namespace trainrt::checkpoint {
-
-std::string checkpoints_dir(const std::string& run_dir);
-std::string checkpoint_name(std::int64_t iteration);
-// The iteration in a checkpoint's name (checkpoint_000042 -> 42); -1 for any other name
-// (checkpoint_<digits> only: backups such as checkpoint_000006.bak are not checkpoints).
-std::int64_t iteration_of_name(const std::string& name);
-
-// Committed checkpoint directories (checkpoint_*), oldest first by iteration.
-std::vector<std::string> committed_names(const std::string& run_dir);
 
 // The bytes a restoring rank keeps in memory from its verification, to read its blocks from
 // (reader.hpp): the one file it wrote itself (or, alone, the first it verifies), when its share
@@ -65,9 +58,6 @@ std::string verify_share(const std::string& checkpoint_dir, const Manifest& mani
 std::string verify_schema_share(const std::string& checkpoint_dir, const Manifest& manifest, int share, int shares,
                                 KeptImage* keep = nullptr);
 
-// Removes what an interrupted save or retention left behind; returns what it removed.
-std::vector<std::string> clean_leftovers(const std::string& run_dir);
-
 struct Selection {
     std::optional<std::string> path;    // the checkpoint to resume from
     std::vector<std::string> warnings;  // one line per checkpoint skipped, naming file and reason
@@ -75,29 +65,5 @@ struct Selection {
 
 // The newest committed checkpoint that verifies; older ones are tried when newer ones fail.
 Selection select_latest_valid(const std::string& run_dir);
-
-void write_latest(const std::string& run_dir, const std::string& name);
-
-struct RetentionPolicy {
-    std::int64_t num_to_keep = 0;  // 0: keep every checkpoint
-    std::string score_attribute;   // a reported metric; "" ranks by recency
-    bool higher_is_better = true;  // score_order = max
-};
-
-// Checkpoints to delete after `newest` committed: all but the best num_to_keep by score, and
-// never `newest` (resume needs it). Checkpoints without the score count as worst.
-std::vector<std::string> retention_victims(const std::string& run_dir, const std::string& newest,
-                                           const RetentionPolicy& policy);
-
-// Copies committed checkpoint `name` of run `from_run` (verified first) into run `to_run` as its
-// newest, which the run resumes from (PBT's exploit): `to_run`'s checkpoints of that iteration or
-// later are retired and removed first; the copy goes in through .pending_ and a durable rename.
-// CheckpointError when the source does not verify; StorageError when copying fails.
-void clone_checkpoint(const std::string& from_run, const std::string& name, const std::string& to_run);
-
-// Takes checkpoint `name` out of the catalog: a durable rename to .deleting_<name>, so an
-// interrupted removal never leaves a half checkpoint under a committed name. Returns the renamed
-// path, for the caller to remove (storage::BackgroundRemover); the next start removes leftovers.
-std::string retire_checkpoint(const std::string& run_dir, const std::string& name);
 
 }  // namespace trainrt::checkpoint

@@ -1,4 +1,4 @@
-#include "checkpoint/manifest.hpp"
+#include "checkpoint/format/manifest.hpp"
 
 #include <algorithm>
 #include <fstream>

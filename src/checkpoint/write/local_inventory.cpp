@@ -1,4 +1,4 @@
-#include "checkpoint/local_inventory.hpp"
+#include "checkpoint/write/local_inventory.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/manifest.hpp"
+#include "checkpoint/format/manifest.hpp"
 
 namespace trainrt::checkpoint {
 

@@ -12,10 +12,11 @@
 
 #include <fmt/format.h>
 
-#include "checkpoint/fault.hpp"
-#include "checkpoint/layout.hpp"
-#include "checkpoint/run_hasher.hpp"
-#include "checkpoint/slab_write.hpp"
+#include "checkpoint/format/layout.hpp"
+#include "checkpoint/write/fault.hpp"
+#include "checkpoint/write/layout_writer.hpp"
+#include "checkpoint/write/run_hasher.hpp"
+#include "checkpoint/write/slab_write.hpp"
 #include "h5/file.hpp"
 #include "h5/h5.hpp"
 #include "h5/io.hpp"
@@ -146,8 +147,6 @@ private:
 };
 
 }  // namespace
-
-std::string rank_file_name(int rank) { return fmt::format("rank_{:05d}.h5", rank); }
 
 std::unique_ptr<LayoutWriter> make_file_per_rank_writer(const LayoutOptions&) {
     return std::make_unique<FilePerRankWriter>();

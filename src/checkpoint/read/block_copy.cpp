@@ -1,4 +1,4 @@
-#include "checkpoint/block_copy.hpp"
+#include "checkpoint/read/block_copy.hpp"
 
 #include <algorithm>
 #include <cstring>

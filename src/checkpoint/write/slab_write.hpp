@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-#include "checkpoint/layout.hpp"
+#include "checkpoint/format/layout.hpp"
 #include "storage/direct_writer.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/checkpoint.hpp"

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "checkpoint/catalog.hpp"
-#include "checkpoint/manifest.hpp"
+#include "checkpoint/format/manifest.hpp"
+#include "checkpoint/read/verify.hpp"
 #include "trainrt/checkpoint.hpp"
 
 namespace trainrt {
@@ -47,7 +47,7 @@ struct Checkpoint::Impl {
 
 namespace checkpoint {
 
-// Reads the manifest of `dir` (no data verification: see catalog.hpp for that).
+// Reads the manifest of `dir` (no data verification: see verify.hpp for that).
 Checkpoint open_checkpoint(const std::string& dir);
 // The checkpoint in `dir` whose manifest (`manifest`) was read and whose files were verified,
 // still open to changes (a restore's exchange of replicated parts) before it becomes a

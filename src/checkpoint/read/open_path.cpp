@@ -1,12 +1,13 @@
-#include "checkpoint/open_path.hpp"
+#include "checkpoint/read/open_path.hpp"
 
 #include <filesystem>
 
 #include <fmt/format.h>
 
-#include "checkpoint/catalog.hpp"
-#include "checkpoint/manifest.hpp"
-#include "checkpoint/reader.hpp"
+#include "checkpoint/format/catalog.hpp"
+#include "checkpoint/format/manifest.hpp"
+#include "checkpoint/read/reader.hpp"
+#include "checkpoint/read/verify.hpp"
 #include "trainrt/error.hpp"
 
 namespace trainrt::checkpoint {

@@ -1,54 +1,24 @@
 #pragma once
-// How a rank's tensors become files inside a pending checkpoint directory. Two layouts, one
-// schema (hdf5_schemas/checkpoint.md), one reader:
+// The files of a checkpoint directory. Two layouts, one schema (hdf5_schemas/checkpoint.md), one
+// reader:
 //   file_per_rank: rank r writes rank_<r>.h5 with its blocks (its share of the replicated tensors
-//                  too: write_plan.hpp);
+//                  too: write/write_plan.hpp);
 //   shared:        all ranks write data.h5 together through parallel HDF5 (MPI-IO collective),
 //                  each its blocks of the same plan.
-#include <memory>
+// Here what both the writers (write/layout_writer.hpp) and the readers rely on: the files' and
+// datasets' names, the types and attributes in them, and the files' checksums as the manifest
+// records them.
+#include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <hdf5.h>
 
-#include "checkpoint/manifest.hpp"
-#include "checkpoint/write_plan.hpp"
+#include "checkpoint/format/manifest.hpp"
 #include "storage/file_image.hpp"
 #include "trainrt/checkpoint.hpp"
-#include "trainrt/context.hpp"
 
 namespace trainrt::checkpoint {
-
-// What one rank wrote: the files it owns (size and checksum) and its tensor parts.
-struct RankWrite {
-    std::vector<FileEntry> files;
-    std::vector<std::pair<std::string, PartEntry>> parts;  // tensor name -> stored block
-};
-
-// Settings from [checkpoint]: layout and the striping/alignment hints for parallel HDF5.
-struct LayoutOptions {
-    std::string layout = "file_per_rank";
-    std::uint64_t alignment = 1 << 20;   // bytes; H5Pset_alignment for datasets >= this size
-    int stripe_count = 0;                // ROMIO striping_factor hint (0: leave to the filesystem)
-    std::uint64_t stripe_size = 0;       // ROMIO striping_unit hint (0: leave to the filesystem)
-};
-
-class LayoutWriter {
-public:
-    virtual ~LayoutWriter() = default;
-    virtual std::string name() const = 0;
-    // Writes this rank's blocks of `plan` into `dir` (which exists on every rank) and fsyncs the
-    // files it owns. The plan's state has passed validate_state (validate.hpp) on every rank.
-    // Collective for the shared layout. Throws on failure (StorageError, H5Error,
-    // CheckpointError) without blocking other ranks forever: the shared layout reports failures
-    // through the collective result of its close.
-    virtual RankWrite write(const WritePlan& plan, const std::string& dir, const Context& context) = 0;
-};
-
-std::unique_ptr<LayoutWriter> make_file_per_rank_writer(const LayoutOptions& options);
-// Duplicates MPI_COMM_WORLD for its collective parallel-HDF5 writes.
-std::unique_ptr<LayoutWriter> make_shared_file_writer(const LayoutOptions& options);
 
 // "rank_00003.h5": the file rank `rank` writes in the file_per_rank layout.
 std::string rank_file_name(int rank);
@@ -76,7 +46,7 @@ struct WrittenRegion {
 // order, so the digest is the file's. A region that overlaps another or passes the file's end is
 // read from the file instead. `runs`: checksums already taken of runs of its bytes (RunHasher);
 // each run of at least 1 MiB is then a range of its own and the bytes between them are hashed as
-// ranges, so the entry has `ranges` (one reader still verifies them all: catalog.hpp).
+// ranges, so the entry has `ranges` (one reader still verifies them all: read/verify.hpp).
 FileEntry describe_written_file(const std::string& dir, const std::string& name, std::vector<WrittenRegion> regions,
                                 const std::vector<ChecksumRange>& runs = {});
 // describe_range() the same way: the regions' bytes inside the range (a region may cross its

@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "checkpoint/layout.hpp"
-#include "checkpoint/manifest.hpp"
-#include "checkpoint/xxh3.hpp"
+#include "checkpoint/format/layout.hpp"
+#include "checkpoint/format/manifest.hpp"
+#include "checkpoint/format/xxh3.hpp"
 
 namespace trainrt::checkpoint {
 

@@ -1,4 +1,4 @@
-#include "checkpoint/fault.hpp"
+#include "checkpoint/write/fault.hpp"
 #include "log/log.hpp"
 
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "checkpoint/validate.hpp"
+#include "checkpoint/format/validate.hpp"
 
 #include <xxhash.h>
 

@@ -13,8 +13,8 @@
 
 #include <fmt/format.h>
 
-#include "checkpoint/layout.hpp"
-#include "checkpoint/xxh3.hpp"
+#include "checkpoint/format/layout.hpp"
+#include "checkpoint/format/xxh3.hpp"
 #include "h5/h5.hpp"
 #include "storage/mapped_file.hpp"
 #include "storage/page_coherence.hpp"
@@ -22,6 +22,8 @@
 #include "trainrt/error.hpp"
 
 namespace trainrt::checkpoint {
+
+std::string rank_file_name(int rank) { return fmt::format("rank_{:05d}.h5", rank); }
 
 std::string dataset_path(const std::string& tensor_name) { return "/tensors/" + tensor_name; }
 
