@@ -2,14 +2,12 @@
 // The checkpoint lifecycle of one run: restore at start-up, atomic commit on report, retention,
 // async save. All ranks call every method (they are collective).
 //
-// With local levels ([checkpoint] levels, local_level.hpp) every save goes to node-local storage
-// and every pfs_every-th one, and the newest at finish(), is copied to the run directory.
-//
-// Commit protocol (hdf5_schemas/checkpoint.md): rank 0 creates checkpoints/.pending_<name>; every rank writes and
-// fsyncs its files there; the ranks agree that every part is durable (a failure anywhere fails
-// the save on every rank, and the pending directory is removed); rank 0 writes manifest.json
-// (fsynced), renames .pending_<name> to <name>, fsyncs the directory, replaces `latest`, then
-// applies retention. A crash at any instant leaves the previous committed checkpoint valid.
+// A front. Saves go through the pipeline the settings pick (write/pipeline.hpp): sync, async, or
+// the node-local levels ([checkpoint] levels, write/local_level.hpp), where every save goes to
+// node-local storage and every pfs_every-th one, and the newest at finish(), is copied to the run
+// directory. Each ends in the commit protocol (write/commit.hpp): a crash at any instant leaves
+// the previous committed checkpoint valid. Restores take the newest checkpoint that verifies,
+// from the local levels or the run directory (read/restore.hpp).
 #include <functional>
 #include <memory>
 #include <optional>
@@ -19,6 +17,7 @@
 
 #include "checkpoint/format/catalog.hpp"
 #include "checkpoint/write/layout_writer.hpp"
+#include "checkpoint/write/pipeline.hpp"
 #include "config/settings.hpp"
 #include "trainrt/checkpoint.hpp"
 #include "trainrt/comm.hpp"
@@ -36,25 +35,18 @@ struct CheckpointOptions {
     bool background_snapshot = false;
     // Tests: called on the save's thread before it copies the large blocks (background snapshot).
     std::function<void()> before_background_copy;
-    bool spread_replicated = true;  // write_plan.hpp
+    bool spread_replicated = true;  // write/write_plan.hpp
     // exchange: a restore sends each rank's replicated parts to the others instead of every rank
-    // reading every file for them (replicated_exchange.hpp); auto: when the job spans several nodes.
+    // reading every file for them (read/replicated_exchange.hpp); auto: when the job spans several
+    // nodes.
     ReplicatedReads replicated_reads = ReplicatedReads::automatic;
     std::string resume_from;  // a checkpoint directory; "" = the newest valid one
-    CheckpointLevels levels = CheckpointLevels::pfs;  // local_level.hpp
+    CheckpointLevels levels = CheckpointLevels::pfs;  // write/local_level.hpp
     std::string local_dir = "/dev/shm";
     std::int64_t pfs_every = 10;
 };
 
 CheckpointOptions options_from(const CheckpointSettings& settings);
-
-// One save's outcome, for the events log and the stall measurement.
-struct SaveReport {
-    std::string name;
-    std::uint64_t bytes = 0;   // this rank's bytes
-    double stall_s = 0;        // time report() spent on the checkpoint
-    double commit_s = 0;       // write to commit, for sync saves
-};
 
 class CheckpointManager {
 public:

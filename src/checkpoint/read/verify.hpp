@@ -42,7 +42,7 @@ struct KeptImage {
 // says (schema_check.hpp). Otherwise the reason, naming the file.
 std::string verify(const std::string& checkpoint_dir);
 
-// verify() in parts, for ranks that verify a checkpoint together (CheckpointManager::restore),
+// verify() in parts, for ranks that verify a checkpoint together (restore.hpp),
 // each with the manifest it read (read_manifest_or_reason: "" or why it cannot be read).
 // verify_share checks the presence, size and XXH3-64 of this share's checksum ranges (file k,
 // numbered in the manifest's order, is share k % shares'; in the shared layout each range of the

@@ -353,7 +353,7 @@ std::optional<LocalRestore> LocalLevel::restore(std::int64_t at_least) {
     const std::vector<std::string> lists = comm::allgather_strings(m.comm, mine.dump());
     for (int rank = 0; rank < m.context.world_size; ++rank)
         for (const Json& j : Json::parse(lists[rank])) by_node[m.node_of[rank]].push_back(held_from_json(j));
-    // Held beside the state it is read into, as CheckpointManager::restore does.
+    // Held beside the state it is read into, as a restore from the run directory (read/restore.hpp) does.
     const std::uint64_t budget = storage::available_memory_bytes() / 2 / std::max(1, m.context.local_size);
     for (;;) {  // each round takes a damaged file or a checkpoint out, or ends
         std::vector<Held> all;

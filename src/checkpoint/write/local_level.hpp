@@ -5,9 +5,9 @@
 //            <local_dir>/trainrt-<run key>/rank_<r>/<name>/, with the checkpoint's manifest;
 //   partner: each rank also keeps the file of the rank with its local index on the node before
 //            its own (sent over MPI), so the files of a lost node survive on the next one.
-// The manager (manager.hpp) copies every pfs_every-th checkpoint (in the background, published at
-// the next save), and the newest one when the run ends or stops, to the run directory: the level a
-// requeued job, on other nodes, restores.
+// The local save (local_save.hpp) copies every pfs_every-th checkpoint (in the background,
+// published at the next save), and the newest one when the run ends or stops, to the run
+// directory: the level a requeued job, on other nodes, restores.
 //
 // Commit: every rank writes into .pending_<name>, the ranks agree that every file (and partner
 // copy) is written, then each renames its own directory; a crash in between leaves a checkpoint
