@@ -302,7 +302,7 @@ TEST_CASE("shared layout: tensor lists that differ across ranks fail on every ra
         if (last) state.replicated<float>("extra", extra, {2});
         else state.sharded<float>("extra", extra, {2}, {0}, {2});
     }
-    // The one validation every save passes before a layout writes (checkpoint/validate.hpp).
+    // The one validation every save passes before a layout writes (checkpoint/format/validate.hpp).
     CHECK_THROWS_AS(validate_state(state, *comm::make_world_communicator()), CheckpointError);
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK_FALSE(storage::path_exists(dir.path() + "/data.h5"));  // refused before creating

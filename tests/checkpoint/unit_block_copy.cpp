@@ -1,4 +1,4 @@
-// Copying a box between row-major arrays (checkpoint/block_copy.hpp), against an element-by-element copy.
+// Copying a box between row-major arrays (checkpoint/read/block_copy.hpp), against an element-by-element copy.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The background snapshot's sample check (checkpoint/snapshot_check.hpp).
+// The background snapshot's sample check (checkpoint/write/snapshot_check.hpp).
 #include <catch2/catch.hpp>
 
 #include <cstdint>
