@@ -4,7 +4,7 @@
 // Saving: a training function fills a CheckpointState and passes it to
 // session.report(metrics, state). Every rank calls report; each rank writes only its own part:
 // replicated tensors (e.g. DDP weights, identical on every rank) are written once in all, each
-// rank a share (src/checkpoint/write_plan.hpp);
+// rank a share (src/checkpoint/write/write_plan.hpp);
 // sharded tensors record their global shape and this rank's block (offset and shape per
 // dimension). Data pointers must stay valid until report() returns.
 //

@@ -17,11 +17,11 @@
 // The same list stands for coherent lookups: on an untrusted filesystem a client may also keep a
 // "no such file" answer after another node created the file (NFS lookupcache=all, a FUSE negative
 // timeout), so the `shared` layout's rank 0 creates data.h5 before ROMIO's collective open, which
-// looks it up on every rank first (checkpoint/shared_file.cpp). Two more choices follow the list:
+// looks it up on every rank first (checkpoint/write/shared_file.cpp). Two more choices follow the list:
 // checkpoint data is written with O_DIRECT only on a trusted filesystem (storage/direct_writer.hpp:
 // a ceph-fuse client kept stale blocks under its own O_DIRECT writes), and elsewhere a one-node
 // restore sends replicated parts from the ranks that verified them instead of reading them through
-// another client (checkpoint/manager.cpp, replicated_reads = auto).
+// another client (checkpoint/read/restore.cpp, replicated_reads = auto).
 #include <cstdint>
 #include <string>
 

@@ -1,5 +1,5 @@
 // trainrt._trainrt.layout: the run directory's layout as C++ owns it (runlog/run_files.hpp,
-// checkpoint/catalog.hpp), so that the Python package spells no file name of a run directory.
+// checkpoint/format/catalog.hpp), so that the Python package spells no file name of a run directory.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
