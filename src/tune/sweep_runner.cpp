@@ -110,7 +110,7 @@ SweepState adopt_definition(SweepState stored, const SweepConfig& sweep, const S
     return stored;
 }
 
-// The stored state when its definition is this sweep's, else a new one (see prepare_state).
+// The stored state when its definition is this sweep's, else a new one (see state_to_run).
 SweepState stored_or_new_state(const SweepConfig& sweep, const Scheduler& scheduler, const std::string& dir) {
     for (const char* file : {runlog::kRunJson, runlog::kEvents, runlog::kResults})
         if (std::filesystem::exists(runlog::path_in(dir, file)))
@@ -135,7 +135,11 @@ SweepState stored_or_new_state(const SweepConfig& sweep, const Scheduler& schedu
     return state;
 }
 
-// prepare_state, under `scheduler` (the sweep's).
+// The state to run from, under `scheduler` (the sweep's): the stored one when its definition is
+// this sweep's (ConfigError naming the first difference otherwise, unless --resume-changed: then
+// the stored trials under the new definition, trials added or never-started ones dropped to
+// num_samples), else every trial PENDING with its values drawn now (search = optuna: drawn when
+// each trial first starts, from the trials finished by then); with the sweep's metric and mode.
 SweepState state_to_run(const SweepConfig& sweep, const Scheduler& scheduler, const std::string& dir) {
     SweepState state = stored_or_new_state(sweep, scheduler, dir);
     state.metric = sweep.tune.metric.value;
@@ -360,10 +364,6 @@ SweepPlacement place_trials(const SweepConfig& sweep, std::size_t total_ranks, c
 
 std::string sweep_dir(const SweepConfig& sweep) {
     return runlog::run_dir_path(RunSettings::read(sweep.base));
-}
-
-SweepState prepare_state(const SweepConfig& sweep, const std::string& dir) {
-    return state_to_run(sweep, *make_scheduler(sweep), dir);
 }
 
 int run_sweep(const SweepConfig& sweep, const SweepPlacement& placement) {

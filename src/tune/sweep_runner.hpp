@@ -41,12 +41,6 @@ SweepPlacement place_trials(const SweepConfig& sweep, std::size_t total_ranks, c
 // SWEEP_DIR: the base job's run.storage_path / run.name, as a run's directory.
 std::string sweep_dir(const SweepConfig& sweep);
 
-// The state to run from: the stored one when its definition is this sweep's (ConfigError naming
-// the first difference otherwise, unless --resume-changed: then the stored trials under the new
-// definition, trials added or never-started ones dropped to num_samples), else every trial PENDING with its values drawn now
-// (search = optuna: drawn when each trial first starts, from the trials finished by then).
-SweepState prepare_state(const SweepConfig& sweep, const std::string& dir);
-
 // Runs the sweep to its end or to a stop; returns the exit code (docs/reference/exit-codes.md).
 int run_sweep(const SweepConfig& sweep, const SweepPlacement& placement);
 
