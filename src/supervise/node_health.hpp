@@ -13,6 +13,11 @@ namespace trainrt::supervise {
 
 using Say = std::function<void(const std::string&)>;
 
+// A node Slurm flags "not responding" gets this long to run a one-task probe step.
+inline constexpr double kProbeTimeoutS = 20;
+// A node's Slurm daemon gets this long to accept a connection; a live one answers in milliseconds.
+inline constexpr double kDaemonTimeoutS = 1;
+
 // The allocation's nodes Slurm reports down, drained or failed, and those it flags only "not
 // responding" that also fail a one-task probe step within `probe_timeout_s`. A live node can be
 // flagged for a moment (slurmctld's ping timed out while busy ranks starved its slurmd): the

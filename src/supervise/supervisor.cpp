@@ -10,8 +10,6 @@
 namespace trainrt::supervise {
 namespace {
 
-// A probe step on a node Slurm flags not responding gets this long to run.
-constexpr double kProbeTimeoutS = 20;
 // A watcher step gets this long to end after SIGTERM (srun cancels it through slurmctld).
 constexpr double kWatcherGraceS = 10;
 // A step left behind waits for nothing useful: it gets this long after SIGTERM at the end.
@@ -22,8 +20,6 @@ constexpr double kWatchPollS = 0.1;
 // asks whether a node of it is gone; then again every kGoneAskS while it still runs.
 constexpr double kTeardownGraceS = 0.5;
 constexpr double kGoneAskS = 5;
-// A node's Slurm daemon gets this long to accept a connection.
-constexpr double kDaemonTimeoutS = 1;
 
 bool failure_among(const std::vector<runlog::Event>& records) {
     for (const runlog::Event& record : records)

@@ -10,11 +10,6 @@
 namespace trainrt::tune {
 namespace {
 
-// A trial step's srun gives up on a daemon after this long; a live one answers in milliseconds.
-constexpr double kDaemonTimeoutS = 1;
-// A node Slurm flags "not responding" gets this long to run a one-task probe step.
-constexpr double kProbeTimeoutS = 20;
-
 std::string joined(const std::vector<std::string>& nodes) {
     std::string text;
     for (const std::string& node : nodes) text += (text.empty() ? "" : ",") + node;
@@ -102,10 +97,10 @@ supervise::NodeSet TrialNodes::check_after_failure(launch::SlurmClient& slurm, c
     std::vector<std::string> asked;
     for (const std::string& node : allocation_.nodes)
         if (!lost_.contains(node)) asked.push_back(node);
-    supervise::NodeSet found = supervise::nodes_gone(slurm, asked, {}, kDaemonTimeoutS, say);
+    supervise::NodeSet found = supervise::nodes_gone(slurm, asked, {}, supervise::kDaemonTimeoutS, say);
     supervise::NodeSet known = lost_;
     known.add(found);
-    found.add(supervise::lost_nodes(slurm, allocation_, known, kProbeTimeoutS, say));
+    found.add(supervise::lost_nodes(slurm, allocation_, known, supervise::kProbeTimeoutS, say));
     return lose(found, say);
 }
 
@@ -117,7 +112,7 @@ supervise::NodeSet TrialNodes::check_silent(launch::SlurmClient& slurm, const st
     for (const auto& host : runlog::silent_hosts(run_dir, hosts, since_s, runlog::now_seconds(), peer_timeout_s))
         if (!lost_.contains(host.host)) silent.push_back(host.host);
     if (silent.empty()) return {};
-    return lose(supervise::nodes_gone(slurm, silent, {}, kDaemonTimeoutS, say), say);
+    return lose(supervise::nodes_gone(slurm, silent, {}, supervise::kDaemonTimeoutS, say), say);
 }
 
 supervise::NodeSet TrialNodes::lose(const supervise::NodeSet& found, const supervise::Say& say) {
