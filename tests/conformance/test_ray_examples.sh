@@ -5,7 +5,7 @@
 # docs' table). Fails when an example the harness lists as conforming (CONFORMS) does not run or
 # reports other trials, iterations, metric names or checkpoints than under Ray; the docs give the
 # same port command as the harness.
-# ctest: processors=2
+# ctest: processors=1
 # ctest: fixture=small_data
 # ctest: timeout=1500
 source "$(dirname "$0")/../lib/common.sh"

@@ -6,6 +6,7 @@
 # resumes from its checkpoint and ends with the same weights as an uninterrupted mpiexec run.
 # ctest: fixture=trainrt_installed
 # ctest: resource=slurm_cluster
+# ctest: processors=1
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup

@@ -5,6 +5,7 @@
 # stops, comes back, resumes and ends with the same weights as an uninterrupted mpiexec run.
 # ctest: fixture=trainrt_installed
 # ctest: resource=slurm_cluster
+# ctest: processors=1
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup

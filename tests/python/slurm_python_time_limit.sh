@@ -5,6 +5,7 @@
 # with that margin left, commits the checkpoint and requeues the job; Slurm never kills it for the
 # limit. The requeued job is cancelled once it runs again (the resume itself is other tests').
 # ctest: resource=slurm_cluster
+# ctest: processors=1
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup

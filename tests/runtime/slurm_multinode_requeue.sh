@@ -2,6 +2,7 @@
 # slurm_requeue_twice.sh across 2 of the namespaced nodes (1 task each): a 2-node sbatch job requeued
 # twice resumes each time and ends bitwise where mpiexec -n 2 on one node ends, every row once.
 # ctest: resource=slurm_cluster
+# ctest: processors=1
 set -euo pipefail
 [[ ${TRAINRT_SLURM_NODES:-$(sed -n 's/^export TRAINRT_SLURM_NODES=//p' "${TRAINRT_SLURM_DIR:-/tmp/trainrt-slurm}/env.sh" 2>/dev/null)} -ge 2 ]] ||
   { echo "FAIL [test_multinode_requeue]: the local cluster has fewer than 2 namespaced nodes (TRAINRT_SLURM_NODES)" >&2; exit 1; }

@@ -6,6 +6,7 @@
 # TRAINRT_REQUEUE_SBATCH: extra sbatch options (test_multinode_requeue.sh: 2 nodes), and
 # TRAINRT_REQUEUE_HOSTS: the hosts every start must report (comma separated).
 # ctest: resource=slurm_cluster
+# ctest: processors=1
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
