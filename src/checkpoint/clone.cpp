@@ -24,7 +24,7 @@ void clone_checkpoint(const std::string& from_run, const std::string& name, cons
     storage::make_dirs(dir);
     for (const std::string& own : committed_names(to_run))
         if (read_manifest(dir + "/" + own).iteration >= iteration) fs::remove_all(retire_checkpoint(to_run, own));
-    const std::string pending = dir + "/.pending_" + name;
+    const std::string pending = dir + "/" + runlog::kPendingPrefix + name;
     fs::remove_all(pending);
     std::error_code error;
     fs::copy(source, pending, fs::copy_options::recursive, error);

@@ -15,6 +15,14 @@ inline constexpr const char* kHeartbeatsDir = "heartbeats";           // one fil
 inline constexpr const char* kDecisionsDir = "decisions";             // a sweep's verdicts (scheduler_pause.hpp)
 inline constexpr const char* kSweepRecord = "sweep.json";             // a sweep directory's record (sweep_record.hpp)
 
+// Inside kCheckpointsDir (and a node-local level's directory): committed checkpoints are
+// kCheckpointPrefix + the iteration in six or more digits, each holding kManifestFile, written last;
+// a save in progress is kPendingPrefix + its name, one being removed kDeletingPrefix + its name.
+inline constexpr const char* kCheckpointPrefix = "checkpoint_";
+inline constexpr const char* kManifestFile = "manifest.json";
+inline constexpr const char* kPendingPrefix = ".pending_";
+inline constexpr const char* kDeletingPrefix = ".deleting_";
+
 // `run_dir`/`name`.
 inline std::string path_in(const std::string& run_dir, const char* name) { return run_dir + "/" + name; }
 

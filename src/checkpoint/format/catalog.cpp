@@ -16,8 +16,6 @@ namespace fs = std::filesystem;
 namespace trainrt::checkpoint {
 namespace {
 
-constexpr const char* kPrefix = "checkpoint_";
-
 bool starts_with(const std::string& text, const std::string& prefix) {
     return text.rfind(prefix, 0) == 0;
 }
@@ -33,8 +31,8 @@ double score_of(const Manifest& manifest, const std::string& attribute, bool hig
 }  // namespace
 
 std::int64_t iteration_of_name(const std::string& name) {
-    if (!starts_with(name, kPrefix)) return -1;
-    const std::string digits = name.substr(std::string(kPrefix).size());
+    if (!starts_with(name, runlog::kCheckpointPrefix)) return -1;
+    const std::string digits = name.substr(std::string(runlog::kCheckpointPrefix).size());
     if (digits.empty() || digits.size() > 18 ||
         digits.find_first_not_of("0123456789") != std::string::npos)
         return -1;
@@ -44,7 +42,7 @@ std::int64_t iteration_of_name(const std::string& name) {
 std::string checkpoints_dir(const std::string& run_dir) { return runlog::path_in(run_dir, runlog::kCheckpointsDir); }
 
 std::string checkpoint_name(std::int64_t iteration) {
-    return fmt::format("{}{:06d}", kPrefix, iteration);
+    return fmt::format("{}{:06d}", runlog::kCheckpointPrefix, iteration);
 }
 
 std::vector<std::string> committed_names(const std::string& run_dir) {
@@ -53,7 +51,7 @@ std::vector<std::string> committed_names(const std::string& run_dir) {
     if (!fs::is_directory(dir)) return names;
     for (const auto& entry : fs::directory_iterator(dir)) {
         std::string name = entry.path().filename().string();
-        if (entry.is_directory() && starts_with(name, kPrefix) && iteration_of_name(name) >= 0)
+        if (entry.is_directory() && starts_with(name, runlog::kCheckpointPrefix) && iteration_of_name(name) >= 0)
             names.push_back(name);
     }
     std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
@@ -68,7 +66,7 @@ std::vector<std::string> clean_leftovers(const std::string& run_dir) {
     if (!fs::is_directory(dir)) return removed;
     for (const auto& entry : fs::directory_iterator(dir)) {
         std::string name = entry.path().filename().string();
-        if (starts_with(name, ".pending_") || starts_with(name, ".deleting_") ||
+        if (starts_with(name, runlog::kPendingPrefix) || starts_with(name, runlog::kDeletingPrefix) ||
             starts_with(name, "latest.tmp.")) {
             fs::remove_all(entry.path());
             removed.push_back(entry.path().string());
@@ -108,7 +106,7 @@ std::vector<std::string> retention_victims(const std::string& run_dir, const std
 
 std::string retire_checkpoint(const std::string& run_dir, const std::string& name) {
     const std::string dir = checkpoints_dir(run_dir);
-    const std::string doomed = dir + "/.deleting_" + name;
+    const std::string doomed = dir + "/" + runlog::kDeletingPrefix + name;
     storage::rename_durable(dir + "/" + name, doomed);
     return doomed;
 }

@@ -10,13 +10,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runlog/run_files.hpp"
 #include "trainrt/checkpoint.hpp"
 
 namespace trainrt::checkpoint {
 
+using runlog::kManifestFile;
+
 inline constexpr const char* kManifestFormat = "trainrt-checkpoint";
 inline constexpr int kManifestVersion = 1;
-inline constexpr const char* kManifestFile = "manifest.json";
 
 // The XXH3-64 (16 hex digits) of bytes [offset, offset + length) of a file.
 struct ChecksumRange {

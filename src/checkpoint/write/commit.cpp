@@ -112,7 +112,7 @@ void CommitProtocol::publish(const Manifest& manifest) {
     if (fs::exists(final_dir)) {
         // A checkpoint of this iteration from a run that crashed after it, which restore skipped
         // (it did not verify, or resume_from chose an older one): set it aside, then replace it.
-        const std::string stale = dir() + "/.deleting_stale_" + manifest.name;
+        const std::string stale = dir() + "/" + runlog::kDeletingPrefix + "stale_" + manifest.name;
         fs::remove_all(stale);
         storage::rename_durable(final_dir, stale);
         storage::rename_durable(staging, final_dir);

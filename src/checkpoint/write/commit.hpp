@@ -75,7 +75,7 @@ public:
     LayoutWriter& writer() { return *writer_; }
     bool root() const { return context_.world_rank == 0; }
     std::string dir() const { return checkpoints_dir(context_.run_dir); }
-    std::string pending(const std::string& name) const { return dir() + "/.pending_" + name; }
+    std::string pending(const std::string& name) const { return dir() + "/" + runlog::kPendingPrefix + name; }
 
     // Collective: rank 0 makes an empty .pending_<name>; every rank learns whether it could.
     void begin(const std::string& name);

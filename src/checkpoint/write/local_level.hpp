@@ -49,7 +49,7 @@ public:
 
     // This rank's directory of the level, and the pending directory of checkpoint `name` in it.
     std::string own_dir() const;
-    std::string pending(const std::string& name) const { return own_dir() + "/.pending_" + name; }
+    std::string pending(const std::string& name) const { return own_dir() + "/" + runlog::kPendingPrefix + name; }
     // Makes this rank's empty pending directory of `name`.
     void begin(const std::string& name) const;
     // Collective: sends this rank's file of `name` (in its pending directory) to its partner and
