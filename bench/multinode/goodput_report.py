@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/: the reporting library
-from reporting import cluster_section  # noqa: E402
+from reporting import cluster_section, targets  # noqa: E402
+
+GOALS = targets("multinode")
 
 PARTS = [("start_up", "start-up (process launch -> start record)"),
          ("restore", "restore"),
@@ -52,11 +54,13 @@ def section(path, note):
         cells = [rec.get(k) for k in ("detection_s", "relaunch_s", "start_up_s", "restore_s", "first_iteration_s",
                                       "training_again_s")]
         out.append(f"| attempt {rec['attempt']} | " + " | ".join("–" if c is None else f"{c:.1f}" for c in cells) + " |")
-    ok = r["trained_s"] >= 20 * 60 and r["requeues"] >= 4 and r["node_killed"] and r["node_frozen"]
-    verdict = "PASS" if g["ratio"] >= 0.9 and ok else "MISS"
+    ok = (r["trained_s"] >= GOALS.GOODPUT_MIN_TRAINED_S and r["requeues"] >= GOALS.GOODPUT_MIN_REQUEUES
+          and r["node_killed"] and r["node_frozen"])
+    verdict = "PASS" if GOALS.GOODPUT.met(g["ratio"]) and ok else "MISS"
     out += ["", "*First row*: until the relaunched attempt's first result row, which fashion_mlp writes at the end of "
             "an epoch (about 4 s here), so it is mostly training.", "",
-            f"- goodput ≥ 90 % over ≥ 20 min of training with ≥ 4 requeues, a node killed and one frozen: "
+            f"- goodput ≥ {100 * GOALS.GOODPUT.goal:.0f} % over ≥ {GOALS.GOODPUT_MIN_TRAINED_S // 60} min of training "
+            f"with ≥ {GOALS.GOODPUT_MIN_REQUEUES} requeues, a node killed and one frozen: "
             f"**{verdict}**, {100 * g['ratio']:.1f} %"]
     return out
 
