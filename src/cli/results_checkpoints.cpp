@@ -52,7 +52,7 @@ Json entry_json(const std::string& run_dir, const Entry& entry) {
 
 // The name in checkpoints/latest, "" when absent or unreadable.
 std::string latest_named(const std::string& run_dir) {
-    std::ifstream in(checkpoint::checkpoints_dir(run_dir) + "/latest");
+    std::ifstream in(checkpoint::checkpoints_dir(run_dir) + "/" + runlog::kLatestCheckpoint);
     std::string name;
     std::getline(in, name);
     return name;

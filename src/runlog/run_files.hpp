@@ -22,6 +22,7 @@ inline constexpr const char* kCheckpointPrefix = "checkpoint_";
 inline constexpr const char* kManifestFile = "manifest.json";
 inline constexpr const char* kPendingPrefix = ".pending_";
 inline constexpr const char* kDeletingPrefix = ".deleting_";
+inline constexpr const char* kLatestCheckpoint = "latest";  // the newest committed name, a convenience
 
 // `run_dir`/`name`.
 inline std::string path_in(const std::string& run_dir, const char* name) { return run_dir + "/" + name; }

@@ -67,7 +67,7 @@ std::vector<std::string> clean_leftovers(const std::string& run_dir) {
     for (const auto& entry : fs::directory_iterator(dir)) {
         std::string name = entry.path().filename().string();
         if (starts_with(name, runlog::kPendingPrefix) || starts_with(name, runlog::kDeletingPrefix) ||
-            starts_with(name, "latest.tmp.")) {
+            starts_with(name, std::string(runlog::kLatestCheckpoint) + ".tmp.")) {
             fs::remove_all(entry.path());
             removed.push_back(entry.path().string());
         }
@@ -76,7 +76,7 @@ std::vector<std::string> clean_leftovers(const std::string& run_dir) {
 }
 
 void write_latest(const std::string& run_dir, const std::string& name) {
-    storage::write_file_atomic(checkpoints_dir(run_dir) + "/latest", name + "\n");
+    storage::write_file_atomic(checkpoints_dir(run_dir) + "/" + runlog::kLatestCheckpoint, name + "\n");
 }
 
 std::vector<std::string> retention_victims(const std::string& run_dir, const std::string& newest,
