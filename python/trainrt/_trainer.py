@@ -303,7 +303,9 @@ class DataParallelTrainer:
             with open(os.path.join(exchange, "earlier.json"), "w") as file:
                 json.dump(_driver_runs, file)
             command = self._launch(launcher, workers, script)
-            code, interrupted = _wait_through_ctrl_c(subprocess.Popen(command, env={**os.environ, _CHILD: exchange}))
+            stops = _stop_signals(self.scaling_config, self.run_config)
+            code, interrupted = _wait_through_signals(subprocess.Popen(command, env={**os.environ, _CHILD: exchange}),
+                                                      stops)
             outcome = {}
             if os.path.exists(os.path.join(exchange, "result.json")):
                 with open(os.path.join(exchange, "result.json")) as file:
@@ -345,17 +347,68 @@ def _earlier_result(exchange):
     return Result.from_path(earlier[_child_calls - 1])
 
 
-def _wait_through_ctrl_c(process):
+def _stop_signals(scaling, run):
+    """The signals that request a stop of this job ([stop] signals, resolved by trainrt from the
+    script's arguments and these objects); none when the configuration is bad: the ranks then
+    say what is wrong, once."""
+    from ._trainrt import Error, stop_signals
+    try:
+        return [signal.Signals(number) for number in stop_signals(list(sys.argv), _object_settings(scaling, run))
+                if number != signal.SIGINT]
+    except Error:
+        return []
+
+
+def _wait_through_signals(process, stops):
     """(the launcher's exit code, whether a Ctrl-C came). A Ctrl-C reaches the launcher too (the
     terminal signals the whole process group): mpiexec hands it to the ranks, which stop at their
     next report, and a second one ends them; the driver waits for that instead of killing the
-    launcher."""
+    launcher. A stop signal sent to the driver alone (`scancel --batch` to a batch script that
+    execs python3, a preemption notice) is passed on to the ranks (_pass_on), and the driver
+    outlives it and reports the stop as the ranks end."""
     seen = []
-    previous = signal.signal(signal.SIGINT, lambda number, frame: seen.append(number))
+    previous = {signal.SIGINT: signal.signal(signal.SIGINT, lambda number, frame: seen.append(number))}
+    for number in stops:
+        previous[number] = signal.signal(number, lambda number, frame: _pass_on(number, process.pid))
     try:
         return process.wait(), bool(seen)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _pass_on(number, launcher_pid):
+    """Sends signal `number` to the launcher's descendants that stop on it: srun (which hands it to
+    its tasks on every node) and the ranks this machine runs (this interpreter's processes).
+    mpiexec and `trainrt supervise` are left out: neither stops ranks on it (hydra may even end
+    on a signal it does not handle), and a rank that gets a stop signal twice stops once."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as file:
+                    parent = int(file.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    pending, found = [launcher_pid], []
+    while pending:
+        pid = pending.pop()
+        found.append(pid)
+        pending += children.get(pid, [])
+    for pid in found:
+        if _stops_on_signal(pid):
+            with contextlib.suppress(OSError):
+                os.kill(pid, number)
+
+
+def _stops_on_signal(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as file:
+            program = file.read().split(b"\0", 1)[0].decode(errors="replace")
+    except OSError:
+        return False
+    return os.path.basename(program) == "srun" or os.path.realpath(program) == os.path.realpath(sys.executable)
 
 
 def _launch_command(launcher, workers):

@@ -5,7 +5,10 @@
 # report with that report's checkpoint committed, and every process ends with exit 130: a stop
 # record naming INT, no failure record, no requeue, no traceback. `trainrt results` says 130. The
 # same command again resumes from the checkpoint and finishes, every epoch reported once. Two
-# Ctrl-C in a row end the ranks at once, and the driver with 130.
+# Ctrl-C in a row end the ranks at once, and the driver with 130. A stop signal sent to the driver
+# alone (USR2, as `scancel --batch` sends it to a batch script that execs python3) is passed on to
+# the ranks: they stop with a checkpoint (a stop record naming USR2), and the driver outlives it
+# and exits with the stop's code, no traceback.
 source "$(dirname "$0")/../lib/common.sh"
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" RUNS="$WORK/runs" RUN_NAME=ctrl_c
 run_dir=$RUNS/$RUN_NAME
@@ -48,4 +51,15 @@ rc=0; wait "$driver" || rc=$?
 [ "$rc" -eq "$TRAINRT_EXIT_INTERRUPTED" ] && ! grep -q "Traceback" "$WORK/twice.out" \
   && pass "two Ctrl-C: the driver exits $rc at once, no traceback" \
   || { tail -20 "$WORK/twice.out" >&2; fail "two Ctrl-C: the driver exits $rc"; }
+
+RUN_NAME=usr2 SLEEP_S=0.3 setsid "$TRAINRT_PYTHON" tests/python/interrupt_driver.py >"$WORK/usr2.out" 2>&1 &
+driver=$!
+deadline=$((SECONDS + 120))
+until [ "$(rows "$RUNS/usr2")" -ge 2 ] || ((SECONDS > deadline)); do sleep 0.1; done
+kill -USR2 "$driver"  # the driver alone
+rc=0; wait "$driver" || rc=$?
+[ "$rc" -eq "$TRAINRT_EXIT_STOPPED" ] && ! grep -q "Traceback" "$WORK/usr2.out" \
+  && [ "$(count_events "$RUNS/usr2" '.event == "stop" and .signal == "USR2" and (.checkpoint | type) == "string"')" -eq 1 ] \
+  && pass "USR2 to the driver alone: passed on to the ranks (a stop record with its checkpoint), the driver exits $rc" \
+  || { tail -20 "$WORK/usr2.out" >&2; fail "USR2 to the driver: exit $rc, records $(jq -c 'select(.event != "start")' "$RUNS/usr2/events.jsonl" 2>/dev/null)"; }
 finish

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "config/install_layout.hpp"
+#include "config/loader.hpp"
 #include "config/settings.hpp"
 #include "launch/launcher.hpp"
 #include "launch/step_command.hpp"
@@ -17,6 +18,7 @@
 #include "python/settings_view.hpp"
 #include "runtime/run_main.hpp"
 #include "trainrt/threads.hpp"
+#include "workloads/registry.hpp"
 
 namespace py = pybind11;
 
@@ -50,6 +52,21 @@ int run_from_python(const std::vector<std::string>& argv, const py::object& func
                                  name.c_str(), nullptr, program);
 }
 
+// The signals that request a stop ([stop] signals) of the job that `argv` and the script's own
+// `settings` describe, resolved as its ranks will resolve them: fit()'s driver passes these on to
+// the ranks' launcher and outlives them. ConfigError for a bad configuration, said once here.
+std::vector<int> stop_signals(const std::vector<std::string>& argv,
+                              const std::map<std::string, std::pair<std::string, std::string>>& settings) {
+    std::vector<const char*> args;
+    for (const std::string& arg : argv) args.push_back(arg.c_str());
+    args.push_back(nullptr);
+    config::ProgramSettings program;
+    for (const auto& [key, value] : settings) program[key] = ConfigValue{value.first, value.second};
+    const config::Loaded loaded =
+        config::load(static_cast<int>(argv.size()), args.data(), workloads::all_workload_keys(), "driver", program);
+    return StopSettings::read(loaded.config).signals.value.numbers;
+}
+
 // Who launched this process (launch/launcher.hpp's rule): (mode, Slurm job id). mode "single"
 // with a job id: a batch script inside an allocation, no step yet.
 std::pair<std::string, std::string> launcher() {
@@ -65,6 +82,8 @@ void bind_run(py::module_& module) {
     module.def("run", &run_from_python, py::arg("argv"), py::arg("function"), py::arg("name"),
                py::arg("settings") = std::map<std::string, std::pair<std::string, std::string>>{});
     module.def("launcher", &launcher);
+    module.def("stop_signals", &stop_signals, py::arg("argv"),
+               py::arg("settings") = std::map<std::string, std::pair<std::string, std::string>>{});
     module.def("usable_cpus", &usable_cpus, "the CPUs this process may run on (its affinity mask)");
     module.def(
         "step_command",
