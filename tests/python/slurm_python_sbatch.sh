@@ -7,6 +7,9 @@
 # Ray's quickstart after `sed s/ray.train/trainrt/g` (tests/python/ray_quickstart.py) on the cluster:
 # `srun -n 2 --mpi=pmix python3 train.py` (fit() on srun's ranks) and `sbatch -n 2 --wrap "python3 train.py"`
 # (fit() in the batch script starts its 2 ranks with srun, the driver alone prints the Result).
+# `scancel --batch --signal=USR2` to a batch script that execs the driver (a preemption notice to the
+# batch step alone): the driver passes it on through srun, the ranks stop with a checkpoint and rank 0
+# requeues the job, which resumes and completes with every epoch once and one driver Result.
 # ctest: resource=slurm_cluster
 # ctest: fixture=small_data
 set -euo pipefail
@@ -36,6 +39,20 @@ expect_job_ok "$JOB"
   && [[ "$(jq -r 'select(.event == "start") | "\(.world_size) \(.launcher)"' "$TEST_TMP/runs/quick_sbatch/events.jsonl")" == "2 "* ]] \
   || fail "sbatch --wrap 'python3 train.py': $(tail -3 "$TEST_TMP/quick_sbatch.out")"
 log "the Ray quickstart: srun -n 2 python3 train.py and sbatch --wrap 'python3 train.py' (fit() starts srun) trained"
+
+USR2_RUN=$TEST_TMP/runs/usr2_batch
+submit -n 2 --requeue --open-mode=append --output="$TEST_TMP/usr2_batch.out" \
+  --wrap "exec env RUNS=$TEST_TMP/runs RUN_NAME=usr2_batch SLEEP_S=0.5 $TRAINRT_PYTHON $TRAINRT_SRC/tests/python/interrupt_driver.py"
+wait_rows "$USR2_RUN" 2
+timeout 20 scancel --batch --signal=USR2 "$JOB" || fail "scancel --batch --signal=USR2 $JOB failed"
+wait_job "$JOB" 300
+expect_job_ok "$JOB"
+[[ "$(count_events "$USR2_RUN" '.event == "stop" and .signal == "USR2"')" == 1 \
+   && "$(count_events "$USR2_RUN" '.event == "restore"')" == 1 \
+   && "$(grep -c '^driver: finished at epoch 12' "$TEST_TMP/usr2_batch.out")" == 1 ]] \
+  || fail "scancel --batch --signal=USR2: $(jq -c '{event, signal}' "$USR2_RUN/events.jsonl" | tr '\n' ' ') $(tail -5 "$TEST_TMP/usr2_batch.out")"
+rows_once "$USR2_RUN"
+log "scancel --batch --signal=USR2 to an exec'd driver: stopped, requeued, resumed, $(rows "$USR2_RUN") rows once each"
 
 example=$TEST_TMP/example
 cp -r examples/python "$example"
