@@ -26,13 +26,21 @@ from .._trainer import CheckpointConfig, DataParallelTrainer, FailureConfig, Res
 from .schedulers import ASHAScheduler, AsyncHyperBandScheduler, FIFOScheduler, PopulationBasedTraining
 from .search import BasicVariantGenerator, ConcurrencyLimiter
 from .search.optuna import OptunaSearch
+# ray.tune's own Callback, RunConfig/CheckpointConfig (a Tuner's callbacks; a Trainable's checkpoints),
+# sample_from and the class API (callback.py, config.py, sample.py, trainable.py).
+from . import callback as _callback, sample as _sample, trainable as _trainable
+from .callback import Callback
+from .config import CheckpointConfig, RunConfig
+from .sample import sample_from
+from .trainable import Trainable
 
 # A Ray Tune function trainable calls ray.tune.report / get_checkpoint / get_context and builds
 # ray.tune.Checkpoint: after the sed they are trainrt's own (one session for Train and Tune).
-__all__ = ["ASHAScheduler", "AsyncHyperBandScheduler", "Checkpoint", "CheckpointConfig", "choice", "FailureConfig",
-           "FIFOScheduler", "get_checkpoint", "get_context", "grid_search", "loguniform", "OptunaSearch",
-           "PopulationBasedTraining", "qrandint", "quniform", "randint", "randn", "report", "Result", "ResultGrid",
-           "RunConfig", "TuneConfig", "TuneError", "Tuner", "uniform", "with_parameters", "with_resources"]
+__all__ = ["ASHAScheduler", "AsyncHyperBandScheduler", "Callback", "Checkpoint", "CheckpointConfig", "choice",
+           "FailureConfig", "FIFOScheduler", "get_checkpoint", "get_context", "grid_search", "loguniform",
+           "OptunaSearch", "PopulationBasedTraining", "qrandint", "quniform", "randint", "randn", "report", "Result", "ResultGrid",
+           "RunConfig", "sample_from", "Trainable", "TuneConfig", "TuneError", "Tuner", "uniform", "with_parameters",
+           "with_resources"]
 
 
 class _Domain:
@@ -182,9 +190,6 @@ class TuneConfig:
             "time_budget_s": (self.time_budget_s is not None,
                               "stop the sweep with the job's time limit (sbatch --time): its trials checkpoint and "
                               "the same script, run again, goes on with them"),
-            "trial_name_creator": (self.trial_name_creator is not None, "trials are named trial_NNNN"),
-            "trial_dirname_creator": (self.trial_dirname_creator is not None,
-                                      "each trial's directory is SWEEP_DIR/trial_NNNN"),
             "chdir_to_trial_dir=True": (bool(self.chdir_to_trial_dir),
                                         "trials run in the driver's working directory; a trial's directory is "
                                         "SWEEP_DIR/trial_NNNN (its Result.path)"),
@@ -216,11 +221,11 @@ class ResultGrid:
         self.path = path
         self._record = layout.sweep(path)
         self._results = []
-        for trial in self._record["trials"]:
+        for index, trial in enumerate(self._record["trials"]):
             trial_dir = os.path.join(path, trial["name"])
             result = Result.from_path(trial_dir) if os.path.isdir(trial_dir) else \
                 Result(metrics={}, checkpoint=None, best_checkpoints=[], path=trial_dir)
-            result.config = {**(constants or {}), **{_config_key(key): _parsed(value)
+            result.config = {**_sample.for_trial(constants or {}, index), **{_config_key(key): _parsed(value)
                                                      for key, value in trial["values"].items()}}
             result.status = trial["status"]
             _name_trial(result, trial["name"])
@@ -335,10 +340,13 @@ class Tuner:
         base, sweep = os.path.join(files, "base.ini"), os.path.join(files, "sweep.ini")
         _write(base, self._base_text(function, constants, storage, name))
         _write(sweep, self._sweep_text(ranks))
+        _sample.resolve({**constants, **self._space()[1]}, self._space()[0], self.tune_config, files)
+        follower = _callback.follower(self.run_config, self.tune_config, function.__name__,
+                                      _sample.trial_count(self.tune_config, self._space()[0]))
         limit = _concurrency(self.tune_config.max_concurrent_trials, _searcher(self.tune_config.search_alg)[1])
         total = ranks * max(1, limit or _init.cpus() // cpus_per_trial)
         return _run_sweep(sweep_dir, ["--ranks", str(total)], {**constants, **self._space()[1]},
-                          self._parameters_env(files))
+                          self._parameters_env(files), follower)
 
     def _parameters_env(self, files):
         """tune.with_parameters' objects and the constants an INI value cannot hold (Ray's
@@ -356,6 +364,7 @@ class Tuner:
             environment[_state.TUNE_CONSTANTS_ENV] = _pickled(stored, others)
         elif os.path.exists(stored):  # a restored sweep's, from its first fit()
             environment[_state.TUNE_CONSTANTS_ENV] = stored
+        environment.update(_trainable.options_file(files, self))  # a class Trainable's CheckpointConfig
         return environment
 
     def _fit_restored(self, sweep_dir, extra):
@@ -366,7 +375,8 @@ class Tuner:
                 ranks = file.read().strip()
         except FileNotFoundError:  # a sweep fit() made before it kept its --ranks
             ranks = str(_init.cpus())
-        return _run_sweep(sweep_dir, ["--ranks", ranks] + extra, _stored_constants(sweep_dir),
+        return _run_sweep(sweep_dir, ["--ranks", ranks] + extra,
+                          {**_stored_constants(sweep_dir), **_sample.stored(os.path.join(sweep_dir, "tuner"))},
                           self._parameters_env(os.path.join(sweep_dir, "tuner")))
 
     def _check_param_space(self):
@@ -460,17 +470,19 @@ def _given(section=None, **values):
     return [f"{prefix}{key} = {value}" for key, value in values.items() if value is not None]
 
 
-def _run_sweep(sweep_dir, arguments, constants, env):
+def _run_sweep(sweep_dir, arguments, constants, env, follower=None):
     """`trainrt tune` on SWEEP_DIR/tuner/sweep.ini with `env` added to this environment; its
-    ResultGrid, or TuneError for a code other than 0."""
+    ResultGrid, or TuneError for a code other than 0. A follower (callback.py) runs it and calls
+    the callbacks as it goes."""
     from .. import _state
     from .._trainrt import binary
     with open(os.path.join(sweep_dir, "tuner", "ranks"), "w") as file:
         file.write(arguments[arguments.index("--ranks") + 1] + "\n")
     environment = {key: value for key, value in os.environ.items()
-                   if key not in (_state.TUNE_PARAMETERS_ENV, _state.TUNE_CONSTANTS_ENV)}
-    code = subprocess.call([binary(), "tune", "--config", os.path.join(sweep_dir, "tuner", "sweep.ini")] + arguments,
-                           env={**environment, **env})
+                   if key not in (_state.TUNE_PARAMETERS_ENV, _state.TUNE_CONSTANTS_ENV, _trainable.OPTIONS_ENV)}
+    command = [binary(), "tune", "--config", os.path.join(sweep_dir, "tuner", "sweep.ini")] + arguments
+    code = follower.run(command, {**environment, **env}, sweep_dir, constants) if follower is not None else \
+        subprocess.call(command, env={**environment, **env})
     if code != 0:
         raise TuneError(code, sweep_dir)
     return ResultGrid(sweep_dir, constants)
