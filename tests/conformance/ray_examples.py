@@ -52,6 +52,9 @@ CONFORMS = {
     "tune/examples/custom_func_checkpointing.py": ["trials", "iterations", "metrics", "checkpoints"],
     "tune/examples/async_hyperband_example.py": ["trials", "iterations", "metrics"],
     "train/examples/pytorch/torch_linear_example.py": ["trials", "iterations", "metrics"],
+    "tune/examples/logging_example.py": ["trials", "iterations", "metrics", "checkpoints"],
+    # one trial of one epoch (ASHA's max_t=1): nothing left to chance
+    "tune/examples/cifar10_pytorch.py": ["trials", "iterations", "metrics", "checkpoints"],
     # ASHA's asynchronous decisions make the iterations vary from run to run on both sides
     "tune/examples/optuna_example.py": ["trials", "metrics"],
     "tune/examples/xgboost_example.py": ["trials", "metrics"],

@@ -1,5 +1,5 @@
 """Ray Tune's driver-side callbacks (`ray.tune.Callback`, RunConfig(callbacks=[...])) on a sweep
-that `trainrt tune` runs in processes of its own (docs/guides/sweeps.md#callbacks).
+that `trainrt tune` runs in processes of its own (docs/guides/sweeps.md, Callbacks).
 
 While the sweep runs, the Tuner's driver follows it: it reads the sweep's record and each trial's
 result rows (the paths come from C++'s `layout`) a few times a second and calls, in the driver

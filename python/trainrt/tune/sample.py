@@ -1,5 +1,5 @@
 """tune.sample_from(func): a config value Ray computes per trial, func(config) once for each trial
-as its config is resolved (docs/guides/sweeps.md#sample_from).
+as its config is resolved (docs/guides/sweeps.md, sample_from).
 
 trainrt draws the other values in C++ (`trainrt tune`'s search), so a sample_from is resolved in
 the driver, before the sweep starts: Tuner.fit() calls func once per trial, for trial 0, 1, ...

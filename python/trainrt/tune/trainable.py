@@ -1,5 +1,5 @@
 """Ray Tune's class API, `tune.Trainable`, on trainrt's function trainables
-(docs/guides/sweeps.md#the-class-api-tunetrainable).
+(docs/guides/sweeps.md, the class API).
 
 Tuner(MyTrainable) runs the class as any function trainable: its sweep's workload is
 python:FILE.py:MyTrainable, and a trial that calls the class as its workload (what trainrt does
