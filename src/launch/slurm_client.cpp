@@ -91,7 +91,7 @@ public:
         std::vector<std::string> argv = {programs_.srun};
         argv.insert(argv.end(), request.srun_options.begin(), request.srun_options.end());
         argv.insert(argv.end(), request.command.begin(), request.command.end());
-        return std::make_unique<Child>(spawn(argv, {request.unset_env, request.output_path}));
+        return std::make_unique<Child>(spawn(argv, {request.unset_env, request.output_path, request.set_env}));
     }
 
 private:

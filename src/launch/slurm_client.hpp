@@ -20,12 +20,14 @@ struct SlurmJobState {
 
 // One srun: its options, the program and its arguments, the environment it must not inherit
 // (the batch environment's task counts describe the whole allocation, and make srun refuse an
-// explicit geometry), and a file its output is appended to ("" = this process's).
+// explicit geometry), a file its output is appended to ("" = this process's), and "NAME=value"
+// entries set in its environment (a sweep's trial: tune/trial_threads.hpp); as SpawnOptions.
 struct StepRequest {
     std::vector<std::string> srun_options;
     std::vector<std::string> command;
     std::vector<std::string> unset_env;
     std::string output_path;
+    std::vector<std::string> set_env;
 };
 
 class SlurmClient {

@@ -26,6 +26,7 @@
 #include "launch/slurm_client.hpp"
 #include "launch/step_command.hpp"
 #include "log/log.hpp"
+#include "supervise/step_launcher.hpp"
 #include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 
@@ -57,17 +58,11 @@ std::map<std::string, std::string> definition_of(const SweepConfig& sweep, const
     return definition;
 }
 
-// One trial's step: this program on the base job with the trial's values and what the scheduler
-// sets for the step, in its own run directory.
-std::vector<std::string> trial_command(const SweepConfig& sweep, const SweepPlacement& placement,
-                                       const Scheduler& scheduler, const TrialRecord& trial, const std::string& dir,
-                                       std::size_t slot) {
-    std::vector<std::string> argv = launch::step_command(
-        placement.use_srun ? launch::StepLauncher::srun : launch::StepLauncher::mpiexec,
-        {static_cast<int>(sweep.tune.ranks_per_trial.value), true, true});
-    if (placement.use_srun)
-        for (const std::string& option : placement.nodes.srun_options(slot)) argv.push_back(option);
-    argv.insert(argv.end(), {launch::own_program(), "--config", sweep.base_path});
+// What one trial's step runs: this program on the base job with the trial's values and what the
+// scheduler sets for the step, in its own run directory.
+std::vector<std::string> trial_command(const SweepConfig& sweep, const Scheduler& scheduler, const TrialRecord& trial,
+                                       const std::string& dir) {
+    std::vector<std::string> argv{launch::own_program(), "--config", sweep.base_path};
     argv.insert(argv.end(), sweep.overrides.begin(), sweep.overrides.end());
     for (const auto& [key, value] : trial.values) argv.push_back(fmt::format("--{}={}", key, value));
     for (std::string& arg : scheduler.step_args(trial)) argv.push_back(std::move(arg));
@@ -80,6 +75,22 @@ std::vector<std::string> trial_command(const SweepConfig& sweep, const SweepPlac
     argv.insert(argv.end(), {"--run.storage_path=" + dir, "--run.name=" + trial.name, "--failure.requeue=never",
                              "--metrics.progress=off"});
     return argv;
+}
+
+// How a trial's step in `slot` is started: as the supervisor's steps are (step_launcher.hpp), its
+// launcher's options launch::step_command's (less the program, which the launcher runs; srun's
+// --kill-on-bad-exit=1 is the launcher's own) and inside an allocation the slot's srun options.
+std::unique_ptr<supervise::StepLauncher> trial_launcher(const SweepConfig& sweep, const SweepPlacement& placement,
+                                                        std::size_t slot, std::vector<std::string> command,
+                                                        launch::SpawnOptions step, launch::SlurmClient& slurm) {
+    std::vector<std::string> options = launch::step_command(
+        placement.use_srun ? launch::StepLauncher::srun : launch::StepLauncher::mpiexec,
+        {static_cast<int>(sweep.tune.ranks_per_trial.value), true, false});
+    options.erase(options.begin());
+    if (!placement.use_srun)
+        return supervise::mpiexec_launcher(std::move(options), std::move(command), std::move(step));
+    for (std::string& option : placement.nodes.srun_options(slot)) options.push_back(std::move(option));
+    return supervise::srun_launcher(slurm, std::move(options), std::move(command), std::move(step));
 }
 
 // Trial `index` as it enters the sweep: PENDING, its values drawn now (Optuna's when it starts),
@@ -149,7 +160,7 @@ SweepState state_to_run(const SweepConfig& sweep, const Scheduler& scheduler, co
 
 struct Running {
     std::size_t trial;
-    launch::Child child;
+    std::unique_ptr<launch::Process> step;  // its srun or mpiexec
     std::size_t slot;
     std::vector<std::string> hosts;  // its step's, from its start record (empty until written)
     bool ended_by_sweep = false;     // the sweep stopped it (a node under it was lost)
@@ -169,8 +180,9 @@ std::vector<std::string> attempt_hosts(const std::string& run_dir, double since_
 
 class SweepRun {
 public:
-    SweepRun(const SweepConfig& sweep, const SweepPlacement& placement, std::unique_ptr<Scheduler> scheduler)
-        : sweep_(sweep), placement_(placement), scheduler_(std::move(scheduler)), dir_(sweep_dir(sweep)),
+    SweepRun(const SweepConfig& sweep, const SweepPlacement& placement, std::unique_ptr<Scheduler> scheduler,
+             launch::SlurmClient& slurm)
+        : sweep_(sweep), placement_(placement), scheduler_(std::move(scheduler)), slurm_(slurm), dir_(sweep_dir(sweep)),
           state_(state_to_run(sweep, *scheduler_, dir_)), seed_(run_seed(sweep.base)),
           peer_timeout_s_(FailureSettings::read(sweep.base).peer_timeout.value),
           stop_signals_(StopSettings::read(sweep.base).signals.value.numbers),
@@ -212,15 +224,21 @@ private:
             const std::optional<std::size_t> slot = placement_.nodes.take();
             if (!slot) break;
             if (trial.values.empty() && sweep_.tune.search.value == SearchKind::optuna) draw(trial);
-            const std::vector<std::string> argv = trial_command(sweep_, placement_, *scheduler_, trial, dir_, *slot);
-            trial.status = TrialStatus::running, ++trial.attempts;
-            trial.started_unix.push_back(runlog::now_seconds());
-            runlog::save_state(dir_, state_);
-            launch::SpawnOptions options{{}, dir_ + "/" + trial.name + ".out", trial_env_};
-            running_.push_back({trial.index, launch::spawn(argv, options), *slot, {}});
-            log::info("sweep: {} started (attempt {}): {}", trial.name, trial.attempts, values_text(trial.values));
+            start(trial, *slot);
         }
         return left;
+    }
+
+    // A new attempt of `trial` in `slot`, its output appended to DIR/<trial>.out.
+    void start(TrialRecord& trial, std::size_t slot) {
+        const auto launcher = trial_launcher(sweep_, placement_, slot, trial_command(sweep_, *scheduler_, trial, dir_),
+                                             {{}, dir_ + "/" + trial.name + ".out", trial_env_}, slurm_);
+        trial.status = TrialStatus::running, ++trial.attempts;
+        trial.started_unix.push_back(runlog::now_seconds());
+        runlog::save_state(dir_, state_);
+        running_.push_back({trial.index, launcher->launch({}), slot, {}});
+        log::info("sweep: {} started (attempt {}): {}", trial.name, trial.attempts, values_text(trial.values));
+        log::debug("sweep: {}'s step: {}", trial.name, launcher->describe({}));
     }
 
     // Optuna's values for a trial about to start its first attempt, from every trial finished so
@@ -240,7 +258,7 @@ private:
 
     void reap() {
         for (auto it = running_.begin(); it != running_.end();) {
-            const int code = it->child.poll();
+            const int code = it->step->poll();
             if (code < 0) { ++it; continue; }
             placement_.nodes.give_back(it->slot);
             finished(state_.trials[it->trial], code, *it);
@@ -288,20 +306,15 @@ private:
             const TrialRecord& trial = state_.trials[step.trial];
             if (step.hosts.empty()) step.hosts = attempt_hosts(dir_ + "/" + trial.name, trial.started_unix.back());
             if (step.hosts.empty() || placement_.nodes.touches_lost(step.hosts)) continue;
-            placement_.nodes.check_silent(slurm(), step.hosts, dir_ + "/" + trial.name, trial.started_unix.back(),
+            placement_.nodes.check_silent(slurm_, step.hosts, dir_ + "/" + trial.name, trial.started_unix.back(),
                                           peer_timeout_s_, [](const std::string& line) { log::warn("{}", line); });
         }
         for (Running& step : running_)
             if (placement_.nodes.touches_lost(step.hosts)) {
                 log::warn("sweep: ending {}'s step: a node of it is lost", state_.trials[step.trial].name);
                 step.ended_by_sweep = true;
-                step.child.stop(kStopGraceS);
+                step.step->stop(kStopGraceS);
             }
-    }
-
-    launch::SlurmClient& slurm() {
-        if (!slurm_) slurm_ = launch::make_slurm_client();
-        return *slurm_;
     }
 
     // After a trial failed inside an allocation: a node lost under it leaves the sweep's nodes, and
@@ -309,7 +322,7 @@ private:
     // (a requeued job gets nodes anew).
     void check_nodes() {
         if (!placement_.use_srun) return;
-        placement_.nodes.check_after_failure(slurm(), [](const std::string& line) { log::warn("{}", line); });
+        placement_.nodes.check_after_failure(slurm_, [](const std::string& line) { log::warn("{}", line); });
         if (placement_.nodes.slots() > 0 || stop_code_ != 0) return;
         log::warn("sweep: no trial of {} rank(s) fits on the nodes left (lost: {}): stopping the sweep to requeue it",
                   sweep_.tune.ranks_per_trial.value, placement_.nodes.lost().str());
@@ -326,9 +339,8 @@ private:
             log::info("sweep stopped: {} of {} trials finished; the same sweep continues the rest", done,
                       state_.trials.size());
             if (placement_.job_id.empty() || stop_code_ == exit_codes::interrupted) return stop_code_;
-            auto slurm = launch::make_slurm_client();
             const launch::RequeueOutcome outcome =
-                launch::request_requeue(*slurm, placement_.job_id, placement_.restart_count);
+                launch::request_requeue(slurm_, placement_.job_id, placement_.restart_count);
             log::info("{}", outcome.message);
             return outcome.exit_code;
         }
@@ -339,11 +351,11 @@ private:
     const SweepConfig& sweep_;
     SweepPlacement placement_;
     std::unique_ptr<Scheduler> scheduler_;
+    launch::SlurmClient& slurm_;  // the trials' steps inside an allocation, node checks, the requeue
     std::string dir_;
     SweepState state_;
     std::uint64_t seed_;
     std::vector<Running> running_;
-    std::unique_ptr<launch::SlurmClient> slurm_;  // once a node is checked inside an allocation
     double peer_timeout_s_;  // the trials' failure.peer_timeout (0: no heartbeats to watch)
     std::vector<int> stop_signals_;  // the trials' stop.signals
     std::vector<std::string> trial_env_;  // set in each trial's environment (trial_threads.hpp)
@@ -366,10 +378,14 @@ std::string sweep_dir(const SweepConfig& sweep) {
     return runlog::run_dir_path(RunSettings::read(sweep.base));
 }
 
-int run_sweep(const SweepConfig& sweep, const SweepPlacement& placement) {
+int run_sweep(const SweepConfig& sweep, const SweepPlacement& placement, launch::SlurmClient& slurm) {
     if (sweep.tune.search.value == SearchKind::optuna) check_optuna();  // before any file
     std::unique_ptr<Scheduler> scheduler = make_scheduler(sweep);  // its settings checked: before any file
-    return SweepRun(sweep, placement, std::move(scheduler)).run();
+    return SweepRun(sweep, placement, std::move(scheduler), slurm).run();
+}
+
+int run_sweep(const SweepConfig& sweep, const SweepPlacement& placement) {
+    return run_sweep(sweep, placement, *launch::make_slurm_client());
 }
 
 }  // namespace trainrt::tune

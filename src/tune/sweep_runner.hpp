@@ -1,8 +1,9 @@
 #pragma once
 // `trainrt tune`: runs a sweep's trials in index order (FIFO), up to `slots` at once, each as an
 // ordinary trainrt run in SWEEP_DIR/trial_NNNN (its own config, checkpoints, metrics, events),
-// started as a step of its own: `mpiexec -n R` outside Slurm, `srun --exact -n R` inside an
-// allocation (Slurm places each step on CPUs no other step holds). A trial that fails is started
+// started as a step of its own, as the supervisor starts its steps (supervise/step_launcher.hpp):
+// `mpiexec -n R` outside Slurm, `srun --exact -n R` inside an allocation (Slurm places each step
+// on CPUs no other step holds). A trial that fails is started
 // again (and resumes from its checkpoint) up to tune.max_failures_per_trial times, then is ERROR;
 // the sweep goes on. A trial stopped on request (USR2, TERM, time limit, Ctrl-C) stays resumable:
 // the sweep starts nothing more, waits for the running trials, and requeues its job (as a run does;
@@ -12,6 +13,7 @@
 #include <functional>
 #include <string>
 
+#include "launch/slurm_client.hpp"
 #include "runlog/sweep_record.hpp"
 #include "supervise/allocation.hpp"
 #include "tune/sweep_config.hpp"
@@ -42,6 +44,9 @@ SweepPlacement place_trials(const SweepConfig& sweep, std::size_t total_ranks, c
 std::string sweep_dir(const SweepConfig& sweep);
 
 // Runs the sweep to its end or to a stop; returns the exit code (docs/reference/exit-codes.md).
+// Every call to Slurm goes through `slurm` (the trials' steps inside an allocation, node checks,
+// the requeue); without one, Slurm's own clients.
+int run_sweep(const SweepConfig& sweep, const SweepPlacement& placement, launch::SlurmClient& slurm);
 int run_sweep(const SweepConfig& sweep, const SweepPlacement& placement);
 
 }  // namespace trainrt::tune
