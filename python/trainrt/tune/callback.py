@@ -9,9 +9,10 @@ setup() comes before the sweep starts, on_experiment_end() after it ended (exit 
 
 A callback only observes: the trials run elsewhere, so what Ray lets a callback change in a
 running trial (result[SHOULD_CHECKPOINT] = True to force a checkpoint) is refused with one line,
-the sweep stopped as a Ctrl-C stops it (run the script again to go on). Hooks trainrt never
+the sweep stopped with a stop signal (run the script again to go on). Hooks trainrt never
 calls (on_step_begin, on_trial_save, on_checkpoint, ...) are refused when a callback defines them.
 """
+import contextlib
 import json
 import os
 import signal
@@ -113,8 +114,8 @@ class _Followed:
 
 class Follower:
     """Follows one sweep for the Tuner's driver (module docstring): runs `trainrt tune` in a
-    process group of its own, so that a refusal or a Ctrl-C stops it (SIGINT, as the terminal's
-    Ctrl-C does: its trials checkpoint and stop) and the driver waits for it."""
+    process group of its own, so that a refusal or a Ctrl-C in the driver stops it with a stop
+    signal (_stop: its trials checkpoint and stay PENDING) and the driver waits for it."""
 
     def __init__(self, callbacks, trainable_name, setup_info, name_creator=None, dirname_creator=None):
         self.callbacks, self.trainable_name, self.setup_info = callbacks, trainable_name, setup_info
@@ -242,19 +243,54 @@ def _link_dirname(sweep_dir, name, dirname):
 
 
 def _stop(process):
-    """Stops the sweep as a Ctrl-C does (SIGINT to its process group: `trainrt tune` starts nothing
-    more, its trials checkpoint and stop) and waits for it; a Ctrl-C meanwhile kills it."""
-    if process.poll() is not None:
-        return
+    """Stops the sweep as a stop signal does: SIGUSR2 (trainrt's stop signal) to `trainrt tune`
+    (it starts no more trials) and to the ranks and srun steps of its trials (they checkpoint and
+    stop, and stay PENDING for the next run), again each second for a trial started meanwhile; not
+    to mpiexec, which ends at once on it and hides its ranks' exit. Waits for the sweep to end; a
+    Ctrl-C meanwhile kills its process group."""
+    from .._trainrt import binary
+    trainrt = os.path.realpath(binary())
+    signalled = set()
     try:
-        os.killpg(process.pid, signal.SIGINT)
-        process.wait()
+        while process.poll() is None:
+            for pid in _descendants(process.pid) - signalled:
+                program = _program(pid) or ""
+                if pid == process.pid or os.path.realpath(program) == trainrt or os.path.basename(program) == "srun":
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGUSR2)
+                    signalled.add(pid)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=1)
     except KeyboardInterrupt:
-        os.killpg(process.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         raise
-    except ProcessLookupError:
-        pass
+
+
+def _descendants(root):
+    """`root` and every process under it (from /proc)."""
+    children = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as file:
+                children.setdefault(int(file.read().rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+        except (OSError, IndexError, ValueError):
+            continue
+    found, pending = set(), [root]
+    while pending:
+        pid = pending.pop()
+        found.add(pid)
+        pending += children.get(pid, [])
+    return found
+
+
+def _program(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as file:
+            return file.read().split(b"\0", 1)[0].decode(errors="replace") or None
+    except OSError:
+        return None
 
 
 def follower(run_config, tune_config, trainable_name, trials):
