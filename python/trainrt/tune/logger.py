@@ -9,7 +9,7 @@ __all__ = ["LoggerCallback"]
 
 # Ray's logger callbacks that trainrt does not provide, and why.
 _NOT_PROVIDED = ("CSVLoggerCallback", "JsonLoggerCallback", "TBXLoggerCallback", "CSVLogger", "JsonLogger",
-                 "TBXLogger", "pretty_print")
+                 "TBXLogger")
 
 
 class LoggerCallback(Callback):
