@@ -159,6 +159,10 @@ def _object_settings(scaling, run):
         path = os.path.abspath(os.path.expanduser(os.fspath(run.storage_path)))
         take(keys.run.storage_path, path, "RunConfig(storage_path=)")
     kept = run.checkpoint_config
+    if kept is not None and (getattr(kept, "checkpoint_frequency", 0) or getattr(kept, "checkpoint_at_end", None)):
+        raise ValueError("trainrt: CheckpointConfig(checkpoint_frequency=, checkpoint_at_end=) is for a Tuner over a "
+                         "tune.Trainable class; a Trainer's function saves with report(metrics, checkpoint=...) "
+                         "where it chooses, as Ray refuses them for a Trainer")
     if kept is not None:
         if kept.num_to_keep is not None:
             take(keys.checkpoint.num_to_keep, kept.num_to_keep, "CheckpointConfig(num_to_keep=)")

@@ -33,3 +33,12 @@ def test_stop_dict_as_criteria():
         stop_criteria({"acc": "high"})
     # Ray's PBT example: a flag the function reports, reached as Ray compares result >= True
     assert stop_criteria({"done": True, "training_iteration": 10}) == "done>=1,training_iteration>=10"
+
+
+def test_a_trainable_s_checkpoint_cadence_is_refused_for_a_trainer():
+    from trainrt import tune
+    from trainrt._trainer import _object_settings
+    run = trainrt.RunConfig(checkpoint_config=tune.CheckpointConfig(checkpoint_frequency=5))
+    with pytest.raises(ValueError, match="tune.Trainable") as refused:
+        _object_settings(trainrt.ScalingConfig(), run)
+    assert "\n" not in str(refused.value)
