@@ -53,8 +53,9 @@ class _Domain:
 
 
 def _ini_value(value):
-    """A value a [train] key of the INI file holds (else the trials get it pickled)."""
-    return isinstance(value, (bool, int, float, str))
+    """A value a [train] key of the INI file holds as itself (else the trials get it pickled): C++'s rule."""
+    from .._trainrt import ini
+    return ini.storable(value)
 
 
 def _literal(value):
@@ -415,21 +416,27 @@ class Tuner:
             {key: value for key, value in space.items() if not isinstance(value, _Domain)}
 
     def _base_text(self, function, constants, storage, name):
+        """base.ini: the job every trial runs, as trainrt._trainrt.ini writes it from the settings'
+        declarations (config/settings.hpp; a key they lack is a ValueError, a None value left out)."""
+        from .._trainrt import ini
         source = inspect.getsourcefile(function)
         if source is None or function.__name__ == "<lambda>":
             raise TypeError("trainrt.tune.Tuner: the function must be a named function defined in a file")
         _, fixed = self._space()
-        lines = ["[run]", f"workload = python:{os.path.abspath(source)}:{function.__name__}",
-                 f"storage_path = {storage}", f"name = {name}", "[train]"]
-        lines += [f"{key} = {_literal(value)}" for key, value in {**constants, **fixed}.items() if _ini_value(value)]
         resources = _unwrapped(self.trainable, _WithResources)
-        if resources is not None and resources.use_gpu:
-            lines += ["[scaling]", "use_gpu = true"]
-        if self.run_config.stop is not None:  # each trial ends when it meets them, as Ray's trials
-            lines += ["[stop]", f"criteria = {stop_criteria(self.run_config.stop)}"]
-        return "\n".join(lines) + "\n"
+        stop = self.run_config.stop  # each trial ends when it meets them, as Ray's trials
+        return ini.job({
+            "run": {"workload": f"python:{os.path.abspath(source)}:{function.__name__}", "storage_path": storage,
+                    "name": name},
+            "train": {key: value for key, value in {**constants, **fixed}.items() if _ini_value(value)},
+            "scaling": {"use_gpu": True if resources is not None and resources.use_gpu else None},
+            "stop": {"criteria": stop_criteria(stop) if stop is not None else None}})
 
     def _sweep_text(self, ranks):
+        """sweep.ini: [tune] and [space] as trainrt._trainrt.ini writes them from the sweep's
+        declarations (tune/sweep_config.hpp; a key they lack is a ValueError, a None value left out,
+        so that `trainrt tune` applies its declared default)."""
+        from .._trainrt import ini
         config, domains = self.tune_config, self._space()[0]
         search, limit = _searcher(config.search_alg)
         scheduler = config.scheduler or FIFOScheduler()
@@ -441,33 +448,27 @@ class Tuner:
         points = 1  # Ray runs num_samples trials per grid point; trainrt's num_samples counts them all
         for domain in domains.values():
             points *= domain.points or 1
-        lines = ["[tune]", "base = base.ini"] + _given(metric=metric, mode=mode) + [
-                 f"num_samples = {config.num_samples * points}", f"ranks_per_trial = {ranks}",
-                 f"max_concurrent_trials = {_concurrency(config.max_concurrent_trials, limit)}"]
-        failure = self.run_config.failure_config
-        if failure is not None:  # Ray retries each failed trial max_failures times (-1: without end)
-            retries = failure.max_failures if failure.max_failures >= 0 else 2**31 - 1
-            lines += [f"max_failures_per_trial = {retries}"]
-        lines += ["search = optuna"] + _given("optuna", n_startup_trials=search.n_startup_trials) if search \
-            else ["search = random"]
-        if isinstance(scheduler, ASHAScheduler):
-            lines += ["scheduler = asha"] + _given("asha", time_attr=scheduler.time_attr, max_t=scheduler.max_t,
-                                                   grace_period=scheduler.grace_period,
-                                                   reduction_factor=scheduler.reduction_factor)
-        if isinstance(scheduler, PopulationBasedTraining):
-            lines += ["scheduler = pbt"] + _given("pbt", time_attr=scheduler.time_attr,
-                                                  perturbation_interval=scheduler.perturbation_interval,
-                                                  quantile_fraction=scheduler.quantile_fraction,
-                                                  resample_probability=scheduler.resample_probability)
-        lines += ["[space]"] + [f"train.{key} = {domain}" for key, domain in domains.items()]
-        return "\n".join(lines) + "\n"
+        failure = self.run_config.failure_config  # Ray retries a failed trial max_failures times (-1: without end)
+        retries = None if failure is None else failure.max_failures if failure.max_failures >= 0 else 2**31 - 1
+        keys = {"base": "base.ini", "metric": metric, "mode": mode, "num_samples": config.num_samples * points,
+                "ranks_per_trial": ranks, "max_concurrent_trials": _concurrency(config.max_concurrent_trials, limit),
+                "max_failures_per_trial": retries, "search": "optuna" if search else "random",
+                "optuna.n_startup_trials": search.n_startup_trials if search else None}
+        keys.update(_scheduler_keys(scheduler))
+        return ini.sweep({"tune": keys, "space": {f"train.{key}": domain.text for key, domain in domains.items()}})
 
 
-def _given(section=None, **values):
-    """The [tune] lines of the values given (`section.key = value`); a None value is left out, so
-    that `trainrt tune` applies the default its declaration gives (tune/sweep_config.hpp)."""
-    prefix = f"{section}." if section else ""
-    return [f"{prefix}{key} = {value}" for key, value in values.items() if value is not None]
+def _scheduler_keys(scheduler):
+    """The [tune] keys of a Ray scheduler (FIFO: none, the declared default)."""
+    if isinstance(scheduler, ASHAScheduler):
+        return {"scheduler": "asha", "asha.time_attr": scheduler.time_attr, "asha.max_t": scheduler.max_t,
+                "asha.grace_period": scheduler.grace_period, "asha.reduction_factor": scheduler.reduction_factor}
+    if isinstance(scheduler, PopulationBasedTraining):
+        return {"scheduler": "pbt", "pbt.time_attr": scheduler.time_attr,
+                "pbt.perturbation_interval": scheduler.perturbation_interval,
+                "pbt.quantile_fraction": scheduler.quantile_fraction,
+                "pbt.resample_probability": scheduler.resample_probability}
+    return {}
 
 
 def _run_sweep(sweep_dir, arguments, constants, env, follower=None):

@@ -20,6 +20,7 @@ void bind_dataset(pybind11::module_& module);
 void bind_run(pybind11::module_& module);
 void bind_log(pybind11::module_& module);
 void bind_layout(pybind11::module_& module);
+void bind_ini(pybind11::module_& module);
 
 // Runs `function` under `session` through trainrt/_entry.py's run_function; raises the trainrt
 // error of its verdict (the runtime then records the failure and ends the run).

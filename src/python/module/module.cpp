@@ -10,4 +10,5 @@ PYBIND11_MODULE(_trainrt, module) {
     trainrt::python::bind_run(module);
     trainrt::python::bind_log(module);
     trainrt::python::bind_layout(module);
+    trainrt::python::bind_ini(module);
 }
