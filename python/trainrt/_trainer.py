@@ -279,7 +279,8 @@ class DataParallelTrainer:
         _entry.activate_virtual_env()
         settings = _object_settings(self.scaling_config, self.run_config)
         name = getattr(self.train_loop_per_worker, "__name__", "python")
-        code = _trainrt.run(list(sys.argv), train_func, name, settings)
+        reads = [f"train.{key}" for key in config if isinstance(key, str)]  # a --train.KEY close to one: misspelt
+        code = _trainrt.run(list(sys.argv), train_func, name, settings, reads)
         if child:
             if ran.get("rank") == 0:
                 _write_json(os.path.join(child, "result.json"), {"exit_code": code, "run_dir": ran["run_dir"]})
@@ -428,6 +429,8 @@ def _driver_result(code, run_dir):
         return Result.from_path(run_dir)
     if code in (exit_codes.stopped, exit_codes.requeue_needed, exit_codes.interrupted):
         raise SystemExit(code)  # resumable: rerun (or requeue) the script and it resumes
+    if code == exit_codes.config and not run_dir:
+        raise SystemExit(code)  # bad input: the ranks said it in one line, before any run began
     raise TrainingFailedError(code or exit_codes.internal, run_dir, layout.outcome(run_dir) if run_dir else None)
 
 

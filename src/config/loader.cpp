@@ -161,6 +161,10 @@ std::vector<std::string> keys_of(const std::vector<OptionSpec>& specs) {
 // function never reads, and the misspelt setting would be silently ignored.
 // Only one edit away and of 4 letters or more: a new key that merely resembles one (wd beside lr)
 // stays the function's to read.
+std::string where_set(const ConfigValue& value) {
+    return is_named_only(value) ? value.source.substr(value.source.find(": ") + 2) : value.source;
+}
+
 void check_train_overrides(const Values& from_command_line, const Values& others) {
     const std::size_t prefix = std::string(kTrainPrefix).size();
     for (const auto& [key, value] : from_command_line) {
@@ -171,7 +175,7 @@ void check_train_overrides(const Values& from_command_line, const Values& others
         if (suggestion.empty()) continue;
         throw ConfigError(fmt::format("config: {} ({}) is no key of the job's [train] settings: did you mean '{}' "
                                       "({})? A new key with a close name goes in the config file",
-                                      key, value.source, suggestion, others.at(suggestion).source));
+                                      key, value.source, suggestion, where_set(others.at(suggestion))));
     }
 }
 
@@ -227,6 +231,14 @@ Values validate(Values values, const WorkloadKeys& workloads) {
 
 }  // namespace
 
+namespace {
+constexpr const char* kNamedOnly = "named only: ";
+}  // namespace
+
+ConfigValue named_only(const std::string& where) { return {"", kNamedOnly + where}; }
+
+bool is_named_only(const ConfigValue& value) { return value.source.rfind(kNamedOnly, 0) == 0; }
+
 Loaded load(int argc, const char* const argv[], const WorkloadKeys& workloads,
             const std::string& embedded_workload, const ProgramSettings& program_settings) {
     po::options_description desc = describe(all_specs(workloads));
@@ -241,8 +253,10 @@ Loaded load(int argc, const char* const argv[], const WorkloadKeys& workloads,
     Values merged;
     if (!flags.config_file.empty()) take_file(merged, flags.config_file, desc);
     take_environment(merged, desc);
-    for (const auto& [key, value] : program_settings) merged[key] = value;
-    const Values before_command_line = merged;
+    Values named;
+    for (const auto& [key, value] : program_settings) (is_named_only(value) ? named : merged)[key] = value;
+    Values before_command_line = merged;
+    before_command_line.insert(named.begin(), named.end());
     for (auto& [key, value] : from_command_line) merged[key] = value;
     if (!embedded_workload.empty() || !workloads.count(workload_of(merged)))  // declared keys: validate() says it
         check_train_overrides(from_command_line, before_command_line);

@@ -33,6 +33,12 @@ struct Loaded {
 // the INI file and TRAINRT_* variables, below the command line.
 using ProgramSettings = std::map<std::string, ConfigValue>;
 
+// A program's entry that only names a train.* key the program reads without setting it (a Python
+// function's train_loop_config): it sets nothing, but a --train.KEY on the command line one edit
+// away from it is refused with its name (check_train_overrides), as a misspelling.
+ConfigValue named_only(const std::string& where);
+bool is_named_only(const ConfigValue& value);
+
 // `embedded_workload`: a program that embeds trainrt (trainrt::run) names its own training
 // function; run.workload is then "embedded:<name>" whatever the config says, and any train.*
 // key is accepted.

@@ -96,6 +96,23 @@ TEST_CASE("a command-line train key close to the file's is refused for a free-fo
     CHECK(config.get_double("train.momentum") == 0.9);  // a new key unlike any other: the function may read it
 }
 
+TEST_CASE("a key the program names only catches a close command-line key and sets nothing", "[config]") {
+    const config::ProgramSettings reads{{"train.epochs", config::named_only("the function's train_loop_config")}};
+    Args misspelt({"--train.epoch=3"});
+    try {
+        config::load(misspelt.argc(), misspelt.argv(), workloads::keys_by_workload(), "train_func", reads);
+        FAIL("--train.epoch=3 was accepted beside the function's epochs");
+    } catch (const ConfigError& error) {
+        CHECK_THAT(error.what(), Catch::Contains("did you mean 'train.epochs' (the function's train_loop_config)"));
+    }
+    Args right({"--train.epochs=3"});
+    CHECK(config::load(right.argc(), right.argv(), workloads::keys_by_workload(), "train_func", reads)
+              .config.get_int("train.epochs") == 3);
+    Args none({"--run.seed=1"});
+    CHECK_FALSE(config::load(none.argc(), none.argv(), workloads::keys_by_workload(), "train_func", reads)
+                    .config.has("train.epochs"));
+}
+
 TEST_CASE("a program's own arguments are left to it; trainrt's keys on its command line are read", "[config]") {
     Args script({"--smoke-test", "-n", "4", "data.csv", "--train.lr=0.25", "--run.seed=3"});
     const JobConfig config = config::load(script.argc(), script.argv(), workloads::keys_by_workload(), "train_func").config;

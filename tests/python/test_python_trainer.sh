@@ -5,7 +5,8 @@
 # reported accuracy; under `mpiexec -n 2` every rank runs the function and gets the Result; under
 # `mpiexec -n 3` a mismatch with num_workers is one line and 3 ranks train; the script's own
 # --run.name beats RunConfig's, and --print-config names each object field a value came from; two fit() calls in one script train once each; loaded as a python: workload, its module-level fit() is one line,
-# exit 2, nothing run.
+# exit 2, nothing run. A --train.KEY one edit away from a key of the function's train_loop_config
+# (--train.epoch for epochs) is one did-you-mean line, exit 2, no traceback, nothing run.
 # ctest: fixture=small_data
 source "$(dirname "$0")/../lib/common.sh"
 require_small_data
@@ -73,4 +74,9 @@ rc=0; timeout -k 10 120 "$TRAINRT" --run.workload=python:"$WORK/train.py":train_
   && [ ! -e "$WORK/runs/workload" ] \
   && pass "as a python: workload, module-level fit(): exit 2, $(grep -m1 -o 'calls fit() while.*' "$WORK/workload.out" | cut -c1-80)..." \
   || { cat "$WORK/workload.out" >&2; fail "module-level fit() under trainrt: exit $rc"; }
+rc=0; timeout -k 10 120 "$TRAINRT_PYTHON" "$WORK/train.py" --train.epoch=3 --run.name=typo >"$WORK/typo.out" 2>&1 || rc=$?
+[ "$rc" -eq "$TRAINRT_EXIT_CONFIG" ] && [ "$(grep -c "did you mean 'train.epochs' (the function's train_loop_config)" "$WORK/typo.out")" -eq 1 ] \
+  && ! grep -q Traceback "$WORK/typo.out" && [ ! -e "$WORK/runs/typo" ] \
+  && pass "--train.epoch=3 beside train_loop_config's epochs: exit 2, one line: $(grep -m1 -o 'train.epoch (command line).*?' "$WORK/typo.out" | cut -c1-90)" \
+  || { cat "$WORK/typo.out" >&2; fail "--train.epoch=3: exit $rc"; }
 finish

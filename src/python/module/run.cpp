@@ -36,12 +36,15 @@ namespace {
 // agreement) must not freeze the function's Python threads (XGBoost's tracker serves the other
 // ranks' shutdown). `settings`: {key: (value, source)} the script gives in code (Ray's RunConfig
 // & co.), below its command line (config/loader.hpp).
+// `reads`: the train.* keys the function's own config holds (Ray's train_loop_config), named only.
 int run_from_python(const std::vector<std::string>& argv, const py::object& function, const std::string& name,
-                    const std::map<std::string, std::pair<std::string, std::string>>& settings) {
+                    const std::map<std::string, std::pair<std::string, std::string>>& settings,
+                    const std::vector<std::string>& reads) {
     std::vector<const char*> args;
     for (const std::string& arg : argv) args.push_back(arg.c_str());
     args.push_back(nullptr);
     config::ProgramSettings program;
+    for (const std::string& key : reads) program[key] = config::named_only("the function's train_loop_config");
     for (const auto& [key, value] : settings) program[key] = ConfigValue{value.first, value.second};
     py::gil_scoped_release unlocked;
     return runtime::run_embedded(static_cast<int>(argv.size()), args.data(),
@@ -80,7 +83,8 @@ std::pair<std::string, std::string> launcher() {
 
 void bind_run(py::module_& module) {
     module.def("run", &run_from_python, py::arg("argv"), py::arg("function"), py::arg("name"),
-               py::arg("settings") = std::map<std::string, std::pair<std::string, std::string>>{});
+               py::arg("settings") = std::map<std::string, std::pair<std::string, std::string>>{},
+               py::arg("reads") = std::vector<std::string>{});
     module.def("launcher", &launcher);
     module.def("stop_signals", &stop_signals, py::arg("argv"),
                py::arg("settings") = std::map<std::string, std::pair<std::string, std::string>>{});
