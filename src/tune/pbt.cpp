@@ -29,7 +29,8 @@ std::string perturbed(const Domain& domain, const std::string& value, std::mt199
     const bool up = generator() % 2 == 1;
     if (domain.enumerated()) {
         auto at = std::find(domain.values.begin(), domain.values.end(), value);
-        if (at == domain.values.end()) return value;  // not one of the domain's own words: kept
+        if (at == domain.values.end())  // not one of the choice's values (a base job's own): drawn, as Ray's
+            return domain.kind == DomainKind::choice ? domain.sample(generator) : value;
         const auto index = static_cast<std::size_t>(at - domain.values.begin());
         if (up) return domain.values[std::min(index + 1, domain.values.size() - 1)];
         return domain.values[index == 0 ? 0 : index - 1];
@@ -47,10 +48,45 @@ std::vector<std::int64_t> pbt_boundaries(std::int64_t interval, std::int64_t tot
     return boundaries;
 }
 
-std::int64_t pbt_next_boundary(const std::vector<std::int64_t>& boundaries, std::int64_t epoch) {
+std::int64_t pbt_next_boundary(const std::vector<std::int64_t>& boundaries, std::int64_t time) {
     for (std::int64_t boundary : boundaries)
-        if (boundary > epoch) return boundary;
+        if (boundary > time) return boundary;
     return 0;
+}
+
+std::optional<std::int64_t> pbt_iteration_end(const std::vector<runtime::StopCriterion>& criteria) {
+    std::optional<std::int64_t> end;
+    for (const runtime::StopCriterion& criterion : criteria) {
+        if (criterion.metric != "training_iteration") continue;
+        const auto at = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(criterion.threshold)));
+        end = end ? std::min(*end, at) : at;
+    }
+    return end;
+}
+
+std::optional<PbtPoint> pbt_point(const std::vector<metrics::MetricPoint>& series, std::int64_t target,
+                                  bool by_iteration) {
+    std::optional<PbtPoint> found;
+    for (const metrics::MetricPoint& row : series) {
+        const std::optional<double> time = by_iteration ? row.iteration : row.epoch;
+        if (!time) continue;
+        const auto at = static_cast<std::int64_t>(*time);  // as value_at_epoch reads an epoch
+        if (by_iteration && at >= target) return PbtPoint{at, row.value};
+        if (!by_iteration && at == target) found = PbtPoint{at, row.value};
+    }
+    return found;
+}
+
+std::vector<PbtScore> pbt_scores_at(const std::vector<runlog::TrialRecord>& trials, std::size_t trial,
+                                    double value, std::int64_t time) {
+    std::vector<PbtScore> scores{{trial, value}};
+    for (const runlog::TrialRecord& other : trials) {
+        if (other.index == trial) continue;
+        const auto latest = std::find_if(other.decisions.rbegin(), other.decisions.rend(),
+                                         [time](const runlog::RungDecision& d) { return d.rung <= time; });
+        if (latest != other.decisions.rend()) scores.push_back({other.index, latest->value});
+    }
+    return scores;
 }
 
 PbtQuantiles pbt_quantiles(std::vector<PbtScore> scores, double fraction, bool maximize) {

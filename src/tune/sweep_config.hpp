@@ -46,10 +46,15 @@ TRAINRT_KEYS(TuneKeys, "tune", TRAINRT_TUNE_KEYS);
 TRAINRT_KEYS(AshaKeys, "tune.asha", TRAINRT_ASHA_KEYS);
 
 #define TRAINRT_PBT_KEYS(KEY)                                                                                        \
-    KEY(time_attr, std::string, "epoch", one_of({"epoch"}), "intervals are epochs: a trial trains to each boundary") \
-    KEY(perturbation_interval, std::int64_t, "4", at_least(1), "epochs between exploit/explore decisions (to train.epochs)") \
+    KEY(time_attr, std::string, "epoch", one_of({"epoch", "training_iteration"}),                                   \
+        "what boundaries count: epoch (a row's epoch, to the base job's train.epochs) or training_iteration "        \
+        "(reports, to the base job's [stop] criteria training_iteration>=N); a trial's step ends at each")           \
+    KEY(perturbation_interval, std::int64_t, "4", at_least(1), "time_attr between exploit/explore decisions")        \
     KEY(quantile_fraction, double, "0.25", between(0, 0.5), "the bottom fraction that copies the top fraction")      \
-    KEY(resample_probability, double, "0.25", between(0, 1), "chance a mutated value is drawn anew from its domain")
+    KEY(resample_probability, double, "0.25", between(0, 1), "chance a mutated value is drawn anew from its domain")   \
+    KEY(start_from_base, std::string, "", any_value(),                                                               \
+        "[space] keys (comma list) every trial starts with at the base job's value, PBT exploring their domain "      \
+        "from the first exploit (Ray's param_space constants that hyperparam_mutations names)")
 TRAINRT_KEYS(PbtKeys, "tune.pbt", TRAINRT_PBT_KEYS);
 
 #define TRAINRT_OPTUNA_KEYS(KEY)                                                                                   \

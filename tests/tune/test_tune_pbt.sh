@@ -6,6 +6,11 @@
 # sweep.json records each decision with the donor; an exploiting trial resumes from the copy (in
 # its own run directory; the restore event names the donor's checkpoint it copied), its rate is the donor's x0.8 or x1.2, and its rows go on from the copied
 # epoch; every trial ends TERMINATED at epoch 6. The same sweep run again starts nothing.
+# pbt.time_attr = training_iteration (Ray's): boundaries every 2 reports up to the base job's
+# [stop] criteria training_iteration>=6; each step ends at its boundary (a pause whose verdict says
+# stop), every trial reports iterations 1..6 once each, decided at 2, 4 and 6, an exploiting trial
+# resumes from the donor's copy and counts on from its iteration; without such a criterion the
+# sweep is refused with one line, exit 2.
 # ctest: fixture=small_data
 source "$(dirname "$0")/../lib/common.sh"
 require_small_data
@@ -61,4 +66,35 @@ before=$(jq -c . "$S/sweep.json")
 sweep
 [ "$rc" -eq 0 ] && [ "$(jq -c . "$S/sweep.json")" = "$before" ] && pass "the finished sweep run again: nothing started, sweep.json unchanged" \
   || fail "second run: exit $rc or sweep.json changed"
+
+by_reports() {  # the same sweep counting reports (fashion_mlp reports once an epoch), to name $1
+  rc=0
+  timeout -k 10 400 "$TRAINRT" tune --config "$WORK/pbt.ini" --tune.pbt.time_attr=training_iteration "${@:2}" \
+    --train.epochs=20 --data.path="$SMALL_DATA" --run.storage_path="$WORK" --run.name="$1" >>"$WORK/$1.out" 2>&1 || rc=$?
+}
+by_reports pbt_iter --stop.criteria=training_iteration\>=6
+I=$WORK/pbt_iter
+[ "$rc" -eq 0 ] && [ "$(jq '[.trials[] | select(.status == "TERMINATED")] | length' "$I/sweep.json")" -eq 4 ] \
+  || { tail -20 "$WORK/pbt_iter.out" >&2; fail "PBT by training_iteration: exit $rc"; finish; }
+shape=$(jq -c '[.trials[] | [.decisions[].rung] | unique]' "$I/sweep.json")
+rows=$(for t in "$I"/trial_*/; do jq -s -c '[.[]._training_iteration]' "$t/result.jsonl"; done | sort -u)
+[ "$shape" = "[[2,4,6],[2,4,6],[2,4,6],[2,4,6]]" ] && [ "$rows" = "[1,2,3,4,5,6]" ] \
+  && pass "by training_iteration: every trial decided at reports 2, 4 and 6 and reported iterations 1..6 once each" \
+  || fail "by training_iteration: decisions $shape, rows $rows"
+copied=$(jq -r '.trials[] | select(any(.decisions[]; .donor >= 0)) | .name' "$I/sweep.json")
+ok=1
+for t in $copied; do  # the restores from copies name the donors' checkpoints, and rows count on from the copy's
+  donors=$(jq -r --arg t "$t" '.trials[] | select(.name == $t) | .decisions[] | select(.donor >= 0) | .donor' "$I/sweep.json" |
+    while read -r d; do printf 'trial_%04d\n' "$d"; done)
+  sources=$(jq -r 'select(.event == "restore" and .copied_from != null) | .copied_from' "$I/$t/events.jsonl" |
+    sed -n 's|.*/\(trial_[0-9]*\)/checkpoints/checkpoint_[0-9]*$|\1|p')
+  [ -n "$sources" ] && [ "$sources" = "$donors" ] || { ok=0; echo "$t: copied from '$(echo $sources)', donors '$(echo $donors)'" >&2; }
+done
+[ -n "$copied" ] && [ "$ok" = 1 ] && pass "by training_iteration: $(echo $copied | wc -w) exploiting trial(s) resumed from their donors' copies" \
+  || fail "by training_iteration: exploits '$(echo $copied)'"
+by_reports pbt_unbounded
+[ "$rc" -eq 2 ] && grep -q "error: tune: tune.pbt.time_attr = training_iteration sets boundaries up to each trial's end.*training_iteration>=N" "$WORK/pbt_unbounded.out" \
+  && [ ! -e "$WORK/pbt_unbounded/sweep.json" ] \
+  && pass "by training_iteration without [stop] criteria training_iteration>=N: exit 2, one line, nothing written" \
+  || fail "unbounded PBT by training_iteration: exit $rc, $(cat "$WORK/pbt_unbounded.out")"
 finish

@@ -76,3 +76,57 @@ TEST_CASE("PBT's exploration: a number x0.8 or x1.2 within its bounds, a choice 
         CHECK(std::stoll(drawn[2].second) < 9);
     }
 }
+
+TEST_CASE("PBT by training_iteration: a trial's end is the base job's smallest training_iteration>=N, rounded up") {
+    using trainrt::runtime::StopCriterion;
+    CHECK(pbt_iteration_end({{"done", 1}, {"training_iteration", 10}}) == 10);
+    CHECK(pbt_iteration_end({{"training_iteration", 20}, {"training_iteration", 12.5}}) == 13);
+    CHECK(pbt_iteration_end({{"training_iteration", 0}}) == 1);  // met at the first report: one boundary
+    CHECK_FALSE(pbt_iteration_end({{"done", 1}, {"time_total_s", 60}}).has_value());
+    CHECK_FALSE(pbt_iteration_end({}).has_value());
+    CHECK(pbt_boundaries(5, *pbt_iteration_end({{"training_iteration", 10}})) == std::vector<std::int64_t>{5, 10});
+}
+
+TEST_CASE("PBT's point: by epoch the last row of the boundary's epoch; by iteration the first row that reached it") {
+    using trainrt::metrics::MetricPoint;
+    const std::vector<MetricPoint> rows{{1.0, 3.0, 0.1}, {2.0, 4.0, 0.2}, {2.0, 6.0, 0.3}, {3.0, 7.0, 0.4}};
+    // By iteration: no row at 5 (a report without the metric there): the step paused at 6.
+    REQUIRE(pbt_point(rows, 5, true));
+    CHECK(pbt_point(rows, 5, true)->time == 6);
+    CHECK(pbt_point(rows, 5, true)->value == 0.3);
+    CHECK(pbt_point(rows, 4, true)->time == 4);
+    CHECK_FALSE(pbt_point(rows, 8, true));  // the step ended before its boundary
+    // By epoch: the last row reported at epoch 2.
+    REQUIRE(pbt_point(rows, 2, false));
+    CHECK(pbt_point(rows, 2, false)->time == 2);
+    CHECK(pbt_point(rows, 2, false)->value == 0.3);
+    CHECK_FALSE(pbt_point(rows, 4, false));
+    CHECK_FALSE(pbt_point({{std::nullopt, std::nullopt, 0.5}}, 1, true));  // a row without its time
+}
+
+TEST_CASE("PBT scores a trial against each other trial's latest score at or before the same time") {
+    std::vector<trainrt::runlog::TrialRecord> trials(4);
+    for (std::size_t i = 0; i < trials.size(); ++i) trials[i].index = i;
+    trials[1].decisions = {{5, 0.5}, {10, 0.9}};  // ran ahead: its score at 5 counts
+    trials[2].decisions = {{5, 0.2}, {10, 0.3}, {5, 0.25}};  // copied back to 5 and decided there again
+    trials[3].decisions = {{10, 0.8}};  // scored only later: left out
+    const std::vector<PbtScore> at_5 = pbt_scores_at(trials, 0, 0.4, 5);
+    REQUIRE(at_5.size() == 3);
+    CHECK((at_5[0].trial == 0 && at_5[0].value == 0.4));  // its own first
+    CHECK((at_5[1].trial == 1 && at_5[1].value == 0.5));
+    CHECK((at_5[2].trial == 2 && at_5[2].value == 0.25));
+    const std::vector<PbtScore> at_10 = pbt_scores_at(trials, 0, 0.4, 10);
+    REQUIRE(at_10.size() == 4);
+    CHECK(at_10[1].value == 0.9);
+    CHECK(at_10[2].value == 0.25);  // its latest at or before 10
+    CHECK(at_10[3].value == 0.8);
+    CHECK(pbt_scores_at(trials, 3, 0.1, 4).size() == 1);  // nobody else scored by 4
+}
+
+TEST_CASE("PBT's exploration: a value that is not one of its choice's is drawn from the choice, as Ray's") {
+    const std::vector<Domain> space{parse_domain("train.factor", "choice(1, 2)", "t:1")};
+    std::set<std::string> drawn;
+    for (std::uint64_t seed = 0; seed < 32; ++seed)
+        drawn.insert(pbt_explore(space, {{"train.factor", "7"}}, 0.0, pbt_draw_seed(seed, 0, 5))[0].second);
+    CHECK(drawn == std::set<std::string>{"1", "2"});
+}

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/format/catalog.hpp"
+#include "checkpoint/format/manifest.hpp"
 #include "temp_run_dir.hpp"
 #include "trainrt/error.hpp"
 #include "tune/scheduler.hpp"
@@ -31,6 +33,30 @@ SweepConfig sweep_of(const TempRunDir& dir, const std::string& scheduler, const 
     const std::string path = (dir.path() / "sweep.ini").string();
     const char* argv[] = {"trainrt-tune", "--config", path.c_str()};
     return load_sweep(3, argv);
+}
+
+// A PBT sweep counting reports (pbt.time_attr = training_iteration), its base job ending each trial
+// by `criteria` ([stop] criteria; none when empty); `tune_lines` added to [tune].
+SweepConfig pbt_by_reports(const TempRunDir& dir, const std::string& criteria, const std::string& tune_lines = "") {
+    std::ofstream(dir.path() / "base.ini") << "[run]\nworkload = fashion_mlp\nseed = 3\n[train]\nlr = 0.05\n"
+                                           << (criteria.empty() ? "" : "[stop]\ncriteria = " + criteria + "\n");
+    std::ofstream(dir.path() / "sweep.ini") << "[tune]\nbase = base.ini\nmetric = acc\nnum_samples = 2\nscheduler = pbt\n"
+                                               "pbt.time_attr = training_iteration\npbt.perturbation_interval = 4\n"
+                                            << tune_lines << "[space]\ntrain.lr = choice(0.1, 0.05, 0.01)\n";
+    const std::string path = (dir.path() / "sweep.ini").string();
+    const char* argv[] = {"trainrt-tune", "--config", path.c_str()};
+    return load_sweep(3, argv);
+}
+
+// A committed checkpoint (no tensors) of `run_dir` at `iteration`, reporting `epoch`.
+void committed(const std::filesystem::path& run_dir, std::int64_t iteration, std::int64_t epoch) {
+    checkpoint::Manifest manifest;
+    manifest.name = checkpoint::checkpoint_name(iteration), manifest.iteration = iteration;
+    manifest.layout = "file_per_rank", manifest.created = "2024-05-01T12:00:00Z";
+    manifest.metrics = {{"epoch", epoch}};
+    const std::filesystem::path dir = std::filesystem::path(checkpoint::checkpoints_dir(run_dir.string())) / manifest.name;
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / checkpoint::kManifestFile) << checkpoint::to_json(manifest).dump(2);
 }
 
 // A sweep directory holding two trials, each with a run directory, under a scheduler's context;
@@ -55,6 +81,10 @@ struct Sweep {
     void report(std::size_t index, int epoch, double acc) {
         std::ofstream(dir.path() / state.trials[index].name / "result.jsonl", std::ios::app)
             << "{\"epoch\": " << epoch << ", \"_training_iteration\": " << epoch << ", \"acc\": " << acc << "}\n";
+    }
+    // Appends `row` (a JSON object's members) to trial `index`'s result.jsonl.
+    void row(std::size_t index, const std::string& members) {
+        std::ofstream(dir.path() / state.trials[index].name / "result.jsonl", std::ios::app) << "{" << members << "}\n";
     }
     std::string verdict(std::size_t index, int rung) const {
         std::ifstream in(dir.path() / state.trials[index].name / "decisions" / std::to_string(rung));
@@ -233,4 +263,117 @@ TEST_CASE("PBT at a boundary: the trial goes on to the next one, is done at the 
     CHECK(pbt->step_ended(run.context, trial, TrialEnd::done));
     CHECK(trial.status == TrialStatus::terminated);
     CHECK(trial.target == 0);
+}
+
+TEST_CASE("PBT by training_iteration: boundaries up to the base job's [stop] training_iteration, a pause at each") {
+    TempRunDir dir;
+    const SweepConfig sweep = pbt_by_reports(dir, "done>=1,training_iteration>=10");
+    const std::unique_ptr<Scheduler> pbt = make_scheduler(sweep);
+    CHECK(pbt->first_target() == 4);
+    CHECK(definition_of(*pbt) == std::map<std::string, std::string>{{"tune.pbt.boundaries", "4 8 10 "},
+                                                                     {"tune.pbt.quantile_fraction", "0.25"},
+                                                                     {"tune.pbt.resample_probability", "0.25"},
+                                                                     {"tune.pbt.time_attr", "training_iteration"}});
+    TrialRecord trial;
+    trial.target = 8;
+    CHECK(pbt->step_args(trial) == std::vector<std::string>{"--stop.pause_by=training_iteration",
+                                                            "--stop.pause_at=8", "--stop.pause_metric=acc"});
+    // Before its step starts, the verdict at its boundary says stop: the step ends there.
+    Sweep run(pbt->first_target());
+    run.state.trials[0].status = TrialStatus::pending, run.state.trials[0].attempts = 0;
+    CHECK_FALSE(pbt->ended_before_start(run.context, run.state.trials[0]));
+    CHECK(run.verdict(0, 4) == "stop");
+    CHECK(run.saves == 0);  // no start_from_base: its values stand
+}
+
+TEST_CASE("PBT by training_iteration needs each trial's end: ConfigError naming the base job") {
+    TempRunDir dir;
+    for (const std::string criteria : {"", "done>=1"}) {
+        const SweepConfig sweep = pbt_by_reports(dir, criteria);
+        CHECK_THROWS_AS(make_scheduler(sweep), ConfigError);
+        CHECK_THROWS_WITH(make_scheduler(sweep), Catch::Contains("training_iteration>=N") && Catch::Contains("base.ini"));
+    }
+}
+
+TEST_CASE("PBT by training_iteration: the lower trial copies the donor's newest checkpoint at or before the boundary") {
+    TempRunDir dir;
+    const SweepConfig sweep = pbt_by_reports(dir, "training_iteration>=10", "pbt.resample_probability = 0\n");
+    const std::unique_ptr<Scheduler> pbt = make_scheduler(sweep);
+    Sweep run(pbt->first_target());
+    TrialRecord& trial = run.state.trials[0];
+    TrialRecord& donor = run.state.trials[1];
+    trial.values = {{"train.lr", "0.01"}}, donor.values = {{"train.lr", "0.05"}};
+    // The donor ran ahead: scored at 4 (alone: it goes on) and at 8; checkpoints at 3 and 8.
+    for (int i = 1; i <= 8; ++i) run.report(1, i, i == 4 ? 0.9 : 0.95);
+    committed(run.dir.path() / donor.name, 3, 1), committed(run.dir.path() / donor.name, 8, 2);
+    REQUIRE(pbt->step_ended(run.context, donor, TrialEnd::done));
+    CHECK((donor.target == 8 && donor.decisions[0].seen == 1 && donor.status == TrialStatus::pending));
+    REQUIRE(pbt->step_ended(run.context, donor, TrialEnd::done));
+    CHECK(donor.target == 10);
+
+    // The trial reaches 4 worse than the donor's score at 4 (not its later one): it copies the
+    // donor's checkpoint of iteration 3 and goes on to 8 with the donor's rate moved to a neighbour.
+    for (int i = 1; i <= 4; ++i) run.report(0, i, 0.1);
+    REQUIRE(pbt->step_ended(run.context, trial, TrialEnd::done));
+    REQUIRE(trial.decisions.size() == 1);
+    CHECK((trial.decisions[0].rung == 4 && trial.decisions[0].seen == 2));
+    CHECK((trial.decisions[0].donor == 1 && !trial.decisions[0].promoted));
+    CHECK(checkpoint::committed_names((run.dir.path() / trial.name).string()) ==
+          std::vector<std::string>{checkpoint::checkpoint_name(3)});
+    CHECK(checkpoint::read_manifest(checkpoint::checkpoints_dir((run.dir.path() / trial.name).string()) + "/" +
+                                    checkpoint::checkpoint_name(3)).copied_from.find(donor.name) != std::string::npos);
+    REQUIRE(trial.values.size() == 1);  // 0.05's neighbour in choice(0.1, 0.05, 0.01)
+    CHECK((trial.values[0].second == "0.1" || trial.values[0].second == "0.01"));
+    CHECK((trial.status == TrialStatus::pending && trial.target == 8));  // never decided at 4 again
+}
+
+TEST_CASE("PBT by training_iteration: a step that ended before its boundary, or by its own criteria, is TERMINATED") {
+    TempRunDir dir;
+    const SweepConfig sweep = pbt_by_reports(dir, "done>=1,training_iteration>=10");
+    const std::unique_ptr<Scheduler> pbt = make_scheduler(sweep);
+    Sweep run(pbt->first_target());
+    CHECK_FALSE(pbt->step_ended(run.context, run.state.trials[0], TrialEnd::failed));
+    run.report(0, 1, 0.5);  // its function returned at iteration 1
+    CHECK(pbt->step_ended(run.context, run.state.trials[0], TrialEnd::done));
+    CHECK(run.state.trials[0].status == TrialStatus::terminated);
+    CHECK(run.state.trials[0].decisions.empty());
+    // done = 1 at the boundary: scored there, and done.
+    run.row(1, "\"_training_iteration\": 4, \"acc\": 0.5, \"done\": 1");
+    CHECK(pbt->step_ended(run.context, run.state.trials[1], TrialEnd::done));
+    CHECK(run.state.trials[1].status == TrialStatus::terminated);
+    CHECK(run.state.trials[1].target == 0);
+    REQUIRE(run.state.trials[1].decisions.size() == 1);
+    CHECK(run.state.trials[1].decisions[0].rung == 4);
+}
+
+TEST_CASE("PBT's start_from_base: a new trial starts at the base job's value; a key outside [space] refused") {
+    TempRunDir dir;
+    const SweepConfig sweep = pbt_by_reports(dir, "training_iteration>=10", "pbt.start_from_base = train.lr\n");
+    const std::unique_ptr<Scheduler> pbt = make_scheduler(sweep);
+    CHECK(definition_of(*pbt).at("tune.pbt.start_from_base") == "train.lr");
+    Sweep run(pbt->first_target());
+    TrialRecord& trial = run.state.trials[0];
+    trial.status = TrialStatus::pending, trial.attempts = 0, trial.values = {{"train.lr", "0.1"}};
+    CHECK_FALSE(pbt->ended_before_start(run.context, trial));
+    CHECK(trial.values == runlog::TrialValues{{"train.lr", "0.05"}});
+    CHECK(run.saves == 1);
+    trial.attempts = 1, trial.values = {{"train.lr", "0.01"}};  // explored since: kept
+    CHECK_FALSE(pbt->ended_before_start(run.context, trial));
+    CHECK(trial.values == runlog::TrialValues{{"train.lr", "0.01"}});
+
+    const SweepConfig outside = pbt_by_reports(dir, "training_iteration>=10", "pbt.start_from_base = train.batch_size\n");
+    CHECK_THROWS_WITH(make_scheduler(outside), Catch::Contains("train.batch_size") && Catch::Contains("[space]"));
+}
+
+TEST_CASE("PBT by epoch: a trial its own [stop] criteria ended before its boundary is TERMINATED, not ERROR") {
+    TempRunDir dir;
+    SweepConfig sweep = sweep_of(dir, "pbt", "pbt.perturbation_interval = 4\n");
+    auto values = sweep.base.values();
+    values["stop.criteria"] = {"acc>=0.9", "test"};
+    sweep.base = JobConfig(values);
+    const std::unique_ptr<Scheduler> pbt = make_scheduler(sweep);
+    Sweep run(pbt->first_target());
+    run.report(0, 2, 0.95);
+    CHECK(pbt->step_ended(run.context, run.state.trials[0], TrialEnd::done));
+    CHECK(run.state.trials[0].status == TrialStatus::terminated);
 }

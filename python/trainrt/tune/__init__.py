@@ -408,12 +408,16 @@ class Tuner:
 
     def _space(self):
         space = dict(self.param_space.get("train_loop_config", self.param_space))
-        mutations = getattr(self.tune_config.scheduler, "hyperparam_mutations", None) or {}
-        for key, domain in mutations.items():
-            if not isinstance(space.get(key), _Domain):
-                space[key] = domain if isinstance(domain, _Domain) else choice(domain)
-        return {key: value for key, value in space.items() if isinstance(value, _Domain)}, \
+        return {**{key: value for key, value in space.items() if isinstance(value, _Domain)}, **self._pbt_space()[0]}, \
             {key: value for key, value in space.items() if not isinstance(value, _Domain)}
+
+    def _pbt_space(self):
+        """PopulationBasedTraining's hyperparam_mutations as [space] domains, and the keys param_space
+        gives as constants, where every trial starts (schedulers.py); ({}, []) without PBT."""
+        scheduler = self.tune_config.scheduler
+        if not isinstance(scheduler, PopulationBasedTraining):
+            return {}, []
+        return scheduler._sweep_space(dict(self.param_space.get("train_loop_config", self.param_space)), _Domain, choice)
 
     def _base_text(self, function, constants, storage, name):
         """base.ini: the job every trial runs, as trainrt._trainrt.ini writes it from the settings'
@@ -455,6 +459,7 @@ class Tuner:
                 "max_failures_per_trial": retries, "search": "optuna" if search else "random",
                 "optuna.n_startup_trials": search.n_startup_trials if search else None}
         keys.update(_scheduler_keys(scheduler))
+        keys["pbt.start_from_base"] = ", ".join(f"train.{key}" for key in self._pbt_space()[1]) or None
         return ini.sweep({"tune": keys, "space": {f"train.{key}": domain.text for key, domain in domains.items()}})
 
 

@@ -33,10 +33,13 @@ AsyncHyperBandScheduler = ASHAScheduler
 
 @dataclasses.dataclass
 class PopulationBasedTraining:
-    """Ray Tune's PopulationBasedTraining; intervals are epochs up to config["epochs"] (a constant of
-    param_space). The values explored are param_space's domains; hyperparam_mutations adds domains
-    (a list is a choice) for keys param_space gives as constants. A setting left None takes the
-    default of its `[tune] pbt.*` key (docs/reference/configuration.md)."""
+    """Ray Tune's PopulationBasedTraining. time_attr: "training_iteration" (the reports, as Ray counts
+    them; boundaries up to RunConfig(stop={"training_iteration": N})) or "epoch" (a reported epoch, up
+    to config["epochs"], a constant of param_space; the default here, where Ray's is time_total_s).
+    hyperparam_mutations (as in Ray: a domain, or a list of values to move along) gives the domain a
+    key is explored in: a key param_space gives as a constant starts there in every trial, one it
+    does not give is drawn from the domain. A setting left None takes the default of its
+    `[tune] pbt.*` key (docs/reference/configuration.md)."""
     time_attr: str = None
     metric: str = None
     mode: str = None
@@ -44,3 +47,29 @@ class PopulationBasedTraining:
     quantile_fraction: float = None
     resample_probability: float = None
     hyperparam_mutations: dict = None
+
+    def _sweep_space(self, space, domain_type, choice):
+        """The sweep's [space] domains of hyperparam_mutations over `space` (param_space, or its
+        train_loop_config), and the keys whose constant in `space` every trial starts with
+        (`pbt.start_from_base`). A mutation trainrt cannot explore is refused with one line."""
+        mutations = dict(self.hyperparam_mutations or {})
+        if isinstance(mutations.get("train_loop_config"), dict):  # a Trainer's, as Ray nests it
+            mutations = mutations["train_loop_config"]
+        domains, started = {}, []
+        for key, mutation in mutations.items():
+            if isinstance(mutation, (list, tuple)):
+                mutation = choice(mutation)
+            if not isinstance(mutation, domain_type):
+                raise NotImplementedError(
+                    f"trainrt.tune.PopulationBasedTraining(hyperparam_mutations={{{key!r}: {type(mutation).__name__}}}): "
+                    f"trainrt's sweep draws and explores values itself, so a mutation is a search domain "
+                    f"(tune.uniform, tune.loguniform, tune.choice, ...) or a list of values, not a function or a dict")
+            given = space.get(key)
+            if isinstance(given, domain_type) and given.text != mutation.text:
+                raise ValueError(f"trainrt.tune.PopulationBasedTraining: param_space[{key!r}] = {given.text} and "
+                                 f"hyperparam_mutations[{key!r}] = {mutation.text}: trainrt draws and explores a key "
+                                 f"in one domain; give it in one place")
+            domains[key] = mutation
+            if key in space and not isinstance(given, domain_type):
+                started.append(key)
+        return domains, started
