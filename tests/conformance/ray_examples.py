@@ -58,6 +58,11 @@ CONFORMS = {
     # ASHA's asynchronous decisions make the iterations vary from run to run on both sides
     "tune/examples/optuna_example.py": ["trials", "metrics"],
     "tune/examples/xgboost_example.py": ["trials", "metrics"],
+    # PBT by training_iteration: 8 trials of 10 reports each whatever PBT decides; which trials
+    # exploit varies, and a Ray trial that exploited ends with one checkpoint in its own folder
+    # (its report-10 checkpoint written as checkpoint_000000, where its report-5 one was), where
+    # trainrt's holds the donor's copy and its own
+    "tune/examples/pbt_function.py": ["trials", "iterations", "metrics"],
 }
 
 # Names every Ray result row carries besides the function's own metrics.
