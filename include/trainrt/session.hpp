@@ -65,6 +65,15 @@ public:
     // prepare_model does at the end of each backward, the built-in workloads before each step.
     // Returns at once when no copy is pending. Not collective.
     virtual void await_snapshot() {}
+
+    // Collective (every rank calls it at the same report, the same verdict on each): whether
+    // report(metrics) now would be the run's last: a [stop] criterion it meets, or a sweep
+    // scheduler's pause point it reaches (where the sweep may end the trial). Rank 0 decides. For
+    // a checkpoint at the end (Ray's checkpoint_at_end): save with that report when true.
+    virtual bool may_end_at(const Metrics& metrics) {
+        (void)metrics;
+        return false;
+    }
 };
 
 // The built-in workloads' rule at a step boundary inside an epoch (collective: it calls

@@ -69,10 +69,22 @@ SchedulerPause::SchedulerPause(const StopSettings& settings, std::string run_dir
     : by_(settings.pause_by.value), metric_(settings.pause_metric.value), points_(pause_points(settings)),
       run_dir_(std::move(run_dir)) {}
 
-std::optional<std::int64_t> SchedulerPause::reached(const Metrics& row, std::int64_t iteration) {
+// The row's pause_by value; nullopt for a row without it or without pause_metric.
+std::optional<double> SchedulerPause::value_of(const Metrics& row, std::int64_t iteration) const {
     const std::optional<double> value =
         by_ == "training_iteration" ? std::optional<double>(static_cast<double>(iteration)) : number_in(row, by_);
     if (!value || (!metric_.empty() && !number_in(row, metric_))) return std::nullopt;
+    return value;
+}
+
+bool SchedulerPause::would_reach(const Metrics& row, std::int64_t iteration) const {
+    const std::optional<double> value = value_of(row, iteration);
+    return value && !points_.empty() && static_cast<double>(points_.front()) <= *value + 1e-9;
+}
+
+std::optional<std::int64_t> SchedulerPause::reached(const Metrics& row, std::int64_t iteration) {
+    const std::optional<double> value = value_of(row, iteration);
+    if (!value) return std::nullopt;
     std::optional<std::int64_t> point;
     while (!points_.empty() && static_cast<double>(points_.front()) <= *value + 1e-9) {
         point = points_.front();

@@ -31,12 +31,17 @@ public:
     // count.
     std::optional<std::int64_t> reached(const Metrics& row, std::int64_t iteration);
 
+    // Whether reached() would give a point for this row (nothing spent).
+    bool would_reach(const Metrics& row, std::int64_t iteration) const;
+
     // Rank 0: waits for the verdict on `point`. A stop signal meanwhile shortens the wait to
     // kSignalWaitS (then go_on: the signal's own stop comes at the next boundary); a verdict file
     // that says neither word is a TuneError.
     Verdict await(std::int64_t point) const;
 
 private:
+    std::optional<double> value_of(const Metrics& row, std::int64_t iteration) const;
+
     std::string by_;
     std::string metric_;  // pause_metric: rows without it do not pause
     std::vector<std::int64_t> points_;

@@ -135,6 +135,19 @@ void SessionImpl::end_early_if_due(const Metrics& metrics) {
     if (static_cast<StopReason>(reason) != StopReason::none) stops_.end_early(static_cast<StopReason>(reason));
 }
 
+bool SessionImpl::may_end_at(const Metrics& metrics) {
+    std::int64_t may = 0;
+    if (context_.world_rank == 0) {
+        const std::int64_t next = results_.iterations() + 1;
+        const nlohmann::ordered_json& last = results_.last();
+        const double total_s = last.is_object() ? last.value("_time_total_s", 0.0) : 0.0;
+        may = criterion_met(criteria_, metrics, next, total_s).has_value() ||
+              (pause_.active() && pause_.would_reach(metrics, next));
+    }
+    comm_->broadcast(&may, sizeof may, 0);
+    return may != 0;
+}
+
 StopReason SessionImpl::early_end_on_rank0(const Metrics& metrics) {
     const std::int64_t iteration = results_.iterations();
     if (const auto met = criterion_met(criteria_, metrics, iteration, results_.last().value("_time_total_s", 0.0))) {

@@ -30,6 +30,7 @@ public:
     DatasetShard dataset_shard(const std::string& split, std::uint64_t epoch) override;
     Dataset dataset(const std::string& split) override;
     void await_snapshot() override;
+    bool may_end_at(const Metrics& metrics) override;
     const metrics::ResultLog& results() const { return results_; }
     void end_progress() { results_.end_progress(); }
 

@@ -66,6 +66,22 @@ TEST_CASE("A row pauses at the highest point it reached; points passed are behin
     CHECK(by_metric.reached(Metrics().set("epoch", 1.0).set("accuracy", 0.5), 2) == 1);
 }
 
+TEST_CASE("would_reach tells whether a row pauses, and spends nothing") {
+    StopSettings with_metric = pausing("training_iteration", "2,4");
+    with_metric.pause_metric.value = "accuracy";
+    SchedulerPause pause(with_metric, "/nonexistent");
+    const Metrics scored = Metrics().set("accuracy", 0.5);
+    CHECK_FALSE(pause.would_reach(scored, 1));
+    CHECK_FALSE(pause.would_reach(Metrics(), 2));  // a row without pause_metric does not pause
+    CHECK(pause.would_reach(scored, 2));
+    CHECK(pause.would_reach(scored, 2));  // asked twice: still there
+    CHECK(pause.reached(scored, 2) == 2);
+    CHECK_FALSE(pause.would_reach(scored, 3));
+    CHECK(pause.would_reach(scored, 5));
+    CHECK(pause.reached(scored, 5) == 4);
+    CHECK_FALSE(pause.would_reach(scored, 6));
+}
+
 TEST_CASE("Rank 0 waits for the sweep's verdict file") {
     const std::string dir = scratch_dir("await");
     SchedulerPause pause(pausing("epoch", "1,3"), dir);

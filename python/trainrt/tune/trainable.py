@@ -215,35 +215,6 @@ class CheckpointOptions:
         return stopping or bool(self.frequency and iteration % self.frequency == 0) or (self.at_end and last)
 
 
-class TrialEnds:
-    """Whether a result may be a trial's last, told before it is reported (checkpoint_at_end):
-    done=True, a [stop] criterion it meets (the trial's stop.criteria, METRIC>=VALUE, as
-    RunConfig(stop=) wrote them; training_iteration is the report count), or a pause point of the
-    scheduler it reaches (stop.pause_by/pause_at/pause_metric, where the sweep may end it)."""
-
-    def __init__(self, stop):
-        self.criteria = []
-        for item in filter(None, (text.strip() for text in stop.criteria.split(","))):
-            metric, _, threshold = item.partition(">=")
-            self.criteria.append((metric.strip(), float(threshold)))
-        self.pause_by, self.pause_metric = stop.pause_by, stop.pause_metric
-        self.points = [int(p) for p in stop.pause_at.split(",") if p.strip()] if stop.pause_by else []
-
-    def reached(self, result, iteration):
-        """Whether `result` (the iteration-th) may end the trial; pause points it passes are spent."""
-        def value(name):
-            found = iteration if name == "training_iteration" else result.get(name)
-            return float(found) if isinstance(found, (int, float)) else None
-        last = bool(result.get("done")) or any(
-            value(metric) is not None and value(metric) >= threshold for metric, threshold in self.criteria)
-        by = value(self.pause_by) if self.pause_by else None
-        if by is not None and (not self.pause_metric or self.pause_metric in result):
-            passed = [point for point in self.points if point <= by + 1e-9]
-            self.points = self.points[len(passed):]
-            last = last or bool(passed)
-        return last
-
-
 class _Session:
     """The trial's trainrt session, as the loop uses it (a test gives a fake with these methods)."""
 
@@ -255,9 +226,11 @@ class _Session:
         from .. import _state
         return _state.session().should_stop()
 
-    def stop_settings(self):
+    def may_end_at(self, result):
+        """Whether reporting `result` now may end the trial (trainrt's rule: a [stop] criterion it
+        meets, a scheduler's pause point it reaches; collective)."""
         from .. import _state
-        return _state.settings().stop
+        return _state.session().may_end_at(result)
 
     def report(self, metrics, trainable=None):
         """trainrt.report(metrics), with a checkpoint of trainable's save_checkpoint() when given."""
@@ -286,19 +259,19 @@ def run_trial(cls, config, parameters, session=None, options=None):
             restored = session.restored()
             if restored is not None:
                 trainable.restore(restored)
-            _loop(trainable, session, options, TrialEnds(session.stop_settings()))
+            _loop(trainable, session, options)
         finally:
             trainable.stop()
     finally:
         _active.pop()
 
 
-def _loop(trainable, session, options, ends):
+def _loop(trainable, session, options):
     """step(), report, until a result says done (a stop, a criterion or the scheduler end the
     trial inside report(): trainrt.report raises to end the function)."""
     while True:
         result, _ = trainable._advance()
-        last = ends.reached(result, trainable.iteration)
+        last = bool(result.get("done")) or (options.at_end and session.may_end_at(result))
         stopping = session.should_stop()
         due = options.due(trainable.iteration, last, stopping)
         session.report(result, trainable if due else None)

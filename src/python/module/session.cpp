@@ -206,6 +206,12 @@ void bind_session(py::module_& module) {
             return session.should_stop();
         })
         .def("checkpoint_due", [](const SessionHandle& h) { return live(h).checkpoint_due(); })
+        .def("may_end_at", [](const SessionHandle& h, const py::dict& metrics) {
+            Session& session = live(h);
+            const Metrics row = metrics_from(metrics);
+            py::gil_scoped_release unlocked;
+            return session.may_end_at(row);
+        })
         .def("checkpoint", [](const SessionHandle& h) -> py::object {
             const Checkpoint* restored = live(h).checkpoint();
             return restored != nullptr ? py::cast(*restored) : py::none();

@@ -45,12 +45,13 @@ class Counter(tune.Trainable):
 
 class FakeSession:
     """The trial's session: reports are kept (with the checkpoint's files); the report that
-    `ends_at` says (or a stop criterion of `criteria`) ends the trial as trainrt.report does."""
+    `ends_at` says ends the trial as trainrt.report does; trainrt's rule of which reports may end
+    it (a stop criterion, a scheduler's rung: Session::may_end_at, tested in C++) says yes at the
+    report numbers in `may_end` (by default: `ends_at`)."""
 
-    def __init__(self, tmp_path, ends_at=None, criteria="", stop_at=None, pause=("", "", ""), restored=None):
+    def __init__(self, tmp_path, ends_at=None, may_end=None, stop_at=None, restored=None):
         self.tmp_path, self.ends_at, self.stop_at, self._restored = tmp_path, ends_at, stop_at, restored
-        self.settings = types.SimpleNamespace(criteria=criteria, pause_by=pause[0], pause_at=pause[1],
-                                              pause_metric=pause[2])
+        self.may_end = set(may_end if may_end is not None else [ends_at])
         self.reports = []
 
     def restored(self):
@@ -59,8 +60,8 @@ class FakeSession:
     def should_stop(self):
         return self.stop_at == len(self.reports) + 1
 
-    def stop_settings(self):
-        return self.settings
+    def may_end_at(self, result):
+        return len(self.reports) + 1 in self.may_end
 
     def report(self, metrics, trainable=None):
         files = None
@@ -83,18 +84,18 @@ def run(session, config, frequency=0, at_end=False):
 
 
 def test_checkpoints_every_frequency_and_at_the_end_of_a_stop_criterion(tmp_path):
-    session = FakeSession(tmp_path, ends_at=5, criteria="training_iteration>=5")
+    session = FakeSession(tmp_path, ends_at=5)
     assert run(session, {"lr": 1.0}, frequency=2, at_end=True) == [2, 4, 5]
     assert [m["total"] for m, _ in session.reports] == [1, 2, 3, 4, 5]
     assert session.reports[1][1] == ["state.json"] and Counter.last.cleaned
 
 
 def test_no_end_checkpoint_unless_asked(tmp_path):
-    assert run(FakeSession(tmp_path, ends_at=5, criteria="training_iteration>=5"), {"lr": 1.0}, frequency=2) == [2, 4]
+    assert run(FakeSession(tmp_path, ends_at=5), {"lr": 1.0}, frequency=2) == [2, 4]
 
 
 def test_a_metric_criterion_and_done_are_last_results(tmp_path):
-    assert run(FakeSession(tmp_path, ends_at=3, criteria="total>=3"), {"lr": 1.0}, at_end=True) == [3]
+    assert run(FakeSession(tmp_path, ends_at=3), {"lr": 1.0}, at_end=True) == [3]
     session = FakeSession(tmp_path / "done")
     (tmp_path / "done").mkdir()
     assert run(session, {"lr": 1.0, "done_at": 2}, at_end=True) == [2]
@@ -102,7 +103,7 @@ def test_a_metric_criterion_and_done_are_last_results(tmp_path):
 
 
 def test_at_end_saves_at_each_scheduler_rung(tmp_path):
-    session = FakeSession(tmp_path, ends_at=6, pause=("training_iteration", "1,4,16", "total"))
+    session = FakeSession(tmp_path, ends_at=6, may_end=[1, 4])
     assert run(session, {"lr": 1.0}, at_end=True) == [1, 4]
 
 
