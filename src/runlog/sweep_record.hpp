@@ -41,8 +41,9 @@ struct TrialRecord {
     int failures = 0;      // its failed steps, counted against tune.max_failures_per_trial
     int node_losses = 0;   // its steps ended by a node lost under them (not counted as failures)
     int last_exit = -1;    // the last step's exit code
-    std::int64_t target = 0;  // ASHA: its next rung to decide (0: none left); PBT: train.epochs it runs
-                              // to (its next boundary); FIFO: 0, the base job's own train.epochs
+    // ASHA: its next rung to decide (0: none left); PBT: the boundary its next step runs to (an
+    // epoch, or a report count with time_attr = training_iteration); FIFO: 0, the base job's own.
+    std::int64_t target = 0;
     std::vector<RungDecision> decisions;
     std::vector<double> started_unix;  // when each attempt's step was started (seconds since the epoch)
 };

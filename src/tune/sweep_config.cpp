@@ -41,6 +41,24 @@ struct SweepFile {
     std::vector<std::pair<std::string, ConfigValue>> space;  // "train.lr" -> domain text, in order
 };
 
+// A key of a scheduler or searcher the sweep does not use (asha.max_t beside scheduler = fifo)
+// would be accepted and do nothing: ConfigError naming it and what would use it.
+void check_other_schedulers_keys(const Values& given, const SweepConfig& sweep) {
+    const std::string scheduler = name_of(sweep.tune.scheduler.value), search = name_of(sweep.tune.search.value);
+    const struct {
+        const char* prefix;
+        bool used;
+        std::string now, wanted;
+    } sections[] = {{"tune.asha.", scheduler == "asha", "scheduler = " + scheduler, "scheduler = asha"},
+                    {"tune.pbt.", scheduler == "pbt", "scheduler = " + scheduler, "scheduler = pbt"},
+                    {"tune.optuna.", search == "optuna", "search = " + search, "search = optuna"}};
+    for (const auto& [key, value] : given)
+        for (const auto& section : sections)
+            if (!section.used && key.rfind(section.prefix, 0) == 0)
+                throw ConfigError(fmt::format("tune: {} ({}) is set, but the sweep has {}: it would do nothing; "
+                                              "remove it, or set {}", key, value.source, section.now, section.wanted));
+}
+
 SweepFile read_sweep_file(const std::string& path) {
     if (std::filesystem::is_directory(path) || !std::filesystem::exists(path))
         throw ConfigError(fmt::format("tune: sweep file '{}' {}; give an INI file with [tune] and [space] sections",
@@ -152,6 +170,7 @@ SweepConfig load_sweep(int argc, const char* const argv[]) {
     if (sweep.tune.base.value.empty())
         throw ConfigError(fmt::format("tune: tune.base is not set ({}); name the job every trial runs, e.g. "
                                       "base = jobs/fashion_mlp.ini", sweep.path));
+    check_other_schedulers_keys(file.tune, sweep);
     const bool compares = sweep.tune.scheduler.value != SchedulerKind::fifo || sweep.tune.search.value == SearchKind::optuna;
     if (sweep.tune.metric.value.empty() && compares)
         throw ConfigError(fmt::format("tune: tune.metric is not set ({}); {} compares trials by a reported metric: "

@@ -6,7 +6,7 @@
 # finished ones, which are not rerun); a stop (USR2) mid-sweep exits 9 with the running trials
 # resumable, and the rerun finishes them from their checkpoints with every result row once; a
 # trial that fails is retried, then ERROR, while the others finish; a bad domain is one line, exit
-# 2, nothing written.
+# 2, nothing written; so is a key of a scheduler the sweep does not use (--tune.asha.max_t beside fifo).
 # ctest: fixture=small_data
 source "$(dirname "$0")/../lib/common.sh"
 require_small_data
@@ -104,4 +104,10 @@ tune "$WORK/bad.out" --run.name=bad --train.epochs=1
 [ "$rc" -eq "$TRAINRT_EXIT_CONFIG" ] && [ "$(grep -c . "$WORK/bad.out")" -eq 1 ] && grep -q "did you mean 'train.lr'" "$WORK/bad.out" \
   && [ ! -e "$WORK/bad" ] && pass "a misspelt key: exit 2, $(cut -c1-150 "$WORK/bad.out")" \
   || { cat "$WORK/bad.out" >&2; fail "bad space: exit $rc"; }
+
+tune "$WORK/unused.out" --run.name=unused --tune.asha.max_t=4
+[ "$rc" -eq "$TRAINRT_EXIT_CONFIG" ] && [ "$(grep -c . "$WORK/unused.out")" -eq 1 ] \
+  && grep -q "tune.asha.max_t (command line) is set, but the sweep has scheduler = fifo" "$WORK/unused.out" \
+  && [ ! -e "$WORK/unused" ] && pass "another scheduler's key: exit 2, $(cut -c1-150 "$WORK/unused.out")" \
+  || { cat "$WORK/unused.out" >&2; fail "asha.max_t beside fifo: exit $rc"; }
 finish
