@@ -59,6 +59,17 @@ void check_other_schedulers_keys(const Values& given, const SweepConfig& sweep) 
                                               "remove it, or set {}", key, value.source, section.now, section.wanted));
 }
 
+// The sweep's scheduler and searcher against its keys: no other one's key, a metric when they compare trials.
+void check_scheduling(const Values& given, const SweepConfig& sweep) {
+    check_other_schedulers_keys(given, sweep);
+    const bool compares = sweep.tune.scheduler.value != SchedulerKind::fifo || sweep.tune.search.value == SearchKind::optuna;
+    if (sweep.tune.metric.value.empty() && compares)
+        throw ConfigError(fmt::format("tune: tune.metric is not set ({}); {} compares trials by a reported metric: "
+                                      "name it, e.g. metric = test_accuracy", sweep.path,
+                                      sweep.tune.search.value == SearchKind::optuna ? "search = optuna"
+                                          : "scheduler = " + std::string(name_of(sweep.tune.scheduler.value))));
+}
+
 SweepFile read_sweep_file(const std::string& path) {
     if (std::filesystem::is_directory(path) || !std::filesystem::exists(path))
         throw ConfigError(fmt::format("tune: sweep file '{}' {}; give an INI file with [tune] and [space] sections",
@@ -170,13 +181,7 @@ SweepConfig load_sweep(int argc, const char* const argv[]) {
     if (sweep.tune.base.value.empty())
         throw ConfigError(fmt::format("tune: tune.base is not set ({}); name the job every trial runs, e.g. "
                                       "base = jobs/fashion_mlp.ini", sweep.path));
-    check_other_schedulers_keys(file.tune, sweep);
-    const bool compares = sweep.tune.scheduler.value != SchedulerKind::fifo || sweep.tune.search.value == SearchKind::optuna;
-    if (sweep.tune.metric.value.empty() && compares)
-        throw ConfigError(fmt::format("tune: tune.metric is not set ({}); {} compares trials by a reported metric: "
-                                      "name it, e.g. metric = test_accuracy", sweep.path,
-                                      sweep.tune.search.value == SearchKind::optuna ? "search = optuna"
-                                          : "scheduler = " + std::string(name_of(sweep.tune.scheduler.value))));
+    check_scheduling(file.tune, sweep);
     const std::filesystem::path base(sweep.tune.base.value);
     sweep.base_path = base.is_absolute() ? base.string() : (std::filesystem::path(sweep.path).parent_path() / base).string();
     sweep.base = load_base(sweep.base_path, overrides);

@@ -185,6 +185,14 @@ void allreduce(const SessionHandle& handle, py::array& array, const std::string&
     comm.allreduce(data, count, dtype, reduce);
 }
 
+// Collective: Session::may_end_at, without the GIL while the ranks agree.
+bool may_end_at(const SessionHandle& handle, const py::dict& metrics) {
+    Session& session = live(handle);
+    const Metrics row = metrics_from(metrics);
+    py::gil_scoped_release unlocked;
+    return session.may_end_at(row);
+}
+
 }  // namespace
 
 void bind_session(py::module_& module) {
@@ -206,12 +214,7 @@ void bind_session(py::module_& module) {
             return session.should_stop();
         })
         .def("checkpoint_due", [](const SessionHandle& h) { return live(h).checkpoint_due(); })
-        .def("may_end_at", [](const SessionHandle& h, const py::dict& metrics) {
-            Session& session = live(h);
-            const Metrics row = metrics_from(metrics);
-            py::gil_scoped_release unlocked;
-            return session.may_end_at(row);
-        })
+        .def("may_end_at", &may_end_at, py::arg("metrics"))
         .def("checkpoint", [](const SessionHandle& h) -> py::object {
             const Checkpoint* restored = live(h).checkpoint();
             return restored != nullptr ? py::cast(*restored) : py::none();
