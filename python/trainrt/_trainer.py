@@ -387,33 +387,13 @@ def _pass_on(number, launcher_pid):
     its tasks on every node) and the ranks this machine runs (this interpreter's processes).
     mpiexec and `trainrt supervise` are left out: neither stops ranks on it (hydra may even end
     on a signal it does not handle), and a rank that gets a stop signal twice stops once."""
-    children = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as file:
-                    parent = int(file.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry))
-    pending, found = [launcher_pid], []
-    while pending:
-        pid = pending.pop()
-        found.append(pid)
-        pending += children.get(pid, [])
-    for pid in found:
-        if _stops_on_signal(pid):
+    from ._processes import descendants, program
+    this = os.path.realpath(sys.executable)
+    for pid in descendants(launcher_pid):
+        name = program(pid) or ""
+        if os.path.basename(name) == "srun" or (name and os.path.realpath(name) == this):
             with contextlib.suppress(OSError):
                 os.kill(pid, number)
-
-
-def _stops_on_signal(pid):
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as file:
-            program = file.read().split(b"\0", 1)[0].decode(errors="replace")
-    except OSError:
-        return False
-    return os.path.basename(program) == "srun" or os.path.realpath(program) == os.path.realpath(sys.executable)
 
 
 def _launch_command(launcher, workers):

@@ -248,13 +248,14 @@ def _stop(process):
     stop, and stay PENDING for the next run), again each second for a trial started meanwhile; not
     to mpiexec, which ends at once on it and hides its ranks' exit. Waits for the sweep to end; a
     Ctrl-C meanwhile kills its process group."""
+    from .._processes import descendants, program as program_of
     from .._trainrt import binary
     trainrt = os.path.realpath(binary())
     signalled = set()
     try:
         while process.poll() is None:
-            for pid in _descendants(process.pid) - signalled:
-                program = _program(pid) or ""
+            for pid in descendants(process.pid) - signalled:
+                program = program_of(pid) or ""
                 if pid == process.pid or os.path.realpath(program) == trainrt or os.path.basename(program) == "srun":
                     with contextlib.suppress(OSError):
                         os.kill(pid, signal.SIGUSR2)
@@ -266,31 +267,6 @@ def _stop(process):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         raise
-
-
-def _descendants(root):
-    """`root` and every process under it (from /proc)."""
-    children = {}
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{entry}/stat") as file:
-                children.setdefault(int(file.read().rsplit(")", 1)[1].split()[1]), []).append(int(entry))
-        except (OSError, IndexError, ValueError):
-            continue
-    found, pending = set(), [root]
-    while pending:
-        pid = pending.pop()
-        found.add(pid)
-        pending += children.get(pid, [])
-    return found
-
-
-def _program(pid):
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as file:
-            return file.read().split(b"\0", 1)[0].decode(errors="replace") or None
-    except OSError:
-        return None
 
 
 def follower(run_config, tune_config, trainable_name, trials):
