@@ -8,6 +8,7 @@
 # use_gpu = true, a LibTorch workload and a Python workload are refused with one line and exit 2,
 # the LibTorch example plugin cannot be configured against its install, and a
 # short CPU training gives bitwise the weights of this (CUDA) build.
+# ctest: processors=1
 source "$(dirname "$0")/../lib/common.sh"
 require_data
 build=$TRAINRT_BUILD-no-components

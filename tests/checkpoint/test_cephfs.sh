@@ -13,6 +13,7 @@
 # ctest: resource=cephfs
 # ctest: fixture=small_data
 # ctest: timeout=600
+# ctest: processors=1
 source "$(dirname "$0")/lib.sh"
 
 source "$TRAINRT_SRC/tools/cephfs.sh"

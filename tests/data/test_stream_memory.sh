@@ -3,6 +3,7 @@
 # fixed buffers), not by the dataset: a 256 MB split streamed in 1 MiB batches with
 # prefetch_batches = 4, in every shuffle mode and compressed, grows the process's peak RSS by at
 # most BOUND_MB, under a quarter of the dataset. Every sample is handed out once (bytes counted).
+# ctest: processors=1
 source "$(dirname "$0")/../lib/common.sh"
 BENCH="$TRAINRT_BUILD/bench/stream_read_bench"
 BOUND_MB=56  # measured up to 43 (blocks over gzip chunks: a window of 16 chunks staged + 16 MB of decompressed chunks)

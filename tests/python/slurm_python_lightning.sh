@@ -8,6 +8,7 @@
 # uninterrupted job's. (That trainrt, not Lightning, takes a stop signal is test_python_lightning's.)
 # ctest: resource=slurm_cluster
 # ctest: fixture=small_data
+# ctest: processors=1
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup

@@ -6,6 +6,7 @@
 # ctest: resource=slurm_cluster
 # ctest: fixture=user_environment
 # ctest: fixture=trainrt_installed
+# ctest: processors=1
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup

@@ -7,6 +7,7 @@
 # exits 75, and the supervisor (which has scontrol) requeues the job instead. This second job
 # goes through the generic template slurm/trainrt.sbatch.
 # ctest: resource=slurm_cluster
+# ctest: processors=1
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup

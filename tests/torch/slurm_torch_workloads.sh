@@ -5,6 +5,7 @@
 # uninterrupted 4-rank run.
 # ctest: resource=slurm_cluster
 # ctest: fixture=small_data
+# ctest: processors=1
 set -euo pipefail
 # shellcheck source=tests/lib/slurm.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
