@@ -22,9 +22,19 @@ def _optuna():
     return optuna
 
 
-def check(_argument):
-    """Optuna's version; LoadError (one line, exit 2) when it cannot be imported."""
-    return _optuna().__version__
+def check(space_function):
+    """Optuna's version; LoadError (one line, exit 2) when it cannot be imported, or when the
+    define-by-run function `space_function` (empty: none) does not load or draw."""
+    optuna = _optuna()
+    if space_function:
+        function = _space_function(space_function)
+        try:
+            returned = function(optuna.create_study().ask())
+        except Exception as error:
+            raise LoadError(f"tune: the define-by-run function {space_function} fails on an Optuna trial: "
+                            f"{type(error).__name__}: {error}") from None
+        _constants(space_function, returned)
+    return optuna.__version__
 
 
 def _distribution(distributions, domain):
@@ -70,6 +80,8 @@ def suggest(request_text):
     """The next trial's values as JSON {key: config text} (request: src/tune/optuna_search.cpp)."""
     optuna = _optuna()
     request = json.loads(request_text)
+    if request.get("space_function"):
+        return _suggest_by_run(optuna, request)
     distributions = {domain["key"]: _distribution(optuna.distributions, domain) for domain in request["space"]}
     sampler = optuna.samplers.TPESampler(seed=request["seed"], n_startup_trials=request["n_startup_trials"])
     study = optuna.create_study(direction="maximize" if request["mode"] == "max" else "minimize", sampler=sampler)
@@ -79,3 +91,67 @@ def suggest(request_text):
             study.add_trial(trial)
     trial = study.ask(distributions)
     return json.dumps({key: _text(trial.params[key]) for key in distributions})
+
+
+# Define-by-run (tune.optuna.space = FILE.py:NAME): the function suggests a trial's values on an
+# Optuna trial, conditionally if it likes, and may return constants (Ray's OptunaSearch(space=fn)).
+# A finished trial's distributions are those the function asks for when replayed on its values.
+
+_functions = {}
+
+
+def _space_function(spec):
+    if spec not in _functions:
+        from trainrt import _entry
+        target, _, name = spec.rpartition(":")
+        if not target or not name:
+            raise LoadError(f"tune: tune.optuna.space = {spec}: name the function: FILE.py:NAME or module:NAME")
+        is_file = target.endswith(".py") or "/" in target
+        module = _entry._load_file(target) if is_file else _entry._import_module(target)
+        _functions[spec] = _entry._find_function(module, target, name)
+    return _functions[spec]
+
+
+def _parsed(text):
+    """A value as the sweep recorded it (config text) back as the function suggested it."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _replayed(optuna, function, finished):
+    """A finished trial for the study: its values, replayed through the function for their
+    distributions; None when the function no longer asks for them."""
+    values = {key: _parsed(text) for key, text in finished["values"].items()}
+    fixed = optuna.trial.FixedTrial(values)
+    try:
+        function(fixed)
+        return optuna.trial.create_trial(params=fixed.params, distributions=fixed.distributions, value=finished["metric"])
+    except (KeyError, ValueError):
+        return None
+
+
+def _constants(spec, returned):
+    if returned is None:
+        return {}
+    if not isinstance(returned, dict) or not all(isinstance(v, (bool, int, float, str)) for v in returned.values()):
+        raise LoadError(f"tune: the define-by-run function {spec} returned {returned!r}: it returns None or a dict "
+                        f"of constants (bool, int, float or str)")
+    return returned
+
+
+def _suggest_by_run(optuna, request):
+    spec = request["space_function"]
+    function = _space_function(spec)
+    sampler = optuna.samplers.TPESampler(seed=request["seed"], n_startup_trials=request["n_startup_trials"])
+    study = optuna.create_study(direction="maximize" if request["mode"] == "max" else "minimize", sampler=sampler)
+    for finished in request["finished"]:
+        trial = _replayed(optuna, function, finished)
+        if trial is not None:
+            study.add_trial(trial)
+    trial = study.ask()
+    constants = _constants(spec, function(trial))
+    return json.dumps({key: _text(value) for key, value in {**trial.params, **constants}.items()})

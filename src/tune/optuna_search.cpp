@@ -29,27 +29,59 @@ std::uint32_t optuna_seed(std::uint64_t seed, std::size_t index) {
     return static_cast<std::uint32_t>(mixed ^ (mixed >> 32));
 }
 
-void check_optuna() {
-    workloads::call_python("_optuna_search", "check", "");
+void check_optuna(const std::string& space_function) {
+    workloads::call_python("_optuna_search", "check", space_function);
 }
 
-TrialValues optuna_trial(const OptunaRequest& request) {
-    nlohmann::json body{{"mode", request.mode == ScoreOrder::max ? "max" : "min"},
-                        {"seed", optuna_seed(request.seed, request.index)},
-                        {"n_startup_trials", request.n_startup_trials},
-                        {"space", nlohmann::json::array()},
-                        {"finished", nlohmann::json::array()}};
-    for (const Domain& domain : *request.space) body["space"].push_back(domain_json(domain));
-    for (const FinishedTrial& trial : request.finished)
-        body["finished"].push_back({{"values", values_json(trial.values)}, {"metric", trial.metric}});
-    const auto drawn = nlohmann::json::parse(workloads::call_python("_optuna_search", "suggest", body.dump()));
+namespace {
+
+// A define-by-run function names [train] values without their section.
+constexpr const char* kTrainPrefix = "train.";
+
+nlohmann::json function_values_json(const TrialValues& values) {
+    nlohmann::json object = nlohmann::json::object();
+    for (const auto& [key, value] : values)
+        if (key.rfind(kTrainPrefix, 0) == 0) object[key.substr(std::string(kTrainPrefix).size())] = value;
+    return object;
+}
+
+TrialValues domain_values(const std::vector<Domain>& space, const nlohmann::json& drawn) {
     TrialValues values;
-    for (const Domain& domain : *request.space) {
+    for (const Domain& domain : space) {
         if (!drawn.contains(domain.key) || !drawn[domain.key].is_string())
             throw WorkloadError(fmt::format("tune: Optuna drew no value for {} (trainrt/_optuna_search.py)", domain.key));
         values.emplace_back(domain.key, drawn[domain.key].get<std::string>());
     }
     return values;
+}
+
+TrialValues function_values(const nlohmann::json& drawn) {
+    TrialValues values;
+    for (const auto& [key, value] : drawn.items()) {
+        if (!value.is_string())
+            throw WorkloadError(fmt::format("tune: the define-by-run function's {} came back as {}, not config text "
+                                            "(trainrt/_optuna_search.py)", key, value.dump()));
+        values.emplace_back(kTrainPrefix + key, value.get<std::string>());
+    }
+    return values;
+}
+
+}  // namespace
+
+TrialValues optuna_trial(const OptunaRequest& request) {
+    const bool by_function = !request.space_function.empty();
+    nlohmann::json body{{"mode", request.mode == ScoreOrder::max ? "max" : "min"},
+                        {"seed", optuna_seed(request.seed, request.index)},
+                        {"n_startup_trials", request.n_startup_trials},
+                        {"space", nlohmann::json::array()},
+                        {"space_function", request.space_function},
+                        {"finished", nlohmann::json::array()}};
+    for (const Domain& domain : *request.space) body["space"].push_back(domain_json(domain));
+    for (const FinishedTrial& trial : request.finished)
+        body["finished"].push_back({{"values", by_function ? function_values_json(trial.values) : values_json(trial.values)},
+                                    {"metric", trial.metric}});
+    const auto drawn = nlohmann::json::parse(workloads::call_python("_optuna_search", "suggest", body.dump()));
+    return by_function ? function_values(drawn) : domain_values(*request.space, drawn);
 }
 
 }  // namespace trainrt::tune

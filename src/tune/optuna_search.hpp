@@ -8,6 +8,7 @@
 // or killed sweep finds every drawn trial as it was.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tune/native_search.hpp"
@@ -24,6 +25,7 @@ struct FinishedTrial {
 
 struct OptunaRequest {
     const std::vector<Domain>* space = nullptr;
+    std::string space_function;     // tune.optuna.space: a define-by-run function instead of `space`
     ScoreOrder mode = ScoreOrder::max;
     std::uint64_t seed = 0;         // run.seed
     std::size_t index = 0;          // the trial being drawn
@@ -31,11 +33,13 @@ struct OptunaRequest {
     std::vector<FinishedTrial> finished;
 };
 
-// Checks that Optuna can be imported here, before the sweep writes anything: ConfigError of one
-// line (what is missing, what to install) otherwise.
-void check_optuna();
+// Checks that Optuna can be imported here, and that a define-by-run function (tune.optuna.space;
+// empty: none) loads and draws on a trial of a study of its own, before the sweep writes
+// anything: ConfigError of one line (what is missing or wrong, what to do) otherwise.
+void check_optuna(const std::string& space_function);
 
-// The trial's values, one per domain in the space's order.
+// The trial's values: one per domain in the space's order; with a define-by-run function, the
+// [train] values it suggested and the constants it returned, in key order.
 TrialValues optuna_trial(const OptunaRequest& request);
 
 // The sampler's seed for trial `index`: 32 bits (numpy's RandomState takes no more), different

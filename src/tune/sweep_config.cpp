@@ -150,6 +150,21 @@ void check_space(const std::vector<Domain>& space, const JobConfig& base) {
     }
 }
 
+// [space]'s domains, checked against the base job; none where Optuna's define-by-run function
+// (tune.optuna.space) draws every value, which [space] domains would contradict.
+void read_space(const SweepFile& file, SweepConfig& sweep) {
+    const auto& function = sweep.optuna.space;
+    if (!function.value.empty() && !file.space.empty())
+        throw ConfigError(fmt::format("tune: {} = {} ({}) draws every trial's values, and {} has [space] domains "
+                                      "too ({} ...): keep one of them", function.key, function.value, function.source,
+                                      sweep.path, file.space.front().first));
+    if (function.value.empty() && file.space.empty())
+        throw ConfigError(fmt::format("tune: {} has no [space] domains; give at least one, e.g. train.lr = "
+                                      "loguniform(1e-4, 1e-1)", sweep.path));
+    for (const auto& [key, value] : file.space) sweep.space.push_back(parse_domain(key, value.value, value.source));
+    check_space(sweep.space, sweep.base);
+}
+
 }  // namespace
 
 std::vector<OptionSpec> tune_options() {
@@ -186,11 +201,7 @@ SweepConfig load_sweep(int argc, const char* const argv[]) {
     sweep.base_path = base.is_absolute() ? base.string() : (std::filesystem::path(sweep.path).parent_path() / base).string();
     sweep.base = load_base(sweep.base_path, overrides);
     sweep.overrides = overrides;
-    if (file.space.empty())
-        throw ConfigError(fmt::format("tune: {} has no [space] domains; give at least one, e.g. train.lr = "
-                                      "loguniform(1e-4, 1e-1)", sweep.path));
-    for (const auto& [key, value] : file.space) sweep.space.push_back(parse_domain(key, value.value, value.source));
-    check_space(sweep.space, sweep.base);
+    read_space(file, sweep);
     sweep.trials = trial_count(sweep.space, sweep.tune.search.value, sweep.tune.num_samples.value,
                                sweep.tune.num_samples.source);
     return sweep;

@@ -58,7 +58,10 @@ TRAINRT_KEYS(AshaKeys, "tune.asha", TRAINRT_ASHA_KEYS);
 TRAINRT_KEYS(PbtKeys, "tune.pbt", TRAINRT_PBT_KEYS);
 
 #define TRAINRT_OPTUNA_KEYS(KEY)                                                                                   \
-    KEY(n_startup_trials, std::int64_t, "10", at_least(0), "trials drawn at random before TPE models the results (Optuna's default)")
+    KEY(n_startup_trials, std::int64_t, "10", at_least(0), "trials drawn at random before TPE models the results (Optuna's default)") \
+    KEY(space, std::string, "", any_value(),                                                                         \
+        "a define-by-run function FILE.py:NAME or module:NAME that draws each trial's [train] values on an Optuna "  \
+        "trial (Ray's OptunaSearch(space=function)), instead of [space] domains")
 TRAINRT_KEYS(OptunaKeys, "tune.optuna", TRAINRT_OPTUNA_KEYS);
 
 struct SweepConfig {

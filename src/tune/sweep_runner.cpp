@@ -52,8 +52,10 @@ std::map<std::string, std::string> definition_of(const SweepConfig& sweep, const
         {sweep.tune.ranks_per_trial.key, std::to_string(sweep.tune.ranks_per_trial.value)},
         {RunSettings::seed_key(), std::to_string(RunSettings::read(sweep.base).seed.value)}};
     scheduler.add_definition(definition);
-    if (sweep.tune.search.value == SearchKind::optuna)
+    if (sweep.tune.search.value == SearchKind::optuna) {
         definition[sweep.optuna.n_startup_trials.key] = std::to_string(sweep.optuna.n_startup_trials.value);
+        if (!sweep.optuna.space.value.empty()) definition[sweep.optuna.space.key] = sweep.optuna.space.value;
+    }
     for (const Domain& domain : sweep.space) definition["space." + domain.key] = domain.text();
     return definition;
 }
@@ -244,7 +246,7 @@ private:
     // Optuna's values for a trial about to start its first attempt, from every trial finished so
     // far (its final metric: the last scheduler decision's, or its last reported row's).
     void draw(TrialRecord& trial) {
-        OptunaRequest request{&sweep_.space, sweep_.tune.mode.value, seed_, trial.index,
+        OptunaRequest request{&sweep_.space, sweep_.optuna.space.value, sweep_.tune.mode.value, seed_, trial.index,
                               sweep_.optuna.n_startup_trials.value, {}};
         for (const TrialRecord& other : state_.trials) {
             if (other.status != TrialStatus::terminated) continue;
@@ -379,7 +381,7 @@ std::string sweep_dir(const SweepConfig& sweep) {
 }
 
 int run_sweep(const SweepConfig& sweep, const SweepPlacement& placement, launch::SlurmClient& slurm) {
-    if (sweep.tune.search.value == SearchKind::optuna) check_optuna();  // before any file
+    if (sweep.tune.search.value == SearchKind::optuna) check_optuna(sweep.optuna.space.value);  // before any file
     std::unique_ptr<Scheduler> scheduler = make_scheduler(sweep);  // its settings checked: before any file
     return SweepRun(sweep, placement, std::move(scheduler), slurm).run();
 }

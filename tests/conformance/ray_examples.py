@@ -57,6 +57,7 @@ CONFORMS = {
     "tune/examples/cifar10_pytorch.py": ["trials", "iterations", "metrics", "checkpoints"],
     # ASHA's asynchronous decisions make the iterations vary from run to run on both sides
     "tune/examples/optuna_example.py": ["trials", "metrics"],
+    "tune/examples/optuna_define_by_run_example.py": ["trials", "metrics"],
     "tune/examples/xgboost_example.py": ["trials", "metrics"],
     # PBT by training_iteration: 8 trials of 10 reports each whatever PBT decides; which trials
     # exploit varies, and a Ray trial that exploited ends with one checkpoint in its own folder

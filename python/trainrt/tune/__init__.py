@@ -457,7 +457,8 @@ class Tuner:
         keys = {"base": "base.ini", "metric": metric, "mode": mode, "num_samples": config.num_samples * points,
                 "ranks_per_trial": ranks, "max_concurrent_trials": _concurrency(config.max_concurrent_trials, limit),
                 "max_failures_per_trial": retries, "search": "optuna" if search else "random",
-                "optuna.n_startup_trials": search.n_startup_trials if search else None}
+                "optuna.n_startup_trials": search.n_startup_trials if search else None,
+                "optuna.space": search.space_function() if search else None}
         keys.update(_scheduler_keys(scheduler))
         keys["pbt.start_from_base"] = ", ".join(f"train.{key}" for key in self._pbt_space()[1]) or None
         return ini.sweep({"tune": keys, "space": {f"train.{key}": domain.text for key, domain in domains.items()}})

@@ -4,6 +4,8 @@ tune/sweep_config.hpp): a Tuner's settings are all there, a None value is left o
 default applies), and a key C++ does not declare (misspelt, or renamed in C++ since) is a
 ValueError naming it, never a dead line `trainrt tune` would refuse or ignore."""
 import configparser
+import os
+import re
 
 import pytest
 
@@ -103,3 +105,30 @@ def test_free_sections_take_any_key_and_values_are_checked_and_formatted():
         ini.job({"train": {"tag": "a#b"}})
     with pytest.raises(TypeError, match=r"tune.metric = \['loss'\]"):
         ini.sweep({"tune": {"metric": ["loss"]}})
+
+
+def define_by_run(trial):
+    trial.suggest_float("width", 0, 20)
+    return {"steps": 3}
+
+
+def test_a_define_by_run_space_is_the_optuna_space_key_and_no_space_section():
+    tuner = tune.Tuner(train_func, tune_config=tune.TuneConfig(
+        metric="loss", mode="min", num_samples=5, search_alg=OptunaSearch(space=define_by_run)))
+    written = _parsed(tuner._sweep_text(1))
+    assert written["tune"]["optuna.space"] == f"{os.path.abspath(__file__)}:define_by_run"
+    assert written["tune"]["search"] == "optuna" and written["tune"]["num_samples"] == "5"
+    assert written.get("space", {}) == {}
+
+
+@pytest.mark.parametrize("arguments, named", [
+    ({"space": {"width": tune.uniform(0, 1)}}, "space={...}"), ({"seed": 3}, "seed="),
+    ({"points_to_evaluate": [{"width": 1}]}, "points_to_evaluate="), ({"evaluated_rewards": [1.0]}, "evaluated_rewards=")])
+def test_optuna_search_arguments_it_cannot_honour_are_refused(arguments, named):
+    with pytest.raises(NotImplementedError, match=re.escape(named)):
+        OptunaSearch(**arguments)
+
+
+def test_a_define_by_run_space_must_be_a_named_function_in_a_file():
+    with pytest.raises(TypeError, match="named function defined in a file"):
+        OptunaSearch(space=lambda trial: None).space_function()

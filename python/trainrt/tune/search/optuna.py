@@ -1,5 +1,7 @@
 """Ray Tune's `ray.tune.search.optuna.OptunaSearch` on trainrt's sweeps (`[tune] search = optuna`)."""
 import dataclasses
+import inspect
+import os
 
 __all__ = ["OptunaSearch"]
 
@@ -9,13 +11,37 @@ class OptunaSearch:
     """Ray Tune's OptunaSearch: Optuna's TPE sampler draws each trial's
     values when it starts, from the trials finished before it (`trainrt tune`'s search = optuna).
     Seeded by run.seed; n_startup_trials are drawn at random first (None: the default of `[tune]
-    optuna.n_startup_trials`, Optuna's own)."""
+    optuna.n_startup_trials`, Optuna's own). `space` is None (the Tuner's param_space domains) or
+    a define-by-run function, as Ray's: it suggests the values on an Optuna trial and returns None
+    or a dict of constants (`[tune] optuna.space`)."""
+    space: object = None
     metric: str = None
     mode: str = None
-    n_startup_trials: int = None
+    points_to_evaluate: list = None
     sampler: object = None
+    seed: int = None
+    evaluated_rewards: list = None
+    n_startup_trials: int = None
 
     def __post_init__(self):
-        if self.sampler is not None:
-            raise NotImplementedError("trainrt.tune.OptunaSearch: the sampler is TPE, seeded by run.seed; "
-                                      "give n_startup_trials= instead of sampler=")
+        refused = {"sampler=": ("the sampler is TPE, seeded by run.seed", "give n_startup_trials= instead"),
+                   "seed=": ("the sampler is seeded by run.seed", "set RunConfig / [run] seed instead"),
+                   "points_to_evaluate=": ("the first trials are drawn at random", "leave it out"),
+                   "evaluated_rewards=": ("earlier results are not taken in", "leave it out")}
+        for given, (why, instead) in refused.items():
+            if getattr(self, given[:-1]) is not None:
+                raise NotImplementedError(f"trainrt.tune.OptunaSearch({given}...): {why}; {instead}")
+        if self.space is not None and not callable(self.space):
+            raise NotImplementedError("trainrt.tune.OptunaSearch(space={...}): give the domains as the Tuner's "
+                                      "param_space (tune.uniform, tune.choice, ...), or space= a define-by-run function")
+
+    def space_function(self):
+        """`[tune] optuna.space` for a define-by-run space (FILE.py:NAME), else None."""
+        if self.space is None:
+            return None
+        source = inspect.getsourcefile(self.space)
+        name = getattr(self.space, "__name__", "")
+        if source is None or not name.isidentifier():
+            raise TypeError("trainrt.tune.OptunaSearch(space=...): the define-by-run function must be a named "
+                            "function defined in a file (the sweep imports it from there)")
+        return f"{os.path.abspath(source)}:{name}"
