@@ -83,14 +83,21 @@ def suggest(request_text):
     if request.get("space_function"):
         return _suggest_by_run(optuna, request)
     distributions = {domain["key"]: _distribution(optuna.distributions, domain) for domain in request["space"]}
+    study = _study(optuna, request, lambda finished: _finished_trial(optuna, distributions, finished))
+    trial = study.ask(distributions)
+    return json.dumps({key: _text(trial.params[key]) for key in distributions})
+
+
+def _study(optuna, request, finished_trial):
+    """An in-memory study of the request's direction, seeded sampler and finished trials (each made
+    by finished_trial, None: left out)."""
     sampler = optuna.samplers.TPESampler(seed=request["seed"], n_startup_trials=request["n_startup_trials"])
     study = optuna.create_study(direction="maximize" if request["mode"] == "max" else "minimize", sampler=sampler)
     for finished in request["finished"]:
-        trial = _finished_trial(optuna, distributions, finished)
+        trial = finished_trial(finished)
         if trial is not None:
             study.add_trial(trial)
-    trial = study.ask(distributions)
-    return json.dumps({key: _text(trial.params[key]) for key in distributions})
+    return study
 
 
 # Define-by-run (tune.optuna.space = FILE.py:NAME): the function suggests a trial's values on an
@@ -146,12 +153,6 @@ def _constants(spec, returned):
 def _suggest_by_run(optuna, request):
     spec = request["space_function"]
     function = _space_function(spec)
-    sampler = optuna.samplers.TPESampler(seed=request["seed"], n_startup_trials=request["n_startup_trials"])
-    study = optuna.create_study(direction="maximize" if request["mode"] == "max" else "minimize", sampler=sampler)
-    for finished in request["finished"]:
-        trial = _replayed(optuna, function, finished)
-        if trial is not None:
-            study.add_trial(trial)
-    trial = study.ask()
+    trial = _study(optuna, request, lambda finished: _replayed(optuna, function, finished)).ask()
     constants = _constants(spec, function(trial))
     return json.dumps({key: _text(value) for key, value in {**trial.params, **constants}.items()})
