@@ -92,9 +92,7 @@ def train_func(config):
             optimizer.step()
             loss_sum, steps = loss_sum + loss.item(), steps + 1
             if steps % check_every == 0 and trainrt.should_stop():  # preempted: save where we are
-                trainrt.report({"epoch": epoch + train_loader.batches / len(train_loader)},
-                               checkpoint=save(epoch, loss_sum, steps))
-                return
+                trainrt.save_at_stop(save(epoch, loss_sum, steps))  # no row; the function ends here
         model.eval()
         correct = 0
         with torch.no_grad():

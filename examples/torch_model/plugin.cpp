@@ -201,11 +201,11 @@ void train(trainrt::Session& session) {
     EpochLoss loss;
     if (const trainrt::Checkpoint* checkpoint = session.checkpoint())  // a requeue, a stop or a crash
         at = resume(*checkpoint, session.context(), model, optimizer, data, options, loss);
-    auto save = [&](const trainrt::Metrics& metrics, const trainrt::DataPosition& position) {
+    auto state_at = [&](const trainrt::DataPosition& position) {
         tt::StateDict state;
         state.module(*model).optimizer(optimizer).rng(session.context()).stream_position(data, position, options);
         state.per_rank(session.context(), "epoch_loss", loss.tensor());
-        session.report(metrics, state.state());
+        return state;
     };
     for (; at.epoch < keys.epochs.value; ++at.epoch, at.next_batch = 0) {
         trainrt::BatchIterator batches = data.iter_batches(options, at);
@@ -217,14 +217,15 @@ void train(trainrt::Session& session) {
                 session.report(trainrt::Metrics().set("epoch", at.epoch).set("batch", next.next_batch).set(
                     "running_loss", loss.mean(session)));
             if (more && session.should_stop()) {  // Slurm's time limit or preemption
-                save(trainrt::Metrics().set("epoch", at.epoch).set("batch", next.next_batch), next);
+                session.save_at_stop(state_at(next).state());  // no row: the resumed run reports as if never stopped
                 return;  // trainrt commits the checkpoint, requeues the job and exits
             }
         }
         const double epoch_loss = loss.mean(session);
         loss = {};  // the checkpoint at the epoch's end starts the next epoch
-        save(trainrt::Metrics().set("epoch", at.epoch + 1).set("loss", epoch_loss).set("test_accuracy", accuracy(session, model, table)),
-             {at.epoch + 1, 0});
+        session.report(trainrt::Metrics().set("epoch", at.epoch + 1).set("loss", epoch_loss).set(
+                           "test_accuracy", accuracy(session, model, table)),
+                       state_at({at.epoch + 1, 0}).state());
         if (at.epoch + 1 < keys.epochs.value && session.should_stop()) return;
     }
     if (session.context().world_rank == 0) std::cout << "torch_model_digest=" << tt::weights_digest(*model) << std::endl;

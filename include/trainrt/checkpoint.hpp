@@ -80,7 +80,10 @@ public:
 
     const std::string& path() const;   // the checkpoint directory
     const std::string& name() const;   // e.g. "checkpoint_000042"
-    std::int64_t iteration() const;    // the report iteration that saved it
+    std::int64_t iteration() const;    // the report iteration that saved it (its name's number)
+    // The reports it follows: iteration(), or iteration() - 1 for a stop's checkpoint saved
+    // between two reports (it adds no result row; the next report, iteration(), replaces it).
+    std::int64_t reported_iterations() const;
     int world_size() const;            // ranks that wrote it
 
     bool has_tensor(const std::string& name) const;

@@ -74,13 +74,21 @@ public:
         (void)metrics;
         return false;
     }
+
+    // Collective, after should_stop() returned true between two reports (mid-epoch): commits
+    // `state` as the stop's checkpoint without a result row; then return from the function. Ray
+    // counts reports, and so the stopped and resumed run reports the same iterations, with the
+    // same values, as an uninterrupted one. The checkpoint is named for the next report, which
+    // replaces it after the resume (Checkpoint::reported_iterations). WorkloadError (exit 7)
+    // when no stop was agreed. A report at the stop's boundary (an epoch's end) stays a report.
+    virtual void save_at_stop(const CheckpointState& state) = 0;
 };
 
 // The built-in workloads' rule at a step boundary inside an epoch (collective: it calls
-// should_stop()). stop: a stop was agreed; save it with report(metrics, state) and return. save:
-// report with a checkpoint now: at a stop, every `every_steps` steps (0: never) and when
-// checkpoint_due(), but not at the epoch's last step (`epoch_ends`: the epoch's own checkpoint
-// follows).
+// should_stop()). stop: a stop was agreed; save it with save_at_stop(state) and return. save:
+// a checkpoint now: at a stop, and a report with one every `every_steps` steps (0: never) and
+// when checkpoint_due(), but not at the epoch's last step (`epoch_ends`: the epoch's own
+// checkpoint follows).
 struct StepBoundary {
     bool stop = false;
     bool save = false;

@@ -52,7 +52,7 @@ from ._init import init, is_initialized, shutdown  # noqa: E402  (ray.init() aft
 __all__ = ["allreduce", "Checkpoint", "CheckpointConfig", "Context", "DataParallelTrainer", "digest", "Error",
            "exit_codes", "FailureConfig", "get_checkpoint", "get_config", "get_context", "get_dataset",
            "get_dataset_shard", "get_settings", "init", "is_initialized", "report", "Result", "run", "RunConfig", "ScalingConfig",
-           "should_stop", "checkpoint_due", "shutdown", "StopTraining", "TrainingFailedError"]
+           "should_stop", "save_at_stop", "checkpoint_due", "shutdown", "StopTraining", "TrainingFailedError"]
 
 
 def __getattr__(name):
@@ -128,10 +128,18 @@ def digest(arrays):
 
 
 def should_stop():
-    """Collective, at a step boundary: True when the job should save (report with a checkpoint)
-    and return: a stop signal reached a rank, or the Slurm time limit is near. Optional: report()
-    stops the function by itself; this asks between reports (a checkpoint mid-epoch)."""
+    """Collective, at a step boundary: True when the job should save and return: a stop signal
+    reached a rank, or the Slurm time limit is near. Optional: report() stops the function by
+    itself; this asks between reports (then save_at_stop(checkpoint), mid-epoch)."""
     return _state.session().should_stop()
+
+
+def save_at_stop(checkpoint):
+    """Collective, when should_stop() returned True between two reports (mid-epoch): commits
+    `checkpoint` as the stop's checkpoint without a result row, and ends the function. Ray counts
+    reports: the stopped and resumed run then reports the same iterations, with the same values, as
+    an uninterrupted one. A report at the stop's boundary (an epoch's end) stays a report."""
+    _state.save_at_stop(checkpoint)
 
 
 def checkpoint_due():

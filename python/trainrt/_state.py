@@ -169,18 +169,36 @@ def report(metrics, checkpoint=None):
     if checkpoint is None and not any_directory:
         handle.report(values)
     else:
-        if checkpoint is None:  # another rank reports a directory: this one adds no files
-            from .checkpoint import Checkpoint
-            checkpoint = Checkpoint()
-        for save, _ in session_local("checkpoint_hooks", list):
-            save(checkpoint)
-        allreduce = (lambda array, op: handle.allreduce(array, op)) if any_directory else None
-        tensors, attributes = checkpoint._parts(handle.context(), allreduce)
-        deferred = handle.report(values, tensors, attributes, checkpoint._private_names())
-        # Kept until the next checkpoint's report (which awaits this snapshot) or the end.
-        _local["snapshot_sources"] = tensors if deferred else None
+        _save(handle, checkpoint, any_directory, lambda *parts: handle.report(values, *parts))
     if handle.should_stop():  # no collective: the verdict rode in the report's own
         raise StopTraining()
+
+
+def save_at_stop(checkpoint):
+    """Collective, after should_stop() returned True between two reports: commits `checkpoint` as
+    the stop's checkpoint, without a result row (so the resumed run reports what an uninterrupted
+    one does), and ends the function (StopTraining)."""
+    handle = session()
+    any_directory = _agree_on_checkpoints(handle, checkpoint)
+    if checkpoint is None and not any_directory:
+        raise ValueError("trainrt.save_at_stop(): pass the Checkpoint to resume from (None on every rank)")
+    _save(handle, checkpoint, any_directory, handle.save_at_stop)
+    raise StopTraining()
+
+
+def _save(handle, checkpoint, any_directory, commit):
+    """A checkpoint's parts handed to commit(tensors, attributes, private names) (a report's or a
+    stop's save); None on a rank while another saves a directory: this one adds no files."""
+    if checkpoint is None:
+        from .checkpoint import Checkpoint
+        checkpoint = Checkpoint()
+    for save, _ in session_local("checkpoint_hooks", list):
+        save(checkpoint)
+    allreduce = (lambda array, op: handle.allreduce(array, op)) if any_directory else None
+    tensors, attributes = checkpoint._parts(handle.context(), allreduce)
+    deferred = commit(tensors, attributes, checkpoint._private_names())
+    # Kept until the next checkpoint's save (which awaits this snapshot) or the end.
+    _local["snapshot_sources"] = tensors if deferred else None
 
 
 def _agree_on_checkpoints(handle, checkpoint):

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "checkpoint/format/manifest.hpp"
 #include "checkpoint/write/fault.hpp"
 #include "comm/agreement.hpp"
 #include "data/configured.hpp"
@@ -200,7 +201,29 @@ void SessionImpl::report(const Metrics& metrics, const CheckpointState& state) {
         }
         throw;
     }
-    if (stops_.agreed()) stop_checkpoint_ = saved.name;  // agreed before or at this boundary
+    if (stops_.agreed()) stop_checkpoint_ = saved.name;  // agreed at this boundary
+    settle_save(saved, iteration);
+}
+
+// The stop's checkpoint between two reports adds no row, so that a stopped and resumed run
+// reports the same iterations as an uninterrupted one (Ray counts reports). It takes the next
+// report's name, marked as saved between reports (the manifest's metrics); that report replaces
+// it after the resume (commit.cpp), and a restore counts on from the report before it
+// (Checkpoint::reported_iterations). Every rank holds the same agreement, so all throw alike.
+void SessionImpl::save_at_stop(const CheckpointState& state) {
+    if (!stops_.agreed())
+        throw WorkloadError("workload: save_at_stop() was called with no stop agreed: call it when should_stop() "
+                            "returned true (then return); checkpoint a report with report(metrics, state)");
+    await_snapshot();
+    const std::int64_t iteration = results_.iterations() + 1;
+    nlohmann::ordered_json marked = nlohmann::ordered_json::object();
+    marked[checkpoint::kBetweenReportsKey] = true;
+    const checkpoint::SaveReport saved = checkpoints_.save(state, iteration, marked);
+    stop_checkpoint_ = saved.name;
+    settle_save(saved, iteration);
+}
+
+void SessionImpl::settle_save(const checkpoint::SaveReport& saved, std::int64_t iteration) {
     if (settings_.checkpoint.async.value && settings_.checkpoint.snapshot.value == SnapshotMode::background)
         unrecorded_save_.emplace(saved, iteration);
     else
@@ -250,7 +273,7 @@ void SessionImpl::restore() {
     const auto started = std::chrono::steady_clock::now();
     std::optional<Checkpoint> restored = checkpoints_.restore();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    const std::int64_t superseded = results_.resume_after(restored ? restored->iteration() : 0);
+    const std::int64_t superseded = results_.resume_after(restored ? restored->reported_iterations() : 0);
     if (superseded > 0 && context_.world_rank == 0)
         log::warn("{} result row(s) reported after the {} were moved to {}", superseded,
                   restored ? "restored checkpoint" : "last start", runlog::kSupersededResults);

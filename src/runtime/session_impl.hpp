@@ -24,6 +24,7 @@ public:
     Communicator& communicator() override { return *comm_; }
     void report(const Metrics& metrics) override;
     void report(const Metrics& metrics, const CheckpointState& state) override;
+    void save_at_stop(const CheckpointState& state) override;
     bool should_stop() override;
     bool checkpoint_due() override { return stops_.checkpoint_due(); }
     const Checkpoint* checkpoint() const override { return resume_.take(); }
@@ -55,6 +56,7 @@ public:
 private:
     void before_report();
     void record_row(const Metrics& metrics);
+    void settle_save(const checkpoint::SaveReport& saved, std::int64_t iteration);
     void end_early_if_due(const Metrics& metrics);
     StopReason early_end_on_rank0(const Metrics& metrics);
     [[noreturn]] void fail_nonfinite(const std::string& mine);

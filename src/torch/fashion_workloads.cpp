@@ -234,7 +234,9 @@ bool train_epoch(Session& session, const Settings& settings, Model& model, const
         const auto b = static_cast<std::int64_t>(part->index);
         progress = {progress.epoch, b + 1, progress.batches + 1, progress.step + 1, progress.loss_sum + loss};
         const StepBoundary boundary = at_step_boundary(session, progress.step, every, b + 1 >= last);
-        if (boundary.save) {
+        if (boundary.stop) {  // the stop's checkpoint, without a row (Session::save_at_stop)
+            session.save_at_stop(snapshot(session.context(), model, progress, stream).state());
+        } else if (boundary.save) {
             Metrics metrics;
             metrics.set("epoch", progress.epoch + 1).set("step", progress.step)
                 .set("running_loss", mean_over_ranks(session, progress.loss_sum / progress.batches));

@@ -65,6 +65,13 @@ verify() {
   "$TRAINRT" checkpoints verify "$1" >"$2" 2>&1 || vrc=$?
 }
 
+# reported RUN_DIR: result.jsonl's rows without what depends on time (_timestamp, _time*, *_s,
+# restart_count, at any depth): what a resumed run must report as the uninterrupted one did.
+reported() {
+  jq -c 'walk(if type == "object" then with_entries(select(.key | test("^_time|_s$|^restart_count$") | not)) else . end)' \
+    "$1/result.jsonl"
+}
+
 # iterations_once RUN_DIR LAST [dups_ok]: result.jsonl has a row for every iteration 1..LAST and
 # none beyond, in order. A row repeated after a resume (the iteration was reported, then the run
 # died before its checkpoint was committed) is a known limitation (docs/concepts.md) and

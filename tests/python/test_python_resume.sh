@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A Python training function (examples/python/fashion_mnist.py: model, optimizer, data loader
 # position and RNGs in a state_dict checkpoint) stops and resumes bitwise: USR2 to rank 1 in the
-# middle of epoch 2 (the function saves mid-epoch and returns: exit 9) and a rerun, and kill -9 of
+# middle of epoch 2 (the function saves mid-epoch with save_at_stop, no row: exit 9) and a rerun
+# that reports what the uninterrupted run did, and kill -9 of
 # rank 0 in epoch 2 and a rerun, each end with the uninterrupted run's weights digest. The
 # checkpoint is HDF5 without pickle: h5py reads the model's tensors by their state_dict names.
 source "$(dirname "$0")/../checkpoint/lib.sh"
@@ -31,8 +32,13 @@ resume_case() {  # NAME HOW(usr2|kill)
     || fail "$name: digest $(digest_of "$WORK/$name.rerun.out") after resume != uninterrupted $base"
 }
 resume_case usr2 usr2
-grep -q '"epoch":1\.[0-9]' "$WORK/usr2/result.jsonl" && pass "the USR2 stop saved in the middle of epoch 2: $(grep -o '"epoch":1\.[0-9]*' "$WORK/usr2/result.jsonl")" \
-  || fail "no mid-epoch stop row in usr2/result.jsonl"
+stopped=$(grep -o 'stopped at iteration [0-9]* ([a-z]*); checkpoint checkpoint_[0-9]*' "$WORK/usr2.first.out" || true)
+[ "$stopped" = "stopped at iteration 1 (signal); checkpoint checkpoint_000002" ] \
+  && pass "the USR2 stop saved in the middle of epoch 2 with save_at_stop ($stopped), no row for it" \
+  || { show "$WORK/usr2.first.out"; fail "the USR2 stop: '$stopped'"; }
+[ "$(reported "$WORK/usr2")" = "$(reported "$WORK/ref")" ] \
+  && pass "the stopped and resumed run reports what the uninterrupted one did ($(rows "$WORK/usr2") rows)" \
+  || fail "usr2/result.jsonl differs from the uninterrupted run's: $(reported "$WORK/usr2" | cut -c1-150)"
 resume_case kill kill
 
 ckpt="$WORK/ref/checkpoints/$(newest_committed "$WORK/ref")"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A stop signal to ONE rank (USR2 to rank 1, then TERM to rank 0 in a second run): every rank
 # stops at the same step boundary, the stop checkpoint commits, trainrt exits 9 with a `stop`
-# event; the rerun resumes and ends with bitwise the weights of an uninterrupted run, and
-# result.jsonl holds every iteration exactly once.
+# event; the stop's checkpoint, between two reports, adds no result row; the rerun resumes and
+# ends with bitwise the weights of an uninterrupted run, and result.jsonl holds every iteration
+# exactly once, with the uninterrupted run's values.
 # ctest: fixture=small_data
 source "$(dirname "$0")/lib.sh"
 use_full_data  # its kills and signals land at moments of training
@@ -29,8 +30,8 @@ for case in USR2:1 TERM:0; do
   jq -e '(.boundaries_by_rank | length) == 2 and (.boundaries_by_rank | unique | length) == 1 and .boundary == .boundaries_by_rank[0]' <<<"$stop" >/dev/null \
     && pass "$name: both ranks stopped at step boundary $(jq .boundary <<<"$stop")" || fail "$name: ranks disagree: $stop"
   ckpt=$(jq -r .checkpoint <<<"$stop")
-  [ "$ckpt" = "$(newest_committed "$WORK/$name")" ] && [ "$ckpt" = "$(ckpt_name "$(jq .step <<<"$stop")")" ] \
-    && pass "$name: stop checkpoint $ckpt is the newest committed one" \
+  [ "$ckpt" = "$(newest_committed "$WORK/$name")" ] && [ "$ckpt" = "$(ckpt_name $(($(jq .step <<<"$stop") + 1)))" ] \
+    && pass "$name: stop checkpoint $ckpt (after iteration $(jq .step <<<"$stop"), named for the next report) is the newest committed one" \
     || fail "$name: stop checkpoint '$ckpt', newest committed '$(newest_committed "$WORK/$name")'"
   grep -q 'not a Slurm job: run the same command again' "$WORK/$name.stop.out" \
     && pass "$name: says how to resume outside Slurm" || fail "$name: no resume advice in output"
@@ -43,6 +44,9 @@ for case in USR2:1 TERM:0; do
   iterations_once "$WORK/$name" "$(jq -r '._training_iteration' "$WORK/$name/result.jsonl" | tail -1)" \
     && pass "$name: result.jsonl: every iteration once ($stop_rows rows before the stop)" \
     || fail "$name: result.jsonl rows lost or repeated"
+  [ "$(reported "$WORK/$name")" = "$(reported "$WORK/reference")" ] \
+    && pass "$name: the resumed run reports what the uninterrupted one did ($(rows "$WORK/$name") rows, no row for the stop)" \
+    || fail "$name: result.jsonl differs from the uninterrupted run's: $(reported "$WORK/$name" | head -3 | cut -c1-200)"
   [ ! -e "$WORK/$name/result.superseded.jsonl" ] || fail "$name: rows superseded after a clean stop"
   jq -e -s '[.[] | select(.event == "start")][1].reason | startswith("after stop (signal '"$sig"')")' \
     "$WORK/$name/events.jsonl" >/dev/null && pass "$name: second start names the stop" \

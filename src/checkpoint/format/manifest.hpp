@@ -91,6 +91,10 @@ struct TensorEntry {
     std::vector<PartEntry> parts;
 };
 
+// The key of a manifest's metrics that marks a stop's checkpoint saved between two reports: named
+// for the next report, which it precedes (Checkpoint::reported_iterations).
+inline constexpr const char* kBetweenReportsKey = "_between_reports";
+
 struct Manifest {
     std::string name;          // checkpoint_000042
     std::int64_t iteration = 0;

@@ -140,6 +140,10 @@ Checkpoint::Checkpoint(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)
 const std::string& Checkpoint::path() const { return impl_->path; }
 const std::string& Checkpoint::name() const { return impl_->manifest.name; }
 std::int64_t Checkpoint::iteration() const { return impl_->manifest.iteration; }
+std::int64_t Checkpoint::reported_iterations() const {
+    const bool between = impl_->manifest.metrics.value(checkpoint::kBetweenReportsKey, false);
+    return impl_->manifest.iteration - (between ? 1 : 0);
+}
 int Checkpoint::world_size() const { return impl_->manifest.world_size; }
 
 bool Checkpoint::has_tensor(const std::string& name) const {

@@ -95,6 +95,19 @@ bool report(const SessionHandle& handle, const py::dict& values, const py::objec
     return deferred;
 }
 
+// Session::save_at_stop of a Python checkpoint's parts; whether its copy was left to finish
+// beside the caller (as report()'s).
+bool save_at_stop(const SessionHandle& handle, const py::object& tensors, const py::object& attributes,
+                  const std::set<std::string>& private_names) {
+    Session& session = live(handle);
+    const CheckpointState state = state_from(tensors, attributes);  // borrows the arrays' data
+    const bool deferred = late_blocks_private(state, private_names);
+    py::gil_scoped_release unlocked;
+    session.save_at_stop(state);
+    if (!deferred) session.await_snapshot();
+    return deferred;
+}
+
 py::dict dataset_shard(const SessionHandle& handle, const std::string& split, std::uint64_t epoch) {
     DatasetShard shard;
     {
@@ -203,6 +216,8 @@ void bind_session(py::module_& module) {
         .def("train_config", [](const SessionHandle& h) { return train_config(live(h).config()); })
         .def("report", &report, py::arg("metrics"), py::arg("tensors") = py::none(),
              py::arg("attributes") = py::none(), py::arg("private_names") = std::set<std::string>{})
+        .def("save_at_stop", &save_at_stop, py::arg("tensors"), py::arg("attributes"),
+             py::arg("private_names") = std::set<std::string>{})
         .def("await_snapshot", [](const SessionHandle& h) {
             Session& session = live(h);
             py::gil_scoped_release unlocked;

@@ -218,8 +218,12 @@ CheckpointState snapshot(Engine& engine, const Mlp& model, const Progress& progr
 }
 
 // Reports with a checkpoint: the engine's running loss sum and weights brought to the host first.
-void report_progress(Session& session, Engine& engine, const Mlp& model, Progress& progress, const Streams& streams) {
+// A checkpoint inside an epoch: reported with the running loss, or at a stop the stop's own
+// checkpoint, without a row (Session::save_at_stop).
+void save_progress(Session& session, Engine& engine, const Mlp& model, Progress& progress, const Streams& streams,
+                   bool stop) {
     progress.loss_sum = engine.loss_sum();
+    if (stop) return session.save_at_stop(snapshot(engine, model, progress, session.context(), streams));
     session.report(running_metrics(session, progress), snapshot(engine, model, progress, session.context(), streams));
 }
 
@@ -239,7 +243,7 @@ bool train_epoch(Session& session, const Mlp& model, Engine& engine, const Setti
         ++progress.step;
         progress.next_batch = static_cast<std::int64_t>(batch->index) + 1;
         const StepBoundary boundary = at_step_boundary(session, progress.step, every, progress.next_batch >= last);
-        if (boundary.save) report_progress(session, engine, model, progress, streams);
+        if (boundary.save) save_progress(session, engine, model, progress, streams, boundary.stop);
         if (boundary.stop) return false;
     }
     progress.loss_sum = engine.loss_sum();

@@ -221,7 +221,11 @@ Evaluation evaluate(Session& session, const Settings& settings, const LinearMode
     return result;
 }
 
-void report_running(Session& session, const LinearModel& model, const Progress& progress, const TrainStream& stream) {
+// A checkpoint inside an epoch: reported with the running loss, or at a stop the stop's own
+// checkpoint, without a row (Session::save_at_stop).
+void save_running(Session& session, const LinearModel& model, const Progress& progress, const TrainStream& stream,
+                  bool stop) {
+    if (stop) return session.save_at_stop(make_state(model, progress, stream));
     Metrics metrics;
     metrics.set("epoch", progress.epoch + 1).set("step", progress.step)
         .set("running_loss", progress.loss_sum / static_cast<double>(progress.batches));
@@ -247,7 +251,7 @@ bool train_epoch(Session& session, LinearModel& model, const TrainStream& stream
         ++progress.batches, ++progress.step;
         progress.next_batch = static_cast<std::int64_t>(batch->index) + 1;
         const StepBoundary boundary = at_step_boundary(session, progress.step, every, progress.next_batch >= last);
-        if (boundary.save) report_running(session, model, progress, stream);
+        if (boundary.save) save_running(session, model, progress, stream, boundary.stop);
         if (boundary.stop) return false;
     }
     return true;
