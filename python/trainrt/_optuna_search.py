@@ -66,12 +66,17 @@ def _text(value):
     return value if isinstance(value, str) else repr(value)
 
 
+def _floats(finished):
+    """A finished trial's objective values as floats (Optuna's multi-objective TPE fails on ints)."""
+    return [float(value) for value in finished["metrics"]]
+
+
 def _finished_trial(optuna, distributions, finished):
     """A finished trial for the study, or None when its values are not in the space (PBT explored
     them beyond its bounds): those are no evidence about the space TPE models."""
     try:
         params = {key: _value(finished["values"][key], distribution) for key, distribution in distributions.items()}
-        return optuna.trial.create_trial(params=params, distributions=distributions, value=finished["metric"])
+        return optuna.trial.create_trial(params=params, distributions=distributions, values=_floats(finished))
     except (KeyError, ValueError):
         return None
 
@@ -89,10 +94,12 @@ def suggest(request_text):
 
 
 def _study(optuna, request, finished_trial):
-    """An in-memory study of the request's direction, seeded sampler and finished trials (each made
-    by finished_trial, None: left out)."""
+    """An in-memory study of the request's directions (one per objective: several make a
+    multi-objective study), seeded sampler and finished trials (each made by finished_trial, None:
+    left out)."""
     sampler = optuna.samplers.TPESampler(seed=request["seed"], n_startup_trials=request["n_startup_trials"])
-    study = optuna.create_study(direction="maximize" if request["mode"] == "max" else "minimize", sampler=sampler)
+    directions = ["maximize" if mode == "max" else "minimize" for mode in request["modes"]]
+    study = optuna.create_study(directions=directions, sampler=sampler)
     for finished in request["finished"]:
         trial = finished_trial(finished)
         if trial is not None:
@@ -136,7 +143,8 @@ def _replayed(optuna, function, finished):
     fixed = optuna.trial.FixedTrial(values)
     try:
         function(fixed)
-        return optuna.trial.create_trial(params=fixed.params, distributions=fixed.distributions, value=finished["metric"])
+        return optuna.trial.create_trial(params=fixed.params, distributions=fixed.distributions,
+                                         values=_floats(finished))
     except (KeyError, ValueError):
         return None
 

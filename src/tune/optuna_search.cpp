@@ -1,5 +1,7 @@
 #include "tune/optuna_search.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -68,9 +70,28 @@ TrialValues function_values(const nlohmann::json& drawn) {
 
 }  // namespace
 
+std::vector<Objective> parse_objectives(const std::string& text, const std::string& key, const std::string& source) {
+    std::vector<Objective> objectives;
+    for (const std::string& entry : split_arguments(text)) {
+        const std::size_t colon = entry.rfind(':');
+        const std::string metric = colon == std::string::npos ? "" : trim(entry.substr(0, colon));
+        const std::string mode = colon == std::string::npos ? "" : trim(entry.substr(colon + 1));
+        const bool named_twice = std::any_of(objectives.begin(), objectives.end(),
+                                             [&](const Objective& o) { return o.metric == metric; });
+        if (metric.empty() || (mode != "min" && mode != "max") || named_twice)
+            throw ConfigError(fmt::format("tune: {} = {} ({}): '{}' is not METRIC:min or METRIC:max{}; e.g. {} = "
+                                          "loss:min, accuracy:max", key, text, source, entry,
+                                          named_twice ? " (its metric is named twice)" : "", key));
+        objectives.push_back({metric, mode == "min" ? ScoreOrder::min : ScoreOrder::max});
+    }
+    return objectives;
+}
+
 TrialValues optuna_trial(const OptunaRequest& request) {
     const bool by_function = !request.space_function.empty();
-    nlohmann::json body{{"mode", request.mode == ScoreOrder::max ? "max" : "min"},
+    nlohmann::json modes = nlohmann::json::array();
+    for (const Objective& objective : request.objectives) modes.push_back(objective.mode == ScoreOrder::max ? "max" : "min");
+    nlohmann::json body{{"modes", modes},
                         {"seed", optuna_seed(request.seed, request.index)},
                         {"n_startup_trials", request.n_startup_trials},
                         {"space", nlohmann::json::array()},
@@ -79,7 +100,7 @@ TrialValues optuna_trial(const OptunaRequest& request) {
     for (const Domain& domain : *request.space) body["space"].push_back(domain_json(domain));
     for (const FinishedTrial& trial : request.finished)
         body["finished"].push_back({{"values", by_function ? function_values_json(trial.values) : values_json(trial.values)},
-                                    {"metric", trial.metric}});
+                                    {"metrics", trial.metrics}});
     const auto drawn = nlohmann::json::parse(workloads::call_python("_optuna_search", "suggest", body.dump()));
     return by_function ? function_values(drawn) : domain_values(*request.space, drawn);
 }

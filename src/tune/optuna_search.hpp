@@ -17,16 +17,27 @@
 
 namespace trainrt::tune {
 
-// A finished trial as evidence for the sampler: its values and its final metric.
+// What Optuna optimises: a reported metric and its direction; several make a multi-objective
+// study (Ray's OptunaSearch(metric=[...], mode=[...])).
+struct Objective {
+    std::string metric;
+    ScoreOrder mode = ScoreOrder::max;
+};
+
+// tune.optuna.objectives' text ("loss:min, gain:max"): ConfigError naming `key` and `source` on an
+// entry that is not METRIC:min or METRIC:max, or on a metric named twice.
+std::vector<Objective> parse_objectives(const std::string& text, const std::string& key, const std::string& source);
+
+// A finished trial as evidence for the sampler: its values and its final value of each objective.
 struct FinishedTrial {
     TrialValues values;
-    double metric = 0;
+    std::vector<double> metrics;
 };
 
 struct OptunaRequest {
     const std::vector<Domain>* space = nullptr;
     std::string space_function;     // tune.optuna.space: a define-by-run function instead of `space`
-    ScoreOrder mode = ScoreOrder::max;
+    std::vector<Objective> objectives;
     std::uint64_t seed = 0;         // run.seed
     std::size_t index = 0;          // the trial being drawn
     std::int64_t n_startup_trials = 10;

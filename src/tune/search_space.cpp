@@ -22,25 +22,6 @@ const std::map<std::string, DomainKind>& kinds() {
     return names;
 }
 
-std::string trim(const std::string& text) {
-    const auto first = text.find_first_not_of(" \t");
-    if (first == std::string::npos) return "";
-    return text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
-
-// "a, b , c" -> {"a", "b", "c"}; an empty text gives no values.
-std::vector<std::string> split_arguments(const std::string& text) {
-    std::vector<std::string> parts;
-    if (trim(text).empty()) return parts;
-    std::size_t start = 0;
-    for (std::size_t comma = text.find(','); ; comma = text.find(',', start)) {
-        parts.push_back(trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return parts;
-}
-
 [[noreturn]] void bad(const Domain& domain, const std::string& why) {
     throw ConfigError(fmt::format("tune: [space] {} ({}): {}", domain.key, domain.source, why));
 }
@@ -108,6 +89,25 @@ double normal(std::mt19937_64& generator, double mean, double sd) {  // Box-Mull
 }
 
 }  // namespace
+
+std::string trim(const std::string& text) {
+    const auto first = text.find_first_not_of(" \t");
+    if (first == std::string::npos) return "";
+    return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+// "a, b , c" -> {"a", "b", "c"}; an empty text gives no values.
+std::vector<std::string> split_arguments(const std::string& text) {
+    std::vector<std::string> parts;
+    if (trim(text).empty()) return parts;
+    std::size_t start = 0;
+    for (std::size_t comma = text.find(','); ; comma = text.find(',', start)) {
+        parts.push_back(trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return parts;
+}
 
 const char* domain_kind_name(DomainKind kind) {
     for (const auto& [name, named] : kinds())

@@ -42,4 +42,9 @@ void check_against(const Domain& domain, const OptionSpec& spec);
 // A real value as config text that reads back to the same double.
 std::string real_text(double value);
 
+// `text` without its leading and trailing blanks.
+std::string trim(const std::string& text);
+// "a, b , c" -> {"a", "b", "c"}; an empty text gives no values.
+std::vector<std::string> split_arguments(const std::string& text);
+
 }  // namespace trainrt::tune

@@ -59,15 +59,18 @@ void check_other_schedulers_keys(const Values& given, const SweepConfig& sweep) 
                                               "remove it, or set {}", key, value.source, section.now, section.wanted));
 }
 
-// The sweep's scheduler and searcher against its keys: no other one's key, a metric when they compare trials.
+// The sweep's scheduler and searcher against its keys: no other one's key, a metric when they
+// compare trials (Optuna alone may have its objectives instead).
 void check_scheduling(const Values& given, const SweepConfig& sweep) {
     check_other_schedulers_keys(given, sweep);
-    const bool compares = sweep.tune.scheduler.value != SchedulerKind::fifo || sweep.tune.search.value == SearchKind::optuna;
+    const bool by_objectives = sweep.tune.search.value == SearchKind::optuna && !sweep.optuna.objectives.value.empty();
+    const bool scheduler_compares = sweep.tune.scheduler.value != SchedulerKind::fifo;
+    const bool compares = scheduler_compares || (sweep.tune.search.value == SearchKind::optuna && !by_objectives);
     if (sweep.tune.metric.value.empty() && compares)
         throw ConfigError(fmt::format("tune: tune.metric is not set ({}); {} compares trials by a reported metric: "
                                       "name it, e.g. metric = test_accuracy", sweep.path,
-                                      sweep.tune.search.value == SearchKind::optuna ? "search = optuna"
-                                          : "scheduler = " + std::string(name_of(sweep.tune.scheduler.value))));
+                                      scheduler_compares ? "scheduler = " + std::string(name_of(sweep.tune.scheduler.value))
+                                                         : "search = optuna"));
 }
 
 SweepFile read_sweep_file(const std::string& path) {
@@ -150,6 +153,14 @@ void check_space(const std::vector<Domain>& space, const JobConfig& base) {
     }
 }
 
+// What Optuna optimises: tune.optuna.objectives, else tune.metric and tune.mode; none without Optuna.
+std::vector<Objective> optuna_objectives(const SweepConfig& sweep) {
+    if (sweep.tune.search.value != SearchKind::optuna) return {};
+    const auto& given = sweep.optuna.objectives;
+    if (given.value.empty()) return {{sweep.tune.metric.value, sweep.tune.mode.value}};
+    return parse_objectives(given.value, given.key, given.source);
+}
+
 // [space]'s domains, checked against the base job; none where Optuna's define-by-run function
 // (tune.optuna.space) draws every value, which [space] domains would contradict.
 void read_space(const SweepFile& file, SweepConfig& sweep) {
@@ -197,6 +208,7 @@ SweepConfig load_sweep(int argc, const char* const argv[]) {
         throw ConfigError(fmt::format("tune: tune.base is not set ({}); name the job every trial runs, e.g. "
                                       "base = jobs/fashion_mlp.ini", sweep.path));
     check_scheduling(file.tune, sweep);
+    sweep.objectives = optuna_objectives(sweep);
     const std::filesystem::path base(sweep.tune.base.value);
     sweep.base_path = base.is_absolute() ? base.string() : (std::filesystem::path(sweep.path).parent_path() / base).string();
     sweep.base = load_base(sweep.base_path, overrides);

@@ -13,6 +13,7 @@
 #include "trainrt/config.hpp"
 #include "trainrt/keys.hpp"
 #include "tune/native_search.hpp"
+#include "tune/optuna_search.hpp"
 #include "tune/search_space.hpp"
 
 namespace trainrt {
@@ -61,7 +62,10 @@ TRAINRT_KEYS(PbtKeys, "tune.pbt", TRAINRT_PBT_KEYS);
     KEY(n_startup_trials, std::int64_t, "10", at_least(0), "trials drawn at random before TPE models the results (Optuna's default)") \
     KEY(space, std::string, "", any_value(),                                                                         \
         "a define-by-run function FILE.py:NAME or module:NAME that draws each trial's [train] values on an Optuna "  \
-        "trial (Ray's OptunaSearch(space=function)), instead of [space] domains")
+        "trial (Ray's OptunaSearch(space=function)), instead of [space] domains")                                  \
+    KEY(objectives, std::string, "", any_value(),                                                                    \
+        "what Optuna optimises, a comma list of METRIC:min|max (several: a multi-objective study, Ray's "          \
+        "OptunaSearch(metric=[...], mode=[...])); empty: tune.metric and tune.mode")
 TRAINRT_KEYS(OptunaKeys, "tune.optuna", TRAINRT_OPTUNA_KEYS);
 
 struct SweepConfig {
@@ -70,6 +74,7 @@ struct SweepConfig {
     AshaKeys asha;
     PbtKeys pbt;
     OptunaKeys optuna;
+    std::vector<Objective> objectives;  // what Optuna optimises (search = optuna; none otherwise)
     std::vector<Domain> space;  // in the file's order
     JobConfig base;             // the base job, command-line overrides included
     std::size_t trials = 0;     // how many the sweep runs (trial_count)

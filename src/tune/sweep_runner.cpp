@@ -55,6 +55,7 @@ std::map<std::string, std::string> definition_of(const SweepConfig& sweep, const
     if (sweep.tune.search.value == SearchKind::optuna) {
         definition[sweep.optuna.n_startup_trials.key] = std::to_string(sweep.optuna.n_startup_trials.value);
         if (!sweep.optuna.space.value.empty()) definition[sweep.optuna.space.key] = sweep.optuna.space.value;
+        if (!sweep.optuna.objectives.value.empty()) definition[sweep.optuna.objectives.key] = sweep.optuna.objectives.value;
     }
     for (const Domain& domain : sweep.space) definition["space." + domain.key] = domain.text();
     return definition;
@@ -244,18 +245,25 @@ private:
     }
 
     // Optuna's values for a trial about to start its first attempt, from every trial finished so
-    // far (its final metric: the last scheduler decision's, or its last reported row's).
+    // far with a value of each objective.
     void draw(TrialRecord& trial) {
-        OptunaRequest request{&sweep_.space, sweep_.optuna.space.value, sweep_.tune.mode.value, seed_, trial.index,
+        OptunaRequest request{&sweep_.space, sweep_.optuna.space.value, sweep_.objectives, seed_, trial.index,
                               sweep_.optuna.n_startup_trials.value, {}};
         for (const TrialRecord& other : state_.trials) {
             if (other.status != TrialStatus::terminated) continue;
-            const std::optional<double> metric = other.decisions.empty()
-                ? metrics::last_value(metrics::metric_series(dir_ + "/" + other.name, sweep_.tune.metric.value))
-                : std::optional<double>(other.decisions.back().value);
-            if (metric) request.finished.push_back({other.values, *metric});
+            FinishedTrial finished{other.values, {}};
+            for (const Objective& objective : sweep_.objectives)
+                if (const std::optional<double> value = final_value(other, objective.metric)) finished.metrics.push_back(*value);
+            if (finished.metrics.size() == sweep_.objectives.size()) request.finished.push_back(std::move(finished));
         }
         trial.values = optuna_trial(request);
+    }
+
+    // A finished trial's final value of `metric`: its last scheduler decision's where the sweep
+    // decides by that metric, else its last reported row's.
+    std::optional<double> final_value(const TrialRecord& trial, const std::string& metric) const {
+        if (!trial.decisions.empty() && metric == sweep_.tune.metric.value) return trial.decisions.back().value;
+        return metrics::last_value(metrics::metric_series(dir_ + "/" + trial.name, metric));
     }
 
     void reap() {

@@ -58,6 +58,8 @@ CONFORMS = {
     # ASHA's asynchronous decisions make the iterations vary from run to run on both sides
     "tune/examples/optuna_example.py": ["trials", "metrics"],
     "tune/examples/optuna_define_by_run_example.py": ["trials", "metrics"],
+    # 10 trials of 100 reports each, two objectives, no scheduler
+    "tune/examples/optuna_multiobjective_example.py": ["trials", "iterations", "metrics"],
     "tune/examples/xgboost_example.py": ["trials", "metrics"],
     # PBT by training_iteration: 8 trials of 10 reports each whatever PBT decides; which trials
     # exploit varies, and a Ray trial that exploited ends with one checkpoint in its own folder

@@ -69,8 +69,8 @@ import json
 from trainrt import _optuna_search as search
 space = [{"key": "train.lr", "kind": "loguniform", "values": [], "low": 1e-4, "high": 1.0, "q": 0}]
 def draw(metrics, startup):
-    finished = [{"values": {"train.lr": repr(10 ** -(i / 2))}, "metric": m} for i, m in enumerate(metrics)]
-    request = {"mode": "max", "seed": 7, "n_startup_trials": startup, "space": space, "finished": finished}
+    finished = [{"values": {"train.lr": repr(10 ** -(i / 2))}, "metrics": [m]} for i, m in enumerate(metrics)]
+    request = {"modes": ["max"], "seed": 7, "n_startup_trials": startup, "space": space, "finished": finished}
     return json.loads(search.suggest(json.dumps(request)))["train.lr"]
 small_best, large_best = [1, 2, 3, 4, 5, 6, 7, 8], [8, 7, 6, 5, 4, 3, 2, 1]
 assert draw(small_best, 4) != draw(large_best, 4), "TPE drew the same value for opposite results"

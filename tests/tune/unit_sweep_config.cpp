@@ -111,3 +111,23 @@ TEST_CASE("a wrong sweep file is one line naming the key and where it was writte
     CHECK_THAT(error_of((dir.dir / "missing.ini").string()), Catch::Contains("does not exist"));
     for (const std::string& message : {error_of(with("train.lr =", "train.lrr ="))}) CHECK(message.find('\n') == std::string::npos);
 }
+
+TEST_CASE("Optuna's objectives: tune.optuna.objectives, else the sweep's metric and mode") {
+    SweepDir dir;
+    const std::string optuna = "[tune]\nbase = base.ini\nnum_samples = 4\nsearch = optuna\n";
+    const std::string space = "[space]\ntrain.lr = loguniform(1e-4, 1e-1)\n";
+    SweepConfig single = load(dir.write(optuna + "metric = loss\nmode = min\n" + space));
+    REQUIRE(single.objectives.size() == 1);
+    CHECK((single.objectives[0].metric == "loss" && single.objectives[0].mode == ScoreOrder::min));
+    SweepConfig several = load(dir.write(optuna + "optuna.objectives = loss:min, gain : max\n" + space));
+    REQUIRE(several.objectives.size() == 2);
+    CHECK((several.objectives[1].metric == "gain" && several.objectives[1].mode == ScoreOrder::max));
+    CHECK(load(dir.write("[tune]\nbase = base.ini\nnum_samples = 4\n" + space)).objectives.empty());
+    CHECK_THAT(error_of(dir.write(optuna + space)), Catch::Contains("tune.metric is not set"));
+    for (const char* bad : {"loss", "loss:lowest", ":min", "loss:min, loss:max"})
+        CHECK_THAT(error_of(dir.write(optuna + "optuna.objectives = " + bad + "\n" + space)),
+                   Catch::Contains("tune.optuna.objectives") && Catch::Contains("is not METRIC:min or METRIC:max") &&
+                       Catch::Contains("sweep.ini:5"));
+    CHECK_THAT(error_of(dir.write(optuna + "optuna.objectives = loss:min\nscheduler = asha\n" + space)),
+               Catch::Contains("tune.metric is not set") && Catch::Contains("scheduler = asha"));
+}

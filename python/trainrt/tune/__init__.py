@@ -444,9 +444,10 @@ class Tuner:
         config, domains = self.tune_config, self._space()[0]
         search, limit = _searcher(config.search_alg)
         scheduler = config.scheduler or FIFOScheduler()
-        metric = config.metric or getattr(scheduler, "metric", None) or getattr(search, "metric", None)
-        mode = config.mode or getattr(scheduler, "mode", None) or getattr(search, "mode", None)
-        if not metric and (search is not None or not isinstance(scheduler, FIFOScheduler)):
+        objectives = search.objectives() if search else None  # a multi-objective search's metrics
+        metric = config.metric or getattr(scheduler, "metric", None) or (None if objectives else getattr(search, "metric", None))
+        mode = config.mode or getattr(scheduler, "mode", None) or (None if objectives else getattr(search, "mode", None))
+        if not metric and ((search is not None and not objectives) or not isinstance(scheduler, FIFOScheduler)):
             raise ValueError(f"trainrt.tune: {type(search or scheduler).__name__} compares trials by a reported "
                              f"metric: name it in TuneConfig(metric=..., mode=...)")
         points = 1  # Ray runs num_samples trials per grid point; trainrt's num_samples counts them all
@@ -458,7 +459,7 @@ class Tuner:
                 "ranks_per_trial": ranks, "max_concurrent_trials": _concurrency(config.max_concurrent_trials, limit),
                 "max_failures_per_trial": retries, "search": "optuna" if search else "random",
                 "optuna.n_startup_trials": search.n_startup_trials if search else None,
-                "optuna.space": search.space_function() if search else None}
+                "optuna.space": search.space_function() if search else None, "optuna.objectives": objectives}
         keys.update(_scheduler_keys(scheduler))
         keys["pbt.start_from_base"] = ", ".join(f"train.{key}" for key in self._pbt_space()[1]) or None
         return ini.sweep({"tune": keys, "space": {f"train.{key}": domain.text for key, domain in domains.items()}})

@@ -132,3 +132,17 @@ def test_optuna_search_arguments_it_cannot_honour_are_refused(arguments, named):
 def test_a_define_by_run_space_must_be_a_named_function_in_a_file():
     with pytest.raises(TypeError, match="named function defined in a file"):
         OptunaSearch(space=lambda trial: None).space_function()
+
+
+def test_a_multi_objective_search_writes_its_objectives_and_no_metric():
+    tuner = tune.Tuner(train_func, param_space={"width": tune.uniform(0, 20)}, tune_config=tune.TuneConfig(
+        num_samples=4, search_alg=OptunaSearch(metric=["loss", "gain"], mode=["min", "max"])))
+    written = _parsed(tuner._sweep_text(1))["tune"]
+    assert written["optuna.objectives"] == "loss:min, gain:max"
+    assert "metric" not in written and "mode" not in written
+
+
+@pytest.mark.parametrize("mode", ["min", ["min"], ["min", "lowest"]])
+def test_a_list_of_metrics_takes_a_mode_for_each(mode):
+    with pytest.raises(ValueError, match="one per metric"):
+        OptunaSearch(metric=["loss", "gain"], mode=mode).objectives()

@@ -11,7 +11,8 @@ class OptunaSearch:
     """Ray Tune's OptunaSearch: Optuna's TPE sampler draws each trial's
     values when it starts, from the trials finished before it (`trainrt tune`'s search = optuna).
     Seeded by run.seed; n_startup_trials are drawn at random first (None: the default of `[tune]
-    optuna.n_startup_trials`, Optuna's own). `space` is None (the Tuner's param_space domains) or
+    optuna.n_startup_trials`, Optuna's own). `metric` and `mode` may be lists: a multi-objective
+    study (`[tune] optuna.objectives`). `space` is None (the Tuner's param_space domains) or
     a define-by-run function, as Ray's: it suggests the values on an Optuna trial and returns None
     or a dict of constants (`[tune] optuna.space`)."""
     space: object = None
@@ -34,6 +35,17 @@ class OptunaSearch:
         if self.space is not None and not callable(self.space):
             raise NotImplementedError("trainrt.tune.OptunaSearch(space={...}): give the domains as the Tuner's "
                                       "param_space (tune.uniform, tune.choice, ...), or space= a define-by-run function")
+
+    def objectives(self):
+        """`[tune] optuna.objectives` ("loss:min, gain:max") for a multi-objective search (lists of
+        metrics and modes, as Ray's), else None."""
+        if not isinstance(self.metric, (list, tuple)):
+            return None
+        modes = self.mode if isinstance(self.mode, (list, tuple)) else []
+        if len(modes) != len(self.metric) or any(mode not in ("min", "max") for mode in modes):
+            raise ValueError(f"trainrt.tune.OptunaSearch(metric={self.metric!r}, mode={self.mode!r}): a list of "
+                             f"metrics takes a list of modes, 'min' or 'max', one per metric")
+        return ", ".join(f"{metric}:{mode}" for metric, mode in zip(self.metric, modes))
 
     def space_function(self):
         """`[tune] optuna.space` for a define-by-run space (FILE.py:NAME), else None."""

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# `trainrt tune` with Optuna's define-by-run space (tune.optuna.space = FILE.py:NAME, Ray's
-# OptunaSearch(space=function)): 8 trials of a short Python function, 2 at once, each trial's
-# [train] values those the function suggested on its Optuna trial (a key present only when the
-# function's condition asked for it, every value inside its bounds) and the constants it returned,
-# recorded in sweep.json and run as recorded; TPE takes in the finished trials (replayed through
-# the function for their distributions): past n_startup_trials other results give another draw.
-# A function beside [space] domains, one that returns something else than None or a dict of
-# constants, one that raises, and a missing one: one line, exit 2, nothing written.
+# `trainrt tune` with Ray's OptunaSearch forms beyond [space] domains and one metric:
+# - define-by-run (tune.optuna.space = FILE.py:NAME, OptunaSearch(space=function)): 8 trials of a
+#   short Python function, 2 at once, each trial's [train] values those the function suggested on
+#   its Optuna trial (a key present only when the function's condition asked for it, every value
+#   inside its bounds) and the constants it returned, recorded in sweep.json and run as recorded;
+#   TPE takes in the finished trials (replayed through the function for their distributions): past
+#   n_startup_trials other results give another draw. A function beside [space] domains, one that
+#   returns something else than None or a dict of constants, one that raises, and a missing one:
+#   one line, exit 2, nothing written.
+# - multi-objective (tune.optuna.objectives = loss:min, gain:max, OptunaSearch(metric=[...],
+#   mode=[...])): 6 trials without tune.metric, TERMINATED; TPE's draws past n_startup_trials
+#   follow both objectives' results.
 # ctest: processors=1
 source "$(dirname "$0")/../lib/common.sh"
 cat >"$WORK/space_fn.py" <<'PY'
@@ -28,6 +32,11 @@ def returns_a_list(trial):
 
 def raises(trial):
     return trial.suggest_float("width", 20, 0)
+
+
+def two_objectives(config):
+    for step in range(3):
+        trainrt.report({"loss": (config["width"] - 5) ** 2 + step, "gain": config["width"] * step})
 
 
 def objective(config):
@@ -84,9 +93,9 @@ import json, sys
 from trainrt import _optuna_search as search
 spec = sys.argv[1]  # loading the function's file sets sys.argv, as python3 FILE would
 def draw(metrics, startup):
-    finished = [{"values": {"activation": "tanh", "width": repr(20.0 * i / 8), "steps": "3"}, "metric": m}
+    finished = [{"values": {"activation": "tanh", "width": repr(20.0 * i / 8), "steps": "3"}, "metrics": [m]}
                 for i, m in enumerate(metrics)]
-    request = {"mode": "min", "seed": 7, "n_startup_trials": startup, "space": [], "space_function": spec,
+    request = {"modes": ["min"], "seed": 7, "n_startup_trials": startup, "space": [], "space_function": spec,
                "finished": finished}
     return json.loads(search.suggest(json.dumps(request)))
 low_best, high_best = [1, 2, 3, 4, 5, 6, 7, 8], [8, 7, 6, 5, 4, 3, 2, 1]
@@ -113,4 +122,39 @@ refused raises "$WORK/raises.out" "a function that raises" "fails on an Optuna t
 sweep_file no_such_function
 tune "$WORK/missing.out" --run.name=missing
 refused missing "$WORK/missing.out" "a missing function" "has no function 'no_such_function'"
+cat >"$WORK/base2.ini" <<INI
+[run]
+workload = python:$WORK/space_fn.py:two_objectives
+INI
+cat >"$WORK/sweep.ini" <<INI
+[tune]
+base = $WORK/base2.ini
+num_samples = 6
+max_concurrent_trials = 2
+search = optuna
+optuna.n_startup_trials = 2
+optuna.objectives = loss:min, gain:max
+[space]
+train.width = uniform(0, 20)
+INI
+tune "$WORK/two.out" --run.name=two
+[ "$rc" -eq 0 ] && [ "$(jq -r '[.trials[].status] | unique | join(" ")' "$WORK/two/sweep.json")" = TERMINATED ] \
+  && [ "$(jq '.trials | length' "$WORK/two/sweep.json")" -eq 6 ] \
+  && pass "two objectives (loss:min, gain:max), no tune.metric: 6 trials TERMINATED" \
+  || { tail -20 "$WORK/two.out" >&2; fail "multi-objective sweep: exit $rc"; }
+PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" "$TRAINRT_PYTHON" - >"$WORK/tpe2.out" 2>&1 <<'PY' \
+  && pass "$(cat "$WORK/tpe2.out")" || { cat "$WORK/tpe2.out" >&2; fail "TPE's multi-objective draws"; }
+import json
+from trainrt import _optuna_search as search
+space = [{"key": "train.width", "kind": "uniform", "values": [], "low": 0.0, "high": 20.0, "q": 0}]
+def draw(loss, gain, startup):
+    finished = [{"values": {"train.width": repr(20.0 * i / 8)}, "metrics": [l, g]}
+                for i, (l, g) in enumerate(zip(loss, gain))]
+    request = {"modes": ["min", "max"], "seed": 7, "n_startup_trials": startup, "space": space, "finished": finished}
+    return json.loads(search.suggest(json.dumps(request)))["train.width"]
+up, down = [1, 2, 3, 4, 5, 6, 7, 8], [8, 7, 6, 5, 4, 3, 2, 1]
+assert draw(up, down, 4) != draw(down, up, 4), "TPE drew the same value for opposite results"
+assert draw(up, down, 20) == draw(down, up, 20), "the start-up draws depend on the results"
+print("TPE's two-objective draw follows the results past n_startup_trials:", draw(up, down, 4), draw(down, up, 4))
+PY
 finish
