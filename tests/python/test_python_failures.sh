@@ -7,6 +7,7 @@
 #  - a missing file, a syntax error (FILE:LINE), a missing function (naming those found), an import
 #    that fails, torch missing for scaling.backend = gloo, a bad run.workload: one line, exit 2,
 #    on both ranks, before the run directory exists;
+#  - save_at_stop() with no stop agreed: exit 7 on both ranks, the failure naming what to call;
 #  - a virtual environment active at launch (VIRTUAL_ENV) comes first on sys.path;
 #  - the numpy example (no torch) trains under mpiexec as a workload and as a plain
 #    `python3 script.py` with trainrt.run(): the same weights digest both ways.
@@ -38,6 +39,22 @@ grep -q "Traceback (most recent call last)" "$WORK/boom.err" && grep -q "ZeroDiv
 failure=$(jq -r 'select(.event == "failure") | .message' "$WORK/runs/boom/events.jsonl" 2>/dev/null || true)
 [[ "$failure" == *"ZeroDivisionError: division by zero (at boom.py:4 in divide <- boom.py:9 in train)"* ]] \
   && pass "failure event: $failure" || fail "failure event message: '$failure'"
+
+cat >"$WORK/early_save.py" <<'PY'
+import trainrt
+
+def train(config):
+    trainrt.report({"step": 1})
+    trainrt.save_at_stop(trainrt.Checkpoint({"step": 1}))  # no stop was agreed
+PY
+code=0
+timeout -k 5 120 mpiexec -n 2 "$TRAINRT" --run.workload=python:"$WORK/early_save.py":train "${RUN[@]}" --run.name=early_save \
+  >"$WORK/early_save.out" 2>"$WORK/early_save.err" || code=$?
+failure=$(jq -r 'select(.event == "failure") | .message' "$WORK/runs/early_save/events.jsonl" 2>/dev/null || true)
+[ "$code" -eq 7 ] && [[ "$failure" == *"save_at_stop() was called with no stop agreed: call it when should_stop() returned true"* ]] \
+  && [ "$(jq -s 'length' "$WORK/runs/early_save/result.jsonl")" -eq 1 ] \
+  && pass "save_at_stop() without a stop: exit 7, $failure" \
+  || { cat "$WORK/early_save.err" >&2; fail "save_at_stop() without a stop: exit $code, failure '$failure'"; }
 
 # Ctrl-C (SIGINT to the ranks, as mpiexec hands a terminal's on) is a stop at the next report
 # (tests/python/test_python_interrupt.sh); a function that never reports does not get there, and a
