@@ -201,7 +201,7 @@ void SessionImpl::report(const Metrics& metrics, const CheckpointState& state) {
         }
         throw;
     }
-    if (stops_.agreed()) stop_checkpoint_ = saved.name;  // agreed at this boundary
+    if (stops_.agreed()) stop_checkpoint_ = saved.name;  // agreed before or at this boundary
     settle_save(saved, iteration);
 }
 
