@@ -4,7 +4,9 @@
 #  - launch_probe under srun --mpi=pmix and --mpi=pmi2, 2 nodes x 2 tasks and 3 x 1: the launcher's
 #    view, MPI's world and MPI's own node-local communicator (built from the node map trainrt's
 #    PMI-1 server gives MPICH) agree, tasks are placed in blocks per node, and nothing at all is
-#    printed on stderr (multi-node PMIx launches used to print two error lines per rank);
+#    printed on stderr (multi-node PMIx launches used to print two error lines per rank); srun runs
+#    with --quiet, which drops its own notices ("job N queued and waiting for resources" while the
+#    previous step's nodes are still completing) and keeps its errors;
 #  - fashion_mlp gives the same weights digest across nodes as mpiexec with the same world on one
 #    node (2x2 under pmix and pmi2, 3x1 under pmix; batch 60 so that 3 ranks divide it).
 # ctest: resource=slurm_cluster
@@ -25,7 +27,7 @@ NODE1=(bash "$TRAINRT_SRC/slurm/local-cluster.sh" exec 1)
 # probe MPI NODES TASKS_PER_NODE
 probe() {
   local mpi=$1 nodes=$2 per=$3 name="probe-$1-$2x$3" n=$(($2 * $3)) bad
-  timeout 120 "${NODE1[@]}" srun -p multi -N "$nodes" --ntasks-per-node="$per" --mpi="$mpi" --time=2 "$PROBE" \
+  timeout 120 "${NODE1[@]}" srun --quiet -p multi -N "$nodes" --ntasks-per-node="$per" --mpi="$mpi" --time=2 "$PROBE" \
     >"$TEST_TMP/$name.jsonl" 2>"$TEST_TMP/$name.err" || fail "$name: srun exited $? ($(cat "$TEST_TMP/$name.err"))"
   [[ ! -s "$TEST_TMP/$name.err" ]] || fail "$name: printed on stderr:
 $(cat "$TEST_TMP/$name.err")"
@@ -65,13 +67,13 @@ same_digest() {
     fail "digests differ: $1 $(cat "$TEST_TMP/$1.digest"), $2 $(cat "$TEST_TMP/$2.digest")"
 }
 train one-node-4 4 mpiexec -n 4
-train pmix-2x2 4 "${NODE1[@]}" srun -p multi -N 2 --ntasks-per-node=2 --mpi=pmix --time=5
-train pmi2-2x2 4 "${NODE1[@]}" srun -p multi -N 2 --ntasks-per-node=2 --mpi=pmi2 --time=5
+train pmix-2x2 4 "${NODE1[@]}" srun --quiet -p multi -N 2 --ntasks-per-node=2 --mpi=pmix --time=5
+train pmi2-2x2 4 "${NODE1[@]}" srun --quiet -p multi -N 2 --ntasks-per-node=2 --mpi=pmi2 --time=5
 same_digest one-node-4 pmix-2x2
 same_digest one-node-4 pmi2-2x2
 hosts=$(jq -r 'select(.event == "start") | .hosts | join(",")' "$TEST_TMP/pmix-2x2/events.jsonl")
 [[ "$hosts" == node1,node2 ]] || fail "pmix-2x2: start event hosts '$hosts', expected node1,node2"
 train one-node-3 3 mpiexec -n 3
-train pmix-3x1 3 "${NODE1[@]}" srun -p multi -N 3 --ntasks-per-node=1 --mpi=pmix --time=5
+train pmix-3x1 3 "${NODE1[@]}" srun --quiet -p multi -N 3 --ntasks-per-node=1 --mpi=pmix --time=5
 same_digest one-node-3 pmix-3x1
 log "across nodes = on one node: 4 ranks $(cat "$TEST_TMP/pmix-2x2.digest"), 3 ranks $(cat "$TEST_TMP/pmix-3x1.digest")"
