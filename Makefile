@@ -46,7 +46,9 @@ demo: cli $(DATA)
 
 # Tests run in parallel: each declares the cores it keeps busy (ctest PROCESSORS), and ctest keeps
 # their sum within TEST_JOBS; tests sharing the local cluster's nodes hold a lock (docs/architecture.md).
-TEST_JOBS ?= 3
+# Two slots per core: a two-rank test keeps its two cores busy only part of its time (starting
+# ranks, imports, files, waits), so two of them side by side fill 2 cores where one left a quarter idle.
+TEST_JOBS ?= $(shell echo $$(( 2 * $$(nproc) )))
 test: data
 	cd $(BUILD) && ctest --output-on-failure --timeout 900 -j $(TEST_JOBS) $(CTEST_ARGS)
 

@@ -9,6 +9,7 @@
 # the LibTorch example plugin cannot be configured against its install, and a
 # short CPU training gives bitwise the weights of this (CUDA) build.
 # ctest: processors=1
+# ctest: timeout=1800
 source "$(dirname "$0")/../lib/common.sh"
 require_data
 build=$TRAINRT_BUILD-no-components
