@@ -30,7 +30,7 @@ public:
         if (sweep_.asha.time_attr.value != "epoch") definition[sweep_.asha.time_attr.key] = sweep_.asha.time_attr.value;
     }
 
-    std::int64_t first_target() const override { return rungs_.front(); }
+    std::int64_t first_target(std::size_t) const override { return rungs_.front(); }
 
     // The rungs left to decide as pause points (the trial waits at each for the sweep's verdict)
     // and, counting epochs, train.epochs = max_t.

@@ -11,7 +11,7 @@ class FifoScheduler final : public Scheduler {
 public:
     void add_definition(std::map<std::string, std::string>&) const override {}
 
-    std::int64_t first_target() const override { return 0; }
+    std::int64_t first_target(std::size_t) const override { return 0; }
 
     // A FIFO trial's target is 0 (the base job's train.epochs); one recorded with a target, kept
     // from another scheduler's sweep by --resume-changed, runs to it.

@@ -64,19 +64,6 @@ std::optional<std::int64_t> pbt_iteration_end(const std::vector<runtime::StopCri
     return end;
 }
 
-std::optional<PbtPoint> pbt_point(const std::vector<metrics::MetricPoint>& series, std::int64_t target,
-                                  bool by_iteration) {
-    std::optional<PbtPoint> found;
-    for (const metrics::MetricPoint& row : series) {
-        const std::optional<double> time = by_iteration ? row.iteration : row.epoch;
-        if (!time) continue;
-        const auto at = static_cast<std::int64_t>(*time);  // as value_at_epoch reads an epoch
-        if (by_iteration && at >= target) return PbtPoint{at, row.value};
-        if (!by_iteration && at == target) found = PbtPoint{at, row.value};
-    }
-    return found;
-}
-
 std::vector<PbtScore> pbt_scores_at(const std::vector<runlog::TrialRecord>& trials, std::size_t trial,
                                     double value, std::int64_t time) {
     std::vector<PbtScore> scores{{trial, value}};

@@ -17,7 +17,6 @@
 #include <optional>
 #include <vector>
 
-#include "metrics/metric_series.hpp"
 #include "runlog/sweep_record.hpp"
 #include "runtime/stop_criteria.hpp"
 #include "tune/native_search.hpp"
@@ -34,17 +33,6 @@ std::int64_t pbt_next_boundary(const std::vector<std::int64_t>& boundaries, std:
 // (the base job's [stop] criteria; Ray's RunConfig(stop={"training_iteration": N})) rounded up, at
 // least 1; nullopt when no criterion bounds the reports.
 std::optional<std::int64_t> pbt_iteration_end(const std::vector<runtime::StopCriterion>& criteria);
-
-// Where a trial's step that ended done met its boundary `target`, from its rows of the metric:
-// by epoch, the last row of epoch `target` (the step trained to train.epochs = target); by
-// iteration, the first row whose training_iteration reached `target` (the step paused there, at
-// its first report of the metric). nullopt when no row did: the step ended before the boundary.
-struct PbtPoint {
-    std::int64_t time = 0;  // the row's epoch or training_iteration
-    double value = 0;       // its metric
-};
-std::optional<PbtPoint> pbt_point(const std::vector<metrics::MetricPoint>& series, std::int64_t target,
-                                  bool by_iteration);
 
 struct PbtScore {
     std::size_t trial = 0;

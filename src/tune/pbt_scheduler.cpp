@@ -1,13 +1,8 @@
 // PBT (pbt.hpp) as the sweep's scheduler: each step of a trial trains to its next boundary and
-// ends there (a finished run with its checkpoint committed): by epoch with train.epochs = the
-// boundary; by training_iteration at a pause point ([stop] pause_by, pause_at; scheduler_pause.hpp)
-// whose verdict, stop, is written before the step starts, so the step ends at its first report of
-// the metric there, as a Ray trial stops in its report(). At the boundary the trial is scored
-// against the population and may go on from a better trial's checkpoint with that trial's values,
-// explored.
+// ends there (step_target.hpp). At the boundary the trial is scored against the population and may
+// go on from a better trial's checkpoint with that trial's values, explored.
 #include <algorithm>
 #include <cstdint>
-#include <filesystem>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -20,13 +15,11 @@
 #include "checkpoint/format/manifest.hpp"
 #include "log/log.hpp"
 #include "metrics/metric_series.hpp"
-#include "metrics/rows_file.hpp"
-#include "runlog/run_files.hpp"
 #include "runtime/stop_criteria.hpp"
-#include "storage/posix.hpp"
 #include "trainrt/error.hpp"
 #include "tune/pbt.hpp"
 #include "tune/scheduler.hpp"
+#include "tune/step_target.hpp"
 
 namespace trainrt::tune {
 namespace {
@@ -94,22 +87,20 @@ public:
         if (!start_keys_.empty()) definition[sweep_.pbt.start_from_base.key] = sweep_.pbt.start_from_base.value;
     }
 
-    std::int64_t first_target() const override { return boundaries_.front(); }
+    std::int64_t first_target(std::size_t) const override { return boundaries_.front(); }
 
     // The step ends at the next boundary: train.epochs = it, or a pause there (its verdict written
     // by ended_before_start). None once the trial is done (target 0).
     std::vector<std::string> step_args(const TrialRecord& trial) const override {
         if (trial.target <= 0) return {};
-        if (!counts_iterations(sweep_)) return {fmt::format("--train.epochs={}", trial.target)};
-        return {"--stop.pause_by=training_iteration", fmt::format("--stop.pause_at={}", trial.target),
-                "--stop.pause_metric=" + sweep_.tune.metric.value};
+        return step_to_target_args(counts_iterations(sweep_), trial.target, sweep_.tune.metric.value);
     }
 
     // Before a step starts: a new trial's start_from_base values become the base job's (saved);
     // by training_iteration, the verdict at its next boundary, stop, is in place. Never ends it.
     bool ended_before_start(SchedulerContext& context, TrialRecord& trial) override {
         if (trial.attempts == 0 && trial.decisions.empty() && start_at_base(trial)) context.save();
-        if (counts_iterations(sweep_) && trial.target > 0) stop_at_boundary(context, trial);
+        if (counts_iterations(sweep_) && trial.target > 0) stop_at_target(context.dir + "/" + trial.name, trial.target);
         return false;
     }
 
@@ -121,10 +112,8 @@ public:
 
 private:
     bool start_at_base(TrialRecord& trial) const;
-    void stop_at_boundary(const SchedulerContext& context, const TrialRecord& trial) const;
     void boundary_reached(SchedulerContext& context, TrialRecord& trial) const;
     void ended_before_boundary(TrialRecord& trial, bool own_criteria) const;
-    bool met_own_criteria(const std::string& run_dir) const;
     void exploit_if_lower(const SchedulerContext& context, TrialRecord& trial, const std::vector<PbtScore>& scores,
                           RungDecision& decision) const;
     bool exploit(const SchedulerContext& context, TrialRecord& trial, const TrialRecord& donor, std::int64_t time,
@@ -149,14 +138,6 @@ bool PbtScheduler::start_at_base(TrialRecord& trial) const {
     return changed;
 }
 
-// The verdict file at the trial's next boundary says stop (a verdict there is never anything else).
-void PbtScheduler::stop_at_boundary(const SchedulerContext& context, const TrialRecord& trial) const {
-    const std::string path = runlog::decision_path(context.dir + "/" + trial.name, trial.target);
-    if (std::filesystem::exists(path)) return;
-    storage::make_dirs(std::filesystem::path(path).parent_path().string());
-    storage::write_file_atomic(path, std::string(runlog::kVerdictStop) + "\n");
-}
-
 // PBT where the trial's step ended: at its boundary, scored against the population at that time;
 // a trial in the bottom quantile goes on from a top trial's checkpoint with its values explored,
 // every other goes on as it is, either to the boundary after this one (a copy saved before this
@@ -165,12 +146,12 @@ void PbtScheduler::stop_at_boundary(const SchedulerContext& context, const Trial
 // criteria ended it, it is done.
 void PbtScheduler::boundary_reached(SchedulerContext& context, TrialRecord& trial) const {
     const std::string run_dir = context.dir + "/" + trial.name;
-    const std::optional<PbtPoint> at =
-        pbt_point(metrics::metric_series(run_dir, sweep_.tune.metric.value), trial.target, counts_iterations(sweep_));
-    if (!at) return ended_before_boundary(trial, met_own_criteria(run_dir));
+    const std::optional<StepPoint> at =
+        step_point(metrics::metric_series(run_dir, sweep_.tune.metric.value), trial.target, counts_iterations(sweep_));
+    if (!at) return ended_before_boundary(trial, met_own_criteria(criteria_, run_dir));
     const std::vector<PbtScore> scores = pbt_scores_at(context.state.trials, trial.index, at->value, at->time);
     RungDecision decision{at->time, at->value, 0, scores.size(), true, -1};
-    const bool last = pbt_next_boundary(boundaries_, at->time) == 0 || met_own_criteria(run_dir);
+    const bool last = pbt_next_boundary(boundaries_, at->time) == 0 || met_own_criteria(criteria_, run_dir);
     if (!last) exploit_if_lower(context, trial, scores, decision);
     trial.decisions.push_back(decision);
     trial.target = last ? 0 : pbt_next_boundary(boundaries_, at->time);
@@ -193,20 +174,6 @@ void PbtScheduler::ended_before_boundary(TrialRecord& trial, bool own_criteria) 
     trial.status = TrialStatus::error;
     log::warn("sweep: {} reported no {} at epoch {}: ERROR (PBT compares trials by it)", trial.name,
               sweep_.tune.metric.value, trial.target);
-}
-
-// Whether the run's last row meets the base job's own [stop] criteria (the run ended there as
-// finished, whatever PBT's boundaries).
-bool PbtScheduler::met_own_criteria(const std::string& run_dir) const {
-    if (criteria_.empty()) return false;
-    const std::vector<metrics::Row> rows = metrics::read_rows(runlog::path_in(run_dir, runlog::kResults)).rows;
-    if (rows.empty()) return false;
-    Metrics last;
-    for (const auto& [key, value] : rows.back().items())
-        if (value.is_number()) last.set(key, value.get<double>());
-    const auto iteration = static_cast<std::int64_t>(metrics::number_in(rows.back(), "_training_iteration").value_or(0));
-    const double seconds = metrics::number_in(rows.back(), "_time_total_s").value_or(0);
-    return runtime::criterion_met(criteria_, last, iteration, seconds).has_value();
 }
 
 // A trial in the bottom quantile copies the state of a trial drawn from the top one, recorded in

@@ -4,8 +4,10 @@
 
 namespace trainrt::tune {
 
-// A scheduler that decides nothing before a start or while a step runs (FIFO, PBT).
+// A scheduler that decides nothing before a start or while a step runs (FIFO, PBT), and whose
+// trials never wait for each other (all but HyperBand).
 bool Scheduler::ended_before_start(SchedulerContext&, runlog::TrialRecord&) { return false; }
+bool Scheduler::waits(SchedulerContext&, runlog::TrialRecord&) { return false; }
 void Scheduler::watch_running(SchedulerContext&, runlog::TrialRecord&) {}
 
 // The one place that maps tune.scheduler to a scheduler.
@@ -13,6 +15,7 @@ std::unique_ptr<Scheduler> make_scheduler(const SweepConfig& sweep) {
     switch (sweep.tune.scheduler.value) {
     case SchedulerKind::asha: return make_asha_scheduler(sweep);
     case SchedulerKind::pbt: return make_pbt_scheduler(sweep);
+    case SchedulerKind::hyperband: return make_hyperband_scheduler(sweep);
     case SchedulerKind::fifo: break;
     }
     return make_fifo_scheduler(sweep);

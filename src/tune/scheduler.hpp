@@ -8,8 +8,11 @@
 //   asha: successive halving, decided at each rung as the trial's step waits there (asha.hpp,
 //         asha_scheduler.cpp);
 //   pbt:  population based training, a step per boundary, exploit/explore between them (pbt.hpp,
-//         pbt_scheduler.cpp).
+//         pbt_scheduler.cpp);
+//   hyperband: synchronous brackets, a step per milestone, each trial waiting at it for the rest
+//         of its bracket (hyperband.hpp, hyperband_scheduler.cpp).
 // A scheduler holds the SweepConfig it was made for; the sweep must outlive it.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -38,9 +41,9 @@ public:
     // what a restarted sweep must share with the stored one for the decisions to stand.
     virtual void add_definition(std::map<std::string, std::string>& definition) const = 0;
 
-    // A new trial's first TrialRecord::target (ASHA: the first rung; PBT: the first boundary;
-    // FIFO: 0, the base job's own train.epochs).
-    virtual std::int64_t first_target() const = 0;
+    // Trial `index`'s first TrialRecord::target (ASHA: the first rung; PBT: the first boundary;
+    // HyperBand: its bracket's first milestone; FIFO: 0, the base job's own train.epochs).
+    virtual std::int64_t first_target(std::size_t index) const = 0;
 
     // The command-line arguments ("--section.key=VALUE") the scheduler sets for the trial's next step.
     virtual std::vector<std::string> step_args(const runlog::TrialRecord& trial) const = 0;
@@ -49,6 +52,11 @@ public:
     // more steps (ASHA: an earlier attempt's rows decided its last rung); the sweep then records
     // it TERMINATED. May change the trial and save the state.
     virtual bool ended_before_start(SchedulerContext& context, runlog::TrialRecord& trial);
+
+    // A PENDING trial the sweep would start next (after ended_before_start): true while it must
+    // wait for other trials (HyperBand: its bracket's milestone is not decided yet), leaving its
+    // slot to them. May decide for the trials it waits with, change them and save the state.
+    virtual bool waits(SchedulerContext& context, runlog::TrialRecord& trial);
 
     // Every loop of the sweep, for each trial whose step runs (ASHA: the rows new in its
     // result.jsonl decide its rungs, and each verdict is written where the step waits for it).
@@ -68,6 +76,7 @@ std::unique_ptr<Scheduler> make_scheduler(const SweepConfig& sweep);
 std::unique_ptr<Scheduler> make_fifo_scheduler(const SweepConfig& sweep);
 std::unique_ptr<Scheduler> make_asha_scheduler(const SweepConfig& sweep);
 std::unique_ptr<Scheduler> make_pbt_scheduler(const SweepConfig& sweep);
+std::unique_ptr<Scheduler> make_hyperband_scheduler(const SweepConfig& sweep);
 
 // A trial's values as the sweep's log lines show them: "train.lr=0.01 train.batch_size=64".
 std::string values_text(const runlog::TrialValues& values);

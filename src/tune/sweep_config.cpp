@@ -26,7 +26,8 @@ const std::vector<std::pair<std::string, tune::SearchKind>>& EnumNames<tune::Sea
 
 const std::vector<std::pair<std::string, SchedulerKind>>& EnumNames<SchedulerKind>::get() {
     static const std::vector<std::pair<std::string, SchedulerKind>> names = {
-        {"fifo", SchedulerKind::fifo}, {"asha", SchedulerKind::asha}, {"pbt", SchedulerKind::pbt}};
+        {"fifo", SchedulerKind::fifo}, {"asha", SchedulerKind::asha}, {"pbt", SchedulerKind::pbt},
+        {"hyperband", SchedulerKind::hyperband}};
     return names;
 }
 
@@ -51,6 +52,7 @@ void check_other_schedulers_keys(const Values& given, const SweepConfig& sweep) 
         std::string now, wanted;
     } sections[] = {{"tune.asha.", scheduler == "asha", "scheduler = " + scheduler, "scheduler = asha"},
                     {"tune.pbt.", scheduler == "pbt", "scheduler = " + scheduler, "scheduler = pbt"},
+                    {"tune.hyperband.", scheduler == "hyperband", "scheduler = " + scheduler, "scheduler = hyperband"},
                     {"tune.optuna.", search == "optuna", "search = " + search, "search = optuna"}};
     for (const auto& [key, value] : given)
         for (const auto& section : sections)
@@ -180,7 +182,7 @@ void read_space(const SweepFile& file, SweepConfig& sweep) {
 
 std::vector<OptionSpec> tune_options() {
     std::vector<OptionSpec> specs = TuneKeys::specs();
-    for (auto more : {AshaKeys::specs(), PbtKeys::specs(), OptunaKeys::specs()}) specs.insert(specs.end(), more.begin(), more.end());
+    for (auto more : {AshaKeys::specs(), PbtKeys::specs(), HyperBandKeys::specs(), OptunaKeys::specs()}) specs.insert(specs.end(), more.begin(), more.end());
     return specs;
 }
 
@@ -203,6 +205,7 @@ SweepConfig load_sweep(int argc, const char* const argv[]) {
     for (auto& [key, value] : from_command_line) file.tune[key] = value;
     const JobConfig tune = checked(file.tune, tune_options());
     sweep.tune = TuneKeys::read(tune), sweep.asha = AshaKeys::read(tune), sweep.pbt = PbtKeys::read(tune);
+    sweep.hyperband = HyperBandKeys::read(tune);
     sweep.optuna = OptunaKeys::read(tune);
     if (sweep.tune.base.value.empty())
         throw ConfigError(fmt::format("tune: tune.base is not set ({}); name the job every trial runs, e.g. "

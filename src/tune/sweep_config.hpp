@@ -18,7 +18,7 @@
 
 namespace trainrt {
 
-enum class SchedulerKind { fifo, asha, pbt };
+enum class SchedulerKind { fifo, asha, pbt, hyperband };
 template <> struct EnumNames<tune::SearchKind> {
     static const std::vector<std::pair<std::string, tune::SearchKind>>& get();
 };
@@ -28,13 +28,13 @@ namespace tune {
 
 #define TRAINRT_TUNE_KEYS(KEY)                                                                                       \
     KEY(base, std::string, "", a_path(), "the job every trial runs (an INI file; relative to the sweep file)")        \
-    KEY(metric, std::string, "", any_value(), "the reported metric trials are compared by (asha, pbt and optuna need it)") \
+    KEY(metric, std::string, "", any_value(), "the reported metric trials are compared by (every scheduler but fifo, and optuna, need it)") \
     KEY(mode, ScoreOrder, "max", any_value(), "max: a larger metric is better; min: a smaller one")                   \
     KEY(num_samples, std::int64_t, "1", at_least(0), "trials (0: one per grid point)")                                \
     KEY(ranks_per_trial, std::int64_t, "1", at_least(1), "ranks each trial runs on")                                  \
     KEY(max_concurrent_trials, std::int64_t, "0", at_least(0), "trials at once (0: as many as the allocation holds)") \
     KEY(search, SearchKind, "random", any_value(), "grid, random, or optuna (Optuna's TPE sampler)")                   \
-    KEY(scheduler, SchedulerKind, "fifo", any_value(), "fifo, asha (successive halving) or pbt")                      \
+    KEY(scheduler, SchedulerKind, "fifo", any_value(), "fifo, asha (successive halving), pbt or hyperband")                      \
     KEY(max_failures_per_trial, std::int64_t, "0", at_least(0), "retries of a failed trial before it is ERROR")
 TRAINRT_KEYS(TuneKeys, "tune", TRAINRT_TUNE_KEYS);
 
@@ -58,6 +58,16 @@ TRAINRT_KEYS(AshaKeys, "tune.asha", TRAINRT_ASHA_KEYS);
         "from the first exploit (Ray's param_space constants that hyperparam_mutations names)")
 TRAINRT_KEYS(PbtKeys, "tune.pbt", TRAINRT_PBT_KEYS);
 
+#define TRAINRT_HYPERBAND_KEYS(KEY)                                                                              \
+    KEY(time_attr, std::string, "epoch", one_of({"epoch", "training_iteration"}),                                   \
+        "what milestones count: epoch (a row's epoch; a trial's step runs with train.epochs = the milestone) or "   \
+        "training_iteration (reports)")                                                                            \
+    KEY(max_t, std::int64_t, "81", at_least(1), "the time_attr a trial trains to at most; it sets the brackets")    \
+    KEY(reduction_factor, double, "3", between(1.000001, 1e9), "eta: 1 / the fraction of a bracket kept at a milestone") \
+    KEY(stop_last_trials, bool, "true", any_value(),                                                                  \
+        "true: a bracket's trials stop at its last milestone; false: they run on to their own end")
+TRAINRT_KEYS(HyperBandKeys, "tune.hyperband", TRAINRT_HYPERBAND_KEYS);
+
 #define TRAINRT_OPTUNA_KEYS(KEY)                                                                                   \
     KEY(n_startup_trials, std::int64_t, "10", at_least(0), "trials drawn at random before TPE models the results (Optuna's default)") \
     KEY(space, std::string, "", any_value(),                                                                         \
@@ -73,6 +83,7 @@ struct SweepConfig {
     TuneKeys tune;
     AshaKeys asha;
     PbtKeys pbt;
+    HyperBandKeys hyperband;
     OptunaKeys optuna;
     std::vector<Objective> objectives;  // what Optuna optimises (search = optuna; none otherwise)
     std::vector<Domain> space;  // in the file's order

@@ -103,7 +103,7 @@ TrialRecord new_trial(const SweepConfig& sweep, const Scheduler& scheduler, std:
     const bool drawn_at_start = sweep.tune.search.value == SearchKind::optuna;  // by Optuna, from the results before
     TrialRecord trial{index, trial_name(index),
                       drawn_at_start ? TrialValues{} : native_trial(sweep.space, sweep.tune.search.value, seed, index)};
-    trial.target = scheduler.first_target();
+    trial.target = scheduler.first_target(index);
     return trial;
 }
 
@@ -224,6 +224,7 @@ private:
                 continue;
             }
             left = true;
+            if (scheduler_->waits(scheduling_, trial)) continue;  // for other trials, which take the slots
             const std::optional<std::size_t> slot = placement_.nodes.take();
             if (!slot) break;
             if (trial.values.empty() && sweep_.tune.search.value == SearchKind::optuna) draw(trial);

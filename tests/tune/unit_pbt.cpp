@@ -87,23 +87,6 @@ TEST_CASE("PBT by training_iteration: a trial's end is the base job's smallest t
     CHECK(pbt_boundaries(5, *pbt_iteration_end({{"training_iteration", 10}})) == std::vector<std::int64_t>{5, 10});
 }
 
-TEST_CASE("PBT's point: by epoch the last row of the boundary's epoch; by iteration the first row that reached it") {
-    using trainrt::metrics::MetricPoint;
-    const std::vector<MetricPoint> rows{{1.0, 3.0, 0.1}, {2.0, 4.0, 0.2}, {2.0, 6.0, 0.3}, {3.0, 7.0, 0.4}};
-    // By iteration: no row at 5 (a report without the metric there): the step paused at 6.
-    REQUIRE(pbt_point(rows, 5, true));
-    CHECK(pbt_point(rows, 5, true)->time == 6);
-    CHECK(pbt_point(rows, 5, true)->value == 0.3);
-    CHECK(pbt_point(rows, 4, true)->time == 4);
-    CHECK_FALSE(pbt_point(rows, 8, true));  // the step ended before its boundary
-    // By epoch: the last row reported at epoch 2.
-    REQUIRE(pbt_point(rows, 2, false));
-    CHECK(pbt_point(rows, 2, false)->time == 2);
-    CHECK(pbt_point(rows, 2, false)->value == 0.3);
-    CHECK_FALSE(pbt_point(rows, 4, false));
-    CHECK_FALSE(pbt_point({{std::nullopt, std::nullopt, 0.5}}, 1, true));  // a row without its time
-}
-
 TEST_CASE("PBT scores a trial against each other trial's latest score at or before the same time") {
     std::vector<trainrt::runlog::TrialRecord> trials(4);
     for (std::size_t i = 0; i < trials.size(); ++i) trials[i].index = i;

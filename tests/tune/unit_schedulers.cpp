@@ -105,18 +105,18 @@ std::map<std::string, std::string> definition_of(const Scheduler& scheduler) {
 TEST_CASE("the factory gives the scheduler tune.scheduler names: its first target and definition") {
     TempRunDir dir;
     const SweepConfig fifo = sweep_of(dir, "fifo");
-    CHECK(make_scheduler(fifo)->first_target() == 0);
+    CHECK(make_scheduler(fifo)->first_target(0) == 0);
     CHECK(definition_of(*make_scheduler(fifo)).empty());
 
     const SweepConfig asha = sweep_of(dir, "asha", "asha.grace_period = 2\nasha.max_t = 18\n");
-    CHECK(make_scheduler(asha)->first_target() == 2);
+    CHECK(make_scheduler(asha)->first_target(0) == 2);
     CHECK(definition_of(*make_scheduler(asha)) == std::map<std::string, std::string>{{"tune.asha.rungs", "2 6 18 "}});
     const SweepConfig by_reports = sweep_of(dir, "asha", "asha.time_attr = training_iteration\nasha.max_t = 9\n");
     CHECK(definition_of(*make_scheduler(by_reports)) ==
           std::map<std::string, std::string>{{"tune.asha.rungs", "1 3 9 "}, {"tune.asha.time_attr", "training_iteration"}});
 
     const SweepConfig pbt = sweep_of(dir, "pbt", "pbt.perturbation_interval = 4\npbt.quantile_fraction = 0.4\n");
-    CHECK(make_scheduler(pbt)->first_target() == 4);
+    CHECK(make_scheduler(pbt)->first_target(0) == 4);
     CHECK(definition_of(*make_scheduler(pbt)) ==
           std::map<std::string, std::string>{{"tune.pbt.boundaries", "4 8 10 "},
                                              {"tune.pbt.quantile_fraction", "0.4"},
@@ -171,7 +171,7 @@ TEST_CASE("ASHA decides a rung from a running trial's new rows, saves, then writ
     TempRunDir dir;
     const SweepConfig sweep = sweep_of(dir, "asha", "asha.max_t = 3\n");  // rungs 1, 3
     const std::unique_ptr<Scheduler> asha = make_scheduler(sweep);
-    Sweep run(asha->first_target());
+    Sweep run(asha->first_target(0));
     TrialRecord& first = run.state.trials[0];
     TrialRecord& second = run.state.trials[1];
 
@@ -209,7 +209,7 @@ TEST_CASE("ASHA: a trial whose earlier attempt's rows reached its last rung need
     TempRunDir dir;
     const SweepConfig sweep = sweep_of(dir, "asha", "asha.max_t = 3\n");
     const std::unique_ptr<Scheduler> asha = make_scheduler(sweep);
-    Sweep run(asha->first_target());
+    Sweep run(asha->first_target(0));
     TrialRecord& trial = run.state.trials[0];
     trial.status = TrialStatus::pending;
     CHECK_FALSE(asha->ended_before_start(run.context, trial));  // no rows: it starts
@@ -229,7 +229,7 @@ TEST_CASE("ASHA: a step that returned before its next rung is TERMINATED with wh
     TempRunDir dir;
     const SweepConfig sweep = sweep_of(dir, "asha", "asha.max_t = 3\n");
     const std::unique_ptr<Scheduler> asha = make_scheduler(sweep);
-    Sweep run(asha->first_target());
+    Sweep run(asha->first_target(0));
     CHECK(asha->step_ended(run.context, run.state.trials[0], TrialEnd::done));
     CHECK(run.state.trials[0].status == TrialStatus::terminated);
     CHECK(run.state.trials[0].target == 1);
@@ -239,7 +239,7 @@ TEST_CASE("PBT at a boundary: the trial goes on to the next one, is done at the 
     TempRunDir dir;
     const SweepConfig sweep = sweep_of(dir, "pbt", "pbt.perturbation_interval = 4\n");  // boundaries 4, 8, 10
     const std::unique_ptr<Scheduler> pbt = make_scheduler(sweep);
-    Sweep run(pbt->first_target());
+    Sweep run(pbt->first_target(0));
     TrialRecord& trial = run.state.trials[0];
     CHECK_FALSE(pbt->step_ended(run.context, trial, TrialEnd::stopped));
     CHECK(trial.status == TrialStatus::running);
@@ -269,7 +269,7 @@ TEST_CASE("PBT by training_iteration: boundaries up to the base job's [stop] tra
     TempRunDir dir;
     const SweepConfig sweep = pbt_by_reports(dir, "done>=1,training_iteration>=10");
     const std::unique_ptr<Scheduler> pbt = make_scheduler(sweep);
-    CHECK(pbt->first_target() == 4);
+    CHECK(pbt->first_target(0) == 4);
     CHECK(definition_of(*pbt) == std::map<std::string, std::string>{{"tune.pbt.boundaries", "4 8 10 "},
                                                                      {"tune.pbt.quantile_fraction", "0.25"},
                                                                      {"tune.pbt.resample_probability", "0.25"},
@@ -279,7 +279,7 @@ TEST_CASE("PBT by training_iteration: boundaries up to the base job's [stop] tra
     CHECK(pbt->step_args(trial) == std::vector<std::string>{"--stop.pause_by=training_iteration",
                                                             "--stop.pause_at=8", "--stop.pause_metric=acc"});
     // Before its step starts, the verdict at its boundary says stop: the step ends there.
-    Sweep run(pbt->first_target());
+    Sweep run(pbt->first_target(0));
     run.state.trials[0].status = TrialStatus::pending, run.state.trials[0].attempts = 0;
     CHECK_FALSE(pbt->ended_before_start(run.context, run.state.trials[0]));
     CHECK(run.verdict(0, 4) == "stop");
@@ -299,7 +299,7 @@ TEST_CASE("PBT by training_iteration: the lower trial copies the donor's newest 
     TempRunDir dir;
     const SweepConfig sweep = pbt_by_reports(dir, "training_iteration>=10", "pbt.resample_probability = 0\n");
     const std::unique_ptr<Scheduler> pbt = make_scheduler(sweep);
-    Sweep run(pbt->first_target());
+    Sweep run(pbt->first_target(0));
     TrialRecord& trial = run.state.trials[0];
     TrialRecord& donor = run.state.trials[1];
     trial.values = {{"train.lr", "0.01"}}, donor.values = {{"train.lr", "0.05"}};
@@ -331,7 +331,7 @@ TEST_CASE("PBT by training_iteration: a step that ended before its boundary, or 
     TempRunDir dir;
     const SweepConfig sweep = pbt_by_reports(dir, "done>=1,training_iteration>=10");
     const std::unique_ptr<Scheduler> pbt = make_scheduler(sweep);
-    Sweep run(pbt->first_target());
+    Sweep run(pbt->first_target(0));
     CHECK_FALSE(pbt->step_ended(run.context, run.state.trials[0], TrialEnd::failed));
     run.report(0, 1, 0.5);  // its function returned at iteration 1
     CHECK(pbt->step_ended(run.context, run.state.trials[0], TrialEnd::done));
@@ -351,7 +351,7 @@ TEST_CASE("PBT's start_from_base: a new trial starts at the base job's value; a 
     const SweepConfig sweep = pbt_by_reports(dir, "training_iteration>=10", "pbt.start_from_base = train.lr\n");
     const std::unique_ptr<Scheduler> pbt = make_scheduler(sweep);
     CHECK(definition_of(*pbt).at("tune.pbt.start_from_base") == "train.lr");
-    Sweep run(pbt->first_target());
+    Sweep run(pbt->first_target(0));
     TrialRecord& trial = run.state.trials[0];
     trial.status = TrialStatus::pending, trial.attempts = 0, trial.values = {{"train.lr", "0.1"}};
     CHECK_FALSE(pbt->ended_before_start(run.context, trial));
@@ -372,8 +372,110 @@ TEST_CASE("PBT by epoch: a trial its own [stop] criteria ended before its bounda
     values["stop.criteria"] = {"acc>=0.9", "test"};
     sweep.base = JobConfig(values);
     const std::unique_ptr<Scheduler> pbt = make_scheduler(sweep);
-    Sweep run(pbt->first_target());
+    Sweep run(pbt->first_target(0));
     run.report(0, 2, 0.95);
     CHECK(pbt->step_ended(run.context, run.state.trials[0], TrialEnd::done));
     CHECK(run.state.trials[0].status == TrialStatus::terminated);
+}
+
+namespace {
+
+// `count` trials of a HyperBand sweep in `run`'s state, each RUNNING to its bracket's first milestone.
+void hyperband_trials(Sweep& run, const Scheduler& hyperband, std::size_t count) {
+    run.state.trials.clear();
+    for (std::size_t i = 0; i < count; ++i) {
+        TrialRecord trial;
+        trial.index = i, trial.name = "trial_000" + std::to_string(i), trial.target = hyperband.first_target(i);
+        trial.status = TrialStatus::running, trial.attempts = 1;
+        std::filesystem::create_directories(run.dir.path() / trial.name);
+        run.state.trials.push_back(trial);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("HyperBand: its definition, each trial's first milestone by its bracket, a step to the milestone") {
+    TempRunDir dir;
+    const SweepConfig sweep = sweep_of(dir, "hyperband", "hyperband.max_t = 9\n");  // brackets of 3, 5, 9 trials
+    const std::unique_ptr<Scheduler> hyperband = make_scheduler(sweep);
+    CHECK(definition_of(*hyperband) == std::map<std::string, std::string>{{"tune.hyperband.max_t", "9"},
+                                                                          {"tune.hyperband.reduction_factor", "3"},
+                                                                          {"tune.hyperband.stop_last_trials", "true"},
+                                                                          {"tune.hyperband.time_attr", "epoch"}});
+    CHECK(hyperband->first_target(0) == 9);
+    CHECK(hyperband->first_target(3) == 3);
+    CHECK(hyperband->first_target(8) == 1);
+    TrialRecord trial;
+    trial.target = 3;
+    CHECK(hyperband->step_args(trial) == std::vector<std::string>{"--train.epochs=3"});
+    const SweepConfig open_end = sweep_of(dir, "hyperband", "hyperband.max_t = 9\nhyperband.stop_last_trials = false\n");
+    CHECK(make_scheduler(open_end)->first_target(0) == 0);  // bracket s = 0: no milestone, its own end
+    CHECK(make_scheduler(open_end)->first_target(3) == 3);
+}
+
+TEST_CASE("HyperBand: a bracket's trials wait at its milestone; when all reached it the best go on, the rest stop") {
+    TempRunDir dir;
+    const SweepConfig sweep = sweep_of(dir, "hyperband", "hyperband.max_t = 9\n");
+    const std::unique_ptr<Scheduler> hyperband = make_scheduler(sweep);
+    Sweep run(0);
+    hyperband_trials(run, *hyperband, 8);  // trials 3..7: bracket 1, milestones 3 and 9, 2 kept at 3
+    const std::vector<double> acc{0.4, 0.9, 0.2, 0.7};
+    for (std::size_t i = 3; i < 7; ++i) {
+        run.report(i, 3, acc[i - 3]);
+        CHECK(hyperband->step_ended(run.context, run.state.trials[i], TrialEnd::done));
+        CHECK(run.state.trials[i].status == TrialStatus::pending);
+        CHECK(hyperband->waits(run.context, run.state.trials[i]));  // trial 7 still runs
+    }
+    CHECK(run.saves == 0);
+    CHECK_FALSE(hyperband->step_ended(run.context, run.state.trials[7], TrialEnd::failed));  // the sweep's to judge
+    run.report(7, 2, 0.99);  // returned before the milestone: leaves the bracket
+    CHECK(hyperband->step_ended(run.context, run.state.trials[7], TrialEnd::done));
+    CHECK(run.state.trials[7].status == TrialStatus::terminated);
+
+    CHECK(hyperband->waits(run.context, run.state.trials[3]));  // decides; trial 3 (0.4) stopped
+    CHECK(run.saves == 1);
+    for (std::size_t i = 3; i < 7; ++i) {
+        const TrialRecord& trial = run.state.trials[i];
+        const bool kept = i == 4 || i == 6;
+        CHECK(trial.status == (kept ? TrialStatus::pending : TrialStatus::terminated));
+        CHECK(trial.target == (kept ? 9 : 0));
+        REQUIRE(trial.decisions.size() == 1);
+        CHECK(trial.decisions[0].rung == 3);
+        CHECK(trial.decisions[0].promoted == kept);
+        CHECK(trial.decisions[0].seen == 4);
+        CHECK(trial.decisions[0].cutoff == 0.7);
+    }
+    CHECK_FALSE(hyperband->waits(run.context, run.state.trials[4]));  // starts for milestone 9
+    run.report(4, 9, 0.95);
+    CHECK(hyperband->step_ended(run.context, run.state.trials[4], TrialEnd::done));
+    CHECK(run.state.trials[4].status == TrialStatus::terminated);  // the last milestone: done at once
+    CHECK(run.state.trials[4].target == 0);
+}
+
+TEST_CASE("HyperBand by training_iteration: the stop verdict at the milestone is in place before a step starts") {
+    TempRunDir dir;
+    const SweepConfig sweep = sweep_of(dir, "hyperband", "hyperband.max_t = 9\nhyperband.time_attr = training_iteration\n");
+    const std::unique_ptr<Scheduler> hyperband = make_scheduler(sweep);
+    Sweep run(0);
+    hyperband_trials(run, *hyperband, 4);
+    TrialRecord& trial = run.state.trials[3];
+    trial.status = TrialStatus::pending, trial.attempts = 0;
+    CHECK(hyperband->step_args(trial) == std::vector<std::string>{"--stop.pause_by=training_iteration",
+                                                                  "--stop.pause_at=3", "--stop.pause_metric=acc"});
+    CHECK_FALSE(hyperband->waits(run.context, trial));
+    CHECK(run.verdict(3, 3) == "stop");
+}
+
+TEST_CASE("HyperBand: a trial entering its bracket after a halving trains straight to the bracket's milestone") {
+    TempRunDir dir;
+    const SweepConfig sweep = sweep_of(dir, "hyperband", "hyperband.max_t = 9\n");
+    const std::unique_ptr<Scheduler> hyperband = make_scheduler(sweep);
+    Sweep run(0);
+    hyperband_trials(run, *hyperband, 5);
+    run.state.trials[3].target = 9, run.state.trials[3].status = TrialStatus::running;  // promoted earlier
+    TrialRecord& late = run.state.trials[4];
+    late.status = TrialStatus::pending, late.attempts = 0;
+    CHECK_FALSE(hyperband->waits(run.context, late));
+    CHECK(late.target == 9);
+    CHECK(run.saves == 1);
 }

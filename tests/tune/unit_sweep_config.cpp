@@ -101,7 +101,9 @@ TEST_CASE("a wrong sweep file is one line naming the key and where it was writte
     CHECK_THAT(error_of(with("choice(32, 64, 128)", "choice()")), Catch::Contains("empty"));
     CHECK_THAT(error_of(with("loguniform(1e-4, 1e-1)", "loguniform(0, 1e-1)")), Catch::Contains("low > 0"));
     CHECK_THAT(error_of(with("num_samples = 6", "num_samples = 5")), Catch::Contains("not a multiple of the grid's 2 points"));
-    CHECK_THAT(error_of(with("scheduler = asha", "scheduler = hyperband")), Catch::Contains("tune.scheduler"));
+    CHECK_THAT(error_of(with("scheduler = asha", "scheduler = median")), Catch::Contains("tune.scheduler"));
+    CHECK_THAT(error_of(with("asha.max_t = 20", "hyperband.max_t = 9")),
+               Catch::Contains("tune.hyperband.max_t") && Catch::Contains("set scheduler = hyperband"));
     CHECK_THAT(error_of(with("base = base.ini", "base = nowhere.ini")), Catch::Contains("nowhere.ini"));
     CHECK_THAT(error_of(with("data.shuffle = grid(none, global)", "run.name = grid(a, b)")),
                Catch::Contains("names each trial's run itself"));

@@ -23,7 +23,7 @@ import subprocess
 
 from .. import Checkpoint, _init, get_checkpoint, get_context, report
 from .._trainer import CheckpointConfig, DataParallelTrainer, FailureConfig, Result, RunConfig, stop_criteria
-from .schedulers import ASHAScheduler, AsyncHyperBandScheduler, FIFOScheduler, PopulationBasedTraining
+from .schedulers import ASHAScheduler, AsyncHyperBandScheduler, FIFOScheduler, HyperBandScheduler, PopulationBasedTraining
 from .search import BasicVariantGenerator, ConcurrencyLimiter
 from .search.optuna import OptunaSearch
 # ray.tune's own Callback, RunConfig/CheckpointConfig (a Tuner's callbacks; a Trainable's checkpoints),
@@ -470,6 +470,11 @@ def _scheduler_keys(scheduler):
     if isinstance(scheduler, ASHAScheduler):
         return {"scheduler": "asha", "asha.time_attr": scheduler.time_attr, "asha.max_t": scheduler.max_t,
                 "asha.grace_period": scheduler.grace_period, "asha.reduction_factor": scheduler.reduction_factor}
+    if isinstance(scheduler, HyperBandScheduler):
+        stop_last = scheduler.stop_last_trials
+        return {"scheduler": "hyperband", "hyperband.time_attr": scheduler.time_attr, "hyperband.max_t": scheduler.max_t,
+                "hyperband.reduction_factor": scheduler.reduction_factor,
+                "hyperband.stop_last_trials": None if stop_last is None else str(bool(stop_last)).lower()}
     if isinstance(scheduler, PopulationBasedTraining):
         return {"scheduler": "pbt", "pbt.time_attr": scheduler.time_attr,
                 "pbt.perturbation_interval": scheduler.perturbation_interval,

@@ -6,7 +6,7 @@
 """
 import dataclasses
 
-__all__ = ["FIFOScheduler", "ASHAScheduler", "AsyncHyperBandScheduler", "PopulationBasedTraining"]
+__all__ = ["FIFOScheduler", "ASHAScheduler", "AsyncHyperBandScheduler", "HyperBandScheduler", "PopulationBasedTraining"]
 
 
 @dataclasses.dataclass
@@ -29,6 +29,23 @@ class ASHAScheduler:
 
 
 AsyncHyperBandScheduler = ASHAScheduler
+
+
+@dataclasses.dataclass
+class HyperBandScheduler:
+    """Ray Tune's HyperBandScheduler (synchronous HyperBand): trials fill brackets in their order,
+    each trial of a bracket trains to the bracket's milestone and waits there (its processes end,
+    its checkpoint kept) until the rest of the bracket has reached it; then the best go on from
+    their checkpoints and the others stop, as in Ray. time_attr: "training_iteration" (Ray's
+    default: the reports) or "epoch" (a reported epoch; each step trains to config["epochs"] = the
+    milestone). A setting left None takes the default of its `[tune] hyperband.*` key
+    (docs/reference/configuration.md)."""
+    time_attr: str = "training_iteration"
+    metric: str = None
+    mode: str = None
+    max_t: int = None
+    reduction_factor: float = None
+    stop_last_trials: bool = None
 
 
 @dataclasses.dataclass
