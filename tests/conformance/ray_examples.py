@@ -66,6 +66,10 @@ CONFORMS = {
     # (its report-10 checkpoint written as checkpoint_000000, where its report-5 one was), where
     # trainrt's holds the donor's copy and its own
     "tune/examples/pbt_function.py": ["trials", "iterations", "metrics"],
+    # HyperBand with the smoke test's stop below every bracket's first milestone: 20 trials of 1
+    # (class Trainable) and of 10 reports (function, a checkpoint every 3)
+    "tune/examples/hyperband_example.py": ["trials", "iterations", "metrics", "checkpoints"],
+    "tune/examples/hyperband_function_example.py": ["trials", "iterations", "metrics", "checkpoints"],
 }
 
 # Names every Ray result row carries besides the function's own metrics.

@@ -423,14 +423,11 @@ class Tuner:
         """base.ini: the job every trial runs, as trainrt._trainrt.ini writes it from the settings'
         declarations (config/settings.hpp; a key they lack is a ValueError, a None value left out)."""
         from .._trainrt import ini
-        source = inspect.getsourcefile(function)
-        if source is None or function.__name__ == "<lambda>":
-            raise TypeError("trainrt.tune.Tuner: the function must be a named function defined in a file")
         _, fixed = self._space()
         resources = _unwrapped(self.trainable, _WithResources)
         stop = self.run_config.stop  # each trial ends when it meets them, as Ray's trials
         return ini.job({
-            "run": {"workload": f"python:{os.path.abspath(source)}:{function.__name__}", "storage_path": storage,
+            "run": {"workload": _workload(function), "storage_path": storage,
                     "name": name},
             "train": {key: value for key, value in {**constants, **fixed}.items() if _ini_value(value)},
             "scaling": {"use_gpu": True if resources is not None and resources.use_gpu else None},
@@ -514,6 +511,20 @@ def _stored_constants(sweep_dir):
     """The constants of a stored sweep's config: its base.ini's [train] values."""
     parser = _stored_base(sweep_dir)
     return {key: _parsed(value) for key, value in parser["train"].items()} if parser.has_section("train") else {}
+
+
+def _workload(function):
+    """run.workload for the trainable `function` (or class): one of trainrt's own modules by its
+    module name (a module of a package may import relatively), any other by its file, which each
+    trial loads as trainrt loads a script."""
+    if function.__name__ == "<lambda>":
+        raise TypeError("trainrt.tune.Tuner: the function must be a named function defined in a file")
+    if function.__module__.split(".")[0] == __name__.split(".")[0]:
+        return f"python:{function.__module__}:{function.__name__}"
+    source = inspect.getsourcefile(function)
+    if source is None:
+        raise TypeError("trainrt.tune.Tuner: the function must be a named function defined in a file")
+    return f"python:{os.path.abspath(source)}:{function.__name__}"
 
 
 def _check_restored_function(sweep_dir, function):

@@ -16,7 +16,7 @@ __all__ = ["CheckpointConfig", "RunConfig"]
 @dataclasses.dataclass
 class CheckpointConfig(_TrainCheckpointConfig):
     checkpoint_frequency: int = 0      # a Trainable saves every N iterations (0: never)
-    checkpoint_at_end: bool = None     # a Trainable saves at its last result
+    checkpoint_at_end: bool = None     # a Trainable saves at its last result (None: yes, as in Ray)
 
     def __post_init__(self):
         frequency = self.checkpoint_frequency

@@ -10,7 +10,8 @@ result says done=True, a [stop] criterion (RunConfig(stop=...)) or the scheduler
 or a stop (signal, time limit) does. A checkpoint (a directory: what save_checkpoint() wrote, its
 returned dict pickled into it; load_checkpoint() gets the dict, or the directory) goes with:
 - every CheckpointConfig(checkpoint_frequency=N) iterations;
-- with checkpoint_at_end=True, the last result: one with done=True or meeting a stop criterion,
+- with checkpoint_at_end=True (Ray's default for a class Trainable: left None, it is True unless
+  RunConfig(stop=...) stops by time_total_s), the last result: one with done=True or meeting a stop criterion,
   and, under a scheduler that pauses trials (ASHA), each result at one of its rungs (whether the
   trial ends there is decided as that result is reported);
 - a stop's result, so that the requeued trial goes on from where it stopped.
@@ -303,7 +304,8 @@ def checkpoint_options(trainable, run_config):
         trainable = trainable.trainable
     kept = getattr(run_config, "checkpoint_config", None)
     frequency = getattr(kept, "checkpoint_frequency", 0) or 0
-    at_end = bool(getattr(kept, "checkpoint_at_end", None))
+    given_at_end = getattr(kept, "checkpoint_at_end", None)
+    at_end = bool(given_at_end)
     if not (isinstance(trainable, type) and issubclass(trainable, Trainable)):
         if frequency or at_end:
             what = "checkpoint_frequency" if frequency else "checkpoint_at_end"
@@ -311,6 +313,8 @@ def checkpoint_options(trainable, run_config):
                              f"reports its checkpoints itself: tune.report(metrics, checkpoint=...) every N "
                              f"iterations, and once more at its end")
         return None
+    if given_at_end is None:  # Ray's default for a class Trainable, unless the stop cannot be foreseen
+        at_end = "time_total_s" not in (run_config.stop or {})
     if at_end and "time_total_s" in (run_config.stop or {}):
         raise NotImplementedError("trainrt.tune: CheckpointConfig(checkpoint_at_end=True) with stop={'time_total_s': "
                                   "...}: a trial cannot tell beforehand which result that stop ends it at; stop by "

@@ -188,7 +188,17 @@ def test_a_functions_checkpoint_frequency_is_refused_as_in_ray():
         module.checkpoint_options(Counter, at_end)
     wrapped = tune.with_resources(Counter, {"cpu": 1})
     assert module.checkpoint_options(wrapped, tune.RunConfig(checkpoint_config=tune.CheckpointConfig(
-        checkpoint_frequency=3))) == {"checkpoint_frequency": 3, "checkpoint_at_end": False}
+        checkpoint_frequency=3, checkpoint_at_end=False))) == {"checkpoint_frequency": 3, "checkpoint_at_end": False}
+
+
+def test_a_trainable_checkpoints_at_its_end_unless_told_not_to_as_in_ray():
+    """Ray's Tuner sets checkpoint_at_end=True for a class Trainable that leaves it None (each of
+    the 20 trials of Ray's hyperband_example.py ends with one checkpoint); a stop by time_total_s,
+    which a trial cannot foresee, leaves it off instead of refusing the run."""
+    assert module.checkpoint_options(Counter, tune.RunConfig()) == {"checkpoint_frequency": 0, "checkpoint_at_end": True}
+    assert module.checkpoint_options(Counter, tune.RunConfig(stop={"time_total_s": 5}))["checkpoint_at_end"] is False
+    assert module.checkpoint_options(Counter, tune.RunConfig(
+        checkpoint_config=tune.CheckpointConfig(checkpoint_at_end=False)))["checkpoint_at_end"] is False
 
 
 def test_a_fifo_sweep_of_a_trainable_checkpoints_and_resumes(tmp_path):

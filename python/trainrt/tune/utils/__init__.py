@@ -1,0 +1,1 @@
+"""ray.tune.utils's names that Ray's examples import (mock_trainable)."""
