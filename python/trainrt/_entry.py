@@ -164,7 +164,7 @@ def _has_trainrt_backend():
 
 # Workloads trainrt ships as Python functions, by run.workload name (the C++ registry routes these
 # names to the Python component: workloads/components.cpp).
-NAMED = {"xgboost": "trainrt.xgboost:builtin"}
+NAMED = {"xgboost": "trainrt.xgboost:builtin", "lightgbm": "trainrt.lightgbm:builtin"}
 
 
 def load(workload, settings, keys, rank, train=None):

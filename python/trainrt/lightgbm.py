@@ -178,3 +178,117 @@ class LightGBMTrainer(DataParallelTrainer):
 
     def _worker_context(self):
         return _stop_signals_at_reports()
+
+
+# --- run.workload = lightgbm ---
+
+_BUILTIN_KEYS = ("num_boost_round", "checkpoint_every_rounds", "label", "features")
+
+
+def _check_builtin_keys(config, keys):
+    from ._entry import LoadError
+    for key in config:
+        if not key.startswith("params.") and key not in _BUILTIN_KEYS:
+            raise LoadError(f"config: unknown key train.{key} for {keys.run.workload} = lightgbm; its keys: "
+                            f"{', '.join('train.' + k for k in _BUILTIN_KEYS)} and train.params.<LightGBM parameter>")
+
+
+def _columns(config):
+    features = config.get("features")
+    return config.get("label"), [f.strip() for f in features.split(",")] if isinstance(features, str) else None
+
+
+def _eval_sets(path, label, features, reference):
+    """(lightgbm.Dataset, split name) of every split but train that has a label: all its rows on
+    every rank, so that each rank's metric is the split's."""
+    from .data import Dataset, split_names
+    sets = []
+    for split in split_names():
+        if split == "train":
+            continue
+        matrix, labels = Dataset.open(path, split).features_and_label(label, features)
+        if labels is not None:
+            sets.append((lightgbm.Dataset(matrix, label=labels, reference=reference), split))
+    return sets
+
+
+def builtin(config):
+    """The built-in `lightgbm` workload: trains on data.path's train split (each rank its rows,
+    pre-partitioned; label: train.label, else the file's label column; features: train.features,
+    else the file's) for train.num_boost_round iterations with LightGBM's data-parallel learner,
+    evaluates every other labelled split each iteration, a checkpoint every
+    train.checkpoint_every_rounds, and goes on from the run's checkpoint when there is one."""
+    from . import get_checkpoint
+    from .data import get_dataset
+    label, features = _columns(config)
+    matrix, labels = get_dataset("train").features_and_label(label, features)
+    train_set = lightgbm.Dataset(matrix, label=labels)
+    evals = _eval_sets(_state.settings().data.path, label, features, train_set)
+    checkpoint = get_checkpoint()
+    booster = RayTrainReportCallback.get_model(checkpoint) if checkpoint is not None else None
+    rounds, done = int(config.get("num_boost_round", 100)), booster.current_iteration() if booster else 0
+    if done >= rounds:
+        return
+    params = {"verbose": -1, **{key[len("params."):]: value for key, value in config.items() if key.startswith("params.")}}
+    params.setdefault("tree_learner", "data_parallel")
+    params.setdefault("num_threads", _state.session().set_compute_threads())  # LightGBM's default: every core
+    params.update(pre_partition=True, **get_network_params())
+    lightgbm.train(params, train_set, num_boost_round=rounds - done, init_model=booster,
+                   valid_sets=[dataset for dataset, _ in evals], valid_names=[name for _, name in evals],
+                   callbacks=[RayTrainReportCallback(frequency=int(config.get("checkpoint_every_rounds", 10)))])
+
+
+builtin.check_config = _check_builtin_keys  # called when the job is loaded (_entry.load)
+
+
+# --- after the run: python3 -m trainrt.lightgbm predict ---
+
+def predict_main(argv):
+    """predict --checkpoint RUN_OR_CHECKPOINT_DIR --data FILE [--split test] --out PREDS.h5
+    [--label NAME] [--features A,B]: the booster of a committed checkpoint (verified) predicts
+    every row of the split; PREDS.h5 holds "predictions" (and "label" when the split has one),
+    written to a temporary name and renamed."""
+    import argparse
+    import h5py
+    from .data import Dataset
+    from ._trainrt import Error, exit_codes
+    parser = argparse.ArgumentParser(prog="python3 -m trainrt.lightgbm predict")
+    for flag in ("--checkpoint", "--data", "--out"):
+        parser.add_argument(flag, required=True)
+    parser.add_argument("--split", default="test")
+    parser.add_argument("--label")
+    parser.add_argument("--features")
+    args = parser.parse_args(argv)
+    try:
+        booster = RayTrainReportCallback.get_model(Checkpoint.open(args.checkpoint))
+    except (Error, ValueError, lightgbm.basic.LightGBMError) as error:
+        _leave(f"{args.checkpoint}: no LightGBM model in a committed checkpoint there ({error})", exit_codes.checkpoint)
+    try:
+        features = args.features.split(",") if args.features else None
+        matrix, labels = Dataset.open(args.data, args.split).features_and_label(args.label, features)
+    except (Error, ValueError) as error:
+        _leave(str(error), exit_codes.data)
+    predictions = booster.predict(matrix)
+    partial = f"{args.out}.tmp.{os.getpid()}"
+    with h5py.File(partial, "w") as out:
+        out["predictions"] = predictions
+        if labels is not None:
+            out["label"] = labels
+        out.attrs["checkpoint"] = os.path.abspath(args.checkpoint)
+        out.attrs["split"] = args.split
+    os.replace(partial, args.out)
+    print(f"predicted {len(predictions)} rows of {args.data}:{args.split} with a model of "
+          f"{booster.current_iteration()} iterations -> {args.out}")
+
+
+def _leave(message, code):
+    import sys
+    print(f"[trainrt] error: {message}", file=sys.stderr)
+    raise SystemExit(code)
+
+
+if __name__ == "__main__":
+    import sys
+    if sys.argv[1:2] != ["predict"]:
+        raise SystemExit("usage: python3 -m trainrt.lightgbm predict --checkpoint DIR --data FILE [--split test] --out PREDS.h5")
+    predict_main(sys.argv[2:])

@@ -15,7 +15,7 @@ const std::vector<Component>& components() {
     static const std::vector<Component> all = {
         {"LibTorch", "TRAINRT_WITH_TORCH, the torch wheel of tools/requirements.txt", config::versioned_library("libtrainrt_torch"), TRAINRT_HAS_TORCH == 1, "", {}},
         {"Python", "TRAINRT_WITH_PYTHON, python3-dev and the environment's pybind11", config::versioned_library("libtrainrt_python"),
-         TRAINRT_HAS_PYTHON == 1, "python:", {"xgboost"}},
+         TRAINRT_HAS_PYTHON == 1, "python:", {"xgboost", "lightgbm"}},
     };
     return all;
 }
