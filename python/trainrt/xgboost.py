@@ -95,6 +95,15 @@ def round_metrics(evals_log):
             for metric, values in metrics.items() if values}
 
 
+def _check_filename(filename, where):
+    """Ray names the booster's file in a directory checkpoint; trainrt keeps the booster as the
+    checkpoint's tensor MODEL, so another file name would be accepted and ignored: refused."""
+    if filename not in (None, RayTrainReportCallback.CHECKPOINT_NAME):
+        raise ValueError(f"trainrt.xgboost.{where}(filename={filename!r}): trainrt keeps the booster in the "
+                         f"checkpoint's tensors ({MODEL!r}), not in a file; drop filename= and load it with "
+                         f"RayTrainReportCallback.get_model(checkpoint)")
+
+
 # Signals that may ask for a stop ([stop] signals). Rabit's socket poll does not retry after EINTR:
 # one landing on the training thread inside an allreduce fails the job ("Failed to poll") instead
 # of stopping it. The callback keeps them blocked on that thread during the rounds and takes them
@@ -111,8 +120,11 @@ class RayTrainReportCallback(xgboost.callback.TrainingCallback):
     `num_boost_round` (trainrt's): the round the run ends at, so that its report carries the last
     checkpoint; without it, a checkpoint_at_end comes in one more report after training, as Ray's."""
 
+    CHECKPOINT_NAME = "model.ubj"  # Ray's file name; trainrt keeps the booster in the checkpoint's tensors
+
     def __init__(self, metrics=None, filename=None, frequency=0, checkpoint_at_end=True, num_boost_round=None):
         super().__init__()
+        _check_filename(filename, "RayTrainReportCallback")
         self._metrics = [metrics] if isinstance(metrics, str) else metrics
         self._frequency = int(frequency or 0)
         self._at_end = checkpoint_at_end
@@ -126,6 +138,7 @@ class RayTrainReportCallback(xgboost.callback.TrainingCallback):
 
     @staticmethod
     def get_model(checkpoint, filename=None):
+        _check_filename(filename, "RayTrainReportCallback.get_model")
         return load_model(checkpoint)
 
     def _chosen(self, evals_log):
