@@ -95,15 +95,6 @@ def round_metrics(evals_log):
             for metric, values in metrics.items() if values}
 
 
-def _check_filename(filename, where):
-    """Ray names the booster's file in a directory checkpoint; trainrt keeps the booster as the
-    checkpoint's tensor MODEL, so another file name would be accepted and ignored: refused."""
-    if filename not in (None, RayTrainReportCallback.CHECKPOINT_NAME):
-        raise ValueError(f"trainrt.xgboost.{where}(filename={filename!r}): trainrt keeps the booster in the "
-                         f"checkpoint's tensors ({MODEL!r}), not in a file; drop filename= and load it with "
-                         f"RayTrainReportCallback.get_model(checkpoint)")
-
-
 # Signals that may ask for a stop ([stop] signals). Rabit's socket poll does not retry after EINTR:
 # one landing on the training thread inside an allreduce fails the job ("Failed to poll") instead
 # of stopping it. The callback keeps them blocked on that thread during the rounds and takes them
@@ -124,7 +115,6 @@ class RayTrainReportCallback(xgboost.callback.TrainingCallback):
 
     def __init__(self, metrics=None, filename=None, frequency=0, checkpoint_at_end=True, num_boost_round=None):
         super().__init__()
-        _check_filename(filename, "RayTrainReportCallback")
         self._metrics = [metrics] if isinstance(metrics, str) else metrics
         self._frequency = int(frequency or 0)
         self._at_end = checkpoint_at_end
@@ -138,7 +128,6 @@ class RayTrainReportCallback(xgboost.callback.TrainingCallback):
 
     @staticmethod
     def get_model(checkpoint, filename=None):
-        _check_filename(filename, "RayTrainReportCallback.get_model")
         return load_model(checkpoint)
 
     def _chosen(self, evals_log):
