@@ -177,6 +177,8 @@ run_ok() {
   local limit=$1 out=$2 rc=0
   shift 2
   timeout -k 5 "$limit" "$@" >"$out" 2>&1 || rc=$?
+  # srun's own notices while the nodes of the previous job are still completing: not the command's output
+  sed -i -E '/^srun: job [0-9]+ (queued and waiting for resources|has been allocated resources)$/d' "$out"
   if ((rc != 0)); then
     echo "===== output of: $*" >&2
     cat "$out" >&2
