@@ -241,54 +241,14 @@ def builtin(config):
 builtin.check_config = _check_builtin_keys  # called when the job is loaded (_entry.load)
 
 
-# --- after the run: python3 -m trainrt.lightgbm predict ---
+# --- after the run: python3 -m trainrt.lightgbm predict (_predict.py) ---
 
-def predict_main(argv):
-    """predict --checkpoint RUN_OR_CHECKPOINT_DIR --data FILE [--split test] --out PREDS.h5
-    [--label NAME] [--features A,B]: the booster of a committed checkpoint (verified) predicts
-    every row of the split; PREDS.h5 holds "predictions" (and "label" when the split has one),
-    written to a temporary name and renamed."""
-    import argparse
-    import h5py
-    from .data import Dataset
-    from ._trainrt import Error, exit_codes
-    parser = argparse.ArgumentParser(prog="python3 -m trainrt.lightgbm predict")
-    for flag in ("--checkpoint", "--data", "--out"):
-        parser.add_argument(flag, required=True)
-    parser.add_argument("--split", default="test")
-    parser.add_argument("--label")
-    parser.add_argument("--features")
-    args = parser.parse_args(argv)
-    try:
-        booster = RayTrainReportCallback.get_model(Checkpoint.open(args.checkpoint))
-    except (Error, ValueError, lightgbm.basic.LightGBMError) as error:
-        _leave(f"{args.checkpoint}: no LightGBM model in a committed checkpoint there ({error})", exit_codes.checkpoint)
-    try:
-        features = args.features.split(",") if args.features else None
-        matrix, labels = Dataset.open(args.data, args.split).features_and_label(args.label, features)
-    except (Error, ValueError) as error:
-        _leave(str(error), exit_codes.data)
-    predictions = booster.predict(matrix)
-    partial = f"{args.out}.tmp.{os.getpid()}"
-    with h5py.File(partial, "w") as out:
-        out["predictions"] = predictions
-        if labels is not None:
-            out["label"] = labels
-        out.attrs["checkpoint"] = os.path.abspath(args.checkpoint)
-        out.attrs["split"] = args.split
-    os.replace(partial, args.out)
-    print(f"predicted {len(predictions)} rows of {args.data}:{args.split} with a model of "
-          f"{booster.current_iteration()} iterations -> {args.out}")
-
-
-def _leave(message, code):
-    import sys
-    print(f"[trainrt] error: {message}", file=sys.stderr)
-    raise SystemExit(code)
+def _predicted(booster, matrix):
+    return booster.predict(matrix), f"a model of {booster.current_iteration()} iterations"
 
 
 if __name__ == "__main__":
     import sys
-    if sys.argv[1:2] != ["predict"]:
-        raise SystemExit("usage: python3 -m trainrt.lightgbm predict --checkpoint DIR --data FILE [--split test] --out PREDS.h5")
-    predict_main(sys.argv[2:])
+    from . import _predict
+    _predict.main(sys.argv[1:], "lightgbm", "LightGBM model", RayTrainReportCallback.get_model, _predicted,
+                  load_errors=(lightgbm.basic.LightGBMError,))
