@@ -26,7 +26,8 @@ grep -q 'trainrt_torch' "$WORK/build.log" && fail "libtrainrt_torch was built wi
 [ ! -e "$build/lib/libtrainrt_torch.so" ] || fail "libtrainrt_torch.so exists in the build without LibTorch"
 [ ! -e "$build/lib/libtrainrt_python.so" ] || fail "libtrainrt_python.so exists in the build without Python"
 "$build/trainrt" --version | grep -q 'CUDA/NCCL: no; LibTorch: no; Python: no)$' && pass "trainrt --version: $("$build/trainrt" --version)" || fail "version: $("$build/trainrt" --version)"
-"$build/tests/unit_tests" >"$WORK/unit.log" 2>&1 && pass "unit tests pass in the no-CUDA build" || { tail "$WORK/unit.log"; fail "unit tests"; }
+"$build/tests/unit_tests" >"$WORK/unit.log" 2>&1 && pass "unit tests pass in the no-CUDA build" \
+  || { grep -B 4 -A 12 -E 'FAILED|with expansion' "$WORK/unit.log" | head -80; tail -4 "$WORK/unit.log"; fail "unit tests"; }
 code=0
 "$build/trainrt" --config jobs/fashion_mlp.ini --scaling.use_gpu=true --run.storage_path="$WORK/gpu" 2>"$WORK/gpu.err" || code=$?
 [ "$code" -eq 2 ] && [ "$(grep -c . "$WORK/gpu.err")" -eq 1 ] && grep -q "needs a trainrt built with CUDA and NCCL" "$WORK/gpu.err" \

@@ -278,6 +278,9 @@ need_nodes() {
 # cluster_slurmd_timeout: the cluster's SlurmdTimeout in seconds.
 cluster_slurmd_timeout() { scontrol show config | sed -n 's/^SlurmdTimeout *= *\([0-9]*\).*/\1/p'; }
 
+# cluster_kill_wait: the cluster's KillWait in seconds (SIGTERM to SIGKILL when a step is ended).
+cluster_kill_wait() { scontrol show config | sed -n 's/^KillWait *= *\([0-9]*\).*/\1/p'; }
+
 # wait_rows RUN N [LIMIT]: until there are at least N result rows (common.sh's rows_reached);
 # fails the test after LIMIT (120) seconds.
 wait_rows() {
