@@ -75,6 +75,15 @@ venv_from_requirements "$VENV" /usr/bin/python3 "$here/requirements.txt" \
   HDF5_DIR=/usr/lib/x86_64-linux-gnu/hdf5/mpich CC=mpicc HDF5_MPI=OFF
 "$VENV/bin/python3" -c 'import pandas, xgboost, optuna, h5py' ||
   { echo "deps: the Python stack in $VENV does not import (see above)" >&2; exit 1; }
+# DeepSpeed on CPU ranks loads its shared-memory communication op, which it compiles on first use
+# (JIT, into torch's extensions cache, ~/.cache/torch_extensions, minutes on 2 cores): compiled here
+# once, so that no test and no first job pays it. Idempotent: a built op is loaded, not rebuilt.
+"$VENV/bin/python3" - <<'PY' || { echo "deps: DeepSpeed's CPU communication op did not build (see above)" >&2; exit 1; }
+from deepspeed.accelerator import get_accelerator
+builder = get_accelerator().create_op_builder("ShareMemCommBuilder")
+if builder is not None:
+    builder.load(verbose=False)
+PY
 
 # A user's own environment for the tests (tests/python/*user_env*): another CPython minor version
 # (3.12, pyenv's where there is no other) and another torch than the project's

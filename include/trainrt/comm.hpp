@@ -10,7 +10,7 @@
 
 namespace trainrt {
 
-enum class DType { f32, f64, i64, i32 };
+enum class DType { f32, f64, i64, i32, u8 };
 enum class ReduceOp { sum, mean, max, min };
 
 template <class T> constexpr DType dtype_of();
@@ -18,6 +18,7 @@ template <> constexpr DType dtype_of<float>() { return DType::f32; }
 template <> constexpr DType dtype_of<double>() { return DType::f64; }
 template <> constexpr DType dtype_of<std::int64_t>() { return DType::i64; }
 template <> constexpr DType dtype_of<std::int32_t>() { return DType::i32; }
+template <> constexpr DType dtype_of<std::uint8_t>() { return DType::u8; }
 
 std::size_t dtype_size(DType dtype);
 

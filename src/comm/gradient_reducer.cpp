@@ -14,6 +14,7 @@ std::size_t dtype_size(DType dtype) {
         case DType::f64: return 8;
         case DType::i64: return 8;
         case DType::i32: return 4;
+        case DType::u8: return 1;
     }
     return 0;
 }

@@ -45,6 +45,7 @@ MPI_Datatype mpi_type(DType dtype) {
         case DType::f64: return MPI_DOUBLE;
         case DType::i64: return MPI_INT64_T;
         case DType::i32: return MPI_INT32_T;
+        case DType::u8: return MPI_UINT8_T;
     }
     throw CommError("comm: unknown dtype");
 }
@@ -80,6 +81,11 @@ void divide_in_place(void* data, std::size_t count, DType dtype, int divisor) {
         case DType::i32: {
             std::int32_t* values = static_cast<std::int32_t*>(data);
             for (std::size_t i = 0; i < count; ++i) values[i] /= divisor;
+            return;
+        }
+        case DType::u8: {
+            std::uint8_t* values = static_cast<std::uint8_t*>(data);
+            for (std::size_t i = 0; i < count; ++i) values[i] = static_cast<std::uint8_t>(values[i] / divisor);
             return;
         }
     }

@@ -115,10 +115,11 @@ DType dtype_of_tensor(const at::Tensor& tensor) {
         case at::kDouble: return DType::f64;
         case at::kLong: return DType::i64;
         case at::kInt: return DType::i32;  // DDP's unused-parameter map (find_unused_parameters)
+        case at::kByte: return DType::u8;  // DeepSpeed's checkpoint-tag agreement (max/min of a hash)
         default: break;
     }
     throw CommError(fmt::format("torch process group: allreduce of {} tensors is not supported (float32, "
-                                "float64, int64 or int32)", c10::toString(tensor.scalar_type())));
+                                "float64, int64, int32 or uint8)", c10::toString(tensor.scalar_type())));
 }
 
 ReduceOp op_of(const c10d::ReduceOp& op) {
@@ -187,6 +188,23 @@ public:
     c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
                                              std::vector<at::Tensor>& inputs,
                                              const c10d::AllgatherOptions&) override;
+    // torch.distributed.all_gather_into_tensor (DeepSpeed's ZeRO, FSDP): `output` holds every
+    // rank's `input` in rank order. torch 2.x calls one name or the other.
+    c10::intrusive_ptr<c10d::Work> all_gather_single(at::Tensor& output, at::Tensor& input,
+                                                     const c10d::AllgatherOptions&) override;
+    c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor& output, at::Tensor& input,
+                                                   const c10d::AllgatherOptions& opts) override {
+        return all_gather_single(output, input, opts);
+    }
+    // torch.distributed.reduce_scatter_tensor: rank r's `output` is slice r of the reduction of
+    // every rank's `input`. Reduced whole, then sliced: twice MPI_Reduce_scatter's traffic, the
+    // reduction of trainrt's communicator (deterministic, the same on every rank).
+    c10::intrusive_ptr<c10d::Work> reduce_scatter_single(at::Tensor& output, at::Tensor& input,
+                                                         const c10d::ReduceScatterOptions& opts) override;
+    c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(at::Tensor& output, at::Tensor& input,
+                                                        const c10d::ReduceScatterOptions& opts) override {
+        return reduce_scatter_single(output, input, opts);
+    }
     c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions&) override {
         std::vector<at::Tensor> none;
         return run(none, c10d::OpType::BARRIER, "torch barrier", [this](std::vector<at::Tensor>&) { comm_->barrier(); });
@@ -242,6 +260,52 @@ c10::intrusive_ptr<c10d::Work> TrainrtBackend::allgather(std::vector<std::vector
     return run(inputs, c10d::OpType::ALLGATHER, "torch allgather", [this, results](std::vector<at::Tensor>& in) mutable {
         gather_into(results, in[0]);
     });
+}
+
+// Whether two contiguous tensors share bytes (ZeRO gathers into a buffer its own part is a view of).
+bool overlaps(const at::Tensor& a, const at::Tensor& b) {
+    const auto* a0 = static_cast<const char*>(a.data_ptr());
+    const auto* b0 = static_cast<const char*>(b.data_ptr());
+    return a.nbytes() > 0 && b.nbytes() > 0 && a0 < b0 + b.nbytes() && b0 < a0 + a.nbytes();
+}
+
+// `output` has `world` times `input`'s elements, of its type.
+void check_flat_pair(const at::Tensor& output, const at::Tensor& input, int world, const char* what) {
+    check_device({output, input}, what);
+    if (output.scalar_type() != input.scalar_type() || output.numel() != input.numel() * world)
+        throw CommError(fmt::format("torch process group: {} needs an output of {} x {} {} elements, got {} {}",
+                                    what, world, input.numel(), c10::toString(input.scalar_type()),
+                                    output.numel(), c10::toString(output.scalar_type())));
+}
+
+c10::intrusive_ptr<c10d::Work> TrainrtBackend::all_gather_single(at::Tensor& output, at::Tensor& input,
+                                                                 const c10d::AllgatherOptions&) {
+    check_flat_pair(output, input, getSize(), "all_gather_into_tensor");
+    std::vector<at::Tensor> tensors{output, input};
+    return run(tensors, c10d::OpType::_ALLGATHER_BASE, "torch all_gather_into_tensor",
+               [this](std::vector<at::Tensor>& t) {
+                   std::vector<at::Tensor> out{t[0]};
+                   on_host(out, [&](at::Tensor& all) {
+                       at::Tensor mine = host_contiguous(t[1]);
+                       if (overlaps(mine, all)) mine = mine.clone();  // MPI refuses aliased buffers
+                       comm_->allgather(mine.data_ptr(), all.data_ptr(), mine.nbytes());
+                   });
+               });
+}
+
+c10::intrusive_ptr<c10d::Work> TrainrtBackend::reduce_scatter_single(at::Tensor& output, at::Tensor& input,
+                                                                     const c10d::ReduceScatterOptions& opts) {
+    check_flat_pair(input, output, getSize(), "reduce_scatter_tensor");
+    const ReduceOp op = op_of(opts.reduceOp);
+    dtype_of_tensor(input);  // refused before anything starts
+    std::vector<at::Tensor> tensors{output, input};
+    return run(tensors, c10d::OpType::_REDUCE_SCATTER_BASE, "torch reduce_scatter_tensor",
+               [this, op](std::vector<at::Tensor>& t) {
+                   at::Tensor whole = t[1].to(at::kCPU).contiguous().clone();
+                   comm_->allreduce(whole.data_ptr(), static_cast<std::size_t>(whole.numel()), dtype_of_tensor(whole), op);
+                   const std::int64_t part = t[0].numel();
+                   t[0].copy_(whole.view(-1).narrow(0, part * getRank(), part).view(t[0].sizes()));
+               });
 }
 
 }  // namespace

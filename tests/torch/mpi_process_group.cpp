@@ -112,6 +112,38 @@ TEST_CASE("torch process group: broadcast, allgather and barrier", "[torch]") {
     pg->barrier()->wait();
 }
 
+TEST_CASE("torch process group: all_gather_into_tensor, reduce_scatter_tensor and uint8 (DeepSpeed's ZeRO)", "[torch]") {
+    auto pg = trainrt::torch::make_process_group();
+    const at::Tensor mine = values_of(at::kFloat, 6, 2);
+    at::Tensor all = at::empty({6 * size()}, at::kFloat);
+    at::Tensor input = mine.clone();
+    pg->_allgather_base(all, input)->wait();
+    for (int r = 0; r < size(); ++r)
+        CHECK(at::equal(all.narrow(0, 6 * r, 6), (at::arange(6, at::kDouble) * 0.25 + r * 100.0 + 2).to(at::kFloat)));
+    at::Tensor buffer = at::zeros({6 * size()}, at::kFloat);  // in place: the input is this rank's slice
+    at::Tensor slice = buffer.narrow(0, 6 * rank(), 6);
+    slice.copy_(mine);
+    pg->_allgather_base(buffer, slice)->wait();
+    CHECK(at::equal(buffer, all));
+
+    const at::Tensor whole = values_of(at::kDouble, 4 * size(), 5);
+    at::Tensor part = at::empty({4}, at::kDouble);
+    at::Tensor scattered = whole.clone();
+    c10d::ReduceScatterOptions sum;
+    pg->_reduce_scatter_base(part, scattered, sum)->wait();
+    CHECK(at::equal(part, plain_mpi_allreduce(whole, MPI_SUM).narrow(0, 4 * rank(), 4)));
+    CHECK(at::equal(scattered, whole));  // the input is left as it was
+
+    std::vector<at::Tensor> bytes{at::full({5}, rank() + 1, at::kByte)};
+    c10d::AllreduceOptions max;
+    max.reduceOp = c10d::ReduceOp::MAX;
+    pg->allreduce(bytes, max)->wait();
+    CHECK(at::equal(bytes[0], at::full({5}, size(), at::kByte)));
+
+    at::Tensor wrong = at::empty({6 * size() + 1}, at::kFloat);
+    CHECK_THROWS_AS(pg->_allgather_base(wrong, input), CommError);  // refused before any rank communicates
+}
+
 TEST_CASE("torch process group: misuse is a CommError with what to do", "[torch]") {
     auto pg = trainrt::torch::make_process_group();
     std::vector<at::Tensor> shorts{at::ones({4}, at::kShort)};

@@ -46,6 +46,7 @@ ncclDataType_t nccl_type(DType dtype) {
         case DType::f64: return ncclFloat64;
         case DType::i64: return ncclInt64;
         case DType::i32: return ncclInt32;
+        case DType::u8: return ncclUint8;
     }
     throw CommError("nccl: unknown dtype");
 }
