@@ -205,6 +205,14 @@ public:
                                                         const c10d::ReduceScatterOptions& opts) override {
         return reduce_scatter_single(output, input, opts);
     }
+    // gather (torch.distributed.gather, gather_object: torch.distributed.checkpoint's plan) and
+    // scatter (scatter_object_list): through allgather and broadcast of the equal-sized parts, so
+    // every rank moves all of them; correct for any root, made for small metadata.
+    c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>>& outputs,
+                                          std::vector<at::Tensor>& inputs, const c10d::GatherOptions& opts) override;
+    c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor>& outputs,
+                                           std::vector<std::vector<at::Tensor>>& inputs,
+                                           const c10d::ScatterOptions& opts) override;
     c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions&) override {
         std::vector<at::Tensor> none;
         return run(none, c10d::OpType::BARRIER, "torch barrier", [this](std::vector<at::Tensor>&) { comm_->barrier(); });
@@ -306,6 +314,40 @@ c10::intrusive_ptr<c10d::Work> TrainrtBackend::reduce_scatter_single(at::Tensor&
                    const std::int64_t part = t[0].numel();
                    t[0].copy_(whole.view(-1).narrow(0, part * getRank(), part).view(t[0].sizes()));
                });
+}
+
+c10::intrusive_ptr<c10d::Work> TrainrtBackend::gather(std::vector<std::vector<at::Tensor>>& outputs,
+                                                      std::vector<at::Tensor>& inputs, const c10d::GatherOptions& opts) {
+    check_device(inputs, "gather");
+    const bool root = getRank() == static_cast<int>(opts.rootRank);
+    if (inputs.size() != 1 || (root && (outputs.size() != 1 || outputs[0].size() != static_cast<std::size_t>(getSize()))))
+        throw CommError(fmt::format("torch process group: gather takes one input tensor and, on the root, one list of "
+                                    "{} outputs", getSize()));
+    std::vector<at::Tensor> results = root ? outputs[0] : std::vector<at::Tensor>{};
+    return run(inputs, c10d::OpType::GATHER, "torch gather", [this, root, results](std::vector<at::Tensor>& in) mutable {
+        std::vector<at::Tensor> everyone;  // every rank takes part in the allgather; the root keeps it
+        for (int r = 0; r < getSize(); ++r) everyone.push_back(root ? results[static_cast<std::size_t>(r)] : at::empty_like(in[0]));
+        gather_into(everyone, in[0]);
+    });
+}
+
+c10::intrusive_ptr<c10d::Work> TrainrtBackend::scatter(std::vector<at::Tensor>& outputs,
+                                                       std::vector<std::vector<at::Tensor>>& inputs,
+                                                       const c10d::ScatterOptions& opts) {
+    check_device(outputs, "scatter");
+    const int root = static_cast<int>(opts.rootRank);
+    if (outputs.size() != 1 || (getRank() == root && (inputs.size() != 1 || inputs[0].size() != static_cast<std::size_t>(getSize()))))
+        throw CommError(fmt::format("torch process group: scatter takes one output tensor and, on the root, one list of "
+                                    "{} inputs", getSize()));
+    std::vector<at::Tensor> parts = getRank() == root ? inputs[0] : std::vector<at::Tensor>{};
+    return run(outputs, c10d::OpType::SCATTER, "torch scatter", [this, root, parts](std::vector<at::Tensor>& out) {
+        const std::int64_t bytes = static_cast<std::int64_t>(out[0].nbytes());
+        at::Tensor all = at::empty({bytes * getSize()}, at::kByte);
+        for (std::size_t r = 0; r < parts.size(); ++r)
+            all.narrow(0, bytes * static_cast<std::int64_t>(r), bytes).copy_(host_contiguous(parts[r]).reshape(-1).view(at::kByte));
+        comm_->broadcast(all.data_ptr(), all.nbytes(), root);
+        out[0].copy_(all.narrow(0, bytes * getRank(), bytes).view(out[0].scalar_type()).view(out[0].sizes()));
+    });
 }
 
 }  // namespace

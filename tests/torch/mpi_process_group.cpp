@@ -144,6 +144,30 @@ TEST_CASE("torch process group: all_gather_into_tensor, reduce_scatter_tensor an
     CHECK_THROWS_AS(pg->_allgather_base(wrong, input), CommError);  // refused before any rank communicates
 }
 
+TEST_CASE("torch process group: gather and scatter to and from the last rank (torch.distributed.checkpoint)", "[torch]") {
+    auto pg = trainrt::torch::make_process_group();
+    const int root = size() - 1;
+    std::vector<at::Tensor> input{values_of(at::kDouble, 3, 4)};
+    std::vector<std::vector<at::Tensor>> gathered(1);
+    if (rank() == root)
+        for (int r = 0; r < size(); ++r) gathered[0].push_back(at::zeros({3}, at::kDouble));
+    c10d::GatherOptions to_last;
+    to_last.rootRank = root;
+    pg->gather(gathered, input, to_last)->wait();
+    if (rank() == root)
+        for (int r = 0; r < size(); ++r)
+            CHECK(at::equal(gathered[0][static_cast<std::size_t>(r)], at::arange(3, at::kDouble) * 0.25 + r * 100.0 + 4));
+
+    std::vector<at::Tensor> mine{at::zeros({2, 2}, at::kLong)};
+    std::vector<std::vector<at::Tensor>> parts(1);
+    if (rank() == root)
+        for (int r = 0; r < size(); ++r) parts[0].push_back(at::full({2, 2}, 10 * r + 1, at::kLong));
+    c10d::ScatterOptions from_last;
+    from_last.rootRank = root;
+    pg->scatter(mine, parts, from_last)->wait();
+    CHECK(at::equal(mine[0], at::full({2, 2}, 10 * rank() + 1, at::kLong)));
+}
+
 TEST_CASE("torch process group: misuse is a CommError with what to do", "[torch]") {
     auto pg = trainrt::torch::make_process_group();
     std::vector<at::Tensor> shorts{at::ones({4}, at::kShort)};

@@ -68,4 +68,20 @@ void ensure_interpreter(bool python_sigint) {
     PyEval_SaveThread();  // the thread state is kept for good: the interpreter is never finalized
 }
 
+namespace {
+
+struct GilAtExit {
+    GilAtExit() = default;
+    GilAtExit(const GilAtExit&) = delete;
+    GilAtExit& operator=(const GilAtExit&) = delete;
+    ~GilAtExit() { PyGILState_Ensure(); }  // kept: the process is ending
+};
+
+}  // namespace
+
+void hold_gil_at_exit() {
+    thread_local GilAtExit holder;  // its destructor is registered at this first use
+    static_cast<void>(&holder);
+}
+
 }  // namespace trainrt::python

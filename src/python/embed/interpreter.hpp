@@ -16,6 +16,13 @@ namespace trainrt::python {
 // handler the process installed stays.
 void ensure_interpreter(bool python_sigint = true);
 
+// Takes the GIL for good when this thread's thread-locals are destroyed at exit. Extension modules
+// keep Python objects in C++ thread-locals (torch's DTensor sharding cache, filled by FSDP2) whose
+// destructors drop them without taking the GIL: a fatal Python error at the exit of a run that went
+// well. Call it on the function's thread after the function ran: thread-locals are destroyed in
+// reverse order of construction, so this one goes first.
+void hold_gil_at_exit();
+
 // <directory of libtrainrt_python>/trainrt/python: where the trainrt package lives.
 std::string package_dir();
 

@@ -45,6 +45,9 @@ void preflight(const JobConfig& config, const Context& context) {
 }
 
 void run_function(Session& session) {
+    struct AfterRun {  // once the function's imports made their statics, however it ended
+        ~AfterRun() { hold_gil_at_exit(); }
+    } after_run;
     py::gil_scoped_acquire locked;
     try {
         const py::object handle =
