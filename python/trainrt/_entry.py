@@ -252,10 +252,12 @@ def _setup_torch(handle, backend, timeout_s):
 def _accelerate_environment(world):
     """What Hugging Face Accelerate reads to join this process group (docs/guides/accelerate.md):
     the rank's device, as Ray sets it, and on CPU ACCELERATE_USE_CPU: without it an Accelerator()
-    on a CPU-only rank is not distributed at all (every rank trains alone, as under Ray on CPU)."""
+    on a CPU-only rank is not distributed at all (every rank trains alone, as under Ray on CPU).
+    Not with ACCELERATE_USE_DEEPSPEED=true: Accelerate drops a DeepSpeedPlugin on a "cpu" state."""
     device = _state.device()
     os.environ.setdefault("ACCELERATE_TORCH_DEVICE", device)
-    if device == "cpu" and world > 1:
+    deepspeed = os.environ.get("ACCELERATE_USE_DEEPSPEED", "").lower() == "true"
+    if device == "cpu" and world > 1 and not deepspeed:
         os.environ.setdefault("ACCELERATE_USE_CPU", "true")
 
 

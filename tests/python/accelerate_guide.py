@@ -15,7 +15,7 @@ import tempfile
 
 import torch
 from torch.utils.data import DataLoader
-from accelerate import Accelerator
+from accelerate import Accelerator, DeepSpeedPlugin
 from accelerate.utils import DataLoaderConfiguration
 
 import fashion_idx  # tests/python: the data files as tensors (a user's own loading)
@@ -36,7 +36,15 @@ def make_model():
 def train_func(config):
     # A seedable sampler: each epoch's order from (seed, epoch), so a resumed epoch is shuffled as the
     # uninterrupted run's was (Accelerate does not save its default loader's generator)
-    accelerator = Accelerator(dataloader_config=DataLoaderConfiguration(use_seedable_sampler=True))
+    # The guide's DeepSpeed tab when config["zero_stage"] is given: a DeepSpeedPlugin from a DeepSpeed
+    # config dict (on CPU ranks the job sets ACCELERATE_USE_DEEPSPEED=true, docs/guides/accelerate.md)
+    deepspeed_plugin = None
+    if "zero_stage" in config:
+        deepspeed_plugin = DeepSpeedPlugin(hf_ds_config={
+            "train_micro_batch_size_per_gpu": 64, "gradient_accumulation_steps": 1,
+            "zero_optimization": {"stage": config["zero_stage"]}})
+    accelerator = Accelerator(dataloader_config=DataLoaderConfiguration(use_seedable_sampler=True),
+                              deepspeed_plugin=deepspeed_plugin)
     model = make_model()
     optimizer = torch.optim.AdamW(model.parameters(), lr=config["lr"])
     train_dataloader = DataLoader(fashion("train", config["samples"]), batch_size=64, shuffle=True)
@@ -71,7 +79,8 @@ def train_func(config):
                 with open(os.path.join(checkpoint_dir, "epoch.json"), "w") as f:
                     json.dump({"epoch": epoch}, f)
             ray.train.report({"epoch": epoch, "loss": total / batches, "lr": lr_scheduler.get_last_lr()[0],
-                              "processes": accelerator.num_processes, "device": str(accelerator.device)},
+                              "processes": accelerator.num_processes, "device": str(accelerator.device),
+                              "distributed": accelerator.distributed_type.value},
                              checkpoint=ray.train.Checkpoint.from_directory(checkpoint_dir))
 
 

@@ -8,7 +8,11 @@
 #    states) from which the driver loads a model that classifies the test images;
 #  - its train_func as a trainrt workload under mpiexec: USR2 to rank 1 mid-run stops it at the
 #    epoch's report (exit stopped); the rerun resumes through load_state and every reported loss
-#    equals the uninterrupted run's; the same after kill -9 of rank 1 and a rerun.
+#    equals the uninterrupted run's; the same after kill -9 of rank 1 and a rerun;
+#  - the guide's DeepSpeed tab (a DeepSpeedPlugin, ZeRO-2, with ACCELERATE_USE_DEEPSPEED=true in the
+#    job's environment, which keeps trainrt from marking the CPU ranks "cpu" for Accelerate): the
+#    Accelerator runs DeepSpeed, and a USR2 stop's rerun reports every loss and learning rate of
+#    the uninterrupted run.
 # ctest: fixture=small_data
 source "$(dirname "$0")/framework_lib.sh"
 require_small_data
@@ -30,4 +34,18 @@ FW_ARGS=(--run.workload=python:"$WORK/accelerate_guide.py":train_func --train.ep
 FW_ROW='[.epoch, .loss]' FW_EPOCHS='[0,1,2,3,4,5]'
 fw_reference
 fw_stop_and_kill USR2
+
+mv "$WORK/runs/ref" "$WORK/runs/ref_ddp"
+export ACCELERATE_USE_DEEPSPEED=true
+FW_ARGS=(--run.workload=python:"$WORK/accelerate_guide.py":train_func --train.epochs=4 --train.samples=3000
+         --train.lr=0.001 --train.zero_stage=2)
+FW_ROW='[.epoch, .loss, .lr, .distributed]' FW_EPOCHS='[0,1,2,3]'
+fw_reference
+[ "$(jq -s -c '[.[] | .distributed] | unique' "$WORK/runs/ref/result.jsonl")" = '["DEEPSPEED"]' ] \
+  && pass "DeepSpeedPlugin: the Accelerator runs DeepSpeed (Accelerate's own process count on a CPU rank: $(jq -s '.[0].processes' "$WORK/runs/ref/result.jsonl"))" \
+  || fail "DeepSpeedPlugin: distributed types $(jq -s -c '[.[] | .distributed]' "$WORK/runs/ref/result.jsonl")"
+fw_interrupt ds_stopped USR2
+[ "$first_rc" = "$TRAINRT_EXIT_STOPPED" ] && [ "$first_rows" -lt 4 ] \
+  && pass "DeepSpeedPlugin: SIGUSR2 to rank 1 stopped at report $first_rows" || fail "DeepSpeedPlugin: the stopped run exits $first_rc after $first_rows reports"
+fw_rerun_matches ds_stopped "DeepSpeedPlugin ZeRO-2: SIGUSR2 stop"
 finish
