@@ -35,7 +35,8 @@ void enable_reproducibility();
 // A c10d process group over every rank of the job, backed by trainrt's MPI communicator: what
 // DDP's machinery (and, from Python, torch.distributed) talks to. Collectives: allreduce (sum,
 // avg, max, min; float32, float64, int64, int32, uint8), broadcast, allgather, all_gather_into_tensor,
-// reduce_scatter_tensor (DeepSpeed's ZeRO, FSDP), barrier; on CPU tensors, and on
+// reduce_scatter_tensor (DeepSpeed's ZeRO, FSDP2), gather, scatter (torch.distributed.checkpoint's
+// plans), barrier; on CPU tensors, and on
 // CUDA tensors through a host copy (MPI, not NCCL: Debian's MPICH is not CUDA-aware). They run
 // on a communication thread (when MPI allows threads), so a gradient allreduce overlaps the rest
 // of backward. Work::wait() rethrows a failure as trainrt::CommError with MPI's text, and a wait
