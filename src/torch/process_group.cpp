@@ -188,23 +188,16 @@ public:
     c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
                                              std::vector<at::Tensor>& inputs,
                                              const c10d::AllgatherOptions&) override;
-    // torch.distributed.all_gather_into_tensor (DeepSpeed's ZeRO, FSDP): `output` holds every
-    // rank's `input` in rank order. torch 2.x calls one name or the other.
-    c10::intrusive_ptr<c10d::Work> all_gather_single(at::Tensor& output, at::Tensor& input,
-                                                     const c10d::AllgatherOptions&) override;
+    // torch.distributed.all_gather_into_tensor (DeepSpeed's ZeRO, FSDP2): `output` holds every
+    // rank's `input` in rank order. The name every torch 2.x has (newer ones also route their
+    // all_gather_single to it), so that the component builds against a user's older torch.
     c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor& output, at::Tensor& input,
-                                                   const c10d::AllgatherOptions& opts) override {
-        return all_gather_single(output, input, opts);
-    }
+                                                   const c10d::AllgatherOptions&) override;
     // torch.distributed.reduce_scatter_tensor: rank r's `output` is slice r of the reduction of
     // every rank's `input`. Reduced whole, then sliced: twice MPI_Reduce_scatter's traffic, the
-    // reduction of trainrt's communicator (deterministic, the same on every rank).
-    c10::intrusive_ptr<c10d::Work> reduce_scatter_single(at::Tensor& output, at::Tensor& input,
-                                                         const c10d::ReduceScatterOptions& opts) override;
+    // reduction of trainrt's communicator (deterministic, the same on every rank). Named as above.
     c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(at::Tensor& output, at::Tensor& input,
-                                                        const c10d::ReduceScatterOptions& opts) override {
-        return reduce_scatter_single(output, input, opts);
-    }
+                                                        const c10d::ReduceScatterOptions& opts) override;
     // gather (torch.distributed.gather, gather_object: torch.distributed.checkpoint's plan) and
     // scatter (scatter_object_list): through allgather and broadcast of the equal-sized parts, so
     // every rank moves all of them; correct for any root, made for small metadata.
@@ -286,8 +279,8 @@ void check_flat_pair(const at::Tensor& output, const at::Tensor& input, int worl
                                     output.numel(), c10::toString(output.scalar_type())));
 }
 
-c10::intrusive_ptr<c10d::Work> TrainrtBackend::all_gather_single(at::Tensor& output, at::Tensor& input,
-                                                                 const c10d::AllgatherOptions&) {
+c10::intrusive_ptr<c10d::Work> TrainrtBackend::_allgather_base(at::Tensor& output, at::Tensor& input,
+                                                               const c10d::AllgatherOptions&) {
     check_flat_pair(output, input, getSize(), "all_gather_into_tensor");
     std::vector<at::Tensor> tensors{output, input};
     return run(tensors, c10d::OpType::_ALLGATHER_BASE, "torch all_gather_into_tensor",
@@ -301,8 +294,8 @@ c10::intrusive_ptr<c10d::Work> TrainrtBackend::all_gather_single(at::Tensor& out
                });
 }
 
-c10::intrusive_ptr<c10d::Work> TrainrtBackend::reduce_scatter_single(at::Tensor& output, at::Tensor& input,
-                                                                     const c10d::ReduceScatterOptions& opts) {
+c10::intrusive_ptr<c10d::Work> TrainrtBackend::_reduce_scatter_base(at::Tensor& output, at::Tensor& input,
+                                                                   const c10d::ReduceScatterOptions& opts) {
     check_flat_pair(input, output, getSize(), "reduce_scatter_tensor");
     const ReduceOp op = op_of(opts.reduceOp);
     dtype_of_tensor(input);  // refused before anything starts

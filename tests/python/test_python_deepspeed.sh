@@ -7,7 +7,7 @@
 #    one report per epoch, the loss falls, the warm-up schedule raises the learning rate, and the
 #    checkpoint holds both ranks' ZeRO shards, from which DeepSpeed's zero_to_fp32 consolidates a
 #    model that classifies the test images;
-#  - its train_func as a trainrt workload under mpiexec, ZeRO stages 3 and 2: USR2 to rank 1
+#  - its train_func as a trainrt workload under mpiexec, ZeRO stages 3, 2 and 1: USR2 to rank 1
 #    mid-run stops it at the epoch's report (exit stopped); the rerun resumes through
 #    load_checkpoint and every reported loss and learning rate equals the uninterrupted run's; the
 #    same after kill -9 of rank 1 and a rerun (stage 3).
@@ -33,11 +33,14 @@ FW_ARGS=(--run.workload=python:"$WORK/deepspeed_guide.py":train_func --train.epo
          --train.lr=0.001 --train.zero_stage=3)
 fw_reference
 fw_stop_and_kill USR2
-mv "$WORK/runs/ref" "$WORK/runs/ref_zero3"
-FW_ARGS=("${FW_ARGS[@]/--train.zero_stage=3/--train.zero_stage=2}")
-fw_reference
-fw_interrupt stopped2 USR2
-[ "$first_rc" = "$TRAINRT_EXIT_STOPPED" ] && [ "$first_rows" -lt 4 ] \
-  && pass "ZeRO-2: SIGUSR2 to rank 1 stopped at report $first_rows" || fail "ZeRO-2: the stopped run exits $first_rc after $first_rows reports"
-fw_rerun_matches stopped2 "ZeRO-2: SIGUSR2 stop"
+for stage in 2 1; do
+  mv "$WORK/runs/ref" "$WORK/runs/ref_before_zero$stage"
+  FW_ARGS=("${FW_ARGS[@]/--train.zero_stage=*/--train.zero_stage=$stage}")
+  fw_reference
+  [ "$(jq -s -c '[.[] | .zero_stage] | unique' "$WORK/runs/ref/result.jsonl")" = "[$stage]" ] || fail "ZeRO-$stage: the engine reports stages $(jq -s -c '[.[] | .zero_stage]' "$WORK/runs/ref/result.jsonl")"
+  fw_interrupt "stopped$stage" USR2
+  [ "$first_rc" = "$TRAINRT_EXIT_STOPPED" ] && [ "$first_rows" -lt 4 ] \
+    && pass "ZeRO-$stage: SIGUSR2 to rank 1 stopped at report $first_rows" || fail "ZeRO-$stage: the stopped run exits $first_rc after $first_rows reports"
+  fw_rerun_matches "stopped$stage" "ZeRO-$stage: SIGUSR2 stop"
+done
 finish
