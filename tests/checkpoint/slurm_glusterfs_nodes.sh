@@ -33,6 +33,7 @@
 # ctest: resource=glusterfs
 # ctest: fixture=small_data
 # ctest: timeout=600
+# ctest: processors=1
 set -euo pipefail
 # shellcheck source=tests/lib/slurm.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"

@@ -8,6 +8,7 @@
 # TRAINRT_TEST_JOB_TIMEOUT bounds each job in seconds (default 400; ctest gives the test 900).
 # ctest: resource=slurm_cluster
 # ctest: fixture=small_data
+# ctest: processors=1
 set -euo pipefail
 # shellcheck source=tests/lib/slurm.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"

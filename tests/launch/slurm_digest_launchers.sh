@@ -4,6 +4,7 @@
 # (one epoch of the real recipe, batch 64), and every launch reports world_size 2.
 # ctest: resource=slurm_cluster
 # ctest: fixture=small_data
+# ctest: processors=1
 set -euo pipefail
 # shellcheck source=tests/lib/slurm.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"

@@ -4,6 +4,7 @@
 # --mpi=none MPICH has no PMI and every task is an MPI singleton, and the probe must show that
 # mismatch (launcher: rank r of 2; MPI: rank 0 of 1) so trainrt's comm layer can refuse it.
 # ctest: resource=slurm_cluster
+# ctest: processors=1
 set -euo pipefail
 # shellcheck source=tests/lib/slurm.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"

@@ -11,6 +11,7 @@
 #    node (2x2 under pmix and pmi2, 3x1 under pmix; batch 60 so that 3 ranks divide it).
 # ctest: resource=slurm_cluster
 # ctest: fixture=small_data
+# ctest: processors=1
 set -euo pipefail
 # shellcheck source=tests/lib/slurm.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"

@@ -3,6 +3,7 @@
 # trainrt must refuse (exit 3, one line per task naming the task and how to launch instead) and
 # write nothing, rather than train four separate copies into one run directory.
 # ctest: resource=slurm_cluster
+# ctest: processors=1
 set -euo pipefail
 # shellcheck source=tests/lib/slurm.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"

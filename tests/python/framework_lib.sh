@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # Shared by the framework tests (tests/python/test_python_{lightning,accelerate,transformers}.sh):
 # a guide's script after the one sed, and its train_func as a trainrt workload under mpiexec,
-# uninterrupted, stopped by a signal to rank 1, and with rank 1 killed, each interrupted run rerun
-# and its reports compared with the uninterrupted run's.
+# uninterrupted, and stopped by a signal to rank 1, rerun, killed, rerun again, its reports compared
+# with the uninterrupted run's.
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 
 # sed_copy SCRIPT: $WORK/<its name> after `sed 's/ray\.train/trainrt/g'`; a ray name left fails.
@@ -34,12 +34,22 @@ fw_reference() {
     || { tail -30 "$WORK/ref.out" >&2; fail "the uninterrupted run exits $rc, epochs $(fw_epochs ref)"; finish; exit 1; }
 }
 
-# fw_interrupt NAME SIGNAL: run NAME, SIGNAL to rank 1 once 2 reports are in; sets $first_rc, $first_rows.
+# fw_interrupt NAME SIGNAL [WHEN]: run (or rerun) NAME, SIGNAL to rank 1 once 2 reports are in, or
+# with WHEN=resumed once rank 0 says it resumes; sets $first_rc, $first_rows; the run's output is
+# $WORK/NAME.SIGNAL.out.
 fw_interrupt() {
-  local name=$1 signal=$2 runner
-  ( fw_train "$name" "$WORK/$name.first.out"; echo "$rc" >"$WORK/$name.rc" ) &
+  local name=$1 signal=$2 when=${3:-rows} runner out=$WORK/$1.$2.out
+  ( fw_train "$name" "$out"; echo "$rc" >"$WORK/$name.rc" ) &
   runner=$!
-  wait_rows "$WORK/runs/$name" 2 || fail "$name: no 2 result rows within 60 s"
+  if [ "$when" = resumed ]; then
+    local deadline=$((SECONDS + 60))
+    until grep -q '^\[trainrt 0\] resuming from' "$out" 2>/dev/null; do
+      ((SECONDS < deadline)) || { fail "$name: no resume within 60 s"; break; }
+      sleep 0.05
+    done
+  else
+    wait_rows "$WORK/runs/$name" 2 || fail "$name: no 2 result rows within 60 s"
+  fi
   kill "-$signal" "$(rank_pid "$name" 1)"
   wait "$runner" || true
   first_rc=$(cat "$WORK/$name.rc")
@@ -55,17 +65,20 @@ fw_rerun_matches() {
     || { tail -30 "$WORK/$1.rerun.out" >&2; fail "$2, rerun (exit $rc): $(fw_rows "$1") vs $(fw_rows ref)"; }
 }
 
-# fw_stop_and_kill SIGNAL: the stop by SIGNAL (exit stopped, before the last report) and the kill -9
-# of rank 1, each rerun and compared.
+# fw_stop_and_kill SIGNAL: one run interrupted twice, then completed: SIGNAL to rank 1 stops it
+# (exit stopped, before the last report); its rerun resumes and is killed (-9 of rank 1) as it
+# resumes; the second rerun resumes again and completes with every report of the uninterrupted run.
 fw_stop_and_kill() {
-  local last
+  local last stopped_at
   last=$(jq length <<<"$FW_EPOCHS")
-  fw_interrupt stopped "$1"
-  [ "$first_rc" = "$TRAINRT_EXIT_STOPPED" ] && [ "$first_rows" -lt "$last" ] \
-    && pass "SIG$1 to rank 1 reached trainrt: stopped at report $first_rows, exit $TRAINRT_EXIT_STOPPED" \
-    || { tail -30 "$WORK/stopped.first.out" >&2; fail "the stopped run exits $first_rc after $first_rows reports"; }
-  fw_rerun_matches stopped "SIG$1 stop"
-  fw_interrupt killed KILL
-  [ "$first_rc" != 0 ] || fail "the run whose rank 1 was killed exits 0"
-  fw_rerun_matches killed "kill -9 of rank 1 (exit $first_rc)"
+  fw_interrupt chain "$1"
+  stopped_at=$first_rows
+  [ "$first_rc" = "$TRAINRT_EXIT_STOPPED" ] && [ "$stopped_at" -lt "$last" ] \
+    && pass "SIG$1 to rank 1 reached trainrt: stopped at report $stopped_at, exit $TRAINRT_EXIT_STOPPED" \
+    || { tail -30 "$WORK/chain.$1.out" >&2; fail "the stopped run exits $first_rc after $first_rows reports"; }
+  fw_interrupt chain KILL resumed
+  [ "$first_rc" != 0 ] && [ "$first_rows" -lt "$last" ] \
+    && pass "the stopped run's rerun resumed and was killed (kill -9 of rank 1) after report $first_rows, exit $first_rc" \
+    || { tail -30 "$WORK/chain.KILL.out" >&2; fail "the rerun to be killed exits $first_rc after $first_rows reports"; }
+  fw_rerun_matches chain "SIG$1 stop, then kill -9 of rank 1 in the resumed run"
 }

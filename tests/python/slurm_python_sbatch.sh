@@ -12,6 +12,7 @@
 # requeues the job, which resumes and completes with every epoch once and one driver Result.
 # ctest: resource=slurm_cluster
 # ctest: fixture=small_data
+# ctest: processors=1
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup

@@ -7,8 +7,9 @@
 #    and the checkpoint holds Accelerate's files (model, optimizer, scheduler, each rank's random
 #    states) from which the driver loads a model that classifies the test images;
 #  - its train_func as a trainrt workload under mpiexec: USR2 to rank 1 mid-run stops it at the
-#    epoch's report (exit stopped); the rerun resumes through load_state and every reported loss
-#    equals the uninterrupted run's; the same after kill -9 of rank 1 and a rerun;
+#    epoch's report (exit stopped); its rerun resumes through load_state and is killed (kill -9 of
+#    rank 1) as it resumes; the second rerun resumes again, and every reported loss equals the
+#    uninterrupted run's;
 #  - the guide's DeepSpeed tab (a DeepSpeedPlugin, ZeRO-2, with ACCELERATE_USE_DEEPSPEED=true in the
 #    job's environment, which keeps trainrt from marking the CPU ranks "cpu" for Accelerate): the
 #    Accelerator runs DeepSpeed, and a USR2 stop's rerun reports every loss and learning rate of

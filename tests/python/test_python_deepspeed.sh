@@ -7,10 +7,11 @@
 #    one report per epoch, the loss falls, the warm-up schedule raises the learning rate, and the
 #    checkpoint holds both ranks' ZeRO shards, from which DeepSpeed's zero_to_fp32 consolidates a
 #    model that classifies the test images;
-#  - its train_func as a trainrt workload under mpiexec, ZeRO stages 3, 2 and 1: USR2 to rank 1
-#    mid-run stops it at the epoch's report (exit stopped); the rerun resumes through
-#    load_checkpoint and every reported loss and learning rate equals the uninterrupted run's; the
-#    same after kill -9 of rank 1 and a rerun (stage 3).
+#  - its train_func as a trainrt workload under mpiexec: ZeRO-3 stopped by USR2 to rank 1 mid-run
+#    at the epoch's report (exit stopped), its rerun resumed through load_checkpoint and killed
+#    (kill -9 of rank 1) as it resumes, the second rerun resumed again: every reported loss and
+#    learning rate equals the uninterrupted run's; ZeRO-2 stopped and rerun, the same; ZeRO-1
+#    runs (the engine reports stage 1, the loss falls).
 # ctest: fixture=small_data
 source "$(dirname "$0")/framework_lib.sh"
 require_small_data
@@ -33,14 +34,20 @@ FW_ARGS=(--run.workload=python:"$WORK/deepspeed_guide.py":train_func --train.epo
          --train.lr=0.001 --train.zero_stage=3)
 fw_reference
 fw_stop_and_kill USR2
-for stage in 2 1; do
-  mv "$WORK/runs/ref" "$WORK/runs/ref_before_zero$stage"
-  FW_ARGS=("${FW_ARGS[@]/--train.zero_stage=*/--train.zero_stage=$stage}")
+# zero_stage_reference STAGE: the uninterrupted run of ZeRO-STAGE as "ref".
+zero_stage_reference() {
+  mv "$WORK/runs/ref" "$WORK/runs/ref_before_zero$1"
+  FW_ARGS=("${FW_ARGS[@]/--train.zero_stage=*/--train.zero_stage=$1}")
   fw_reference
-  [ "$(jq -s -c '[.[] | .zero_stage] | unique' "$WORK/runs/ref/result.jsonl")" = "[$stage]" ] || fail "ZeRO-$stage: the engine reports stages $(jq -s -c '[.[] | .zero_stage]' "$WORK/runs/ref/result.jsonl")"
-  fw_interrupt "stopped$stage" USR2
-  [ "$first_rc" = "$TRAINRT_EXIT_STOPPED" ] && [ "$first_rows" -lt 4 ] \
-    && pass "ZeRO-$stage: SIGUSR2 to rank 1 stopped at report $first_rows" || fail "ZeRO-$stage: the stopped run exits $first_rc after $first_rows reports"
-  fw_rerun_matches "stopped$stage" "ZeRO-$stage: SIGUSR2 stop"
-done
+  [ "$(jq -s -c '[.[] | .zero_stage] | unique' "$WORK/runs/ref/result.jsonl")" = "[$1]" ] || fail "ZeRO-$1: the engine reports stages $(jq -s -c '[.[] | .zero_stage]' "$WORK/runs/ref/result.jsonl")"
+}
+zero_stage_reference 2
+fw_interrupt stopped2 USR2
+[ "$first_rc" = "$TRAINRT_EXIT_STOPPED" ] && [ "$first_rows" -lt 4 ] \
+  && pass "ZeRO-2: SIGUSR2 to rank 1 stopped at report $first_rows" || fail "ZeRO-2: the stopped run exits $first_rc after $first_rows reports"
+fw_rerun_matches stopped2 "ZeRO-2: SIGUSR2 stop"
+zero_stage_reference 1
+jq -s -e '.[-1].loss < .[0].loss' "$WORK/runs/ref/result.jsonl" >/dev/null \
+  && pass "ZeRO-1 runs: losses $(jq -s -c '[.[] | .loss * 1000 | round / 1000]' "$WORK/runs/ref/result.jsonl")" \
+  || fail "ZeRO-1: the loss does not fall: $(jq -s -c '[.[] | .loss]' "$WORK/runs/ref/result.jsonl")"
 finish

@@ -7,8 +7,9 @@
 #    dcp_to_torch_save turns it into a state dict that classifies the test images; the ranks exit 0
 #    (torch's DTensor cache dropped at exit without the GIL was a fatal Python error before);
 #  - its train_func as a trainrt workload under mpiexec: USR2 to rank 1 mid-run stops it at the
-#    epoch's report (exit stopped); the rerun resumes through dcp.load and every reported loss
-#    equals the uninterrupted run's; the same after kill -9 of rank 1 and a rerun.
+#    epoch's report (exit stopped); its rerun resumes through dcp.load and is killed (kill -9 of
+#    rank 1) as it resumes; the second rerun resumes again, and every reported loss equals the
+#    uninterrupted run's.
 # ctest: fixture=small_data
 source "$(dirname "$0")/framework_lib.sh"
 require_small_data

@@ -8,9 +8,10 @@
 #    (load_from_checkpoint from result.checkpoint) gives a model that classifies the test images;
 #  - its train_func as a trainrt workload under mpiexec: SIGTERM to rank 1 mid-run (the signal
 #    Lightning would take for itself; prepare_trainer leaves it to trainrt) stops the run at the
-#    epoch's report, checkpoint committed, exit stopped; the rerun resumes from it through
-#    ckpt_path, and every reported loss equals the uninterrupted run's, each epoch reported once;
-#    the same after kill -9 of rank 1 (the run fails; the rerun resumes from the last checkpoint);
+#    epoch's report, checkpoint committed, exit stopped; its rerun resumes from it through
+#    ckpt_path and is killed (kill -9 of rank 1: the run fails) as it resumes; the second rerun
+#    resumes from the last checkpoint, and every reported loss equals the uninterrupted run's,
+#    each epoch reported once;
 #  - a Trainer on Lightning's own DDPStrategy is refused by prepare_trainer with one line.
 # ctest: fixture=small_data
 source "$(dirname "$0")/framework_lib.sh"

@@ -8,8 +8,9 @@
 #    Trainer's folder with both ranks' random states; from_pretrained on it gives a model that
 #    classifies held-out sequences;
 #  - its train_func as a trainrt workload under mpiexec: USR2 to rank 1 stops it at an epoch's
-#    report (exit stopped); the rerun resumes through resume_from_checkpoint and every reported
-#    loss and eval accuracy equals the uninterrupted run's; the same after kill -9 of rank 1.
+#    report (exit stopped); its rerun resumes through resume_from_checkpoint and is killed (kill -9
+#    of rank 1) as it resumes; the second rerun resumes again, and every reported loss and eval
+#    accuracy equals the uninterrupted run's.
 # ctest: timeout=600
 source "$(dirname "$0")/framework_lib.sh"
 "$TRAINRT_PYTHON" -c 'import transformers' 2>/dev/null || { fail "this Python has no transformers (make deps installs it)"; finish; }

@@ -5,6 +5,7 @@
 # requeues the job (`stop` reason time_limit, `requeue` by trainrt); the job never reaches
 # TIMEOUT, and the next run finishes the training. Result rows once each.
 # ctest: resource=slurm_cluster
+# ctest: processors=1
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup

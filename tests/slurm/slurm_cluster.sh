@@ -3,6 +3,7 @@
 # CPUs=8, 4-task steps, batch jobs, and a requeue that comes back within seconds; and the
 # namespaced nodes node1..node3 (partition multi) running a batch step across them.
 # ctest: resource=slurm_cluster
+# ctest: processors=1
 set -euo pipefail
 # shellcheck source=tests/lib/slurm.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"

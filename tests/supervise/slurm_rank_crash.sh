@@ -8,6 +8,7 @@
 # with [failure] max_failures = 1 the supervisor relaunches once, then gives up with a final record,
 # and the job ends FAILED with exit code 10.
 # ctest: resource=slurm_cluster
+# ctest: processors=1
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/slurm.sh"
 slurm_setup
