@@ -21,7 +21,8 @@ build: deps
 docs: deps
 	bash tools/docs.sh $(BUILD)/docs
 
-# Ray's own examples under Ray (stored: tests/conformance/ray_reference.json) and under trainrt after
+# Ray's own examples under Ray (stored: tests/conformance/ray_reference.json), the framework guides'
+# scripts under Ray (tests/conformance/ray_guides.json), and the examples under trainrt after
 # the port (the table in docs/reference/ray-conformance.md); make test runs the trainrt half of the
 # ones expected to conform. CONFORMANCE_SKIP_RAY=1: the trainrt half and the table alone.
 conformance: build

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make conformance: Ray's own examples run under Ray (the reference, stored in
-# tests/conformance/ray_reference.json) and then under trainrt after the port, every one of them,
+# tests/conformance/ray_reference.json), and the framework guides' scripts (tests/python/*_guide.py)
+# under Ray (tests/conformance/ray_guides.json, which the framework tests compare their trainrt runs
+# with); then Ray's examples under trainrt after the port, every one of them,
 # writing the outcome table into docs/reference/ray-conformance.md and the counts into
 # tests/conformance/trainrt_summary.json (make bench shows them in BENCHMARKS.md). `make test` runs the trainrt
 # half of the examples expected to conform against the stored reference, without Ray running.
@@ -16,6 +18,8 @@ RAY_PY=${TRAINRT_RAY_VENV:-/opt/trainrt-deps/ray-venv}/bin/python
 if [ "${CONFORMANCE_SKIP_RAY:-0}" != 1 ]; then
   "$PY" tests/conformance/ray_examples.py ray --python "$RAY_PY" --fashion-idx data/fashion-mnist-6k-idx \
     --out tests/conformance/ray_reference.json
+  "$PY" tests/conformance/ray_guides.py ray --python "$RAY_PY" --data data/fashion-mnist-6k-idx \
+    --out tests/conformance/ray_guides.json
 fi
 PYTHONPATH="$PWD/$BUILD/lib/trainrt/python" "$PY" tests/conformance/ray_examples.py trainrt --python "$PY" \
   --ray-python "$RAY_PY" --fashion-idx data/fashion-mnist-6k-idx --reference tests/conformance/ray_reference.json \

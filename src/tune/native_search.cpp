@@ -30,6 +30,10 @@ void check_domains(const std::vector<Domain>& space, SearchKind kind) {
         if (kind == SearchKind::optuna && domain.kind == DomainKind::grid)
             throw ConfigError(fmt::format("tune: [space] {} = {} ({}): search = optuna samples every value; use "
                                           "choice(...) instead of grid(...)", domain.key, domain.text(), domain.source));
+        if (kind == SearchKind::optuna && domain.kind == DomainKind::function)
+            throw ConfigError(fmt::format("tune: [space] {} ({}): Optuna samples every value itself and cannot call "
+                                          "a function (a PopulationBasedTraining mutation); use a domain, or "
+                                          "search = random", domain.key, domain.source));
         if (kind == SearchKind::optuna && domain.kind == DomainKind::randn)
             throw ConfigError(fmt::format("tune: [space] {} = {} ({}): Optuna has no normal distribution; use "
                                           "uniform(...) or loguniform(...), or search = random", domain.key,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 #include "trainrt/error.hpp"
@@ -25,8 +26,26 @@ double within(const Domain& domain, double value) {
     return value;
 }
 
+// A function's value as Ray perturbs it: a number times 1.2 or 0.8 (an integer truncated back to
+// one), unbounded; anything else drawn anew.
+std::string perturbed_drawn(const Domain& domain, const std::string& value, bool up, std::mt19937_64& generator) {
+    const double factor = up ? 1.2 : 0.8;
+    std::size_t used = 0;
+    try {
+        if (value.find_first_of(".eEn") == std::string::npos) {
+            const long long whole = std::stoll(value, &used);
+            if (used == value.size()) return std::to_string(static_cast<long long>(static_cast<double>(whole) * factor));
+        }
+        const double real = std::stod(value, &used);
+        if (used == value.size()) return real_text(real * factor);
+    } catch (const std::logic_error&) {  // not a number: drawn below
+    }
+    return domain.sample(generator);
+}
+
 std::string perturbed(const Domain& domain, const std::string& value, std::mt19937_64& generator) {
     const bool up = generator() % 2 == 1;
+    if (domain.kind == DomainKind::function) return perturbed_drawn(domain, value, up, generator);
     if (domain.enumerated()) {
         auto at = std::find(domain.values.begin(), domain.values.end(), value);
         if (at == domain.values.end())  // not one of the choice's values (a base job's own): drawn, as Ray's

@@ -10,7 +10,8 @@
 // boundary with that trial's values, explored: each value drawn anew from its domain with
 // resample_probability, else perturbed (a number x0.8 or x1.2, kept within its domain's bounds and
 // rounded as the domain rounds; a choice moves to a neighbouring value, or is drawn anew when the
-// value is not one of the choice's). All draws come from (run.seed, trial, boundary), so a
+// value is not one of the choice's; a function's number x0.8 or x1.2 unbounded, an integer
+// truncated, as Ray's). All draws come from (run.seed, trial, boundary), so a
 // requeued sweep decides the same.
 #include <cstddef>
 #include <cstdint>

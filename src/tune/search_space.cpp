@@ -7,9 +7,11 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "config/values.hpp"
 #include "trainrt/error.hpp"
+#include "workloads/python_calls.hpp"
 
 namespace trainrt::tune {
 namespace {
@@ -18,7 +20,8 @@ const std::map<std::string, DomainKind>& kinds() {
     static const std::map<std::string, DomainKind> names{
         {"choice", DomainKind::choice},     {"grid", DomainKind::grid},       {"uniform", DomainKind::uniform},
         {"quniform", DomainKind::quniform}, {"loguniform", DomainKind::loguniform},
-        {"randint", DomainKind::randint},   {"qrandint", DomainKind::qrandint}, {"randn", DomainKind::randn}};
+        {"randint", DomainKind::randint},   {"qrandint", DomainKind::qrandint}, {"randn", DomainKind::randn},
+        {"function", DomainKind::function}};
     return names;
 }
 
@@ -88,6 +91,16 @@ double normal(std::mt19937_64& generator, double mean, double sd) {  // Box-Mull
     return mean + sd * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 
+// function(PICKLE)'s value for `seed`, as config text (trainrt/_pbt_mutation.py draws it).
+std::string function_value(const std::string& pickled, std::uint64_t seed) {
+    const nlohmann::json request{{"function", pickled}, {"seed", seed}};
+    const auto value = nlohmann::json::parse(workloads::call_python("_pbt_mutation", "draw", request.dump()));
+    if (value.is_string()) return value.get<std::string>();
+    if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+    if (value.is_number_integer()) return std::to_string(value.get<std::int64_t>());
+    return real_text(value.get<double>());
+}
+
 }  // namespace
 
 std::string trim(const std::string& text) {
@@ -138,6 +151,12 @@ Domain parse_domain(const std::string& key, const std::string& text, const std::
     }
     domain.kind = found->second;
     const std::vector<std::string> arguments = split_arguments(written.substr(open + 1, written.size() - open - 2));
+    if (domain.kind == DomainKind::function) {
+        if (arguments.size() != 1 || arguments[0].empty())
+            bad(domain, "function() takes one argument, the pickled function (trainrt.tune writes it)");
+        domain.pickled = arguments[0];
+        return domain;
+    }
     if (domain.enumerated()) {
         if (arguments.empty() || (arguments.size() == 1 && arguments[0].empty()))
             bad(domain, fmt::format("{}() is empty; give at least one value", name));
@@ -166,6 +185,7 @@ std::string Domain::sample(std::mt19937_64& generator) const {
             return std::to_string(static_cast<std::int64_t>(std::min(quantize(drawn, q), high)));
         }
         case DomainKind::randn: return real_text(normal(generator, low, high));
+        case DomainKind::function: return function_value(pickled, generator());
     }
     throw Error("tune: unknown domain kind");
 }
@@ -173,12 +193,14 @@ std::string Domain::sample(std::mt19937_64& generator) const {
 std::string Domain::text() const {
     const char* name = domain_kind_name(kind);
     if (enumerated()) return fmt::format("{}({})", name, fmt::join(values, ", "));
+    if (kind == DomainKind::function) return fmt::format("{}({})", name, pickled);
     if (kind == DomainKind::quniform || kind == DomainKind::qrandint)
         return fmt::format("{}({}, {}, {})", name, low, high, q);
     return fmt::format("{}({}, {})", name, low, high);
 }
 
 void check_against(const Domain& domain, const OptionSpec& spec) {
+    if (domain.kind == DomainKind::function) return;  // each drawn value is checked when a trial starts
     if (domain.enumerated()) {
         for (const std::string& value : domain.values) config::check_value(spec, value, domain.source);
         return;

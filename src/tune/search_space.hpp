@@ -1,8 +1,12 @@
 #pragma once
 // A sweep's search space: the [space] section of sweep.ini, one Domain per config key, written as
 // Ray Tune's functions are named: choice(a, b), grid(a, b), uniform(lo, hi), quniform(lo, hi, q),
-// loguniform(lo, hi), randint(lo, hi), qrandint(lo, hi, q), randn(mean, sd). A trial's value is
-// config text (what --section.key=VALUE takes), so a trial's config is an ordinary job's.
+// loguniform(lo, hi), randint(lo, hi), qrandint(lo, hi, q), randn(mean, sd), and function(PICKLE):
+// a Python function of no argument, pickled (cloudpickle, base64), that draws a value when called
+// (Ray's PopulationBasedTraining(hyperparam_mutations={"lr": lambda: random.uniform(...)})); each
+// draw calls it in the Python component with Python's and NumPy's generators seeded from the
+// sweep's, so that a restarted sweep draws the same values. A trial's value is config text (what
+// --section.key=VALUE takes), so a trial's config is an ordinary job's.
 // Bounds as Ray's: randint's high is excluded, qrandint's included; quniform and qrandint round to
 // a multiple of q. Every malformed domain is a ConfigError of one line naming the key and FILE:LINE.
 #include <cstdint>
@@ -14,7 +18,7 @@
 
 namespace trainrt::tune {
 
-enum class DomainKind { choice, grid, uniform, quniform, loguniform, randint, qrandint, randn };
+enum class DomainKind { choice, grid, uniform, quniform, loguniform, randint, qrandint, randn, function };
 
 struct Domain {
     std::string key;     // the config key it sets, e.g. "train.lr"
@@ -22,6 +26,7 @@ struct Domain {
     DomainKind kind = DomainKind::choice;
     std::vector<std::string> values;  // choice, grid
     double low = 0, high = 0, q = 0;  // numeric domains; randn: low = mean, high = sd
+    std::string pickled;              // function: the pickled function, base64
 
     bool enumerated() const { return kind == DomainKind::choice || kind == DomainKind::grid; }
     bool integral() const { return kind == DomainKind::randint || kind == DomainKind::qrandint; }

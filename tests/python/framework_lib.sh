@@ -82,3 +82,13 @@ fw_stop_and_kill() {
     || { tail -30 "$WORK/chain.KILL.out" >&2; fail "the rerun to be killed exits $first_rc after $first_rows reports"; }
   fw_rerun_matches chain "SIG$1 stop, then kill -9 of rank 1 in the resumed run"
 }
+
+# fw_matches_ray GUIDE LINE: the summary line of trainrt's run of tests/python/GUIDE_guide.py after
+# the port equals Ray's run of the same script as written (tests/conformance/ray_guides.json, stored
+# by `make conformance`; tests/conformance/ray_guides.py compares).
+fw_matches_ray() {
+  local said
+  said=$("$TRAINRT_PYTHON" "$TRAINRT_SRC/tests/conformance/ray_guides.py" compare \
+    --reference "$TRAINRT_SRC/tests/conformance/ray_guides.json" "$1" "$2" 2>&1) \
+    && pass "the guide's run, $said" || fail "the guide's run differs from Ray's: $said"
+}

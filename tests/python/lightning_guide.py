@@ -72,7 +72,7 @@ def train_func(config):
 
 def main():
     config = {"epochs": int(os.environ.get("LIGHTNING_EPOCHS", "3")),
-              "samples": int(os.environ.get("LIGHTNING_SAMPLES", "4096"))}
+              "samples": int(os.environ.get("LIGHTNING_SAMPLES", "6000"))}
     trainer = TorchTrainer(
         train_func,
         train_loop_config=config,

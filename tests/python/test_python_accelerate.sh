@@ -29,6 +29,7 @@ jq -e '.epochs == [0, 1, 2] and .processes == 2 and .losses[2] < .losses[0] and 
        and (.files | index("random_states_1.pkl")) and .accuracy > 0.6' <<<"$line" >/dev/null \
   && pass "python3 train.py: 2 processes, epochs $(jq -c .epochs <<<"$line"), losses $(jq -c '[.losses[] | . * 1000 | round / 1000]' <<<"$line"), checkpoint $(jq -c .files <<<"$line"), test accuracy $(jq '.accuracy * 1000 | round / 1000' <<<"$line")" \
   || fail "the guide's run reported $line"
+fw_matches_ray accelerate "$line"
 
 FW_ARGS=(--run.workload=python:"$WORK/accelerate_guide.py":train_func --train.epochs=6 --train.samples=6000
          --train.lr=0.001)

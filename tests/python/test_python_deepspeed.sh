@@ -28,6 +28,7 @@ jq -e '.epochs == [0, 1, 2] and .world == 2 and .zero_stage == 3 and .losses[2] 
        and .accuracy > 0.6' <<<"$line" >/dev/null \
   && pass "python3 train.py: ZeRO-3 on 2 processes, epochs $(jq -c .epochs <<<"$line"), losses $(jq -c '[.losses[] | . * 1000 | round / 1000]' <<<"$line"), checkpoint $(jq -c .files <<<"$line"), test accuracy $(jq '.accuracy * 1000 | round / 1000' <<<"$line")" \
   || fail "the guide's run reported $line"
+fw_matches_ray deepspeed "$line"
 
 FW_ROW='[.epoch, .loss, .lr, .zero_stage]' FW_EPOCHS='[0,1,2,3]'
 FW_ARGS=(--run.workload=python:"$WORK/deepspeed_guide.py":train_func --train.epochs=4 --train.samples=3000

@@ -24,6 +24,7 @@ jq -e '.epochs == [0, 1, 2] and .parameters == "DTensor" and .losses[2] < .losse
        and .files == [".metadata", "__0_0.distcp", "__1_0.distcp", "epoch.json"] and .accuracy > 0.6' <<<"$line" >/dev/null \
   && pass "python3 train.py: FSDP2 on 2 processes, epochs $(jq -c .epochs <<<"$line"), losses $(jq -c '[.losses[] | . * 1000 | round / 1000]' <<<"$line"), checkpoint $(jq -c .files <<<"$line"), test accuracy $(jq '.accuracy * 1000 | round / 1000' <<<"$line")" \
   || fail "the guide's run reported $line"
+fw_matches_ray fsdp2 "$line"
 
 FW_ROW='[.epoch, .loss]' FW_EPOCHS='[0,1,2,3,4,5]'
 FW_ARGS=(--run.workload=python:"$WORK/fsdp2_guide.py":train_func --train.epochs=6 --train.samples=3000 --train.lr=0.001)

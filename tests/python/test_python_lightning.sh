@@ -17,7 +17,7 @@
 source "$(dirname "$0")/framework_lib.sh"
 require_small_data
 "$TRAINRT_PYTHON" -c 'import lightning' 2>/dev/null || { fail "this Python has no lightning (make deps installs it)"; finish; }
-export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python:$TRAINRT_SRC/tests/python" LIGHTNING_DATA="$SMALL_IDX" LIGHTNING_SAMPLES=6000 LIGHTNING_STORAGE="$WORK/runs"
+export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python:$TRAINRT_SRC/tests/python" LIGHTNING_DATA="$SMALL_IDX" LIGHTNING_STORAGE="$WORK/runs"
 sed_copy tests/python/lightning_guide.py
 
 rc=0; LIGHTNING_NAME=guide timeout -k 10 300 "$TRAINRT_PYTHON" "$WORK/lightning_guide.py" >"$WORK/guide.out" 2>&1 || rc=$?
@@ -27,6 +27,7 @@ jq -e '.epochs == [0, 1, 2] and .step == 3 * 47 and (.losses | length) == 3 and 
        and .accuracy > 0.6' <<<"$line" >/dev/null \
   && pass "python3 train.py: epochs $(jq -c .epochs <<<"$line"), losses $(jq -c '[.losses[] | . * 1000 | round / 1000]' <<<"$line"), step $(jq .step <<<"$line"), load_from_checkpoint -> test accuracy $(jq '.accuracy * 1000 | round / 1000' <<<"$line")" \
   || fail "the guide's run reported $line"
+fw_matches_ray lightning "$line"
 
 FW_ARGS=(--run.workload=python:"$WORK/lightning_guide.py":train_func --train.epochs=6 --train.samples=6000)
 FW_ROW='[.epoch, .loss]' FW_EPOCHS='[0,1,2,3,4,5]'

@@ -25,6 +25,7 @@ jq -e '.epochs == [1, 2, 3] and .step == 96 and .losses[2] < .losses[0] and .acc
        and (.files | index("rng_state_1.pth")) and (.files | index("trainer_state.json"))' <<<"$line" >/dev/null \
   && pass "python3 train.py: epochs $(jq -c .epochs <<<"$line"), step $(jq .step <<<"$line") (2 processes), losses $(jq -c '[.losses[] | . * 1000 | round / 1000]' <<<"$line"), checkpoint $(jq -c .files <<<"$line"), held-out accuracy $(jq .accuracy <<<"$line")" \
   || fail "the guide's run reported $line"
+fw_matches_ray transformers "$line"
 
 FW_ARGS=(--run.workload=python:"$WORK/transformers_guide.py":train_func --train.epochs=6 --train.samples=1024
          --train.lr=0.002 --train.output_dir="$WORK/trainer_out")

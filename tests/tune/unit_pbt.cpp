@@ -113,3 +113,21 @@ TEST_CASE("PBT's exploration: a value that is not one of its choice's is drawn f
         drawn.insert(pbt_explore(space, {{"train.factor", "7"}}, 0.0, pbt_draw_seed(seed, 0, 5))[0].second);
     CHECK(drawn == std::set<std::string>{"1", "2"});
 }
+
+TEST_CASE("PBT perturbs a function mutation's value as Ray does: x0.8 or x1.2, unbounded, integers truncated") {
+    // function(...) is only called to draw anew (resample, or a value that is not a number); the
+    // perturbation of a number needs no Python.
+    const std::vector<Domain> space{parse_domain("train.lr", "function(gASVAAAA)", "t:1"),
+                                    parse_domain("train.width", "function(gASVAAAA)", "t:2")};
+    CHECK(space[0].kind == DomainKind::function);
+    CHECK(space[0].text() == "function(gASVAAAA)");
+    std::set<std::string> lrs, widths;
+    for (std::uint64_t seed = 0; seed < 32; ++seed) {
+        const TrialValues explored = pbt_explore(space, {{"train.lr", "0.5"}, {"train.width", "7"}}, 0.0,
+                                                 pbt_draw_seed(seed, 0, 5));
+        lrs.insert(explored[0].second), widths.insert(explored[1].second);
+    }
+    CHECK(lrs == std::set<std::string>{real_text(0.5 * 0.8), real_text(0.5 * 1.2)});
+    CHECK(widths == std::set<std::string>{"5", "8"});  // 7 x 0.8 = 5.6 -> 5, 7 x 1.2 = 8.4 -> 8
+    CHECK_THROWS_WITH(parse_domain("train.lr", "function()", "t:3"), Catch::Contains("function() takes one argument"));
+}

@@ -53,7 +53,8 @@ class PopulationBasedTraining:
     """Ray Tune's PopulationBasedTraining. time_attr: "training_iteration" (the reports, as Ray counts
     them; boundaries up to RunConfig(stop={"training_iteration": N})) or "epoch" (a reported epoch, up
     to config["epochs"], a constant of param_space; the default here, where Ray's is time_total_s).
-    hyperparam_mutations (as in Ray: a domain, or a list of values to move along) gives the domain a
+    hyperparam_mutations (as in Ray: a domain, a list of values to move along, or a function of no
+    argument that draws a value, called in the sweep with seeded generators) gives the domain a
     key is explored in: a key param_space gives as a constant starts there in every trial, one it
     does not give is drawn from the domain. A setting left None takes the default of its
     `[tune] pbt.*` key (docs/reference/configuration.md)."""
@@ -76,11 +77,14 @@ class PopulationBasedTraining:
         for key, mutation in mutations.items():
             if isinstance(mutation, (list, tuple)):
                 mutation = choice(mutation)
+            elif callable(mutation) and not isinstance(mutation, domain_type):
+                from .._pbt_mutation import pickled
+                mutation = domain_type(f"function({pickled(mutation)})")
             if not isinstance(mutation, domain_type):
                 raise NotImplementedError(
                     f"trainrt.tune.PopulationBasedTraining(hyperparam_mutations={{{key!r}: {type(mutation).__name__}}}): "
-                    f"trainrt's sweep draws and explores values itself, so a mutation is a search domain "
-                    f"(tune.uniform, tune.loguniform, tune.choice, ...) or a list of values, not a function or a dict")
+                    f"a mutation is a search domain (tune.uniform, tune.loguniform, tune.choice, ...), a list of "
+                    f"values or a function that draws one; a nested dict is not explored")
             given = space.get(key)
             if isinstance(given, domain_type) and given.text != mutation.text:
                 raise ValueError(f"trainrt.tune.PopulationBasedTraining: param_space[{key!r}] = {given.text} and "

@@ -34,3 +34,26 @@ def test_trial_values_come_back_typed_and_named_as_the_function_sees_them():
     assert tune._config_key("train.lr") == "lr"
     assert tune._config_key("scaling.num_workers") == "scaling.num_workers"
     assert [tune._parsed(text) for text in ("3", "0.5", "adam", "1e-3")] == [3, 0.5, "adam", 0.001]
+
+
+def test_a_pbt_mutation_function_is_a_function_domain_drawn_with_the_sweeps_seed():
+    import random
+    from trainrt import _pbt_mutation
+    pbt = tune.PopulationBasedTraining(hyperparam_mutations={"lr": lambda: random.uniform(1e-4, 2e-2),
+                                                             "factor": [1, 2]})
+    domains, started = pbt._sweep_space({}, tune._Domain, tune.choice)
+    assert started == [] and repr(domains["factor"]) == "choice(1, 2)"
+    text = repr(domains["lr"])
+    assert text.startswith("function(") and text.endswith(")")
+    request = '{"function": "%s", "seed": 7}' % text[len("function("):-1]
+    first = float(_pbt_mutation.draw(request))
+    assert 1e-4 <= first <= 2e-2
+    assert float(_pbt_mutation.draw(request)) == first  # the same seed, the same value
+    assert float(_pbt_mutation.draw(request.replace('"seed": 7', '"seed": 8'))) != first
+
+
+def test_a_pbt_mutation_function_must_return_a_scalar():
+    from trainrt import _entry, _pbt_mutation
+    request = '{"function": "%s", "seed": 1}' % _pbt_mutation.pickled(lambda: [1, 2])
+    with pytest.raises(_entry.LoadError, match="draws a number, a string or a boolean"):
+        _pbt_mutation.draw(request)
