@@ -8,6 +8,7 @@
 # ctest: resource=glusterfs
 # ctest: fixture=small_data
 # ctest: timeout=600
+# ctest: processors=1
 source "$(dirname "$0")/lib.sh"
 
 source "$TRAINRT_SRC/tools/glusterfs_volume.sh"

@@ -8,6 +8,7 @@
 # directory with a torn last line, goodput (a kill that loses two iterations: lost work; the parts
 # add up to the rank-time; the summary's line), and bad input (exit 2, one line on stderr). `trainrt results`
 # exits with its own status codes (TRAINRT_RESULTS_*), never a training code.
+# ctest: processors=1
 source "$(dirname "$0")/../metrics/lib.sh"
 THROWING="$TRAINRT_BUILD/tests/plugins/libtest_plugin_throwing.so"
 [ -f "$THROWING" ] || { echo "FAIL: $THROWING missing (built with the tests)" >&2; exit 1; }

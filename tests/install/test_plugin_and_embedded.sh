@@ -4,6 +4,7 @@
 # out of tree with find_package(trainrt) runs as a plugin and as an embedded program under
 # mpiexec -n 2 with the same result, and both stop (USR2 to rank 1) and resume to the same weights.
 # ctest: fixture=trainrt_installed
+# ctest: processors=1
 source "$(dirname "$0")/lib.sh"
 
 for f in bin/trainrt bin/trainrt-srun include/trainrt/session.hpp include/trainrt/plugin.hpp \

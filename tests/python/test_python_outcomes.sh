@@ -9,6 +9,7 @@
 #    runs the ranks under `trainrt supervise`, which relaunches them (a relaunch record), and fit()
 #    returns the Result of the run that finished; without a FailureConfig (the first case) nothing
 #    is retried, as Ray's default of 0.
+# ctest: processors=1
 source "$(dirname "$0")/../lib/common.sh"
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" OUTCOME_RUNS="$WORK/runs"
 eval "$("$TRAINRT" --exit-codes)"

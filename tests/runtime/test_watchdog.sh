@@ -5,6 +5,7 @@
 # (reason collective_timeout), and mpiexec tears rank 1 down. Without the watchdog
 # (collective_timeout = 0) the same run is still hanging after 10 s, three times the watchdog's limit (the fault is real).
 # ctest: fixture=small_data
+# ctest: processors=1
 source "$(dirname "$0")/lib.sh"
 
 start=$SECONDS
