@@ -4,6 +4,7 @@ trainrt/_entry.py begins and ends the session around the user's function; every 
 (trainrt.report, get_checkpoint, ...) refuses to run outside it with one clear line.
 """
 import numbers
+import os
 
 _handle = None
 _local = {}  # this session's Python-side state (trainrt.torch's prepared loaders), reset at begin/end
@@ -46,6 +47,22 @@ class Context:
 
     def get_node_rank(self):
         return self.node_rank
+
+    def get_trial_name(self):
+        """The run's name (its directory's): stable across stops and requeues, so a tracker's run
+        id taken from it (wandb.init(id=...), Ray's guide) continues the same tracker run."""
+        return os.path.basename(os.path.normpath(self.run_dir))
+
+    get_trial_id = get_trial_name
+
+    def get_trial_dir(self):
+        return self.run_dir
+
+    def get_experiment_name(self):
+        """The sweep's name for a trial of `trainrt tune` / Tuner, else the run's name."""
+        from ._trainrt import layout
+        parent = os.path.dirname(os.path.normpath(self.run_dir))
+        return os.path.basename(parent) if os.path.exists(layout.sweep_record(parent)) else self.get_trial_name()
 
     def __repr__(self):
         return (f"Context(world_rank={self.world_rank}, world_size={self.world_size}, "

@@ -3,6 +3,7 @@
 // CSV. The exit code is the run's status (kHelp below).
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <system_error>
 
@@ -13,6 +14,7 @@
 #include "cli/results_report.hpp"
 #include "cli/results_text.hpp"
 #include "cli/sweep_results.hpp"
+#include "cli/tracking_export.hpp"
 #include "metrics/rows_file.hpp"
 #include "runlog/run_files.hpp"
 #include "trainrt/error.hpp"
@@ -23,7 +25,8 @@ namespace po = boost::program_options;
 namespace trainrt::cli {
 namespace {
 
-constexpr const char* kUsage = "usage: trainrt results RUN_DIR|SWEEP_DIR [--json | --csv]";
+constexpr const char* kUsage =
+    "usage: trainrt results RUN_DIR|SWEEP_DIR [--json | --csv | --export mlflow=URI|tensorboard=DIR [--experiment NAME]]";
 constexpr const char* kWhatToDo = "pass a run directory, <run.storage_path>/<run.name>";
 
 constexpr const char* kHelp = R"help(What a run directory says about its run, from the directory's own files (a copy elsewhere works;
@@ -61,6 +64,18 @@ first, those without the score last; without a score_attribute, newest first (sc
 The run's own exit code (docs/reference/exit-codes.md) is shown with its status ("failed (exit 7)") and
 as exit_code in --json: 0 finished, 9 stopped, the failure's own code, 10 after giving up.
 
+Export (--export): the run's result rows, config and checkpoint paths to an experiment tracker,
+MLflow (mlflow=TRACKING_URI: file:/path/mlruns, sqlite:///path.db, http://host:5000; the run in
+experiment --experiment, default the run's name; metrics at step _training_iteration, parameters
+the run's config, tags trainrt.run_dir, trainrt.status, trainrt.checkpoint.latest and .best) or
+TensorBoard (tensorboard=DIR: scalars under DIR/<run name>, or DIR/<experiment>/<run name> with
+--experiment; the config as text). Only rows the
+destination lacks are sent: the run directory's tracking.json remembers the tracker's run and the
+last iteration sent, so exporting again after a requeue continues the same MLflow run with each
+iteration once. A sweep's directory: each trial a run, the experiment the sweep's name (MLflow's
+experiment; TensorBoard: DIR/<sweep>/<trial>). The same export runs when a job step ends with [tracking] set. Needs
+the tracker's Python package (mlflow or tensorboardX) in trainrt's Python.
+
 A sweep's directory (`trainrt tune`: sweep.json) gives one row per trial (status, attempts,
 iterations, the last and best tune.metric, time, its values) and the best trial with its best
 checkpoint; --json one object, --csv one line per trial; the exit code: running while a trial
@@ -78,6 +93,7 @@ enum class Form { summary, json, csv };
 struct Request {
     std::string run_dir;
     Form form = Form::summary;
+    std::optional<TrackingTarget> export_to;
     bool help = false;
 };
 
@@ -87,7 +103,9 @@ po::options_description visible_options() {
                                   "iterations, metrics (the last row), latest_checkpoint, best_checkpoints, "
                                   "checkpoint_score, error, restarts, attempts, total_time_s, useful_time_s, warnings")(
         "csv", "the metrics table: a header and one line per row of result.jsonl (_ranks.<metric>.<stat> "
-               "as <metric>/<stat>)")("help,h", "this text");
+               "as <metric>/<stat>)")(
+        "export", po::value<std::string>(), "mlflow=TRACKING_URI or tensorboard=LOG_DIR: send the run's rows there")(
+        "experiment", po::value<std::string>(), "with --export: the MLflow experiment, or TensorBoard's DIR/NAME/<run>")("help,h", "this text");
     return options;
 }
 
@@ -108,6 +126,13 @@ Request parse(int argc, const char* const argv[]) {
     request.help = given.count("help") > 0;
     if (given.count("json") && given.count("csv")) throw ConfigError(fmt::format("results: --json and --csv together; {}", kUsage));
     request.form = given.count("json") ? Form::json : given.count("csv") ? Form::csv : Form::summary;
+    if (given.count("export")) {
+        if (request.form != Form::summary) throw ConfigError(fmt::format("results: --export with --json or --csv; {}", kUsage));
+        request.export_to = parse_export_target(given["export"].as<std::string>());
+        if (given.count("experiment")) request.export_to->experiment = given["experiment"].as<std::string>();
+    } else if (given.count("experiment")) {
+        throw ConfigError(fmt::format("results: --experiment without --export; {}", kUsage));
+    }
     if (!request.help && !given.count("run-dir")) throw ConfigError(fmt::format("results: RUN_DIR missing; {}", kUsage));
     if (given.count("run-dir")) request.run_dir = given["run-dir"].as<std::string>();
     return request;
@@ -137,7 +162,46 @@ int report_sweep(const Request& request) {
     return sweep_exit_code(sweep);
 }
 
+// One run to `target`; a tracker's failure is this command's bad destination (exit 2).
+void export_one(const std::string& run_dir, const TrackingTarget& target) {
+    try {
+        const ExportOutcome outcome = export_run(run_dir, target);
+        std::cout << fmt::format("{}: {} rows to {} {} ({}), up to iteration {}\n", run_dir, outcome.points,
+                                 tracker_name(target.kind), target.where, outcome.run_id, outcome.last_iteration);
+    } catch (const WorkloadError& error) {
+        throw ConfigError(fmt::format("results: --export {}={}: {}; check the destination", tracker_name(target.kind),
+                                      target.where, error.what()));
+    }
+}
+
+int export_sweep(const Request& request) {
+    const nlohmann::ordered_json sweep = build_sweep_report(request.run_dir);
+    const std::string name = fs::path(sweep["path"].get<std::string>()).filename().string();
+    for (const auto& trial : sweep["trials"]) {
+        const std::string run_dir = trial_run_dir(request.run_dir, trial["name"].get<std::string>());
+        if (!fs::exists(runlog::path_in(run_dir, runlog::kResults))) continue;  // never started
+        TrackingTarget target = *request.export_to;
+        if (target.experiment.empty()) target.experiment = name;
+        if (target.kind == TrackerKind::tensorboard)
+            target.where = tensorboard_run_dir(target.where, target.experiment, trial["name"].get<std::string>());
+        export_one(run_dir, target);
+    }
+    return sweep_exit_code(sweep);
+}
+
+int export_single(const Request& request) {
+    check_run_dir(request.run_dir);
+    TrackingTarget target = *request.export_to;
+    const nlohmann::ordered_json summary = build_report(request.run_dir);
+    if (target.kind == TrackerKind::tensorboard)
+        target.where = tensorboard_run_dir(target.where, target.experiment,
+                                           fs::path(summary["path"].get<std::string>()).filename().string());
+    export_one(request.run_dir, target);
+    return results_exit_code(build_report(request.run_dir));
+}
+
 int report(const Request& request) {
+    if (request.export_to) return is_sweep_dir(request.run_dir) ? export_sweep(request) : export_single(request);
     if (is_sweep_dir(request.run_dir)) return report_sweep(request);
     check_run_dir(request.run_dir);
     const nlohmann::ordered_json summary = build_report(request.run_dir);

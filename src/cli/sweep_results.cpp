@@ -19,7 +19,7 @@ namespace {
 
 nlohmann::ordered_json trial_row(const std::string& dir, const runlog::TrialRecord& trial, const std::string& metric,
                                  bool maximize) {
-    const std::string run_dir = dir + "/" + trial.name;
+    const std::string run_dir = trial_run_dir(dir, trial.name);
     nlohmann::ordered_json values = nlohmann::ordered_json::object();
     for (const auto& [key, value] : trial.values) values[key] = value;
     nlohmann::ordered_json row{{"name", trial.name}, {"status", runlog::status_name(trial.status)},
@@ -54,6 +54,8 @@ std::string values_text(const nlohmann::ordered_json& values) {
 }
 
 }  // namespace
+
+std::string trial_run_dir(const std::string& sweep_dir, const std::string& name) { return sweep_dir + "/" + name; }
 
 bool is_sweep_dir(const std::string& dir) { return std::filesystem::exists(runlog::path_in(dir, runlog::kSweepRecord)); }
 

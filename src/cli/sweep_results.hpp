@@ -11,6 +11,9 @@ namespace trainrt::cli {
 
 bool is_sweep_dir(const std::string& dir);
 
+// The run directory of trial `name` of the sweep in `sweep_dir`.
+std::string trial_run_dir(const std::string& sweep_dir, const std::string& name);
+
 // {path, metric, mode, trials: [...], best_trial, best_metric, best_checkpoint, status}.
 nlohmann::ordered_json build_sweep_report(const std::string& sweep_dir);
 

@@ -142,7 +142,7 @@ SecondsOrAuto KeyType<SecondsOrAuto>::read(const JobConfig& config, const std::s
 Settings Settings::read(const JobConfig& config) {
     return {RunSettings::read(config),        ScalingSettings::read(config), DataSettings::read(config),
             CheckpointSettings::read(config), StopSettings::read(config),    FailureSettings::read(config),
-            MetricsSettings::read(config),    LogSettings::read(config)};
+            MetricsSettings::read(config),    LogSettings::read(config),     TrackingSettings::read(config)};
 }
 
 std::uint64_t run_seed(const JobConfig& config) {
@@ -158,7 +158,7 @@ const std::vector<std::string>& sections() {
                                                    DataSettings::section_name,    CheckpointSettings::section_name,
                                                    StopSettings::section_name,    FailureSettings::section_name,
                                                    MetricsSettings::section_name, LogSettings::section_name,
-                                                   kTrainSection};
+                                                   TrackingSettings::section_name, kTrainSection};
     return names;
 }
 
@@ -166,7 +166,7 @@ std::vector<OptionSpec> builtin_options() {
     std::vector<OptionSpec> specs;
     for (auto section : {RunSettings::specs(), ScalingSettings::specs(), DataSettings::specs(),
                          CheckpointSettings::specs(), StopSettings::specs(), FailureSettings::specs(),
-                         MetricsSettings::specs(), LogSettings::specs()})
+                         MetricsSettings::specs(), LogSettings::specs(), TrackingSettings::specs()})
         specs.insert(specs.end(), section.begin(), section.end());
     return specs;
 }

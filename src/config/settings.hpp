@@ -208,6 +208,15 @@ template <> struct KeyType<SecondsOrAuto> {
 #define TRAINRT_LOG_KEYS(KEY)                                                                                   \
     KEY(level, LogLevel, "info", any_value(),                                                                   \
         "what trainrt prints: debug, info (progress, decisions), warning, error (one line per refusal)")
+#define TRAINRT_TRACKING_KEYS(KEY)                                                                              \
+    KEY(mlflow_uri, std::string, "", any_value(),                                                               \
+        "an MLflow tracking URI (file:/path/mlruns, sqlite:///path.db, http://host:5000): when each job step "   \
+        "ends, rank 0 sends the run's new result rows, its config and checkpoint paths there; empty: off")      \
+    KEY(tensorboard_dir, std::string, "", any_value(),                                                            \
+        "a directory for TensorBoard event files: when each job step ends, rank 0 writes the run's new result "  \
+        "rows as scalars under <tensorboard_dir>/<run.name> (<tensorboard_dir>/<experiment>/<run.name>); empty: off") \
+    KEY(experiment, std::string, "", any_value(),                                                               \
+        "the MLflow experiment (empty: run.name) and TensorBoard's grouping directory (empty: none)")
 // clang-format on
 
 TRAINRT_KEYS(RunSettings, "run", TRAINRT_RUN_KEYS);
@@ -218,6 +227,7 @@ TRAINRT_KEYS(StopSettings, "stop", TRAINRT_STOP_KEYS);
 TRAINRT_KEYS(FailureSettings, "failure", TRAINRT_FAILURE_KEYS);
 TRAINRT_KEYS(MetricsSettings, "metrics", TRAINRT_METRICS_KEYS);
 TRAINRT_KEYS(LogSettings, "log", TRAINRT_LOG_KEYS);
+TRAINRT_KEYS(TrackingSettings, "tracking", TRAINRT_TRACKING_KEYS);
 
 // Every built-in section, typed. Read once per process after the config is loaded.
 struct Settings {
@@ -229,6 +239,7 @@ struct Settings {
     FailureSettings failure;
     MetricsSettings metrics;
     LogSettings log;
+    TrackingSettings tracking;
 
     static Settings read(const JobConfig& config);
     static Settings defaults();
@@ -242,6 +253,7 @@ struct Settings {
         visitor(FailureSettings::section_name, failure);
         visitor(MetricsSettings::section_name, metrics);
         visitor(LogSettings::section_name, log);
+        visitor(TrackingSettings::section_name, tracking);
     }
 };
 

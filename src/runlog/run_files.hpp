@@ -14,6 +14,7 @@ inline constexpr const char* kCheckpointsDir = "checkpoints";
 inline constexpr const char* kHeartbeatsDir = "heartbeats";           // one file per node (heartbeats.hpp)
 inline constexpr const char* kDecisionsDir = "decisions";             // a sweep's verdicts (scheduler_pause.hpp)
 inline constexpr const char* kSweepRecord = "sweep.json";             // a sweep directory's record (sweep_record.hpp)
+inline constexpr const char* kTrackingState = "tracking.json";       // what was sent to trackers (cli/tracking_plan.hpp)
 
 // Inside kCheckpointsDir (and a node-local level's directory): committed checkpoints are
 // kCheckpointPrefix + the iteration in six or more digits, each holding kManifestFile, written last;

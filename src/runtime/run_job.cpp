@@ -13,6 +13,7 @@
 #include "launch/launcher.hpp"
 #include "runtime/gpu_setup.hpp"
 #include "runtime/lifecycle.hpp"
+#include "runtime/run_end_hook.hpp"
 #include "runtime/scheduler_pause.hpp"
 #include "runtime/session_impl.hpp"
 #include "runtime/stop_criteria.hpp"
@@ -175,6 +176,20 @@ int train(SessionImpl& session, const workloads::Workload& workload, const Conte
     return 0;
 }
 
+// The run after its start: the workload's exit code, or its failure's.
+int train_or_fail(SessionImpl& session, const workloads::Workload& workload, const Context& context,
+                  const Settings& settings) {
+    try {
+        return train(session, workload, context, settings);
+    } catch (const Error& error) {
+        session.end_progress();
+        return fail(error, context, false);
+    } catch (const std::exception& error) {  // the training function's own exceptions
+        session.end_progress();
+        return fail(WorkloadError(fmt::format("workload {}: {}", workload.name, error.what())), context, false);
+    }
+}
+
 }  // namespace
 
 int run_job(const JobConfig& config, const Settings& settings,
@@ -213,15 +228,9 @@ int run_job(const JobConfig& config, const Settings& settings,
     } catch (const Error& error) {
         return fail(error, context, true);
     }
-    try {
-        return train(*session, *workload, context, settings);
-    } catch (const Error& error) {
-        session->end_progress();
-        return fail(error, context, false);
-    } catch (const std::exception& error) {  // the training function's own exceptions
-        session->end_progress();
-        return fail(WorkloadError(fmt::format("workload {}: {}", workload->name, error.what())), context, false);
-    }
+    const int code = train_or_fail(*session, *workload, context, settings);
+    if (context.world_rank == 0) call_run_end_hook(settings, context.run_dir);
+    return code;
 }
 
 }  // namespace trainrt::runtime

@@ -4,7 +4,6 @@
 # .npy, NAME=FILE.npy, .npz (stored and deflated), multi-dimensional samples, rows kept aligned
 # across columns by --split, HDF5 datasets picked by path from nested groups (big-endian, u16/u32
 # widened), the FashionMNIST IDX files; and bad input: exit 6, one stderr line, nothing written.
-# ctest: processors=1
 source "$(dirname "$0")/lib.sh"
 
 IN=$WORK/in

@@ -14,7 +14,7 @@
 # imported with `trainrt data import csv`: on 1 and 2 ranks the test RMSE is within 1 % of single-process
 # lightgbm.train on the same rows; `python3 -m trainrt.lightgbm predict` with the run's checkpoint
 # gives the reported RMSE; an unknown train key is one line and exit 2.
-# ctest: processors=1
+# ctest: processors=2
 source "$(dirname "$0")/../lib/common.sh"
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python"
 PY="$TRAINRT_PYTHON"

@@ -6,7 +6,6 @@
 # gives the merged directory (every rank's files) whose model.pt loads into a fresh model with the
 # trained weights; a checkpoint reported by rank 0 alone (the others None) saves; a damaged
 # checkpoint is refused by Checkpoint.open with the reason.
-# ctest: processors=1
 source "$(dirname "$0")/../checkpoint/lib.sh"
 CKPT_ARGS=(--run.workload=python:tests/python/dir_checkpoint_func.py:train --train.epochs=8 --metrics.progress=off
            --failure.collective_timeout=60 --scaling.backend=gloo)

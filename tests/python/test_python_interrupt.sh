@@ -9,7 +9,6 @@
 # alone (USR2, as `scancel --batch` sends it to a batch script that execs python3) is passed on to
 # the ranks: they stop with a checkpoint (a stop record naming USR2), and the driver outlives it
 # and exits with the stop's code, no traceback.
-# ctest: processors=1
 source "$(dirname "$0")/../lib/common.sh"
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" RUNS="$WORK/runs" RUN_NAME=ctrl_c
 run_dir=$RUNS/$RUN_NAME

@@ -15,7 +15,7 @@
 # TuneConfig, the metric named at get_best_result(metric=, mode=). tune.with_parameters hands every
 # trial the same objects (pickled once into the sweep's tuner/ folder), inside tune.with_resources
 # (one CPU a trial); a fractional CPU is refused.
-# ctest: processors=1
+# ctest: processors=2
 source "$(dirname "$0")/../lib/common.sh"
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" TUNER_RUNS="$WORK/runs"
 PY="$TRAINRT_PYTHON"

@@ -8,7 +8,6 @@
 # preflight (exit 2, one line, nothing written). The same plugin, unchanged, runs as the trials of a
 # `trainrt tune` sweep.
 # ctest: fixture=trainrt_installed
-# ctest: processors=1
 source "$(dirname "$0")/../checkpoint/lib.sh"
 prefix=$TRAINRT_BUILD/test-install/prefix
 plugin=$TRAINRT_BUILD/test-install/torch_example/libtorch_model.so

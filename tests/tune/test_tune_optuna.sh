@@ -7,7 +7,6 @@
 # random search's. Without Optuna (hidden from Python) and with a domain Optuna cannot sample, one
 # line, exit 2, nothing written.
 # ctest: fixture=small_data
-# ctest: processors=1
 source "$(dirname "$0")/../lib/common.sh"
 require_small_data
 cat >"$WORK/sweep.ini" <<INI
