@@ -197,7 +197,7 @@ int export_single(const Request& request) {
         target.where = tensorboard_run_dir(target.where, target.experiment,
                                            fs::path(summary["path"].get<std::string>()).filename().string());
     export_one(request.run_dir, target);
-    return results_exit_code(build_report(request.run_dir));
+    return results_exit_code(summary);
 }
 
 int report(const Request& request) {
