@@ -77,7 +77,8 @@ def train_deepspeed():
     model = mlp()
     engine, _, loader, _ = deepspeed.initialize(
         model=model, optimizer=torch.optim.SGD(model.parameters(), lr=1e-3), training_data=fashion(),
-        config={"train_micro_batch_size_per_gpu": 32, "zero_optimization": {"stage": 2}})
+        config={"train_micro_batch_size_per_gpu": 32, "zero_optimization": {"stage": 2},
+                "zero_allow_untested_optimizer": True})
     criterion = torch.nn.CrossEntropyLoss()
     for epoch in range(EPOCHS):
         start, total, batches = time.perf_counter(), 0.0, 0
@@ -128,10 +129,9 @@ def train_transformers():
             self.start, self.first_step = time.perf_counter(), state.global_step
 
         def on_log(self, args, state, control, logs=None, **kwargs):
-            self.loss = logs.get("loss", getattr(self, "loss", float("nan")))
-
-        def on_epoch_end(self, args, state, control, **kwargs):
-            epoch_done(int(round(state.epoch)) - 1, self.start, self.loss)
+            # logging_strategy="epoch" logs the epoch's mean loss right after on_epoch_end
+            if logs and "loss" in logs:
+                epoch_done(int(round(state.epoch)) - 1, self.start, logs["loss"])
 
     images = fashion()
     dataset = [{"pixels": x, "labels": y} for x, y in zip(images.tensors[0], images.tensors[1])]
