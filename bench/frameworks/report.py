@@ -18,7 +18,7 @@ GOALS = targets("frameworks")
 SIDES = [("ray", "Ray Train (TorchTrainer, as written)"), ("trainrt", "trainrt (after the one sed)"), ("native", None)]
 NATIVE = {"lightning": "Lightning's own DDP launcher (`strategy=\"ddp\", devices=2`)",
           "deepspeed": "DeepSpeed's launcher (`deepspeed --num_accelerators 2`)",
-          "accelerate": "Accelerate's launcher (`accelerate launch --num_processes 2 --cpu`)",
+          "accelerate": "Accelerate's launcher (`accelerate launch --multi_gpu --num_processes 2`, its script's `Accelerator(cpu=True)`)",
           "transformers": "`torchrun --nproc_per_node 2` (the Trainer's own distributed setup)"}
 WHAT = {"lightning": "PyTorch Lightning {lightning}: a LightningModule of the FashionMNIST recipe's MLP",
         "deepspeed": "DeepSpeed {deepspeed}: `deepspeed.initialize` (ZeRO-2) on the recipe's MLP and SGD",
@@ -59,6 +59,10 @@ def framework_table(framework, runs, machine):
     out.append("\nLoss of each epoch (rank 0, first repetition): " +
                "; ".join(f"{side} {values}" for side, values in losses.items()) +
                (" (equal)." if len({tuple(v) for v in losses.values()}) == 1 else " (they differ)."))
+    worlds = {side: sorted({e["world"] for e in by_side[side][0]["epochs"] if "world" in e}) for side, _ in sides
+              if by_side[side]}
+    if any(worlds.values()):  # the processes the framework itself saw: 1 where it missed the others
+        out.append("\nProcesses the framework trained on: " + "; ".join(f"{side} {v}" for side, v in worlds.items()) + ".")
     for run in runs:
         if run["rc"] != 0:
             out.append(f"\n- {run['side']} rep {run['rep']} failed, exit {run['rc']}: `{' '.join(run.get('error', []))}`")

@@ -61,7 +61,7 @@ one_run() {  # FRAMEWORK SIDE REP
     local script=$WORK/torch_frameworks_bench.py launcher
     case $fw in
       deepspeed) launcher=("$(dirname "$PY")/deepspeed" --num_accelerators 2 --master_port 29531) ;;
-      accelerate) launcher=("$(dirname "$PY")/accelerate" launch --num_processes 2 --cpu --main_process_port 29532) ;;
+      accelerate) launcher=("$(dirname "$PY")/accelerate" launch --multi_gpu --num_processes 2 --num_machines 1 --mixed_precision no --dynamo_backend no --main_process_port 29532) ;;
       transformers) launcher=("$(dirname "$PY")/torchrun" --nproc_per_node 2 --master_port 29533) ;;
     esac
     case $side in

@@ -11,7 +11,8 @@ and BENCH_FW_SIDE the way it runs:
           framework has it, with Ray's venv; run.sh makes trainrt's copy with
           `sed 's/ray\\.train/trainrt/g'`
   native  the framework's own launcher starts this file on 2 processes (`deepspeed
-          --num_accelerators 2`, `accelerate launch --num_processes 2 --cpu`, `torchrun
+          --num_accelerators 2`, `accelerate launch --multi_gpu
+          --num_processes 2` (`--cpu` would start one process), `torchrun
           --nproc_per_node 2`), which calls train_func directly
 
 The same model (the FashionMNIST recipe's MLP 784-512-512-10), data (the first BENCH_FW_SAMPLES
@@ -61,14 +62,15 @@ def rank():
     return torch.distributed.get_rank() if torch.distributed.is_initialized() else int(os.environ.get("RANK", "0"))
 
 
-def epoch_done(epoch, seconds, loss):
-    """Report (Ray and trainrt) and rank 0's line; the report is inside the caller's clock."""
+def epoch_done(epoch, seconds, loss, world):
+    """Report (Ray and trainrt) and rank 0's line; the report is inside the caller's clock. world: the
+    number of processes the framework itself trains on (1 where it does not see the others)."""
     if SIDE == "ray":
         import ray.train
         ray.train.report({"epoch": epoch, "loss": loss})
     if rank() == 0 and os.environ.get("BENCH_FW_OUT"):
         with open(os.environ["BENCH_FW_OUT"], "a") as out:
-            out.write(json.dumps({"epoch": epoch, "seconds": time.perf_counter() - seconds, "loss": loss,
+            out.write(json.dumps({"epoch": epoch, "seconds": time.perf_counter() - seconds, "loss": loss, "world": world,
                                   "threads": torch.get_num_threads()}) + "\n")
 
 
@@ -88,7 +90,7 @@ def train_deepspeed():
             engine.backward(loss)
             engine.step()
             total, batches = total + loss.item(), batches + 1
-        epoch_done(epoch, start, total / batches)
+        epoch_done(epoch, start, total / batches, engine.world_size)
 
 
 def train_accelerate():
@@ -107,7 +109,7 @@ def train_accelerate():
             accelerator.backward(loss)
             optimizer.step()
             total, batches = total + loss.item(), batches + 1
-        epoch_done(epoch, start, total / batches)
+        epoch_done(epoch, start, total / batches, accelerator.num_processes)
 
 
 def train_transformers():
@@ -131,7 +133,7 @@ def train_transformers():
         def on_log(self, args, state, control, logs=None, **kwargs):
             # logging_strategy="epoch" logs the epoch's mean loss right after on_epoch_end
             if logs and "loss" in logs:
-                epoch_done(int(round(state.epoch)) - 1, self.start, logs["loss"])
+                epoch_done(int(round(state.epoch)) - 1, self.start, logs["loss"], args.world_size)
 
     images = fashion()
     dataset = [{"pixels": x, "labels": y} for x, y in zip(images.tensors[0], images.tensors[1])]
