@@ -81,7 +81,9 @@ def section(path):
                f"per repetition. {machine['epochs']} epochs of the FashionMNIST recipe's MLP on {machine['samples']} "
                f"images (batch 32 per rank), seeded alike; the epoch time is rank 0's, the report included under Ray "
                f"and trainrt (Lightning's with its checkpoint, the others' metrics only), median over the epochs "
-               f"after the first.")
+               f"after the first. trainrt's ranks reduce gradients over its MPI process group (`scaling.backend = "
+               f"auto` on CPU ranks), Ray's and the launchers' over gloo: most of the difference is that "
+               f"(the Python section shows trainrt over gloo at about 1.0× plain DDP).")
     for framework in frameworks:
         out += framework_table(framework, [r for r in runs if r.get("framework", "lightning") == framework], machine)
     return out
