@@ -60,9 +60,13 @@ class Context:
 
     def get_experiment_name(self):
         """The sweep's name for a trial of `trainrt tune` / Tuner, else the run's name."""
-        from ._trainrt import layout
         parent = os.path.dirname(os.path.normpath(self.run_dir))
-        return os.path.basename(parent) if os.path.exists(layout.sweep_record(parent)) else self.get_trial_name()
+        return os.path.basename(parent) if self._in_sweep() else self.get_trial_name()
+
+    def _in_sweep(self):
+        """Whether this run is a trial of a sweep (its parent directory holds the sweep's record)."""
+        from ._trainrt import layout
+        return os.path.exists(layout.sweep_record(os.path.dirname(os.path.normpath(self.run_dir))))
 
     def __repr__(self):
         return (f"Context(world_rank={self.world_rank}, world_size={self.world_size}, "

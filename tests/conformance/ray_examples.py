@@ -5,7 +5,8 @@ Ray's is copied into this repository), in a fresh directory that is also its HOM
 CPU with its own smoke-test flag where it has one:
 
     python3 ray_examples.py ray --out tests/conformance/ray_reference.json
-        # every example as Ray runs it (make conformance-ray; the Ray venv's interpreter runs them)
+        # every example as Ray runs it (make conformance-ray; the Ray venv's interpreter runs them);
+        # --only EXAMPLE... reruns those, keeping the others' stored runs
     python3 ray_examples.py trainrt --reference tests/conformance/ray_reference.json [--table FILE]
         # every example after the port (PORT below), under trainrt, compared with the stored Ray runs
 
@@ -66,6 +67,8 @@ CONFORMS = {
     # (its report-10 checkpoint written as checkpoint_000000, where its report-5 one was), where
     # trainrt's holds the donor's copy and its own
     "tune/examples/pbt_function.py": ["trials", "iterations", "metrics"],
+    # the same for the class API's: its smoke test's 10 steps never reach `done` (accuracy > 200)
+    "tune/examples/pbt_example.py": ["trials", "iterations", "metrics"],
     # HyperBand with the smoke test's stop below every bracket's first milestone: 20 trials of 1
     # (class Trainable) and of 10 reports (function, a checkpoint every 3)
     "tune/examples/hyperband_example.py": ["trials", "iterations", "metrics", "checkpoints"],
@@ -139,7 +142,22 @@ def run_example(package, example, python, side, env, keep):
                "trials": summarise(home, side)}
     if code != 0:
         summary["error"] = last_error(os.path.join(home, "output.txt"))
+    errored = trial_errors(home) if side == "ray" else []
+    if errored:
+        summary["trial_errors"] = errored
     return summary, home
+
+
+def trial_errors(home):
+    """What each errored Ray trial raised (its error.txt's last line): Tune's fit() returns, and the
+    script exits 0, when every trial failed, so the exit status alone does not say the example ran."""
+    found = []
+    for folder, _, files in os.walk(home):
+        if "error.txt" in files:
+            with open(os.path.join(folder, "error.txt"), errors="replace") as file:
+                lines = [line.strip() for line in file if line.strip()]
+            found.append(cleaned(lines[-1] if lines else "error.txt is empty"))
+    return sorted(found)
 
 
 def last_error(path):
@@ -245,16 +263,23 @@ def ray_half(args):
     reference = {"ray_package": package, "examples": {}}
     version = subprocess.run([args.python, "-c", "import ray; print(ray.__version__)"], capture_output=True,
                              text=True, check=True).stdout.strip()
+    if args.only:  # these examples rerun, the others' stored runs kept (under the same Ray only)
+        with open(args.out) as file:
+            reference = json.load(file)
+        if reference["ray_version"] != version:
+            sys.exit(f"ray_examples: {args.out} holds Ray {reference['ray_version']}'s runs, this is Ray {version}: "
+                     "rerun every example (without --only)")
     reference["ray_version"] = version
     env = environment(args)
     keep = tempfile.mkdtemp(prefix="conformance-ray-")
-    for example in examples(package):
+    for example in args.only or examples(package):
         if example in NOT_RUN:
             reference["examples"][example] = {"not_run": NOT_RUN[example]}
             continue
         summary, _ = run_example(package, example, args.python, "ray", env, keep)
         print(f"ray: {example}: exit {summary['exit']} in {summary['seconds']} s, {len(summary['trials'])} trial(s)"
-              + (f": {summary.get('error', '')}" if summary["exit"] != 0 else ""), flush=True)
+              + (f": {summary.get('error', '')}" if summary["exit"] != 0 else "")
+              + (f"; errored trials: {summary['trial_errors'][0]}" if summary.get("trial_errors") else ""), flush=True)
         reference["examples"][example] = summary
     with open(args.out + ".tmp", "w") as file:
         json.dump(reference, file, indent=1, sort_keys=True)
@@ -276,8 +301,9 @@ def trainrt_half(args):
         if "not_run" in ray_run:
             table.append((example, "not run", "not run", ray_run["not_run"]))
             continue
-        if ray_run["exit"] != 0:
-            table.append((example, f"fails: {cleaned(ray_run.get('error', ''))}", "not compared",
+        if ray_run["exit"] != 0 or ray_run.get("trial_errors"):
+            said = ray_run.get("error") if ray_run["exit"] != 0 else f"a trial errors: {ray_run['trial_errors'][0]}"
+            table.append((example, f"fails: {cleaned(said or '')}", "not compared",
                           "does not run under Ray on this machine"))
             continue
         ran_under_ray += 1
@@ -336,7 +362,7 @@ def main():
     parser.add_argument("--reference", help="trainrt side: the stored Ray runs")
     parser.add_argument("--table", help="trainrt side: write the Markdown table here")
     parser.add_argument("--summary", help="trainrt side: write the counts here (JSON)")
-    parser.add_argument("--only", nargs="*", help="trainrt side: these examples alone")
+    parser.add_argument("--only", nargs="*", help="these examples alone (ray side: the others' stored runs kept)")
     parser.add_argument("--conforming-only", action="store_true", help="trainrt side: the examples in CONFORMS alone")
     args = parser.parse_args()
     if args.side == "ray":

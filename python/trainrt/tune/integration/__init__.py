@@ -1,1 +1,2 @@
-"""ray.tune.integration after the port: Ray Tune's framework callbacks (trainrt.tune.integration.xgboost)."""
+"""ray.tune.integration after the port: Ray Tune's framework callbacks (trainrt.tune.integration.xgboost,
+trainrt.tune.integration.lightgbm)."""
