@@ -16,7 +16,7 @@ import tempfile
 import torch
 from torch.utils.data import DataLoader
 from accelerate import Accelerator, DeepSpeedPlugin
-from accelerate.utils import DataLoaderConfiguration
+from accelerate.utils import DataLoaderConfiguration, set_seed
 
 import fashion_idx  # tests/python: the data files as tensors (a user's own loading)
 import ray.train
@@ -43,8 +43,14 @@ def train_func(config):
         deepspeed_plugin = DeepSpeedPlugin(hf_ds_config={
             "train_micro_batch_size_per_gpu": 64, "gradient_accumulation_steps": 1,
             "zero_optimization": {"stage": config["zero_stage"]}})
+    # Two lines the guide does not have, so that Ray's run and trainrt's can be compared number for
+    # number: the model seeded before it is built (Ray starts each worker's generator from a random
+    # seed), and cpu=True for the CPU workers: without it, under Ray on a CPU-only machine the
+    # Accelerator sees one process (each worker trains every sample), where under trainrt it sees
+    # the ranks. (The DeepSpeed tab keeps Accelerate's own choice: DeepSpeed is its own backend.)
+    set_seed(0)
     accelerator = Accelerator(dataloader_config=DataLoaderConfiguration(use_seedable_sampler=True),
-                              deepspeed_plugin=deepspeed_plugin)
+                              deepspeed_plugin=deepspeed_plugin, cpu=deepspeed_plugin is None)
     model = make_model()
     optimizer = torch.optim.AdamW(model.parameters(), lr=config["lr"])
     train_dataloader = DataLoader(fashion("train", config["samples"]), batch_size=64, shuffle=True)

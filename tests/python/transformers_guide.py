@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 import torch
-from transformers import BertConfig, BertForSequenceClassification, Trainer, TrainingArguments
+from transformers import BertConfig, BertForSequenceClassification, Trainer, TrainingArguments, set_seed
 
 import ray.train
 import ray.train.huggingface.transformers
@@ -51,6 +51,12 @@ def make_model():
 
 
 def train_func(config):
+    # Two lines the guide does not have, so that Ray's run and trainrt's can be compared number for
+    # number: the model is seeded before it is built (Ray starts each worker's generator from a
+    # random seed; the Trainer seeds only after the model exists), and use_cpu=True, as the workers
+    # are CPU processes: without it, under Ray on a CPU-only machine the Trainer does not join
+    # Ray's process group (each worker trains every sample), where under trainrt it does.
+    set_seed(0)
     training_args = TrainingArguments(
         output_dir=config["output_dir"],
         eval_strategy="epoch",
@@ -60,6 +66,7 @@ def train_func(config):
         per_device_train_batch_size=16,
         learning_rate=config["lr"],
         report_to="none",
+        use_cpu=True,
         disable_tqdm=True,
     )
     trainer = Trainer(
