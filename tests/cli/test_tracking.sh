@@ -6,8 +6,9 @@
 # files whose `loss` scalars (read by TensorBoard's own event reader) are the same. `trainrt
 # results --export` sends a finished run to another store once (a second export sends nothing)
 # and a sweep's trials as runs of one experiment. Ray's guide pattern (rank 0 logs to MLflow
-# inside the function) works. An unknown tracker is one line and exit 2; an export that fails when
-# the run ends is a warning and leaves the run's exit code alone.
+# inside the function) works, and so do Ray Tune's MLflowLoggerCallback and setup_mlflow
+# (tests/cli/mlflow_tune_guide.py after the port). An unknown tracker is one line and exit 2; an
+# export that fails when the run ends is a warning and leaves the run's exit code alone.
 # ctest: fixture=small_data
 source "$(dirname "$0")/../checkpoint/lib.sh"
 CKPT_ARGS=(--run.workload=python:tests/python/no_poll_func.py:train --train.epochs=6 --metrics.progress=off
@@ -111,5 +112,36 @@ for run in runs:
     points = client.get_metric_history(run.info.run_id, "test_accuracy")
     assert [(m.step, m.value) for m in points] == [(r["_training_iteration"], r["test_accuracy"]) for r in rows]
     assert run.data.params["train.lr"] in ("0.01", "0.05"), run.data.params
+PY
+
+# Ray Tune's MLflow integration (ray.air.integrations.mlflow after the port): the driver's
+# MLflowLoggerCallback makes one run per trial, and each trial's setup_mlflow its own run.
+sed -e 's/\bray\.train\b/trainrt/g' -e 's/\bray\.tune\b/trainrt.tune/g' -e 's/\bray\b/trainrt/g' \
+  tests/cli/mlflow_tune_guide.py >"$WORK/mlflow_tune.py"
+rc=0
+# (in $WORK: with an SQLite store, MLflow keeps artifacts under ./mlruns of the driver's directory)
+(cd "$WORK" && PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" MLFLOW_ALLOW_FILE_STORE=true timeout -k 10 300 \
+  "$TRAINRT_PYTHON" "$WORK/mlflow_tune.py" "$WORK/tune_runs" "sqlite:///$WORK/callback.db" "file:$WORK/mixin_mlruns") \
+  >"$WORK/mlflow_tune.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && "$TRAINRT_PYTHON" - "$WORK" <<'PY' && pass "Ray Tune's MLflowLoggerCallback and setup_mlflow: a run per trial each, every row's loss at its iteration" || { show "$WORK/mlflow_tune.out" 20; fail "the Tune MLflow script: exit $rc"; }
+import json, os, sys
+from mlflow.tracking import MlflowClient
+os.environ["MLFLOW_ALLOW_FILE_STORE"] = "true"
+work = sys.argv[1]
+client = MlflowClient(tracking_uri=f"sqlite:///{work}/callback.db")
+runs = client.search_runs([client.get_experiment_by_name("example").experiment_id])
+assert len(runs) == 2, [r.info.run_name for r in runs]
+for run in runs:
+    trial = "_".join(run.data.tags["trial_name"].split("_")[-2:])  # train_function_trial_0000
+    rows = [json.loads(l) for l in open(f"{work}/tune_runs/mlflow/{trial}/result.jsonl")]
+    got = [(m.step, m.value) for m in client.get_metric_history(run.info.run_id, "mean_loss")]
+    assert got == [(r["_training_iteration"], r["mean_loss"]) for r in rows] and len(got) == 3, (got, rows)
+    assert run.info.status == "FINISHED" and run.data.params["mlflow/tracking_uri"].startswith("file:")
+    assert "result.jsonl" in [a.path for a in client.list_artifacts(run.info.run_id)]
+mixin = MlflowClient(tracking_uri=f"file:{work}/mixin_mlruns")
+runs = mixin.search_runs([mixin.get_experiment_by_name("mixin_example").experiment_id])
+assert len(runs) == 2 and sorted(r.data.params["width"] for r in runs) == ["1", "3"], runs
+for run in runs:
+    assert [m.step for m in mixin.get_metric_history(run.info.run_id, "mean_loss")] == [0, 1, 2]
 PY
 finish

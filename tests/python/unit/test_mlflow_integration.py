@@ -18,7 +18,8 @@ def _trial(tmp_path, trial_id, config):
     return Trial(trial_id, config, "train_function", str(folder))
 
 
-def test_callback_makes_one_run_per_trial_with_rays_params_metrics_and_artifacts(tmp_path):
+def test_callback_makes_one_run_per_trial_with_rays_params_metrics_and_artifacts(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # an SQLite store's artifacts go to ./mlruns
     uri = f"sqlite:///{tmp_path}/mlflow.db"
     callback = mlflow_integration.MLflowLoggerCallback(tracking_uri=uri, experiment_name="example",
                                                        tags={"team": "a"}, save_artifact=True)
