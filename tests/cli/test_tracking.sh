@@ -6,7 +6,7 @@
 # files whose `loss` scalars (read by TensorBoard's own event reader) are the same. `trainrt
 # results --export` sends a finished run to another store once (a second export sends nothing)
 # and a sweep's trials as runs of one experiment. Ray's guide pattern (rank 0 logs to MLflow
-# inside the function) works, and so do Ray Tune's MLflowLoggerCallback and setup_mlflow
+# inside the function; W&B offline) works, and so do Ray Tune's MLflowLoggerCallback and setup_mlflow
 # (tests/cli/mlflow_tune_guide.py after the port). An unknown tracker is one line and exit 2; an
 # export that fails when the run ends is a warning and leaves the run's exit code alone.
 # ctest: fixture=small_data
@@ -84,6 +84,48 @@ runs = client.search_runs([client.get_experiment_by_name("guide").experiment_id]
 assert len(runs) == 1 and runs[0].info.run_name == "guide", runs
 got = sorted((m.step, m.value) for m in client.get_metric_history(runs[0].info.run_id, "loss"))
 assert got == want and len(want) == 3, (got, want)
+PY
+
+# Ray's guide, its W&B tab: rank 0 logs to W&B offline; W&B's transaction log holds each
+# reported loss once, in order, under a W&B run whose id is the run's name.
+rc=0
+WANDB_MODE=offline WANDB_SILENT=true timeout -k 10 120 mpiexec -n 2 "$TRAINRT" \
+  --run.workload=python:tests/cli/wandb_guide.py:train_func --train.wandb_dir="$WORK/wandb_runs" --train.epochs=3 \
+  --metrics.progress=off --run.storage_path="$WORK" --run.name=wandb_guide >"$WORK/wandb.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && "$TRAINRT_PYTHON" - "$WORK" <<'PY' && pass "Ray's W&B guide pattern (offline): rank 0's history equals result.jsonl's" || { show "$WORK/wandb.out" 20; fail "the W&B guide's function: exit $rc"; }
+import glob, json, struct, sys
+from wandb.proto import wandb_internal_pb2
+
+def records(path):
+    """The Records of a W&B transaction log (.wandb): a 7-byte header, then LevelDB's log format
+    (32 KiB blocks of records: crc32c, length, type FULL/FIRST/MIDDLE/LAST), each a protobuf Record."""
+    data = open(path, "rb").read()
+    assert data[:4] == b":W&B", data[:7]
+    pos, pending = 7, b""
+    while pos + 7 <= len(data):
+        left = 32768 - pos % 32768
+        if left < 7:
+            pos += left
+            continue
+        _, length, kind = struct.unpack("<IHB", data[pos:pos + 7])
+        chunk, pos = data[pos + 7:pos + 7 + length], pos + 7 + length
+        if kind == 0:
+            continue
+        pending = chunk if kind in (1, 2) else pending + chunk
+        if kind in (1, 4):
+            record = wandb_internal_pb2.Record()
+            record.ParseFromString(pending)
+            yield record
+
+work = sys.argv[1]
+runs = glob.glob(f"{work}/wandb_runs/wandb/offline-run-*")
+assert len(runs) == 1 and runs[0].endswith("-wandb_guide"), runs
+logged = [r for r in records(f"{runs[0]}/run-wandb_guide.wandb") if r.WhichOneof("record_type") == "history"]
+got = [json.loads({i.key or "/".join(i.nested_key): i.value_json for i in r.history.item}["loss"]) for r in logged]
+want = [row["loss"] for row in map(json.loads, open(f"{work}/wandb_guide/result.jsonl"))]
+assert got == want and len(want) == 3, (got, want)
+run = next(r.run for r in records(f"{runs[0]}/run-wandb_guide.wandb") if r.WhichOneof("record_type") == "run")
+assert run.run_id == "wandb_guide" and run.display_name == "wandb_guide", run
 PY
 
 # A sweep's trials: runs of one experiment named after the sweep.
