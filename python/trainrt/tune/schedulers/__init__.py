@@ -78,7 +78,7 @@ class PopulationBasedTraining:
             if isinstance(mutation, (list, tuple)):
                 mutation = choice(mutation)
             elif callable(mutation) and not isinstance(mutation, domain_type):
-                from .._pbt_mutation import pickled
+                from ..._pbt_mutation import pickled
                 mutation = domain_type(f"function({pickled(mutation)})")
             if not isinstance(mutation, domain_type):
                 raise NotImplementedError(
@@ -94,3 +94,24 @@ class PopulationBasedTraining:
             if key in space and not isinstance(given, domain_type):
                 started.append(key)
         return domains, started
+
+
+# Ray's schedulers that trainrt does not provide, and what to use instead (one line on import).
+NOT_PROVIDED = {
+    "PB2": "PB2's Gaussian-process bandit is not implemented; use PopulationBasedTraining, whose "
+           "hyperparam_mutations take Ray's domains and functions",
+    "ResourceChangingScheduler": "a trial's ranks and cores are fixed when it starts in the Slurm allocation; "
+                                 "give each trial its resources with tune.with_resources",
+    "MedianStoppingRule": "use ASHAScheduler (early stopping at rungs of time_attr)",
+    "HyperBandForBOHB": "BOHB is not implemented; use HyperBandScheduler, or ASHAScheduler with OptunaSearch",
+}
+
+
+def not_provided(name):
+    return ImportError(f"trainrt.tune.schedulers.{name} is not provided: {NOT_PROVIDED[name]}")
+
+
+def __getattr__(name):
+    if name in NOT_PROVIDED:
+        raise not_provided(name)
+    raise AttributeError(f"module 'trainrt.tune.schedulers' has no attribute '{name}'")
