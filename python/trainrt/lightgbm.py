@@ -14,10 +14,8 @@ and its own socket network between the ranks.
     LightGBMTrainer(train_func, train_loop_config=..., scaling_config=ScalingConfig(num_workers=2)).fit()
 
 - get_network_params(): {"num_machines", "local_listen_port", "machines", "time_out"} for
-  lightgbm.train's params. Every rank takes a port the kernel picks on its host's address (the
-  port is free when taken and LightGBM binds it a moment later, as Ray's own choice of port
-  does); the list reaches every rank over trainrt's MPI. LightGBM's socket time-out (minutes) is
-  failure.collective_timeout rounded up.
+  lightgbm.train's params, every rank's port picked by the kernel and shared over trainrt's MPI
+  (_network.py). LightGBM's socket time-out (minutes) is failure.collective_timeout rounded up.
 - RayTrainReportCallback: each iteration's eval results in one report, under Ray's names
   ("eval-l2"; a cv's "-mean" and "-stdv"), with "iteration" (boosted so far); rank 0's booster as
   `model.txt` in a directory checkpoint every `frequency` iterations, when [checkpoint] interval
@@ -36,12 +34,11 @@ import contextlib
 import math
 import os
 import signal
-import socket
 import tempfile
 
 import lightgbm
 
-from . import _state
+from . import _network, _state
 from ._trainer import DataParallelTrainer
 from .checkpoint import Checkpoint
 
@@ -55,30 +52,17 @@ _mask_before = []  # the training thread's signal mask before the stop signals w
 _trainer_context = []  # non-empty while LightGBMTrainer's worker context holds the mask
 
 
-def _free_port(host):
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((host, 0))
-        return probe.getsockname()[1]
-
-
 def get_network_params():
     """LightGBM's network parameters for this rank of the run (Ray's get_network_params): a
     collective, called by every rank at the same point. Outside a trainrt run: ValueError."""
     if _state._handle is None:
         raise ValueError("trainrt.lightgbm.get_network_params() is called inside a training function that trainrt "
                          "runs (LightGBMTrainer.fit(), or a run.workload), on every rank")
-    from ._entry import _address
-    handle = _state.session()
-    context = handle.context()
-    world, rank = context["world_size"], context["world_rank"]
-    host = _address(context)
-    port = _free_port(host)
-    machines = [handle.broadcast_bytes(f"{host}:{port}".encode() if r == rank else b"", r).decode()
-                for r in range(world)]
-    minutes = max(1, int(math.ceil(handle.settings().failure.collective_timeout / 60)))
+    machines, port = _network.rank_addresses()
+    minutes = max(1, int(math.ceil(_state.settings().failure.collective_timeout / 60)))
     if not _mask_before:  # from here to the last iteration the stop signals come at the reports
         _mask_before.append(signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS))
-    return {"num_machines": world, "local_listen_port": port, "machines": ",".join(machines), "time_out": minutes}
+    return {"num_machines": len(machines), "local_listen_port": port, "machines": ",".join(machines), "time_out": minutes}
 
 
 def _eval_results(env):

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Shared by the framework tests (tests/python/test_python_{lightning,accelerate,transformers}.sh):
+# Shared by the framework tests (tests/python/test_python_{lightning,accelerate,transformers,tensorflow}.sh):
 # a guide's script after the one sed, and its train_func as a trainrt workload under mpiexec,
 # uninterrupted, and stopped by a signal to rank 1, rerun, killed, rerun again, its reports compared
 # with the uninterrupted run's.
@@ -15,7 +15,7 @@ sed_copy() {
 
 # The caller sets FW_ARGS (the workload's trainrt arguments, e.g. --run.workload=python:F:train_func
 # --train.epochs=N), FW_ROW (a jq filter of one result row: what must equal after a resume),
-# FW_EPOCHS (the JSON list of the rows' .epoch in a complete run) and may define fw_before_run
+# FW_EPOCHS (the JSON list of the rows' .epoch, or of .$FW_EPOCH_KEY, in a complete run) and may define fw_before_run
 # NAME (run before every run and rerun: what a run elsewhere would not find, removed).
 fw_train() {  # NAME OUT: the workload under mpiexec -n 2 into $WORK/runs/NAME; sets $rc
   fw_before_run "$1"
@@ -24,7 +24,7 @@ fw_train() {  # NAME OUT: the workload under mpiexec -n 2 into $WORK/runs/NAME; 
     --metrics.progress=off >"$2" 2>&1 || rc=$?
 }
 fw_rows() { jq -s -c "[.[] | $FW_ROW]" "$WORK/runs/$1/result.jsonl"; }
-fw_epochs() { jq -s -c '[.[] | .epoch]' "$WORK/runs/$1/result.jsonl"; }
+fw_epochs() { jq -s -c "[.[] | .${FW_EPOCH_KEY:-epoch}]" "$WORK/runs/$1/result.jsonl"; }
 fw_before_run() { :; }
 
 # fw_reference: the uninterrupted run "ref"; ends the test when it fails.
