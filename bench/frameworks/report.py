@@ -15,15 +15,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/: the r
 from reporting import Part, records, targets  # noqa: E402
 
 GOALS = targets("frameworks")
-SIDES = [("ray", "Ray Train (TorchTrainer, as written)"), ("trainrt", "trainrt (after the one sed)"), ("native", None)]
+SIDES = [("ray", "Ray Train (its trainer, as written)"), ("trainrt", "trainrt (after the one sed)"), ("native", None)]
 NATIVE = {"lightning": "Lightning's own DDP launcher (`strategy=\"ddp\", devices=2`)",
           "deepspeed": "DeepSpeed's launcher (`deepspeed --num_accelerators 2`)",
           "accelerate": "Accelerate's launcher (`accelerate launch --multi_gpu --num_processes 2`, its script's `Accelerator(cpu=True)`)",
-          "transformers": "`torchrun --nproc_per_node 2` (the Trainer's own distributed setup)"}
+          "transformers": "`torchrun --nproc_per_node 2` (the Trainer's own distributed setup)",
+          "tensorflow": "plain TensorFlow (two processes, a hand-written `TF_CONFIG`)"}
 WHAT = {"lightning": "PyTorch Lightning {lightning}: a LightningModule of the FashionMNIST recipe's MLP",
         "deepspeed": "DeepSpeed {deepspeed}: `deepspeed.initialize` (ZeRO-2) on the recipe's MLP and SGD",
         "accelerate": "Accelerate {accelerate}: `Accelerator().prepare` on the recipe's MLP, SGD and loader",
-        "transformers": "Transformers {transformers}: `transformers.Trainer` on the recipe's MLP as a PreTrainedModel"}
+        "transformers": "Transformers {transformers}: `transformers.Trainer` on the recipe's MLP as a PreTrainedModel",
+        "tensorflow": "TensorFlow {tensorflow} (Keras 2): `model.fit` under MultiWorkerMirroredStrategy on the recipe's MLP, SGD"}
 
 
 def epoch_time(run):

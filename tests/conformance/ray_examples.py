@@ -256,8 +256,11 @@ def differences(reference, ours, fields):
 
 
 def environment(args):
-    # MLflow 3 refuses its file store (mlflow_example.py's `/tmp/mlruns`) unless allowed
-    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", TQDM_DISABLE="1", MLFLOW_ALLOW_FILE_STORE="true")
+    # MLflow 3 refuses its file store (mlflow_example.py's `/tmp/mlruns`) unless allowed; tf.keras is
+    # Keras 2 (tf-keras), as Ray's TensorFlow examples need on today's TensorFlow: Keras 3's fit()
+    # fails under MultiWorkerMirroredStrategy on 2 workers (docs/guides/tensorflow.md)
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", TQDM_DISABLE="1", MLFLOW_ALLOW_FILE_STORE="true",
+               TF_USE_LEGACY_KERAS="1")
     env["CONFORMANCE_FASHION_IDX"] = os.path.abspath(args.fashion_idx)
     return env
 

@@ -9,7 +9,8 @@
 #  - its train_func as a trainrt workload under mpiexec: USR2 to rank 1 stops the run at the epoch's
 #    report, its rerun resumes and is killed (kill -9 of rank 1) as it resumes, the second rerun
 #    resumes and every reported loss and accuracy equals the uninterrupted run's;
-#  - Ray's names that take arguments refuse what they cannot do with one line.
+#  - prepare_dataset_shard turns TensorFlow's auto-sharding off; Ray's names that take arguments
+#    refuse what they cannot do with one line.
 # ctest: fixture=small_data
 source "$(dirname "$0")/framework_lib.sh"
 require_small_data
@@ -43,6 +44,10 @@ from trainrt.tensorflow.keras import ReportCheckpointCallback
 cases = [lambda: ReportCheckpointCallback(checkpoint_on="epoch_ends"),
          lambda: TensorflowTrainer(lambda: None, tensorflow_config={"backend": "grpc"}),
          lambda: TensorflowCheckpoint.get_model(trainrt.Checkpoint.from_directory(os.getcwd()))]
+from trainrt.tensorflow import prepare_dataset_shard
+policy = prepare_dataset_shard(tf.data.Dataset.range(4)).options().experimental_distribute.auto_shard_policy
+if policy != tf.data.experimental.AutoShardPolicy.OFF:
+    raise SystemExit(f"prepare_dataset_shard left auto-sharding {policy}")
 for case in cases:
     try:
         case()
