@@ -25,7 +25,9 @@ WHAT = {"lightning": "PyTorch Lightning {lightning}: a LightningModule of the Fa
         "deepspeed": "DeepSpeed {deepspeed}: `deepspeed.initialize` (ZeRO-2) on the recipe's MLP and SGD",
         "accelerate": "Accelerate {accelerate}: `Accelerator().prepare` on the recipe's MLP, SGD and loader",
         "transformers": "Transformers {transformers}: `transformers.Trainer` on the recipe's MLP as a PreTrainedModel",
-        "tensorflow": "TensorFlow {tensorflow} (Keras 2): `model.fit` under MultiWorkerMirroredStrategy on the recipe's MLP, SGD"}
+        "tensorflow": "TensorFlow {tensorflow} (Keras 2): `model.fit` under MultiWorkerMirroredStrategy on the recipe's MLP, SGD "
+                      "(every side reduces over TensorFlow's own gRPC collectives; trainrt gives each rank's thread pools "
+                      "its one core, where TensorFlow's default gives each process both)"}
 
 
 def epoch_time(run):
@@ -41,6 +43,10 @@ def framework_table(framework, runs, machine):
         out = [f"\n### {WHAT[framework].format(**machine)}\n"]
     except KeyError:  # a results file from before the framework's version was recorded
         out = [f"\n### {framework}\n"]
+    own = {(r.get("samples"), r.get("date", "")[:10]) for r in runs if r.get("samples")}
+    if own and {str(s) for s, _ in own} != {str(machine["samples"])}:  # run apart from the file's first line
+        samples, date = sorted(own)[0]
+        out.append(f"{samples} images per epoch, run {date} (`BENCH_FW_LIST={framework}`).\n")
     out.append("| side | epoch (median) | trainrt / side (median of repetitions) | runs |")
     out.append("|---|---|---|---|")
     ours = {r["rep"]: epoch_time(r) for r in by_side["trainrt"]}

@@ -93,11 +93,13 @@ one_run() {  # FRAMEWORK SIDE REP
   fi
   t1=$(date +%s.%N)
   "$PY" - "$RESULTS" "$fw" "$side" "$rep" "$rc" "$t0" "$t1" "$out" "$log" <<'PY'
-import json, os, sys
+import json, os, sys, time
 results, framework, side, rep, rc, t0, t1, out, log = sys.argv[1:]
 epochs = [json.loads(line) for line in open(out)] if os.path.exists(out) else []
+samples = os.environ.get({"lightning": "BENCH_LT_SAMPLES", "tensorflow": "BENCH_TF_SAMPLES"}.get(framework, "BENCH_FW_SAMPLES"),
+                         "60000")
 row = {"type": "run", "framework": framework, "side": side, "rep": int(rep), "rc": int(rc), "wall_s": float(t1) - float(t0),
-       "load1": os.getloadavg()[0], "epochs": epochs}
+       "load1": os.getloadavg()[0], "epochs": epochs, "samples": int(samples), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 if int(rc) != 0:
     row["error"] = [line.strip() for line in open(log, errors="replace")][-1:]
 with open(results, "a") as f:
