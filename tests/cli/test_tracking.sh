@@ -7,7 +7,8 @@
 # results --export` sends a finished run to another store once (a second export sends nothing)
 # and a sweep's trials as runs of one experiment. Ray's guide pattern (rank 0 logs to MLflow
 # inside the function; W&B offline) works, and so do Ray Tune's MLflowLoggerCallback and setup_mlflow
-# (tests/cli/mlflow_tune_guide.py after the port). An unknown tracker is one line and exit 2; an
+# (tests/cli/mlflow_tune_guide.py after the port) and WandbLoggerCallback and setup_wandb
+# (tests/cli/wandb_tune_guide.py, offline). An unknown tracker is one line and exit 2; an
 # export that fails when the run ends is a warning and leaves the run's exit code alone.
 # ctest: fixture=small_data
 source "$(dirname "$0")/../checkpoint/lib.sh"
@@ -92,39 +93,17 @@ rc=0
 WANDB_MODE=offline WANDB_SILENT=true timeout -k 10 120 mpiexec -n 2 "$TRAINRT" \
   --run.workload=python:tests/cli/wandb_guide.py:train_func --train.wandb_dir="$WORK/wandb_runs" --train.epochs=3 \
   --metrics.progress=off --run.storage_path="$WORK" --run.name=wandb_guide >"$WORK/wandb.out" 2>&1 || rc=$?
-[ "$rc" -eq 0 ] && "$TRAINRT_PYTHON" - "$WORK" <<'PY' && pass "Ray's W&B guide pattern (offline): rank 0's history equals result.jsonl's" || { show "$WORK/wandb.out" 20; fail "the W&B guide's function: exit $rc"; }
-import glob, json, struct, sys
-from wandb.proto import wandb_internal_pb2
-
-def records(path):
-    """The Records of a W&B transaction log (.wandb): a 7-byte header, then LevelDB's log format
-    (32 KiB blocks of records: crc32c, length, type FULL/FIRST/MIDDLE/LAST), each a protobuf Record."""
-    data = open(path, "rb").read()
-    assert data[:4] == b":W&B", data[:7]
-    pos, pending = 7, b""
-    while pos + 7 <= len(data):
-        left = 32768 - pos % 32768
-        if left < 7:
-            pos += left
-            continue
-        _, length, kind = struct.unpack("<IHB", data[pos:pos + 7])
-        chunk, pos = data[pos + 7:pos + 7 + length], pos + 7 + length
-        if kind == 0:
-            continue
-        pending = chunk if kind in (1, 2) else pending + chunk
-        if kind in (1, 4):
-            record = wandb_internal_pb2.Record()
-            record.ParseFromString(pending)
-            yield record
+[ "$rc" -eq 0 ] && PYTHONPATH=tests/cli "$TRAINRT_PYTHON" - "$WORK" <<'PY' && pass "Ray's W&B guide pattern (offline): rank 0's history equals result.jsonl's" || { show "$WORK/wandb.out" 20; fail "the W&B guide's function: exit $rc"; }
+import glob, json, sys
+from wandb_records import history, run_record
 
 work = sys.argv[1]
 runs = glob.glob(f"{work}/wandb_runs/wandb/offline-run-*")
 assert len(runs) == 1 and runs[0].endswith("-wandb_guide"), runs
-logged = [r for r in records(f"{runs[0]}/run-wandb_guide.wandb") if r.WhichOneof("record_type") == "history"]
-got = [json.loads({i.key or "/".join(i.nested_key): i.value_json for i in r.history.item}["loss"]) for r in logged]
+got = [row["loss"] for row in history(f"{runs[0]}/run-wandb_guide.wandb")]
 want = [row["loss"] for row in map(json.loads, open(f"{work}/wandb_guide/result.jsonl"))]
 assert got == want and len(want) == 3, (got, want)
-run = next(r.run for r in records(f"{runs[0]}/run-wandb_guide.wandb") if r.WhichOneof("record_type") == "run")
+run = run_record(f"{runs[0]}/run-wandb_guide.wandb")
 assert run.run_id == "wandb_guide" and run.display_name == "wandb_guide", run
 PY
 
@@ -185,5 +164,37 @@ runs = mixin.search_runs([mixin.get_experiment_by_name("mixin_example").experime
 assert len(runs) == 2 and sorted(r.data.params["width"] for r in runs) == ["1", "3"], runs
 for run in runs:
     assert [m.step for m in mixin.get_metric_history(run.info.run_id, "mean_loss")] == [0, 1, 2]
+PY
+
+# Ray Tune's W&B integration (ray.air.integrations.wandb after the port), offline: the driver's
+# WandbLoggerCallback makes one W&B run per trial (its rows at their training_iteration, the group
+# the sweep's name), and each trial's setup_wandb its own run (the id the trial's).
+sed -e 's/\bray\.train\b/trainrt/g' -e 's/\bray\.tune\b/trainrt.tune/g' -e 's/\bray\b/trainrt/g' \
+  tests/cli/wandb_tune_guide.py >"$WORK/wandb_tune.py"
+rc=0
+PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" WANDB_MODE=offline WANDB_SILENT=true WANDB_DIR="$WORK/wandb_tune" \
+  timeout -k 10 300 "$TRAINRT_PYTHON" "$WORK/wandb_tune.py" "$WORK/tune_runs" >"$WORK/wandb_tune.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && PYTHONPATH=tests/cli "$TRAINRT_PYTHON" - "$WORK" <<'PY' && pass "Ray Tune's WandbLoggerCallback and setup_wandb (offline): a W&B run per trial each, every row's loss at its iteration" || { show "$WORK/wandb_tune.out" 20; fail "the Tune W&B script: exit $rc"; }
+import glob, json, sys
+from wandb_records import history, run_record
+work = sys.argv[1]
+logs = glob.glob(f"{work}/wandb_tune/wandb/offline-run-*/*.wandb")
+assert len(logs) == 4, logs
+for trial in ("trial_0000", "trial_0001"):
+    rows = [json.loads(l) for l in open(f"{work}/tune_runs/wandb/{trial}/result.jsonl")]
+    runs = {run_record(log).display_name: log for log in logs if run_record(log).run_id == trial}
+    callback = history(runs[f"train_function_{trial}"])
+    assert [(h["_step"], h["mean_loss"]) for h in callback] == [(r["_training_iteration"], r["mean_loss"]) for r in rows]
+    assert run_record(runs[f"train_function_{trial}"]).run_group == "wandb"
+    assert [h["fn_loss"] for h in history(runs[trial])] == [r["mean_loss"] for r in rows] and len(rows) == 3
+PY
+PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" "$TRAINRT_PYTHON" - >"$WORK/wandb_refused.out" 2>&1 <<'PY' && pass "WandbLoggerCallback refuses what trainrt cannot do: $(cat "$WORK/wandb_refused.out")" || { cat "$WORK/wandb_refused.out"; fail "upload_checkpoints=True was accepted"; }
+from trainrt.air.integrations.wandb import WandbLoggerCallback
+try:
+    WandbLoggerCallback(project="p", upload_checkpoints=True)
+except ValueError as error:
+    print(error)
+else:
+    raise SystemExit("accepted")
 PY
 finish

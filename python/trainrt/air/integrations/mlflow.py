@@ -16,20 +16,9 @@ except ImportError as error:  # the module is Ray's name: its users install MLfl
     raise ImportError(f"trainrt.air.integrations.mlflow needs MLflow: pip install mlflow ({error})") from None
 
 from ...tune.logger import LoggerCallback
+from ._flatten import flat as _flat
 
 __all__ = ["MLflowLoggerCallback", "setup_mlflow"]
-
-
-def _flat(values, prefix=""):
-    """Nested dicts as Ray flattens them for MLflow: {"a": {"b": 1}} -> {"a/b": 1}."""
-    flat = {}
-    for key, value in values.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            flat.update(_flat(value, name + "/"))
-        else:
-            flat[name] = value
-    return flat
 
 
 def _numbers(values):
