@@ -8,7 +8,8 @@
 # and a sweep's trials as runs of one experiment. Ray's guide pattern (rank 0 logs to MLflow
 # inside the function; W&B offline) works, and so do Ray Tune's MLflowLoggerCallback and setup_mlflow
 # (tests/cli/mlflow_tune_guide.py after the port) and WandbLoggerCallback and setup_wandb
-# (tests/cli/wandb_tune_guide.py, offline). An unknown tracker is one line and exit 2; an
+# (tests/cli/wandb_tune_guide.py, offline) and CometLoggerCallback (tests/cli/comet_tune_guide.py,
+# offline). An unknown tracker is one line and exit 2; an
 # export that fails when the run ends is a warning and leaves the run's exit code alone.
 # ctest: fixture=small_data
 source "$(dirname "$0")/../checkpoint/lib.sh"
@@ -196,5 +197,31 @@ except ValueError as error:
     print(error)
 else:
     raise SystemExit("accepted")
+PY
+
+# Ray Tune's Comet integration (ray.air.integrations.comet after the port), offline: the driver's
+# CometLoggerCallback(online=False) makes one Comet experiment per trial, archived for `comet upload`.
+sed -e 's/\bray\.train\b/trainrt/g' -e 's/\bray\.tune\b/trainrt.tune/g' -e 's/\bray\b/trainrt/g' \
+  tests/cli/comet_tune_guide.py >"$WORK/comet_tune.py"
+rc=0
+PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" timeout -k 10 300 "$TRAINRT_PYTHON" "$WORK/comet_tune.py" "$WORK/tune_runs" \
+  "$WORK/comet_offline" >"$WORK/comet_tune.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && "$TRAINRT_PYTHON" - "$WORK" <<'PY' && pass "Ray Tune's CometLoggerCallback (offline): an archived experiment per trial, every row's loss at its iteration" || { show "$WORK/comet_tune.out" 20; fail "the Tune Comet script: exit $rc"; }
+import glob, json, sys, zipfile
+work = sys.argv[1]
+archives = glob.glob(f"{work}/comet_offline/*.zip")
+assert len(archives) == 2, archives
+seen = set()
+for archive in archives:
+    messages = [json.loads(line) for line in zipfile.ZipFile(archive).read("messages.json").splitlines()]
+    name = next(m["payload"]["value"] for m in messages if m["type"] == "log_other" and m["payload"]["key"] == "Name")
+    trial = "_".join(name.split("_")[-2:])  # train_function_trial_0000
+    rows = [json.loads(line) for line in open(f"{work}/tune_runs/comet/{trial}/result.jsonl")]
+    got = [(m["payload"]["metric"]["step"], m["payload"]["metric"]["metricValue"]) for m in messages
+           if m["type"] == "metric_msg" and m["payload"]["metric"]["metricName"] == "mean_loss"]
+    assert got == [(r["_training_iteration"], r["mean_loss"]) for r in rows] and len(got) == 3, (got, rows)
+    assert json.loads(zipfile.ZipFile(archive).read("experiment.json"))["tags"] == ["trainrt-test"]
+    seen.add(trial)
+assert seen == {"trial_0000", "trial_0001"}, seen
 PY
 finish
