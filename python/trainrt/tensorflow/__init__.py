@@ -57,10 +57,7 @@ def _tensorflow_cluster():
     rank = _state.context().get_world_rank()
     before = os.environ.get("TF_CONFIG")
     os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": workers}, "task": {"type": "worker", "index": rank}})
-    threads = int(os.environ.get("OMP_NUM_THREADS") or 0)
-    if threads > 0 and not tf.config.threading.get_intra_op_parallelism_threads():
-        tf.config.threading.set_intra_op_parallelism_threads(threads)
-        tf.config.threading.set_inter_op_parallelism_threads(threads)
+    _size_thread_pools(int(os.environ.get("OMP_NUM_THREADS") or 0))
     if len(workers) > 1 and _keras_3():
         _state.log("warning", "trainrt.tensorflow: tf.keras is Keras 3 here, whose fit() fails under "
                    "MultiWorkerMirroredStrategy on more than one worker (keras-team/keras#20585, under Ray too): "
@@ -75,6 +72,19 @@ def _tensorflow_cluster():
             os.environ.pop("TF_CONFIG", None)
         else:
             os.environ["TF_CONFIG"] = before
+
+
+def _size_thread_pools(threads):
+    """TensorFlow's pools to the rank's share of the cores, unless the script sized them or TensorFlow
+    already started (the pools are fixed then: a script that ran ops at import keeps TF's default)."""
+    if threads <= 0 or tf.config.threading.get_intra_op_parallelism_threads():
+        return
+    try:
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
+        tf.config.threading.set_inter_op_parallelism_threads(threads)
+    except RuntimeError:
+        _state.log("warning", "trainrt.tensorflow: TensorFlow started before the training function (an op at "
+                   "import?): its thread pools keep TensorFlow's default, every core of the node per rank", once=True)
 
 
 def _keras_3():
