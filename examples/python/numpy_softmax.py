@@ -33,9 +33,9 @@ def train_func(config):
     w, b, start = np.zeros((784, 10), np.float32), np.zeros(10, np.float32), 0
     if (checkpoint := trainrt.get_checkpoint()) is not None:
         w, b, start = checkpoint["w"], checkpoint["b"], checkpoint["epoch"]
-    test_x, test_y = pixels(trainrt.get_dataset_shard("test", 0))
+    test_x, test_y = pixels(trainrt.get_shard_arrays("test", 0))
     for epoch in range(start, epochs):
-        x, y = pixels(trainrt.get_dataset_shard("train", epoch))
+        x, y = pixels(trainrt.get_shard_arrays("train", epoch))
         losses = []
         for i in range(0, len(y), local):
             loss, grad_w, grad_b = softmax_gradients(w, b, x[i:i + local], y[i:i + local])

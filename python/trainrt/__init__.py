@@ -49,13 +49,16 @@ from ._trainer import (CheckpointConfig, DataParallelTrainer, FailureConfig, Res
                        TrainingFailedError)
 from ._init import init, is_initialized, shutdown  # noqa: E402  (ray.init() after the port)
 
-__all__ = ["allreduce", "Checkpoint", "CheckpointConfig", "Context", "DataParallelTrainer", "digest", "Error",
+__all__ = ["allreduce", "Checkpoint", "CheckpointConfig", "Context", "DataConfig", "DataParallelTrainer", "digest", "Error",
            "exit_codes", "FailureConfig", "get_checkpoint", "get_config", "get_context", "get_dataset",
-           "get_dataset_shard", "get_settings", "init", "is_initialized", "report", "Result", "run", "RunConfig", "ScalingConfig",
+           "get_dataset_shard", "get_shard_arrays", "get_settings", "init", "is_initialized", "report", "Result", "run", "RunConfig", "ScalingConfig",
            "should_stop", "save_at_stop", "checkpoint_due", "shutdown", "StopTraining", "TrainingFailedError"]
 
 
 def __getattr__(name):
+    if name == "DataConfig":  # Ray's ray.train.DataConfig, loaded with Ray Data's module
+        from ._raydata.ingest import DataConfig
+        return DataConfig
     if name == "config":  # trainrt.config: the [train] section of the running job
         return _state.train_config()
     if name == "train":  # `from ray import train` after the port: ray.train's names are trainrt's own
@@ -99,11 +102,19 @@ def get_config():
     return _state.train_config()
 
 
-def get_dataset_shard(split="train", epoch=0):
+def get_dataset_shard(name="train"):
+    """This rank's shard of the Trainer's datasets={name: ...} (Ray Data; docs/guides/ray-data.md),
+    a DataIterator: iter_batches, iter_torch_batches, to_tf, iter_rows, materialize."""
+    from ._raydata import ingest
+    return ingest.shard(name)
+
+
+def get_shard_arrays(split="train", epoch=0):
     """This rank's part of `split` of data.path for `epoch` (DistributedSampler's order; with
     data.shuffle a new permutation per epoch): {"features": uint8 [n, ...], "labels": uint8 [n],
     "indices": uint64 [n], "padded": trailing samples that repeat earlier ones, "global_count"}."""
     return _state.session().dataset_shard(split, epoch)
+
 
 
 def allreduce(array, op="mean"):

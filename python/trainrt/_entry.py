@@ -322,9 +322,11 @@ def _summary(error):
 def _verdict(error, rank):
     if isinstance(error, SystemExit) and error.code in (None, 0):
         return 0, ""
+    code = getattr(error, "exit_code", None)
+    if getattr(error, "one_line", False):  # trainrt's own refusal, the same on every rank: its line alone
+        return code, str(error)
     _state.log("error", f"the Python training function raised on rank {rank}:")
     traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
-    code = getattr(error, "exit_code", None)
     if not isinstance(code, int) or code <= 0:
         from ._trainrt import exit_codes
         code = exit_codes.workload

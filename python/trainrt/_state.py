@@ -55,6 +55,11 @@ class Context:
 
     get_trial_id = get_trial_name
 
+    def get_dataset_shard(self, name):
+        """This rank's shard of the Trainer's datasets={name: ...} (trainrt.get_dataset_shard)."""
+        from ._raydata import ingest
+        return ingest.shard(name)
+
     def get_trial_dir(self):
         return self.run_dir
 

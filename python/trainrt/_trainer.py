@@ -217,10 +217,9 @@ class DataParallelTrainer:
     def __init__(self, train_loop_per_worker, *, train_loop_config=None, scaling_config=None, run_config=None,
                  datasets=None, dataset_config=None, resume_from_checkpoint=None, metadata=None, torch_config=None,
                  backend_config=None):
-        if datasets or dataset_config is not None:
-            raise NotImplementedError("trainrt: datasets= and dataset_config= (Ray Data) are not supported: read data "
-                                      "in the function (trainrt.get_dataset_shard() for imported tables, or a torch "
-                                      "DataLoader)")
+        from ._raydata import ingest
+        self.dataset_config = ingest.check_datasets(datasets, dataset_config)
+        self.datasets = dict(datasets or {})
         for name, given in (("metadata", metadata), ("torch_config", torch_config), ("backend_config", backend_config),
                             ("resume_from_checkpoint", resume_from_checkpoint)):
             if given is not None:
@@ -273,6 +272,9 @@ class DataParallelTrainer:
             if wanted and context.world_size != wanted:
                 _state.log("warning", f"ScalingConfig(num_workers={wanted}), but the launcher started "
                            f"{context.world_size} ranks: training on {context.world_size}", once=True)
+            if self.datasets:
+                from ._raydata import ingest
+                ingest.setup(self.datasets, self.dataset_config)
             with self._worker_context():
                 return _entry._call(self.train_loop_per_worker, {**config, **from_job})
 

@@ -1,4 +1,6 @@
-"""Datasets from Python: trainrt's streaming reader (docs/guides/data.md) behind Ray Data's names.
+"""Datasets from Python: trainrt's streaming reader (docs/guides/data.md) behind Ray Data's names,
+and Ray Data's constructors (from_items, read_csv, ...: lazy datasets a Trainer's datasets= takes;
+docs/guides/ray-data.md), loaded at their first use.
 
     ds = trainrt.get_dataset("train")                  # data.path's split, this rank's view
     it = ds.iter_batches(batch_size=32, epoch=epoch)   # dicts of numpy arrays, read in the background
@@ -183,3 +185,20 @@ def split_names():
 def get_dataset(split="train"):
     """`split` of data.path as this rank streams it (DataError naming the file when unusable)."""
     return Dataset(_state.session().dataset(split))
+
+
+# Ray Data's names (ray.data.X after the port): the lazy datasets of trainrt/_raydata.
+_RAY_DATA = {"from_items": "readers", "from_numpy": "readers", "from_pandas": "readers", "from_arrow": "readers",
+             "from_huggingface": "readers", "range": "readers", "range_tensor": "readers", "read_csv": "readers",
+             "read_parquet": "readers", "read_json": "readers", "read_numpy": "readers", "read_text": "readers",
+             "RayDataset": "dataset", "MaterializedDataset": "dataset", "Schema": "dataset",
+             "DataIterator": "iterator", "DataContext": "context", "ExecutionOptions": "context"}
+
+
+def __getattr__(name):
+    module = _RAY_DATA.get(name)
+    if module is None:
+        raise AttributeError(f"module 'trainrt.data' has no attribute {name!r}")
+    import importlib
+    found = importlib.import_module(f"._raydata.{module}", __package__)
+    return getattr(found, {"RayDataset": "Dataset", "MaterializedDataset": "Dataset"}.get(name, name))

@@ -15,6 +15,7 @@ inline constexpr const char* kHeartbeatsDir = "heartbeats";           // one fil
 inline constexpr const char* kDecisionsDir = "decisions";             // a sweep's verdicts (scheduler_pause.hpp)
 inline constexpr const char* kSweepRecord = "sweep.json";             // a sweep directory's record (sweep_record.hpp)
 inline constexpr const char* kTrackingState = "tracking.json";       // what was sent to trackers (cli/tracking_plan.hpp)
+inline constexpr const char* kDatasets = "datasets.h5";  // a Trainer's datasets= (Ray Data), rewritten at each start
 
 // Inside kCheckpointsDir (and a node-local level's directory): committed checkpoints are
 // kCheckpointPrefix + the iteration in six or more digits, each holding kManifestFile, written last;

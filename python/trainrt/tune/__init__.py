@@ -395,6 +395,10 @@ class Tuner:
         """(function, constant config, ranks per trial)."""
         if isinstance(self.trainable, DataParallelTrainer):
             trainer = self.trainable
+            if trainer.datasets:
+                raise NotImplementedError("trainrt.tune.Tuner: a trainer with datasets= (Ray Data) cannot be tuned "
+                                          "yet: read the data in the function (trainrt.data's readers there), or "
+                                          "fit() the trainer without a Tuner")
             return trainer.train_loop_per_worker, dict(trainer.train_loop_config), \
                 trainer.scaling_config.num_workers or 1
         if isinstance(self.trainable, (_WithParameters, _WithResources)):

@@ -11,6 +11,7 @@
 
 #include "data/import/csv_source.hpp"
 #include "data/import/import_common.hpp"
+#include "trainrt/data.hpp"
 
 namespace trainrt::data {
 
@@ -54,6 +55,22 @@ ImportReport import_hdf5(const std::string& file, const Hdf5Options& options);
 // splits train and test, columns images (u8 [N, 28, 28]) and labels (u8 [N]), named --name or
 // `kind`. --split, --seed and --label do not apply: ConfigError (exit 2) naming the option.
 ImportReport import_idx(const std::string& kind, const std::string& from_dir, const ImportOptions& options);
+
+// Columns in memory, row-major native values of their type: Ray Data's datasets, one split per
+// dataset (trainrt.data; docs/guides/ray-data.md). DataError (nothing written) when a split has
+// no rows, no columns, columns of different lengths, or a name twice.
+struct ArrayColumn {
+    std::string name;
+    ColumnType type = ColumnType::f32;
+    std::vector<std::size_t> sample_shape;  // {} for a scalar per row
+    std::uint64_t rows = 0;
+    const void* data = nullptr;
+};
+struct ArraySplit {
+    std::string name;
+    std::vector<ArrayColumn> columns;
+};
+void write_arrays(const std::string& out, const std::vector<ArraySplit>& splits, const std::string& source);
 
 // `trainrt data info`: splits, columns, types, shapes, counts, chunking, sources.
 std::string describe_dataset(const std::string& path);

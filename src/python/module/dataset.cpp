@@ -12,6 +12,7 @@
 
 #include "data/configured.hpp"
 #include "data/dataset_file.hpp"
+#include "data/import/importers.hpp"
 #include "data/stream.hpp"
 #include "python/module/bindings.hpp"
 #include "trainrt/error.hpp"
@@ -116,6 +117,52 @@ py::list column_list(const Dataset& dataset) {
     return out;
 }
 
+
+std::optional<ColumnType> column_type_of(const py::dtype& dtype) {
+    const char kind = dtype.kind();
+    const auto size = dtype.itemsize();
+    if (kind == 'u' && size == 1) return ColumnType::u8;
+    if (kind == 'i') {
+        if (size == 1) return ColumnType::i8;
+        if (size == 2) return ColumnType::i16;
+        if (size == 4) return ColumnType::i32;
+        if (size == 8) return ColumnType::i64;
+    }
+    if (kind == 'f') {
+        if (size == 2) return ColumnType::f16;
+        if (size == 4) return ColumnType::f32;
+        if (size == 8) return ColumnType::f64;
+    }
+    return std::nullopt;
+}
+
+// [(dataset, [(column, C-contiguous numpy array)])] into a dataset file (data::write_arrays); the
+// arrays' first dimension is the row. trainrt.data converts other dtypes (bool, wider unsigned)
+// before it calls this; anything else is one DataError naming the column.
+void write_dataset(const std::string& out, const py::list& splits, const std::string& source) {
+    std::vector<data::ArraySplit> parsed;
+    std::vector<py::array> held;  // the buffers stay alive until the file is written
+    for (const py::handle& entry : splits) {
+        const auto pair = entry.cast<py::tuple>();
+        data::ArraySplit split{pair[0].cast<std::string>(), {}};
+        for (const py::handle& item : pair[1].cast<py::list>()) {
+            const auto named = item.cast<py::tuple>();
+            const std::string name = named[0].cast<std::string>();
+            auto array = py::array::ensure(named[1], py::array::c_style);
+            const auto type = array ? column_type_of(array.dtype()) : std::nullopt;
+            if (!type || array.ndim() == 0)
+                throw DataError(fmt::format("datasets: dataset '{}': column '{}' is not an array of numbers with a "
+                                            "row dimension", split.name, name));
+            std::vector<std::size_t> sample(array.shape() + 1, array.shape() + array.ndim());
+            split.columns.push_back({name, *type, sample, static_cast<std::uint64_t>(array.shape(0)), array.data()});
+            held.push_back(std::move(array));
+        }
+        parsed.push_back(std::move(split));
+    }
+    py::gil_scoped_release unlocked;
+    data::write_arrays(out, parsed, source);
+}
+
 }  // namespace
 
 void bind_dataset(py::module_& module) {
@@ -142,10 +189,12 @@ void bind_dataset(py::module_& module) {
         .def("resume_position", &resume_position, py::arg("options"), py::arg("state"));
     module.def("dataset_splits", [](const std::string& path) { return data::read_dataset_info(path).split_names(); },
                py::arg("path"));
-    // Outside a run: one process sees every row of the split (rank 0 of 1).
-    module.def("open_dataset", [](const std::string& path, const std::string& split) {
-        return data::open_dataset(path, split, 0, 1, 0);
-    }, py::arg("path"), py::arg("split"));
+    // Outside a run: one process sees every row of the split (rank 0 of 1); in a run, a file of the
+    // run's own (Ray Data's datasets) as rank `rank` of `ranks` reads it.
+    module.def("open_dataset", [](const std::string& path, const std::string& split, int rank, int ranks,
+                                   std::uint64_t seed) { return data::open_dataset(path, split, rank, ranks, seed); },
+               py::arg("path"), py::arg("split"), py::arg("rank") = 0, py::arg("ranks") = 1, py::arg("seed") = 0);
+    module.def("write_dataset", &write_dataset, py::arg("out"), py::arg("splits"), py::arg("source"));
 }
 
 }  // namespace trainrt::python

@@ -133,6 +133,8 @@ void bind_layout(py::module_& module) {
                "the run's result rows as a JSON array, each with Ray's names for its autofilled fields");
     layout.def("sweep_record", [](const std::string& sweep_dir) { return runlog::path_in(sweep_dir, runlog::kSweepRecord); },
                "a sweep directory's record of its trials (`trainrt tune` writes it)");
+    layout.def("datasets", [](const std::string& run_dir) { return runlog::path_in(run_dir, runlog::kDatasets); },
+               py::arg("run_dir"), "the dataset file a Trainer's datasets= are written to");
     layout.def("events", [](const std::string& run_dir) { return runlog::path_in(run_dir, runlog::kEvents); },
                "the run's record of starts, stops and failures");
     layout.def("outcome", &outcome, py::arg("run_dir"),
