@@ -7,9 +7,11 @@ _cpus = None        # init(num_cpus=): the CPUs a Tuner's trials may use at once
 _initialized = False
 
 
-def init(address=None, *, num_cpus=None, configure_logging=False, ignore_reinit_error=False, **other):
+def init(address=None, *, num_cpus=None, num_gpus=None, configure_logging=False, ignore_reinit_error=False,
+         **other):
     """Ray's `ray.init(...)`. `num_cpus` caps the CPUs a Tuner runs trials on at once (each rank
-    takes one, as each Ray trial takes {"cpu": 1} by default); `address` (a Ray cluster to join)
+    takes one, as each Ray trial takes {"cpu": 1} by default); `num_gpus` is not used (one warning
+    line: Slurm's allocation decides); `address` (a Ray cluster to join)
     and any other option of Ray's are refused with one line."""
     global _cpus, _initialized
     if address is not None and address != "local":
@@ -21,6 +23,10 @@ def init(address=None, *, num_cpus=None, configure_logging=False, ignore_reinit_
     if other:
         raise ValueError(f"trainrt.init(): {', '.join(sorted(other))} is Ray cluster configuration that trainrt has "
                          f"no use for (Slurm's allocation decides resources): drop it")
+    if num_gpus:
+        from . import _state
+        _state.log("warning", f"trainrt.init(num_gpus={num_gpus}) is not used: the Slurm allocation decides the GPUs "
+                   f"(sbatch --gpus-per-task) and ScalingConfig(use_gpu=True) asks for them", once=True)
     if num_cpus is not None and (not isinstance(num_cpus, int) or isinstance(num_cpus, bool) or num_cpus < 1):
         raise ValueError(f"trainrt.init(num_cpus={num_cpus!r}): a positive integer")
     if _initialized and not ignore_reinit_error:

@@ -76,7 +76,39 @@ CONFORMS = {
     # (class Trainable) and of 10 reports (function, a checkpoint every 3)
     "tune/examples/hyperband_example.py": ["trials", "iterations", "metrics", "checkpoints"],
     "tune/examples/hyperband_function_example.py": ["trials", "iterations", "metrics", "checkpoints"],
+    # Ray Data: read_csv (LOCAL_FILES), map_batches over pandas, repartition, train_test_split,
+    # datasets= with DataConfig, get_dataset_shard(...).iter_torch_batches / to_tf
+    "train/examples/pytorch/torch_regression_example.py": ["trials", "iterations", "metrics", "checkpoints"],
+    "train/examples/tf/tensorflow_regression_example.py": ["trials", "iterations", "metrics", "checkpoints"],
 }
+
+# Files the examples read from Ray's public buckets, which nothing here reaches: made locally (the
+# same on both sides) and the example's URI replaced by the local path before it runs, as a user
+# without network would copy the file to the cluster. regression.csv: 1000 rows of x000..x099
+# (normal) and y, a fixed linear function of them plus noise, seeded.
+LOCAL_FILES = {"s3://anonymous@air-example-data/regression.csv": "regression.csv"}
+
+
+def make_regression_csv(path):
+    import numpy as np
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(1000, 100))
+    y = x @ rng.normal(size=100) / 10 + rng.normal(scale=0.1, size=1000)
+    header = ",".join([f"x{i:03d}" for i in range(100)] + ["y"])
+    np.savetxt(path, np.column_stack([x, y]), delimiter=",", header=header, comments="", fmt="%.6f")
+
+
+def localise(script, home):
+    """The example's URIs of LOCAL_FILES replaced by local copies in its directory."""
+    with open(script) as file:
+        text = file.read()
+    for uri, name in LOCAL_FILES.items():
+        if uri in text:
+            make_regression_csv(os.path.join(home, name))
+            text = text.replace(uri, os.path.join(home, name))
+    with open(script, "w") as file:
+        file.write(text)
+
 
 # Names every Ray result row carries besides the function's own metrics.
 RAY_AUTO = {"timestamp", "checkpoint_dir_name", "done", "training_iteration", "trial_id", "date", "time_this_iter_s",
@@ -128,6 +160,7 @@ def run_example(package, example, python, side, env, keep):
     home = tempfile.mkdtemp(prefix=f"conformance-{side}-", dir=keep)
     script = os.path.join(home, os.path.basename(example))
     shutil.copy(os.path.join(package, example), script)
+    localise(script, home)
     if side == "trainrt":
         subprocess.run(PORT + [script], check=True)
     with open(script) as file:

@@ -96,6 +96,6 @@ def from_output(output, where):
 
 def _from_series(series):
     values = series.to_numpy()
-    if values.dtype == object and len(values) and isinstance(values[0], np.ndarray):
-        return np.stack(values)
+    if values.dtype == object and len(values) and isinstance(values[0], (np.ndarray, list, tuple)):
+        return np.stack([np.asarray(value) for value in values])
     return values

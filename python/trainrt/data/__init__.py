@@ -15,7 +15,7 @@ data.shuffle for "train", none otherwise). A rank holds only its prefetch window
 """
 import os
 
-from . import _state
+from .. import _state
 
 _UNSET = object()
 
@@ -67,7 +67,7 @@ class Dataset:
         """A split of a dataset file outside a run (after it, on a login node): every row, read by
         trainrt's reader (file order; to_numpy and to_dmatrix). trainrt.Error (exit code data)
         naming the file when it is missing, malformed or has no such split."""
-        from . import _trainrt
+        from .. import _trainrt
         return cls(_trainrt.open_dataset(os.fspath(path), split), outside_run=True)
 
     @property
@@ -178,7 +178,7 @@ _NUMPY_TYPES = {"u8": "uint8", "i8": "int8", "i16": "int16", "i32": "int32", "i6
 
 def split_names():
     """The splits of data.path, in name order."""
-    from ._trainrt import dataset_splits
+    from .._trainrt import dataset_splits
     return dataset_splits(_state.settings().data.path)
 
 
@@ -200,5 +200,5 @@ def __getattr__(name):
     if module is None:
         raise AttributeError(f"module 'trainrt.data' has no attribute {name!r}")
     import importlib
-    found = importlib.import_module(f"._raydata.{module}", __package__)
+    found = importlib.import_module(f"trainrt._raydata.{module}")
     return getattr(found, {"RayDataset": "Dataset", "MaterializedDataset": "Dataset"}.get(name, name))
