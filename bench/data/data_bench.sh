@@ -147,3 +147,25 @@ for run in $(seq 1 "$LOADER_RUNS"); do
   done
 done
 rm -rf "$SCRATCH/python_runs" "$SCRATCH/python_loader.json"
+
+# 5. Ray Data's read_csv into two epochs of batches (bench/data/raydata_bench.py): trainrt (the CSV
+#    landed in a dataset file as a Trainer's datasets= does, then its streaming reader) against
+#    pandas and pyarrow reading the same file into memory and Ray Data streaming it; RUNS rounds, the
+#    order reversed every other round.
+RAY_PY=${TRAINRT_RAY_VENV:-/opt/trainrt-deps/ray-venv}/bin/python
+"$PY" bench/data/raydata_bench.py make "$SCRATCH/raydata.csv" "${BENCH_RAYDATA_ROWS:-500000}"
+approaches=(pandas pyarrow trainrt)
+[[ -x $RAY_PY ]] && approaches+=(ray)
+for run in $(seq 1 "$LOADER_RUNS"); do
+  order=("${approaches[@]}")
+  if (( run % 2 == 0 )); then order=(); for ((i = ${#approaches[@]} - 1; i >= 0; i--)); do order+=("${approaches[i]}"); done; fi
+  for name in "${order[@]}"; do
+    if [[ $name == ray ]]; then
+      (cd "$SCRATCH" && HOME=$SCRATCH RAY_ADDRESS=local "$RAY_PY" "$OLDPWD/bench/data/raydata_bench.py" run ray \
+        "$SCRATCH/raydata.csv" "$SCRATCH" 2>/dev/null | tail -1)
+    else
+      PYTHONPATH="$BUILD/lib/trainrt/python" "$PY" bench/data/raydata_bench.py run "$name" "$SCRATCH/raydata.csv" "$SCRATCH"
+    fi | jq -c --argjson run "$run" '. + {run: $run}' >>"$OUT"
+  done
+done
+rm -f "$SCRATCH/raydata.csv" "$SCRATCH/datasets.h5"

@@ -196,6 +196,42 @@ def loader_section(data, lines, targets):
                         measured, GOALS.LOADER.met(smallest)])
 
 
+APPROACHES = (("trainrt", "trainrt: `trainrt.data.read_csv` landed in a dataset file, then the streaming reader"),
+              ("pandas", "pandas: `pd.read_csv`, numpy slices of the columns in memory"),
+              ("pyarrow", "pyarrow: `pyarrow.csv.read_csv`, numpy slices in memory"),
+              ("ray", "Ray Data: `ray.data.read_csv(...).iter_batches()` (streams the file every epoch)"))
+
+
+def raydata_section(data, lines):
+    runs = [r for r in data if r["part"] == "raydata"]
+    if not runs:
+        return
+    rows, size = runs[0]["rows"], runs[0]["csv_mb"]
+    lines += ["", f"Ray Data's `read_csv` into a training loop (`bench/data/raydata_bench.py`): a {size:.0f} MB CSV "
+              f"({rows} rows, 16 float features and an integer label), two epochs of batches of 256 rows as dicts of "
+              f"numpy arrays, each batch touched, one process per approach; ingest: reading the CSV before the first "
+              f"epoch (trainrt: the read and the dataset file's write, what a Trainer's rank 0 does at the start); "
+              f"median of {len({r['run'] for r in runs})} runs, the order reversed every other run. Peak RSS: the "
+              f"process's (trainrt's holds the CSV's columns while it writes the file; the ranks then read with a "
+              f"bounded window, as above).", "",
+              "| approach | ingest (s) | epoch 1 (s) | epoch 2 (s) | epoch 2 rows/s | ingest + 2 epochs vs Ray Data | peak RSS (MB) |",
+              "|---|---:|---:|---:|---:|---:|---:|"]
+    totals = {}
+    for name, _ in APPROACHES:
+        mine = [r for r in runs if r["approach"] == name]
+        if mine:
+            totals[name] = median([r["ingest_s"] + sum(r["epoch_s"]) for r in mine])
+    for name, label in APPROACHES:
+        mine = [r for r in runs if r["approach"] == name]
+        if not mine:
+            continue
+        second = median([r["epoch_s"][1] for r in mine])
+        ratio = f"{totals[name] / totals['ray']:.2f}×" if "ray" in totals else "–"
+        lines.append(f"| {label} | {median([r['ingest_s'] for r in mine]):.2f} | "
+                     f"{median([r['epoch_s'][0] for r in mine]):.3f} | {second:.3f} | {rows / second:.0f} | {ratio} | "
+                     f"{max(r['peak_rss_mb'] for r in mine):.0f} |")
+
+
 def section(path):
     """{"section": the markdown, "targets": [[target, measured, True/False/None], ...]}."""
     data = records(path)
@@ -208,6 +244,7 @@ def section(path):
     rss_section(data, lines, targets)
     wait_section(data, lines, targets)
     loader_section(data, lines, targets)
+    raydata_section(data, lines)
     return {"section": "\n".join(lines), "targets": targets}
 
 

@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 
-GUIDES = ("lightning", "transformers", "accelerate", "deepspeed", "fsdp2", "tensorflow", "raydata")
+GUIDES = ("lightning", "transformers", "accelerate", "deepspeed", "fsdp2", "tensorflow", "raydata", "raydata_transformers")
 # The two ranks' gradients are averaged alike under Ray (gloo) and trainrt (its MPI backend): a sum
 # of two values does not depend on their order, so a difference beyond rounding is a real one.
 RELATIVE_TOLERANCE = 1e-5
@@ -36,7 +36,9 @@ NOT_COMPARED = {"path"}
 # shown by the comparison, not failing it. Every other key must agree: the guides' scripts seed
 # before building their models and ask for CPU workers (use_cpu / cpu=True).
 KNOWN = {"raydata": ({"first_batch_y"}, "an unseeded random_shuffle: Ray's order is random at every run, "
-                     "trainrt's comes from run.seed and the epoch")}
+                     "trainrt's comes from run.seed and the epoch"),
+         "raydata_transformers": ({"eval_loss"}, "Ray hands a split dataset's rows to its workers as they "
+                                  "ask, trainrt in DistributedSampler's pattern: each rank trains on other rows")}
 
 
 def environment(guide, data, work):

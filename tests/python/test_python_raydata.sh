@@ -6,6 +6,8 @@
 #  - from a plain python3: 2 ranks, every epoch reads each of the 200 training rows once across the
 #    ranks and all 64 validation rows on each rank (not split), the shuffle changes every epoch, and
 #    every number equals Ray's run of the same script (tests/conformance/ray_guides.json);
+#  - the guide's Transformers tab (tests/python/raydata_transformers_guide.py): the shards'
+#    iter_torch_batches as transformers.Trainer's datasets through prepare_trainer, as under Ray;
 #  - USR2 to rank 1 stops the run at a report; its rerun resumes and is killed (kill -9 of rank 1);
 #    the second rerun resumes and every report (the shuffled order's first batch included) equals
 #    the uninterrupted run's;
@@ -33,6 +35,21 @@ said=$("$TRAINRT_PYTHON" tests/conformance/ray_guides.py compare --reference tes
 [ -f "$WORK/runs/first/datasets.h5" ] && "$TRAINRT" data info "$WORK/runs/first/datasets.h5" >"$WORK/info.out" 2>&1 \
   && grep -q validation "$WORK/info.out" && pass "the run's datasets.h5 holds the splits train and validation" \
   || fail "no readable datasets.h5 in the run directory: $(cat "$WORK/info.out" 2>/dev/null)"
+
+# The guide's Transformers tab: shards' iter_torch_batches as transformers.Trainer's datasets, through
+# prepare_trainer; the steps, reports and checkpoint files as Ray's run of the same script.
+sed -e 's/\bray\.train\b/trainrt/g' -e 's/\bray\.tune\b/trainrt.tune/g' -e 's/\bray\b/trainrt/g' \
+  tests/python/raydata_transformers_guide.py >"$WORK/raydata_transformers_guide.py"
+rc=0; RAYDATA_TRANSFORMERS_STORAGE="$WORK/runs" timeout -k 10 300 "$TRAINRT_PYTHON" "$WORK/raydata_transformers_guide.py" \
+  >"$WORK/hf.out" 2>&1 || rc=$?
+line=$(sed -n 's/^RAYDATA_TRANSFORMERS_GUIDE //p' "$WORK/hf.out")
+if [ "$rc" -eq 0 ] && [ -n "$line" ]; then
+  said=$("$TRAINRT_PYTHON" tests/conformance/ray_guides.py compare --reference tests/conformance/ray_guides.json \
+    raydata_transformers "$line" 2>&1) && pass "Transformers over the shards (prepare_trainer), $said" \
+    || fail "Transformers over the shards differs from Ray's: $said"
+else
+  tail -30 "$WORK/hf.out" >&2; fail "the Transformers tab's script exits $rc"
+fi
 
 report_rows() { jq -s -c '[.[] | [.epoch, .y_sum, .train_mse, .validation_mse, .weight, .bias, .first_batch_y]]' \
   "$WORK/runs/$1/result.jsonl"; }
@@ -71,6 +88,35 @@ guide chain 6 "$WORK/chain.last.out"
 [ "$rc" -eq 0 ] && grep -q 'resuming from' "$WORK/chain.last.out" && [ "$(report_rows chain)" = "$(report_rows ref)" ] \
   && pass "the second rerun resumed; every report (epoch, y sum, mse, weights, the shuffled first batch) equals the uninterrupted run's" \
   || { tail -20 "$WORK/chain.last.out" >&2; fail "after the resumes (exit $rc): $(report_rows chain) vs $(report_rows ref)"; }
+
+cat >"$WORK/shard_api.py" <<'PY'
+import json, os
+import numpy as np
+import trainrt
+from trainrt.torch import TorchTrainer
+
+def func():
+    shard, whole = trainrt.get_dataset_shard("train"), trainrt.get_context().get_dataset_shard("valid")
+    frame = shard.materialize().to_pandas()
+    counts = np.array([len(frame), sum(1 for _ in shard.iter_rows()),
+                       sum(len(b) for b in shard.iter_batches(batch_size=3, batch_format="pandas")),
+                       sum(len(b["id"]) for b in shard.iter_batches(batch_size=4, local_shuffle_buffer_size=8)),
+                       sum(1 for _ in whole.iter_rows())], dtype=np.int64)
+    trainrt.allreduce(counts, "sum")
+    flags = next(iter(whole.iter_batches(batch_size=5)))["flag"]
+    trainrt.report({"counts": json.dumps(counts.tolist()), "flag_dtype": str(flags.dtype)})
+
+ds = trainrt.data.range(10).map(lambda r: {"id": r["id"], "flag": r["id"] % 2 == 0})
+result = TorchTrainer(func, datasets={"train": ds, "valid": ds}, scaling_config=trainrt.ScalingConfig(num_workers=2),
+                      dataset_config=trainrt.DataConfig(datasets_to_split=["train"]),
+                      run_config=trainrt.RunConfig(name="shard_api", storage_path=os.environ["RAYDATA_STORAGE"])).fit()
+print("SHARD_API " + json.dumps(result.metrics))
+PY
+rc=0; timeout -k 10 120 "$TRAINRT_PYTHON" "$WORK/shard_api.py" >"$WORK/shard_api.out" 2>&1 || rc=$?
+line=$(sed -n 's/^SHARD_API //p' "$WORK/shard_api.out")
+[ "$rc" -eq 0 ] && jq -e '(.counts | fromjson) == [10, 10, 10, 10, 20] and .flag_dtype == "bool"' <<<"$line" >/dev/null \
+  && pass "a shard's materialize().to_pandas(), iter_rows, pandas batches and a local shuffle each read the split's 10 rows once over 2 ranks; an unsplit dataset gives each rank all 10; a bool column comes back bool" \
+  || { tail -20 "$WORK/shard_api.out" >&2; fail "the shard API run (exit $rc) reported $line"; }
 
 cat >"$WORK/strings.py" <<'PY'
 import os, trainrt

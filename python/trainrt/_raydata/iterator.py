@@ -45,7 +45,7 @@ class DataIterator:
                      local_shuffle_buffer_size=None, local_shuffle_seed=None, _collate_fn=None):
         cols.check_format(batch_format, "DataIterator.iter_batches")
         options = self._options(batch_size, prefetch_batches, drop_last, local_shuffle_buffer_size)
-        return _Epochs(lambda: self._epoch(options, batch_format, _collate_fn))
+        return BatchIterable(lambda: self._epoch(options, batch_format, _collate_fn))
 
     def iter_torch_batches(self, *, prefetch_batches=1, batch_size=256, dtypes=None, device="auto", collate_fn=None,
                            drop_last=False, local_shuffle_buffer_size=None, local_shuffle_seed=None):
@@ -54,7 +54,7 @@ class DataIterator:
                                  local_shuffle_buffer_size=local_shuffle_buffer_size, _collate_fn=convert)
 
     def iter_rows(self, *, prefetch_batches=1):
-        return _Epochs(lambda: (row for batch in self._epoch(self._options(256, prefetch_batches, False, None),
+        return BatchIterable(lambda: (row for batch in self._epoch(self._options(256, prefetch_batches, False, None),
                                                              "default", None) for row in cols.to_rows(batch)))
 
     def to_tf(self, feature_columns, label_columns, *, prefetch_batches=1, batch_size=1, drop_last=False,
@@ -120,7 +120,7 @@ class DataIterator:
         return np.dtype(self._dtypes.get(column["name"], _NUMPY[column["dtype"]]))
 
 
-class _Epochs:
+class BatchIterable:
     """An iterable whose every iteration is a new epoch (Ray's iter_batches result)."""
 
     def __init__(self, start):

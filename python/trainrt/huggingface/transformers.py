@@ -23,6 +23,7 @@ import os
 import shutil
 import tempfile
 
+import torch
 import transformers.trainer
 from transformers.trainer_callback import TrainerCallback
 
@@ -67,9 +68,36 @@ def _other_ranks_random_states(folder, names):
 
 
 def prepare_trainer(trainer):
-    """Ray's prepare_trainer adapts the Trainer's data loaders to Ray Data iterables; trainrt has
-    no Ray Data datasets yet, so a Trainer over torch or `datasets` datasets is returned as it is."""
+    """Ray's prepare_trainer: a Trainer whose train or eval dataset is a shard's batch iterable
+    (trainrt.get_dataset_shard(name).iter_torch_batches(...), Ray Data) gets data loaders that pass
+    those batches on as they come (each pass over the loader is the shard's next epoch; the
+    TrainingArguments need max_steps, as Ray's guide says); a Trainer over torch or `datasets`
+    datasets is returned as it is."""
     if not isinstance(trainer, transformers.trainer.Trainer):
         raise TypeError(f"trainrt.huggingface.transformers.prepare_trainer: expected a transformers.Trainer, "
                         f"got {type(trainer).__name__}")
+    from .._raydata.iterator import BatchIterable
+    for which, method in (("train_dataset", "get_train_dataloader"), ("eval_dataset", "get_eval_dataloader")):
+        dataset = getattr(trainer, which, None)
+        if isinstance(dataset, BatchIterable):
+            setattr(trainer, which, _ShardBatches(dataset))
+            setattr(trainer, method, _batch_loader(getattr(trainer, which)))
     return trainer
+
+
+class _ShardBatches(torch.utils.data.IterableDataset):
+    """A shard's batches as a torch IterableDataset (what Transformers' Trainer takes)."""
+
+    def __init__(self, batches):
+        super().__init__()
+        self.batches = batches
+
+    def __iter__(self):
+        return iter(self.batches)
+
+
+def _batch_loader(dataset):
+    """get_train_dataloader / get_eval_dataloader: the batches as they are (one batch per item)."""
+    def loader(*args, **kwargs):
+        return torch.utils.data.DataLoader(dataset, batch_size=None)
+    return loader
