@@ -11,8 +11,8 @@
 #  - USR2 to rank 1 stops the run at a report; its rerun resumes and is killed (kill -9 of rank 1);
 #    the second rerun resumes and every report (the shuffled order's first batch included) equals
 #    the uninterrupted run's;
-#  - what cannot be a dataset is refused with one line: a column of strings (exit data, before the
-#    function runs, one line per rank), a torch Dataset in datasets=, a missing file, an unknown datasets_to_split.
+#  - a column of strings is refused with one line (exit data, before the function runs, one line
+#    per rank; the driver-side refusals: tests/python/unit/test_raydata_plans.py).
 source "$(dirname "$0")/../lib/common.sh"
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" RAYDATA_STORAGE="$WORK/runs"
 sed -e 's/\bray\.train\b/trainrt/g' -e 's/\bray\.tune\b/trainrt.tune/g' -e 's/\bray\b/trainrt/g' \
@@ -132,23 +132,4 @@ grep -q "TrainingFailedError: training failed with exit code $TRAINRT_EXIT_DATA 
   && pass "a column of strings: before the function ran, exit $TRAINRT_EXIT_DATA, one line per rank and no traceback: $(grep -m1 "column 'text'" "$WORK/strings.out" | cut -c1-150)" \
   || { cat "$WORK/strings.out" >&2; fail "a column of strings: exit $rc"; }
 
-"$TRAINRT_PYTHON" - "$WORK" >"$WORK/refused.out" 2>"$WORK/refused.err" <<'PY' && pass "refused with one line each: $(paste -sd'|' "$WORK/refused.out")" || { cat "$WORK/refused.out" "$WORK/refused.err" >&2; fail "a bad argument was accepted"; }
-import sys
-import torch
-import trainrt
-from trainrt.torch import TorchTrainer
-ds = trainrt.data.range(4)
-cases = [lambda: TorchTrainer(lambda: None, datasets={"train": torch.utils.data.TensorDataset(torch.zeros(4))}),
-         lambda: trainrt.data.read_csv(sys.argv[1] + "/missing.csv"),
-         lambda: trainrt.data.read_parquet("s3://bucket/x.parquet"),
-         lambda: TorchTrainer(lambda: None, datasets={"train": ds},
-                              dataset_config=trainrt.DataConfig(datasets_to_split=["valid"]))]
-for case in cases:
-    try:
-        case()
-    except (ValueError, TypeError) as error:
-        print(str(error).splitlines()[0])
-    else:
-        raise SystemExit("accepted")
-PY
 finish

@@ -38,6 +38,12 @@ def _needs(columns, names, who):
                          f"columns: {', '.join(columns)})")
 
 
+def _statistics(columns, names, who, **reducers):
+    """{"mean(col)": value, ...}: each reducer over each named column (Ray's stats_ names)."""
+    _needs(columns, names, who)
+    return {f"{kind}({name})": float(reduce(columns[name])) for kind, reduce in reducers.items() for name in names}
+
+
 class Concatenator(Preprocessor):
     """The columns given (default: all but exclude) side by side in one [n, k] column, the others kept."""
     _fits = False
@@ -67,9 +73,7 @@ class StandardScaler(Preprocessor):
         self.columns = list(columns)
 
     def _fit(self, columns):
-        _needs(columns, self.columns, "StandardScaler")
-        return {f"mean({n})": float(np.mean(columns[n])) for n in self.columns} | \
-            {f"std({n})": float(np.std(columns[n])) for n in self.columns}
+        return _statistics(columns, self.columns, "StandardScaler", mean=np.mean, std=np.std)
 
     def _transform(self, columns):
         _needs(columns, self.columns, "StandardScaler")
@@ -88,9 +92,7 @@ class MinMaxScaler(Preprocessor):
         self.columns = list(columns)
 
     def _fit(self, columns):
-        _needs(columns, self.columns, "MinMaxScaler")
-        return {f"min({n})": float(np.min(columns[n])) for n in self.columns} | \
-            {f"max({n})": float(np.max(columns[n])) for n in self.columns}
+        return _statistics(columns, self.columns, "MinMaxScaler", min=np.min, max=np.max)
 
     def _transform(self, columns):
         out = dict(columns)

@@ -52,11 +52,27 @@ def test_callable_class_is_made_once_with_its_arguments():
     (lambda: data.range(3).filter(expr="id > 1"), "expr="),
     (lambda: data.range(3).map_batches(lambda b: b, fn_constructor_args=(1,)), "callable class"),
     (lambda: data.read_csv("hf://datasets/x"), "not a path on this cluster"),
+    (lambda: data.read_parquet("/nonexistent/x.parquet"), "/nonexistent/x.parquet does not exist"),
+    (lambda: _trainer(datasets={"train": [1, 2]}), "holds a list: give a trainrt.data dataset"),
+    (lambda: _trainer(datasets={"train": data.range(4)}, dataset_config=_config(datasets_to_split=["valid"])),
+     "names 'valid', which datasets= does not have (train)"),
+    (lambda: _trainer(datasets={"train": data.range(4)}, dataset_config={"datasets_to_split": "all"}),
+     "takes a trainrt.DataConfig"),
 ])
 def test_refusals_name_what_is_wrong(make, words):
     with pytest.raises((ValueError, TypeError)) as raised:
         make()
     assert words in str(raised.value) and "\n" not in str(raised.value)
+
+
+def _trainer(**kwargs):
+    import trainrt
+    return trainrt.DataParallelTrainer(lambda: None, **kwargs)
+
+
+def _config(**kwargs):
+    import trainrt
+    return trainrt.DataConfig(**kwargs)
 
 
 def test_execution_hints_are_a_warning_and_unknown_arguments_an_error():
