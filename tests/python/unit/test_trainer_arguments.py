@@ -12,8 +12,7 @@ def train(config):
 
 @pytest.mark.parametrize("argument, says", [("torch_config", "scaling.backend"), ("backend_config", "scaling.backend"),
                                             ("metadata", "Checkpoint attributes"),
-                                            ("resume_from_checkpoint", "--checkpoint.resume_from"),
-                                            ("dataset_config", "Ray Data")])
+                                            ("resume_from_checkpoint", "--checkpoint.resume_from")])
 def test_refused_trainer_arguments_say_what_to_do(argument, says):
     with pytest.raises(NotImplementedError, match=argument) as refused:
         trainrt.DataParallelTrainer(train, **{argument: object()})
