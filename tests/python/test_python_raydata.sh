@@ -11,6 +11,8 @@
 #  - USR2 to rank 1 stops the run at a report; its rerun resumes and is killed (kill -9 of rank 1);
 #    the second rerun resumes and every report (the shuffled order's first batch included) equals
 #    the uninterrupted run's;
+#  - a report after every batch, stopped inside an epoch: the rerun reads the rest of that epoch's
+#    shuffled order (mid-epoch exact resume);
 #  - a column of strings is refused with one line (exit data, before the function runs, one line
 #    per rank; the driver-side refusals: tests/python/unit/test_raydata_plans.py).
 source "$(dirname "$0")/../lib/common.sh"
@@ -117,6 +119,48 @@ line=$(sed -n 's/^SHARD_API //p' "$WORK/shard_api.out")
 [ "$rc" -eq 0 ] && jq -e '(.counts | fromjson) == [10, 10, 10, 10, 20] and .flag_dtype == "bool"' <<<"$line" >/dev/null \
   && pass "a shard's materialize().to_pandas(), iter_rows, pandas batches and a local shuffle each read the split's 10 rows once over 2 ranks; an unsplit dataset gives each rank all 10; a bool column comes back bool" \
   || { tail -20 "$WORK/shard_api.out" >&2; fail "the shard API run (exit $rc) reported $line"; }
+
+# Mid-epoch: a report (with its checkpoint) after every batch; USR2 to rank 1 stops the run inside
+# an epoch, and the rerun goes on from the next batch of that epoch, in the epoch's shuffled order.
+cat >"$WORK/mid_epoch.py" <<'PY'
+import os, time
+import trainrt
+from trainrt.torch import TorchTrainer
+
+def func():
+    checkpoint = trainrt.get_checkpoint()  # puts the shard's position back
+    done = checkpoint["batches"] if checkpoint else 0
+    shard = trainrt.get_dataset_shard("train")
+    while done < 15:
+        for batch in shard.iter_batches(batch_size=4):
+            done += 1
+            trainrt.report({"batch": done, "ids": ",".join(map(str, batch["id"].tolist()))},
+                           checkpoint=trainrt.Checkpoint({"batches": done}))
+            time.sleep(float(os.environ.get("PAUSE_S", "0")))
+            if done == 15:
+                break
+
+TorchTrainer(func, datasets={"train": trainrt.data.range(40).random_shuffle()},
+             scaling_config=trainrt.ScalingConfig(num_workers=2),
+             run_config=trainrt.RunConfig(name=os.environ["MID_NAME"], storage_path=os.environ["RAYDATA_STORAGE"])).fit()
+PY
+mid_rows() { jq -s -c '[.[] | [.batch, .ids]]' "$WORK/runs/$1/result.jsonl"; }
+rc=0; MID_NAME=mid_ref timeout -k 10 120 "$TRAINRT_PYTHON" "$WORK/mid_epoch.py" >"$WORK/mid_ref.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || { tail -20 "$WORK/mid_ref.out" >&2; fail "the mid-epoch reference run exits $rc"; }
+( rc=0; MID_NAME=mid PAUSE_S=0.3 timeout -k 10 120 "$TRAINRT_PYTHON" "$WORK/mid_epoch.py" >"$WORK/mid.out" 2>&1 || rc=$?
+  echo "$rc" >"$WORK/mid.rc" ) &
+runner=$!
+rows_reached "$WORK/runs/mid" 7 60 || fail "mid: no 7 rows within 60 s"
+pid=""; for candidate in $(pgrep -f -- "$WORK/mid_epoch.py" || true); do
+  tr '\0' '\n' <"/proc/$candidate/environ" 2>/dev/null | grep -qx "PMI_RANK=1" && pid=$candidate; done
+[ -n "$pid" ] && kill -USR2 "$pid"
+wait "$runner" || true
+stopped=$(rows "$WORK/runs/mid")
+rc=0; MID_NAME=mid timeout -k 10 120 "$TRAINRT_PYTHON" "$WORK/mid_epoch.py" >"$WORK/mid.rerun.out" 2>&1 || rc=$?
+[ "$(cat "$WORK/mid.rc")" = "$TRAINRT_EXIT_STOPPED" ] && [ $((stopped % 5)) -ne 0 ] && [ "$rc" -eq 0 ] \
+  && [ "$(mid_rows mid)" = "$(mid_rows mid_ref)" ] \
+  && pass "stopped inside an epoch (after batch $stopped: batch $((stopped % 5)) of epoch $((stopped / 5 + 1)), 5 a rank's epoch), the rerun went on from the next batch: all 15 batches' rows as the uninterrupted run's" \
+  || { tail -5 "$WORK/mid.out" "$WORK/mid.rerun.out" >&2; fail "mid-epoch resume (stopped at $stopped, exit $(cat "$WORK/mid.rc"), rerun $rc): $(mid_rows mid) vs $(mid_rows mid_ref)"; }
 
 cat >"$WORK/strings.py" <<'PY'
 import os, trainrt
