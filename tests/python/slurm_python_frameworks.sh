@@ -20,12 +20,12 @@ export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python:$TRAINRT_SRC/tests/python"
 
 for guide in transformers accelerate deepspeed; do
   prefix=${guide^^}
-  sed 's/ray\.train/trainrt/g' "tests/python/${guide}_guide.py" >"$TEST_TMP/$guide.py"
+  sed 's/ray\.train/trainrt/g' "tests/python/${guide}_guide.py" >"$TEST_TMP/train_$guide.py"
   run=$TEST_TMP/runs/$guide
   export "${prefix}_DATA=$SMALL_IDX" "${prefix}_STORAGE=$TEST_TMP/runs" "${prefix}_NAME=$guide" \
     TRANSFORMERS_OUT="$TEST_TMP/hf_out"
   submit -n 2 --requeue --output="$TEST_TMP/$guide.out" --open-mode=append \
-    --wrap "$TRAINRT_PYTHON $TEST_TMP/$guide.py"
+    --wrap "$TRAINRT_PYTHON $TEST_TMP/train_$guide.py"
   wait_rows "$run" 1 240
   timeout 20 scontrol requeue "$JOB" || fail "$guide: scontrol requeue $JOB failed"
   log "$guide: requeued job $JOB after report $(rows "$run")"
