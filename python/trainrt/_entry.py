@@ -323,8 +323,8 @@ def _verdict(error, rank):
     if isinstance(error, SystemExit) and error.code in (None, 0):
         return 0, ""
     code = getattr(error, "exit_code", None)
-    if getattr(error, "one_line", False):  # trainrt's own refusal, the same on every rank: its line alone
-        return code, str(error)
+    if getattr(error, "one_line", False):  # trainrt's own refusal, agreed on by every rank: said once
+        return code, str(error), True
     _state.log("error", f"the Python training function raised on rank {rank}:")
     traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
     if not isinstance(code, int) or code <= 0:

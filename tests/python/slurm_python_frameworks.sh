@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The Transformers, Accelerate and DeepSpeed guides' scripts (tests/python/<guide>_guide.py after
+# The Transformers, Accelerate, DeepSpeed and TensorFlow guides' scripts (tests/python/<guide>_guide.py after
 # `sed 's/ray\.train/trainrt/g'`) in batch jobs, as a Ray user moving to Slurm submits them:
 # `sbatch -n 2 --requeue --wrap "python3 train.py"` (fit() in the batch script starts its 2 ranks with
 # srun), each job requeued by `scontrol requeue` after its first report. Slurm starts the job again,
 # the script resumes from the newest checkpoint the way its guide does (Transformers:
-# resume_from_checkpoint; Accelerate: load_state; DeepSpeed: load_checkpoint), and the summary line
+# resume_from_checkpoint; Accelerate: load_state; DeepSpeed: load_checkpoint; TensorFlow: the Keras
+# model file), and the summary line
 # it prints at the end equals Ray's uninterrupted run of the same script number for number
 # (tests/conformance/ray_guides.json): the requeue lost and repeated nothing. Lightning's job:
 # slurm_python_lightning.sh.
@@ -18,7 +19,7 @@ cd "$TRAINRT_SRC"
 require_small_data
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python:$TRAINRT_SRC/tests/python"
 
-for guide in transformers accelerate deepspeed; do
+for guide in transformers accelerate deepspeed tensorflow; do
   prefix=${guide^^}
   sed 's/ray\.train/trainrt/g' "tests/python/${guide}_guide.py" >"$TEST_TMP/train_$guide.py"
   run=$TEST_TMP/runs/$guide

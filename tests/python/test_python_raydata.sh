@@ -13,8 +13,8 @@
 #    the uninterrupted run's;
 #  - a report after every batch, stopped inside an epoch: the rerun reads the rest of that epoch's
 #    shuffled order (mid-epoch exact resume);
-#  - a column of strings is refused with one line (exit data, before the function runs, one line
-#    per rank; the driver-side refusals: tests/python/unit/test_raydata_plans.py).
+#  - a column of strings is refused with one line (exit data, before the function runs, once for
+#    the job; the driver-side refusals: tests/python/unit/test_raydata_plans.py).
 source "$(dirname "$0")/../lib/common.sh"
 export PYTHONPATH="$TRAINRT_BUILD/lib/trainrt/python" RAYDATA_STORAGE="$WORK/runs"
 sed -e 's/\bray\.train\b/trainrt/g' -e 's/\bray\.tune\b/trainrt.tune/g' -e 's/\bray\b/trainrt/g' \
@@ -171,9 +171,9 @@ TorchTrainer(lambda: None, datasets={"train": ds}, scaling_config=trainrt.Scalin
 PY
 rc=0; timeout -k 10 120 "$TRAINRT_PYTHON" "$WORK/strings.py" >"$WORK/strings.out" 2>&1 || rc=$?
 grep -q "TrainingFailedError: training failed with exit code $TRAINRT_EXIT_DATA (after 0 reports: datasets= could not be written" "$WORK/strings.out" \
-  && [ "$(grep -c "^\[trainrt [0-9]*\] error: datasets=.*column 'text' holds strings" "$WORK/strings.out")" -le 2 ] \
+  && [ "$(grep -c "^\[trainrt [0-9]*\] error: datasets=.*column 'text' holds strings" "$WORK/strings.out")" -eq 1 ] \
   && ! grep -q "the Python training function raised" "$WORK/strings.out" \
-  && pass "a column of strings: before the function ran, exit $TRAINRT_EXIT_DATA, one line per rank and no traceback: $(grep -m1 "column 'text'" "$WORK/strings.out" | cut -c1-150)" \
+  && pass "a column of strings: before the function ran, exit $TRAINRT_EXIT_DATA, one line for the job and no traceback: $(grep -m1 "column 'text'" "$WORK/strings.out" | cut -c1-150)" \
   || { cat "$WORK/strings.out" >&2; fail "a column of strings: exit $rc"; }
 
 finish

@@ -53,7 +53,8 @@ def check_datasets(datasets, dataset_config):
 
 
 class DatasetsError(RuntimeError):
-    """Rank 0 could not write the datasets: the run ends with the data exit code, this one line."""
+    """Rank 0 could not write the datasets: every rank raises it after the broadcast (one_line: the
+    runtime says it once, the ranks agreed on it), the run ends with the data exit code."""
 
     def __init__(self, message):
         from .._trainrt import exit_codes
