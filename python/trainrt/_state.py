@@ -56,9 +56,12 @@ class Context:
     get_trial_id = get_trial_name
 
     def get_dataset_shard(self, name):
-        """This rank's shard of the Trainer's datasets={name: ...} (trainrt.get_dataset_shard)."""
-        from ._raydata import ingest
-        return ingest.shard(name)
+        """This rank's shard of the Trainer's datasets={name: ...} (trainrt.get_dataset_shard; the
+        Trainer's start leaves the function that makes it in the session)."""
+        make = session_local("ray_datasets", dict).get("shard")
+        if make is None:
+            raise KeyError(f"get_dataset_shard({name!r}): the Trainer was given no datasets= (Ray Data)")
+        return make(name)
 
     def get_trial_dir(self):
         return self.run_dir

@@ -99,3 +99,17 @@ def _from_series(series):
     if values.dtype == object and len(values) and isinstance(values[0], (np.ndarray, list, tuple)):
         return np.stack([np.asarray(value) for value in values])
     return values
+
+
+def to_torch(batch, dtypes, device):
+    """A numpy batch as torch tensors: dtypes one torch dtype or {column: dtype}; device "auto" is
+    the rank's device (trainrt.torch.get_device())."""
+    import torch
+    if device == "auto":
+        from .. import _state
+        device = _state.device() if _state._handle is not None else "cpu"
+    out = {}
+    for name, array in batch.items():
+        dtype = dtypes.get(name) if isinstance(dtypes, dict) else dtypes
+        out[name] = torch.as_tensor(array, dtype=dtype, device=device)
+    return out

@@ -251,9 +251,8 @@ class Dataset:
 
     def iter_torch_batches(self, *, batch_size=256, dtypes=None, device="auto", collate_fn=None, drop_last=False,
                            **hints):
-        from .iterator import to_torch
         for batch in self.iter_batches(batch_size=batch_size, drop_last=drop_last):
-            yield collate_fn(batch) if collate_fn else to_torch(batch, dtypes, device)
+            yield collate_fn(batch) if collate_fn else cols.to_torch(batch, dtypes, device)
 
     def to_pandas(self, limit=None):
         return cols.as_format(self._ordered() if limit is None else cols.sliced(self._ordered(), 0, limit), "pandas")

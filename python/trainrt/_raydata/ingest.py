@@ -78,7 +78,7 @@ def setup(datasets, config):
     if "error" in outcome:
         raise DatasetsError(f"datasets= could not be written to {path}: {outcome['error']}")
     _state.session_local("ray_datasets", dict).update(
-        path=path, config=config, epoch_shuffle={n: d._epoch_shuffle for n, d in datasets.items()},
+        shard=shard, path=path, config=config, epoch_shuffle={n: d._epoch_shuffle for n, d in datasets.items()},
         dtypes=outcome["dtypes"], states={n: ShardState() for n in datasets})
     _state.add_checkpoint_hooks(_save_positions, _restore_positions)
 
@@ -121,7 +121,7 @@ def shard(name):
     """This rank's DataIterator of dataset `name` (trainrt.get_dataset_shard)."""
     from .._trainrt import open_dataset
     datasets = _state.session_local("ray_datasets", dict)
-    if not datasets:
+    if "states" not in datasets:
         raise KeyError(f"trainrt.get_dataset_shard({name!r}): the Trainer was given no datasets= (Ray Data); "
                        f"for data.path's splits use trainrt.get_dataset(split)")
     if name not in datasets["states"]:

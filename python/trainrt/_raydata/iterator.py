@@ -11,6 +11,7 @@ rank all rows."""
 import numpy as np
 
 from . import columns as cols
+from .columns import to_torch
 
 
 class ShardState:
@@ -128,20 +129,6 @@ class BatchIterable:
 
     def __iter__(self):
         return iter(self._start())
-
-
-def to_torch(batch, dtypes, device):
-    """A numpy batch as torch tensors: dtypes one torch dtype or {column: dtype}; device "auto" is
-    the rank's device (trainrt.torch.get_device())."""
-    import torch
-    if device == "auto":
-        from .. import _state
-        device = _state.device() if _state._handle is not None else "cpu"
-    out = {}
-    for name, array in batch.items():
-        dtype = dtypes.get(name) if isinstance(dtypes, dict) else dtypes
-        out[name] = torch.as_tensor(array, dtype=dtype, device=device)
-    return out
 
 
 _NUMPY = {"u8": "uint8", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "f16": "float16",
