@@ -20,14 +20,17 @@ NATIVE = {"lightning": "Lightning's own DDP launcher (`strategy=\"ddp\", devices
           "deepspeed": "DeepSpeed's launcher (`deepspeed --num_accelerators 2`)",
           "accelerate": "Accelerate's launcher (`accelerate launch --multi_gpu --num_processes 2`, its script's `Accelerator(cpu=True)`)",
           "transformers": "`torchrun --nproc_per_node 2` (the Trainer's own distributed setup)",
-          "tensorflow": "plain TensorFlow (two processes, a hand-written `TF_CONFIG`)"}
+          "tensorflow": "plain TensorFlow (two processes, a hand-written `TF_CONFIG`)",
+          "lightgbm": "plain LightGBM (two processes, a hand-written machines list and ports)"}
 WHAT = {"lightning": "PyTorch Lightning {lightning}: a LightningModule of the FashionMNIST recipe's MLP",
         "deepspeed": "DeepSpeed {deepspeed}: `deepspeed.initialize` (ZeRO-2) on the recipe's MLP and SGD",
         "accelerate": "Accelerate {accelerate}: `Accelerator().prepare` on the recipe's MLP, SGD and loader",
         "transformers": "Transformers {transformers}: `transformers.Trainer` on the recipe's MLP as a PreTrainedModel",
         "tensorflow": "TensorFlow {tensorflow} (Keras 2): `model.fit` under MultiWorkerMirroredStrategy on the recipe's MLP, SGD "
                       "(every side reduces over TensorFlow's own gRPC collectives; trainrt gives each rank's thread pools "
-                      "its one core, where TensorFlow's default gives each process both)"}
+                      "its one core, where TensorFlow's default gives each process both)",
+        "lightgbm": "LightGBM {lightgbm}: `lightgbm.train` (data_parallel, 200000 rows of 20 features, 63 leaves, one "
+                    "thread per rank), the time of a boosting round where the other tables have an epoch's"}
 
 
 def epoch_time(run):
@@ -46,7 +49,8 @@ def framework_table(framework, runs, machine):
     own = {(r.get("samples"), r.get("date", "")[:10]) for r in runs if r.get("samples")}
     if own and {str(s) for s, _ in own} != {str(machine["samples"])}:  # run apart from the file's first line
         samples, date = sorted(own)[0]
-        out.append(f"{samples} images per epoch, run {date} (`BENCH_FW_LIST={framework}`).\n")
+        unit = "rows, a round" if framework == "lightgbm" else "images per epoch"
+        out.append(f"{samples} {unit}, run {date} (`BENCH_FW_LIST={framework}`).\n")
     out.append("| side | epoch (median) | trainrt / side (median of repetitions) | runs |")
     out.append("|---|---|---|---|")
     ours = {r["rep"]: epoch_time(r) for r in by_side["trainrt"]}
