@@ -33,6 +33,11 @@ WHAT = {"lightning": "PyTorch Lightning {lightning}: a LightningModule of the Fa
                     "thread per rank), the time of a boosting round where the other tables have an epoch's"}
 
 
+def seconds(value):
+    """2 decimals, 3 below 0.1 s (a LightGBM round)."""
+    return f"{value:.2f}" if value >= 0.1 else f"{value:.3f}"
+
+
 def epoch_time(run):
     times = [e["seconds"] for e in run["epochs"][1:]] or [e["seconds"] for e in run["epochs"]]
     return statistics.median(times) if times else None
@@ -62,7 +67,7 @@ def framework_table(framework, runs, machine):
         ratio = statistics.median(ratios) if ratios and side != "trainrt" else None
         if side != "trainrt" and median is not None and (fastest is None or median < fastest[1]):
             fastest = (side, median, ratio)
-        out.append(f"| {label} | {median:.2f} s | {f'{ratio:.2f}×' if ratio else '–'} | {len(times)} |" if median
+        out.append(f"| {label} | {seconds(median)} s | {f'{ratio:.2f}×' if ratio else '–'} | {len(times)} |" if median
                    else f"| {label} | failed | – | 0 |")
     if fastest and fastest[2]:
         met = "met" if GOALS.VS_FASTEST.met(fastest[2]) else "**not met**"
