@@ -18,6 +18,8 @@ find_package(fmt REQUIRED)
 find_package(spdlog REQUIRED)
 find_package(ZLIB REQUIRED)
 find_package(Threads REQUIRED)
+# Eigen (header-only): the Gaussian process PB2's scheduler fits (src/tune/pb2.cpp).
+find_package(Eigen3 3.3 REQUIRED NO_MODULE)
 
 # trainrt_deps: src/ (the internal headers) and every dependency, for code built with trainrt's internals.
 function(trainrt_add_deps_target)
@@ -25,5 +27,5 @@ function(trainrt_add_deps_target)
   target_include_directories(trainrt_deps INTERFACE ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(trainrt_deps INTERFACE
     MPI::MPI_C ${HDF5_HL_LIBRARY} PkgConfig::HDF5 PkgConfig::PMIX PkgConfig::OPENBLAS PkgConfig::XXHASH PkgConfig::LIBZIP
-    Boost::program_options nlohmann_json::nlohmann_json fmt::fmt spdlog::spdlog ZLIB::ZLIB Threads::Threads ${CMAKE_DL_LIBS})
+    Boost::program_options nlohmann_json::nlohmann_json fmt::fmt spdlog::spdlog ZLIB::ZLIB Threads::Threads Eigen3::Eigen ${CMAKE_DL_LIBS})
 endfunction()

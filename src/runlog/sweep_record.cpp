@@ -23,13 +23,27 @@ TrialStatus status_of(const std::string& name, const std::string& path) {
     throw StorageError(fmt::format("{}: unknown trial status '{}'", path, name));
 }
 
+nlohmann::ordered_json values_json(const TrialValues& values) {
+    nlohmann::ordered_json object = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : values) object[key] = value;
+    return object;
+}
+
+TrialValues values_of(const nlohmann::ordered_json& object) {
+    TrialValues values;
+    for (const auto& [key, value] : object.items()) values.emplace_back(key, value.get<std::string>());
+    return values;
+}
+
 nlohmann::ordered_json to_json(const TrialRecord& trial) {
-    nlohmann::ordered_json values = nlohmann::ordered_json::object();
-    for (const auto& [key, value] : trial.values) values[key] = value;
+    const nlohmann::ordered_json values = values_json(trial.values);
     nlohmann::ordered_json decisions = nlohmann::ordered_json::array();
-    for (const RungDecision& d : trial.decisions)
-        decisions.push_back({{"rung", d.rung}, {"value", d.value}, {"cutoff", d.cutoff}, {"seen", d.seen},
-                             {"promoted", d.promoted}, {"donor", d.donor}});
+    for (const RungDecision& d : trial.decisions) {
+        nlohmann::ordered_json row = {{"rung", d.rung}, {"value", d.value}, {"cutoff", d.cutoff}, {"seen", d.seen},
+                                      {"promoted", d.promoted}, {"donor", d.donor}};
+        if (!d.values.empty()) row["values"] = values_json(d.values);
+        decisions.push_back(row);
+    }
     return {{"index", trial.index}, {"name", trial.name}, {"status", status_name(trial.status)},
             {"attempts", trial.attempts}, {"failures", trial.failures}, {"node_losses", trial.node_losses},
             {"last_exit", trial.last_exit}, {"target", trial.target},
@@ -45,13 +59,14 @@ TrialRecord trial_of(const nlohmann::ordered_json& row, const std::string& path)
     trial.failures = row.value("failures", 0);
     trial.node_losses = row.value("node_losses", 0);
     trial.last_exit = row.at("last_exit").get<int>();
-    for (const auto& [key, value] : row.at("values").items()) trial.values.emplace_back(key, value.get<std::string>());
+    trial.values = values_of(row.at("values"));
     trial.target = row.value("target", std::int64_t{0});
     trial.started_unix = row.value("started_unix", std::vector<double>{});
     for (const auto& d : row.value("decisions", nlohmann::ordered_json::array()))
         trial.decisions.push_back({d.at("rung").get<std::int64_t>(), d.at("value").get<double>(), d.at("cutoff").get<double>(),
                                    d.at("seen").get<std::size_t>(), d.at("promoted").get<bool>(),
-                                   d.value("donor", std::int64_t{-1})});
+                                   d.value("donor", std::int64_t{-1}),
+                                   values_of(d.value("values", nlohmann::ordered_json::object()))});
     return trial;
 }
 

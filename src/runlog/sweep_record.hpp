@@ -30,6 +30,7 @@ struct RungDecision {
     std::size_t seen = 0;      // trials that had reached the rung, this one included
     bool promoted = false;     // continues to the next rung; false: stopped early (PBT: exploited)
     std::int64_t donor = -1;   // PBT: the trial whose checkpoint and values it went on from
+    TrialValues values;        // PBT: the values it reached the rung with (PB2's data)
 };
 
 struct TrialRecord {

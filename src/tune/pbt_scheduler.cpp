@@ -1,6 +1,7 @@
 // PBT (pbt.hpp) as the sweep's scheduler: each step of a trial trains to its next boundary and
 // ends there (step_target.hpp). At the boundary the trial is scored against the population and may
-// go on from a better trial's checkpoint with that trial's values, explored.
+// go on from a better trial's checkpoint with that trial's values, explored: perturbed (pbt) or
+// picked by PB2's bandit (pb2, pb2.hpp).
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "metrics/metric_series.hpp"
 #include "runtime/stop_criteria.hpp"
 #include "trainrt/error.hpp"
+#include "tune/pb2.hpp"
 #include "tune/pbt.hpp"
 #include "tune/scheduler.hpp"
 #include "tune/step_target.hpp"
@@ -77,7 +79,9 @@ class PbtScheduler final : public Scheduler {
 public:
     explicit PbtScheduler(const SweepConfig& sweep)
         : sweep_(sweep), boundaries_(pbt_boundaries_of(sweep)), start_keys_(start_keys_of(sweep)),
-          criteria_(runtime::stop_criteria(StopSettings::read(sweep.base))), seed_(run_seed(sweep.base)) {}
+          criteria_(runtime::stop_criteria(StopSettings::read(sweep.base))), seed_(run_seed(sweep.base)),
+          bandit_(sweep.tune.scheduler.value == SchedulerKind::pb2), bounds_(bandit_ ? pb2_bounds(sweep.space)
+                                                                                 : std::vector<Pb2Bound>{}) {}
 
     void add_definition(std::map<std::string, std::string>& definition) const override {
         for (const std::int64_t boundary : boundaries_) definition["tune.pbt.boundaries"] += fmt::format("{} ", boundary);
@@ -118,12 +122,16 @@ private:
                           RungDecision& decision) const;
     bool exploit(const SchedulerContext& context, TrialRecord& trial, const TrialRecord& donor, std::int64_t time,
                  std::uint64_t draw) const;
+    runlog::TrialValues explored(const SchedulerContext& context, const TrialRecord& trial, const TrialRecord& donor,
+                                 std::int64_t time, std::uint64_t draw) const;
 
     const SweepConfig& sweep_;
     std::vector<std::int64_t> boundaries_;
     std::vector<std::string> start_keys_;            // tune.pbt.start_from_base
     std::vector<runtime::StopCriterion> criteria_;  // the base job's own [stop] criteria
     std::uint64_t seed_;  // run.seed: every draw comes from (seed, trial, boundary)
+    bool bandit_;         // pb2: explore by the Gaussian-process bandit
+    std::vector<Pb2Bound> bounds_;  // pb2: every [space] domain's bounds
 };
 
 // Sets the trial's start_from_base values to the base job's; true when one changed.
@@ -150,7 +158,7 @@ void PbtScheduler::boundary_reached(SchedulerContext& context, TrialRecord& tria
         step_point(metrics::metric_series(run_dir, sweep_.tune.metric.value), trial.target, counts_iterations(sweep_));
     if (!at) return ended_before_boundary(trial, met_own_criteria(criteria_, run_dir));
     const std::vector<PbtScore> scores = pbt_scores_at(context.state.trials, trial.index, at->value, at->time);
-    RungDecision decision{at->time, at->value, 0, scores.size(), true, -1};
+    RungDecision decision{at->time, at->value, 0, scores.size(), true, -1, trial.values};
     const bool last = pbt_next_boundary(boundaries_, at->time) == 0 || met_own_criteria(criteria_, run_dir);
     if (!last) exploit_if_lower(context, trial, scores, decision);
     trial.decisions.push_back(decision);
@@ -223,10 +231,19 @@ bool PbtScheduler::exploit(const SchedulerContext& context, TrialRecord& trial, 
                   error.what());
         return false;
     }
-    trial.values = pbt_explore(sweep_.space, donor.values, sweep_.pbt.resample_probability.value, draw);
+    trial.values = explored(context, trial, donor, time, draw);
     log::info("sweep: {} copies {} ({}; {}, {} {}) and goes on with {}", trial.name, donor.name,
               values_text(donor.values), name, sweep_.pbt.time_attr.value, saved_at, values_text(trial.values));
     return true;
+}
+
+// The donor's values explored: perturbed or drawn (pbt), or picked by the bandit from every
+// trial's decisions so far (pb2).
+runlog::TrialValues PbtScheduler::explored(const SchedulerContext& context, const TrialRecord& trial,
+                                           const TrialRecord& donor, std::int64_t time, std::uint64_t draw) const {
+    if (!bandit_) return pbt_explore(sweep_.space, donor.values, sweep_.pbt.resample_probability.value, draw);
+    return pb2_explore(bounds_, donor.values, context.state.trials, trial.index, donor.index, time,
+                       sweep_.tune.mode.value == ScoreOrder::max, draw);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ void Scheduler::watch_running(SchedulerContext&, runlog::TrialRecord&) {}
 std::unique_ptr<Scheduler> make_scheduler(const SweepConfig& sweep) {
     switch (sweep.tune.scheduler.value) {
     case SchedulerKind::asha: return make_asha_scheduler(sweep);
-    case SchedulerKind::pbt: return make_pbt_scheduler(sweep);
+    case SchedulerKind::pbt: case SchedulerKind::pb2: return make_pbt_scheduler(sweep);
     case SchedulerKind::hyperband: return make_hyperband_scheduler(sweep);
     case SchedulerKind::fifo: break;
     }

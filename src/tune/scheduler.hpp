@@ -8,7 +8,7 @@
 //   asha: successive halving, decided at each rung as the trial's step waits there (asha.hpp,
 //         asha_scheduler.cpp);
 //   pbt:  population based training, a step per boundary, exploit/explore between them (pbt.hpp,
-//         pbt_scheduler.cpp);
+//         pbt_scheduler.cpp); pb2 the same with a Gaussian-process bandit's explore (pb2.hpp);
 //   hyperband: synchronous brackets, a step per milestone, each trial waiting at it for the rest
 //         of its bracket (hyperband.hpp, hyperband_scheduler.cpp).
 // A scheduler holds the SweepConfig it was made for; the sweep must outlive it.

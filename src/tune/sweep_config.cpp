@@ -27,7 +27,7 @@ const std::vector<std::pair<std::string, tune::SearchKind>>& EnumNames<tune::Sea
 const std::vector<std::pair<std::string, SchedulerKind>>& EnumNames<SchedulerKind>::get() {
     static const std::vector<std::pair<std::string, SchedulerKind>> names = {
         {"fifo", SchedulerKind::fifo}, {"asha", SchedulerKind::asha}, {"pbt", SchedulerKind::pbt},
-        {"hyperband", SchedulerKind::hyperband}};
+        {"pb2", SchedulerKind::pb2}, {"hyperband", SchedulerKind::hyperband}};
     return names;
 }
 
@@ -51,7 +51,9 @@ void check_other_schedulers_keys(const Values& given, const SweepConfig& sweep) 
         bool used;
         std::string now, wanted;
     } sections[] = {{"tune.asha.", scheduler == "asha", "scheduler = " + scheduler, "scheduler = asha"},
-                    {"tune.pbt.", scheduler == "pbt", "scheduler = " + scheduler, "scheduler = pbt"},
+                    {"tune.pbt.resample_probability", scheduler == "pbt", "scheduler = " + scheduler, "scheduler = pbt"},
+                    {"tune.pbt.", scheduler == "pbt" || scheduler == "pb2", "scheduler = " + scheduler,
+                     "scheduler = pbt or pb2"},
                     {"tune.hyperband.", scheduler == "hyperband", "scheduler = " + scheduler, "scheduler = hyperband"},
                     {"tune.optuna.", search == "optuna", "search = " + search, "search = optuna"}};
     for (const auto& [key, value] : given)

@@ -18,7 +18,7 @@
 
 namespace trainrt {
 
-enum class SchedulerKind { fifo, asha, pbt, hyperband };
+enum class SchedulerKind { fifo, asha, pbt, pb2, hyperband };
 template <> struct EnumNames<tune::SearchKind> {
     static const std::vector<std::pair<std::string, tune::SearchKind>>& get();
 };
@@ -34,7 +34,7 @@ namespace tune {
     KEY(ranks_per_trial, std::int64_t, "1", at_least(1), "ranks each trial runs on")                                  \
     KEY(max_concurrent_trials, std::int64_t, "0", at_least(0), "trials at once (0: as many as the allocation holds)") \
     KEY(search, SearchKind, "random", any_value(), "grid, random, or optuna (Optuna's TPE sampler)")                   \
-    KEY(scheduler, SchedulerKind, "fifo", any_value(), "fifo, asha (successive halving), pbt or hyperband")                      \
+    KEY(scheduler, SchedulerKind, "fifo", any_value(), "fifo, asha (successive halving), pbt, pb2 (PBT exploring by a GP bandit) or hyperband") \
     KEY(max_failures_per_trial, std::int64_t, "0", at_least(0), "retries of a failed trial before it is ERROR")
 TRAINRT_KEYS(TuneKeys, "tune", TRAINRT_TUNE_KEYS);
 
@@ -48,11 +48,11 @@ TRAINRT_KEYS(AshaKeys, "tune.asha", TRAINRT_ASHA_KEYS);
 
 #define TRAINRT_PBT_KEYS(KEY)                                                                                        \
     KEY(time_attr, std::string, "epoch", one_of({"epoch", "training_iteration"}),                                   \
-        "what boundaries count: epoch (a row's epoch, to the base job's train.epochs) or training_iteration "        \
+        "(pbt and pb2) what boundaries count: epoch (a row's epoch, to the base job's train.epochs) or training_iteration "        \
         "(reports, to the base job's [stop] criteria training_iteration>=N); a trial's step ends at each")           \
     KEY(perturbation_interval, std::int64_t, "4", at_least(1), "time_attr between exploit/explore decisions")        \
     KEY(quantile_fraction, double, "0.25", between(0, 0.5), "the bottom fraction that copies the top fraction")      \
-    KEY(resample_probability, double, "0.25", between(0, 1), "chance a mutated value is drawn anew from its domain")   \
+    KEY(resample_probability, double, "0.25", between(0, 1), "pbt: chance a mutated value is drawn anew from its domain")   \
     KEY(start_from_base, std::string, "", any_value(),                                                               \
         "[space] keys (comma list) every trial starts with at the base job's value, PBT exploring their domain "      \
         "from the first exploit (Ray's param_space constants that hyperparam_mutations names)")

@@ -252,6 +252,7 @@ TEST_CASE("PBT at a boundary: the trial goes on to the next one, is done at the 
     CHECK(trial.decisions[0].rung == 4);
     CHECK(trial.decisions[0].promoted);
     CHECK(trial.decisions[0].donor == -1);
+    CHECK(trial.decisions[0].values == trial.values);  // what it reached the boundary with (PB2's data)
 
     CHECK(pbt->step_ended(run.context, trial, TrialEnd::done));  // no row at epoch 8
     CHECK(trial.status == TrialStatus::error);
@@ -263,6 +264,22 @@ TEST_CASE("PBT at a boundary: the trial goes on to the next one, is done at the 
     CHECK(pbt->step_ended(run.context, trial, TrialEnd::done));
     CHECK(trial.status == TrialStatus::terminated);
     CHECK(trial.target == 0);
+}
+
+TEST_CASE("PB2: PBT's keys and boundaries; every [space] key bounded; resample_probability refused") {
+    TempRunDir dir;
+    CHECK_THROWS_WITH(make_scheduler(sweep_of(dir, "pb2")),  // train.lr = choice(...): no bounds to explore in
+                      Catch::Contains("train.lr") && Catch::Contains("scheduler = pb2"));
+    CHECK_THROWS_WITH(sweep_of(dir, "pb2", "pbt.resample_probability = 0.5\n"),
+                      Catch::Contains("tune.pbt.resample_probability") && Catch::Contains("scheduler = pbt"));
+    std::ofstream(dir.path() / "sweep.ini") << "[tune]\nbase = base.ini\nmetric = acc\nnum_samples = 2\nscheduler = pb2\n"
+                                               "pbt.perturbation_interval = 4\n[space]\ntrain.lr = uniform(0.01, 0.1)\n";
+    const std::string path = (dir.path() / "sweep.ini").string();
+    const char* argv[] = {"trainrt-tune", "--config", path.c_str()};
+    const SweepConfig pb2 = load_sweep(3, argv);
+    const std::unique_ptr<Scheduler> scheduler = make_scheduler(pb2);
+    CHECK(scheduler->first_target(0) == 4);
+    CHECK(definition_of(*scheduler).at("tune.pbt.boundaries") == "4 8 10 ");
 }
 
 TEST_CASE("PBT by training_iteration: boundaries up to the base job's [stop] training_iteration, a pause at each") {

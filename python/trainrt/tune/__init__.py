@@ -468,6 +468,11 @@ class Tuner:
 
 def _scheduler_keys(scheduler):
     """The [tune] keys of a Ray scheduler (FIFO: none, the declared default)."""
+    from .schedulers import PB2
+    if isinstance(scheduler, PB2):  # PBT's keys but resample_probability, which PB2 has not
+        return {"scheduler": "pb2", "pbt.time_attr": scheduler.time_attr,
+                "pbt.perturbation_interval": scheduler.perturbation_interval,
+                "pbt.quantile_fraction": scheduler.quantile_fraction}
     if isinstance(scheduler, ASHAScheduler):
         return {"scheduler": "asha", "asha.time_attr": scheduler.time_attr, "asha.max_t": scheduler.max_t,
                 "asha.grace_period": scheduler.grace_period, "asha.reduction_factor": scheduler.reduction_factor}

@@ -98,7 +98,8 @@ def resolve(values, domains, tune_config, files):
         return
     from .schedulers import PopulationBasedTraining
     if isinstance(tune_config.scheduler, PopulationBasedTraining):
-        raise NotImplementedError(f"trainrt.tune.sample_from ({', '.join(entries)}) with PopulationBasedTraining: "
+        raise NotImplementedError(f"trainrt.tune.sample_from ({', '.join(entries)}) with "
+                                  f"{type(tune_config.scheduler).__name__}: "
                                   f"PBT copies a donor's values into a trial, and trainrt's copies the searched "
                                   f"domains only; make {next(iter(entries))!r} a domain (tune.uniform, tune.choice)")
     known = {key: value for key, value in values.items() if not isinstance(value, SampleFrom)}

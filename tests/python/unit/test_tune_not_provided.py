@@ -7,8 +7,6 @@ import pytest
 
 
 @pytest.mark.parametrize("statement, says", [
-    ("from trainrt.tune.schedulers import PB2", "use PopulationBasedTraining"),
-    ("from trainrt.tune.schedulers.pb2 import PB2", "use PopulationBasedTraining"),
     ("from trainrt.tune.schedulers import ASHAScheduler, ResourceChangingScheduler", "tune.with_resources"),
     ("from trainrt.tune.schedulers.resource_changing_scheduler import ResourceChangingScheduler", "with_resources"),
     ("from trainrt.tune.schedulers import MedianStoppingRule", "use ASHAScheduler"),
@@ -26,6 +24,7 @@ def test_a_name_not_provided_is_one_line_on_import(statement, says):
 
 def test_the_schedulers_trainrt_has_still_import_and_unknown_names_are_attribute_errors():
     schedulers = importlib.import_module("trainrt.tune.schedulers")
-    assert schedulers.ASHAScheduler and schedulers.PopulationBasedTraining
+    assert schedulers.ASHAScheduler and schedulers.PopulationBasedTraining and schedulers.PB2
+    assert importlib.import_module("trainrt.tune.schedulers.pb2").PB2 is schedulers.PB2
     with pytest.raises(AttributeError):
         schedulers.NoSuchScheduler  # noqa: B018

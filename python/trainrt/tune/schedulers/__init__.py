@@ -6,7 +6,8 @@
 """
 import dataclasses
 
-__all__ = ["FIFOScheduler", "ASHAScheduler", "AsyncHyperBandScheduler", "HyperBandScheduler", "PopulationBasedTraining"]
+__all__ = ["FIFOScheduler", "ASHAScheduler", "AsyncHyperBandScheduler", "HyperBandScheduler", "PopulationBasedTraining",
+           "PB2"]
 
 
 @dataclasses.dataclass
@@ -96,10 +97,85 @@ class PopulationBasedTraining:
         return domains, started
 
 
+class PB2(PopulationBasedTraining):
+    """Ray Tune's PB2 (population based bandits): PopulationBasedTraining whose explore step picks a
+    copying trial's new values with a Gaussian-process bandit (`[tune] scheduler = pb2`, decided in
+    C++: src/tune/pb2.hpp). hyperparam_bounds: {key: [low, high]} (or nested under
+    "train_loop_config", as a Trainer's); each key is explored within its bounds, uniformly (an
+    integer constant of param_space with integer bounds: as an integer). A key param_space gives as a
+    constant starts there in every trial, one it does not give is drawn within the bounds, as in
+    Ray. time_attr: "training_iteration" or "epoch", as PopulationBasedTraining's. Ray's options that
+    would change nothing here, or that trainrt does not have, are refused with one line."""
+
+    def __init__(self, time_attr=None, metric=None, mode=None, perturbation_interval=None, hyperparam_bounds=None,
+                 quantile_fraction=None, log_config=False, require_attrs=True, synch=False, custom_explore_fn=None):
+        _refuse_pb2_options(log_config, require_attrs, synch, custom_explore_fn)
+        super().__init__(time_attr=time_attr, metric=metric, mode=mode, perturbation_interval=perturbation_interval,
+                         quantile_fraction=quantile_fraction)
+        self.hyperparam_bounds = _checked_bounds(hyperparam_bounds)
+
+    def _sweep_space(self, space, domain_type, choice):
+        """Each bound as a [space] domain (uniform, or randint for an integer constant with integer
+        bounds), and the keys whose constant in `space` every trial starts with."""
+        others = [key for key, value in space.items() if isinstance(value, domain_type) and key not in self.hyperparam_bounds]
+        if others:
+            raise NotImplementedError(
+                f"trainrt.tune.schedulers.PB2: param_space[{others[0]!r}] is a search domain that hyperparam_bounds "
+                f"does not name; trainrt's PB2 explores every tuned key within its bounds: give it bounds there, or a "
+                f"constant")
+        domains, started = {}, []
+        for key, (low, high) in self.hyperparam_bounds.items():
+            given = space.get(key)
+            whole = isinstance(given, int) and not isinstance(given, bool) and all(isinstance(b, int) for b in (low, high))
+            domains[key] = domain_type(f"randint({low}, {high + 1})" if whole else f"uniform({float(low)!r}, {float(high)!r})")
+            if isinstance(given, domain_type):
+                raise ValueError(f"trainrt.tune.schedulers.PB2: param_space[{key!r}] = {given.text} and "
+                                 f"hyperparam_bounds[{key!r}] = [{low}, {high}]: trainrt draws and explores a key "
+                                 f"within one domain; give a constant in param_space (or none: drawn within the bounds)")
+            if key in space:
+                started.append(key)
+        return domains, started
+
+
+def _checked_bounds(bounds):
+    """hyperparam_bounds as {key: (low, high)}, a Trainer's "train_loop_config" level unnested;
+    ValueError (as Ray's) for a bound that is not [low, high]; a deeper nesting is refused."""
+    if not bounds:
+        raise ValueError("trainrt.tune.schedulers.PB2: hyperparam_bounds must be given, {key: [low, high]} "
+                         "(as in Ray)")
+    if isinstance(bounds.get("train_loop_config"), dict) and len(bounds) == 1:
+        bounds = bounds["train_loop_config"]
+    checked = {}
+    for key, bound in bounds.items():
+        if isinstance(bound, dict):
+            raise NotImplementedError(f"trainrt.tune.schedulers.PB2: hyperparam_bounds[{key!r}] is nested; trainrt "
+                                      f"explores the function's own config keys: give them at the top level")
+        if not isinstance(bound, (list, tuple)) or len(bound) != 2 or bound[0] > bound[1]:
+            raise ValueError(f"trainrt.tune.schedulers.PB2: hyperparam_bounds[{key!r}] = {bound!r}: give [low, high] "
+                             f"with low <= high")
+        checked[key] = tuple(bound)
+    return checked
+
+
+def _refuse_pb2_options(log_config, require_attrs, synch, custom_explore_fn):
+    """Ray's PB2 options trainrt would accept and not honour: one line each."""
+    if log_config:  # Ray's default: a script may well say it
+        from ... import _state
+        _state.log("warning", "trainrt.tune.schedulers.PB2(log_config=True): trainrt records every decision (donor, "
+                              "values) in the sweep's record and log lines, not in pb2_global.txt or pb2_policy_*.txt", once=True)
+    if not require_attrs:
+        raise NotImplementedError("trainrt.tune.schedulers.PB2(require_attrs=False): a trial reaching a boundary "
+                                  "without the metric ends there (TERMINATED or ERROR); leave require_attrs out")
+    if synch:
+        raise NotImplementedError("trainrt.tune.schedulers.PB2(synch=True): trainrt decides each trial at its own "
+                                  "boundaries (Ray's synch=False); leave synch out")
+    if custom_explore_fn is not None:
+        raise NotImplementedError("trainrt.tune.schedulers.PB2(custom_explore_fn=...): the bandit's values are picked "
+                                  "in the sweep (C++), which does not call Python there; leave it out")
+
+
 # Ray's schedulers that trainrt does not provide, and what to use instead (one line on import).
 NOT_PROVIDED = {
-    "PB2": "PB2's Gaussian-process bandit is not implemented; use PopulationBasedTraining, whose "
-           "hyperparam_mutations take Ray's domains and functions",
     "ResourceChangingScheduler": "a trial's ranks and cores are fixed when it starts in the Slurm allocation; "
                                  "give each trial its resources with tune.with_resources",
     "MedianStoppingRule": "use ASHAScheduler (early stopping at rungs of time_attr)",

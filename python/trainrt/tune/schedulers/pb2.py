@@ -1,4 +1,4 @@
-"""ray.tune.schedulers.pb2 after the port: PB2 is not provided (one line on import)."""
-from . import not_provided
+"""ray.tune.schedulers.pb2 after the port: Ray's PB2 (`from trainrt.tune.schedulers.pb2 import PB2`)."""
+from . import PB2
 
-raise not_provided("PB2")
+__all__ = ["PB2"]
