@@ -20,7 +20,14 @@ DEFAULT_MAP_BATCH_SIZE = 1024  # Ray's default for map_batches(batch_size="defau
 # Ray's execution hints: where Ray would run a transform (tasks, actors, GPUs); trainrt runs it in
 # rank 0's process, so they change nothing here and each is one warning line.
 _EXECUTION_HINTS = ("concurrency", "num_cpus", "num_gpus", "memory", "compute", "ray_remote_args",
-                    "ray_remote_args_fn", "zero_copy_batch", "udf_modifying_row_count", "scheduling_strategy")
+                    "ray_remote_args_fn", "zero_copy_batch", "udf_modifying_row_count", "scheduling_strategy",
+                    "label_selector", "fallback_strategy", "max_calls", "resources", "accelerator_type",
+                    "runtime_env")
+# The same for Ray's readers (ray.data.read_*: how many blocks and tasks read the files, and where);
+# the constructors (from_items, range, ...) take some of them (readers.py).
+_READ_HINTS = ("parallelism", "override_num_blocks", "concurrency", "num_cpus", "num_gpus", "memory",
+               "ray_remote_args", "label_selector", "fallback_strategy", "max_calls", "resources", "accelerator_type",
+               "runtime_env")
 
 
 class _Once:
@@ -144,15 +151,23 @@ class Dataset:
         return self._derive(transform)
 
     def random_shuffle(self, *, seed=None, num_blocks=None, **hints):
-        """Unseeded: a new order every epoch (the reader's, from run.seed); seeded: one order, as Ray's."""
+        """Unseeded: a new order every epoch (the reader's, from run.seed); seeded: one order, as Ray's.
+        num_blocks: there are no blocks here (see repartition)."""
+        _warn_hints("random_shuffle", hints)
         if seed is None:
             return Dataset(self._compute, True, self._name)
         return self._derive(lambda columns: cols.taken(columns, _rng(seed).permutation(cols.row_count(columns))),
                             keeps_epoch_shuffle=False)
 
-    def repartition(self, num_blocks=None, *, shuffle=False, **hints):
-        """Blocks do not exist here (a rank streams chunks of the file): the rows stay as they are,
-        or are shuffled once with shuffle=True, as Ray's."""
+    def repartition(self, num_blocks=None, target_num_rows_per_block=None, *, strict=False, shuffle=False, keys=None,
+                    sort=False):
+        """Blocks do not exist here (a rank streams chunks of the file): the rows stay as they are
+        whatever the blocks' number or size, or are shuffled with shuffle=True, as Ray's. keys= and
+        sort= (rows grouped or sorted by key) are refused: sort(key) orders the rows by key."""
+        for name, given in (("keys", keys is not None), ("sort", bool(sort))):
+            if given:
+                raise ValueError(f"trainrt.data.repartition({name}=...) is not supported: trainrt has no blocks to "
+                                 f"partition by key; use sort(key) to order the rows by a column")
         return self.random_shuffle() if shuffle else self
 
     def limit(self, limit):
@@ -197,9 +212,12 @@ class Dataset:
             return cols.sliced(shared(), index * size, min((index + 1) * size, count))
         return [Dataset(lambda i=i: part(i), False, self._name) for i in range(int(n))]
 
-    def train_test_split(self, test_size, *, shuffle=False, seed=None, **hints):
+    def train_test_split(self, test_size, *, shuffle=False, seed=None, stratify=None):
         """Ray's: the last test_size (a fraction of the rows, rounded down, or a count) after an
-        optional shuffle."""
+        optional shuffle. stratify= is refused."""
+        if stratify is not None:
+            raise ValueError(f"trainrt.data.train_test_split(stratify={stratify!r}) is not supported: split each "
+                             f"class's rows (filter) and union the parts, or leave stratify out")
         source = self.random_shuffle(seed=seed if seed is not None else _UNSEEDED) if shuffle else self
         shared = _Once(source._ordered)
 
@@ -239,9 +257,17 @@ class Dataset:
     def iter_rows(self):
         return iter(cols.to_rows(self._ordered()))
 
-    def iter_batches(self, *, batch_size=256, batch_format="default", drop_last=False, **hints):
+    def iter_batches(self, *, prefetch_batches=1, batch_size=256, batch_format="default", drop_last=False,
+                     local_shuffle_buffer_size=None, local_shuffle_seed=None):
+        """Batches of the rows in memory (prefetch_batches: they are all there already); with
+        local_shuffle_buffer_size, the rows shuffled within consecutive windows of that many rows
+        (seeded by local_shuffle_seed, else as an unseeded shuffle: _rng)."""
         cols.check_format(batch_format, "iter_batches")
-        columns = self._ordered()
+        if local_shuffle_seed is not None and not local_shuffle_buffer_size:
+            warnings.warn("trainrt.data.iter_batches(local_shuffle_seed=...) is not used without "
+                          "local_shuffle_buffer_size= (there is no local shuffle): give both, or leave it out",
+                          stacklevel=2)
+        columns = _local_shuffled(self._ordered(), local_shuffle_buffer_size, local_shuffle_seed)
         count = cols.row_count(columns)
         step = batch_size or max(count, 1)
         for start in range(0, count, step):
@@ -249,9 +275,14 @@ class Dataset:
                 return
             yield cols.as_format(cols.sliced(columns, start, start + step), batch_format)
 
-    def iter_torch_batches(self, *, batch_size=256, dtypes=None, device="auto", collate_fn=None, drop_last=False,
-                           **hints):
-        for batch in self.iter_batches(batch_size=batch_size, drop_last=drop_last):
+    def iter_torch_batches(self, *, prefetch_batches=1, batch_size=256, dtypes=None, device="auto", collate_fn=None,
+                           drop_last=False, local_shuffle_buffer_size=None, local_shuffle_seed=None, pin_memory=False):
+        if pin_memory:
+            warnings.warn("trainrt.data.iter_torch_batches(pin_memory=True) is not used: the batches are made from "
+                          "rows in memory, unpinned (leave it out)", stacklevel=2)
+        for batch in self.iter_batches(batch_size=batch_size, drop_last=drop_last,
+                                       local_shuffle_buffer_size=local_shuffle_buffer_size,
+                                       local_shuffle_seed=local_shuffle_seed):
             yield collate_fn(batch) if collate_fn else cols.to_torch(batch, dtypes, device)
 
     def to_pandas(self, limit=None):
@@ -305,6 +336,15 @@ def _rng(seed):
     return np.random.default_rng(seed)
 
 
+def _local_shuffled(columns, window, seed):
+    """Ray's local shuffle buffer: the rows permuted within consecutive windows of `window` rows."""
+    if not window or not columns:
+        return columns
+    count, window, rng = cols.row_count(columns), int(window), _rng(seed)
+    order = np.concatenate([start + rng.permutation(min(window, count - start)) for start in range(0, count, window)])
+    return cols.taken(columns, order)
+
+
 def _udf(fn, constructor_args, constructor_kwargs, where):
     """A function, or a callable class (Ray's actor form) made once per run of the plan."""
     if not inspect.isclass(fn):
@@ -341,10 +381,13 @@ def _aggregate(dataset, on, reduce):
     return reduce(columns[_known([on], columns, "aggregate")[0]]).item()
 
 
-def _warn_hints(where, hints):
-    unknown = [name for name in hints if name not in _EXECUTION_HINTS]
+def _warn_hints(where, hints, known=_EXECUTION_HINTS, runs="runs the transform", stacklevel=3):
+    """One warning line per Ray hint in `hints` (names in `known`: they change nothing here); any
+    other name is Python's TypeError for an unexpected keyword. stacklevel: the user's call, as
+    warnings.warn counts from this function."""
+    unknown = [name for name in hints if name not in known]
     if unknown:
         raise TypeError(f"trainrt.data.{where}() got an unexpected keyword argument {unknown[0]!r}")
     for name in hints:
-        warnings.warn(f"trainrt.data.{where}({name}=...) is not used: trainrt runs the transform in rank 0's "
-                      f"process when the run starts", stacklevel=3)
+        warnings.warn(f"trainrt.data.{where}({name}=...) is not used: trainrt {runs} in rank 0's process when "
+                      f"the run starts (leave it out)", stacklevel=stacklevel)

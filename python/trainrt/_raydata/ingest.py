@@ -128,11 +128,13 @@ def shard(name):
         raise KeyError(f"trainrt.get_dataset_shard({name!r}): datasets= has {', '.join(datasets['states'])}")
     context = _state.context()
     split = datasets["config"].splits(name)
-    native = open_dataset(datasets["path"], name, context.world_rank if split else 0,
-                          context.world_size if split else 1, int(_state.settings().run.seed))
-    return DataIterator(name, native, datasets["states"][name], split=split,
+
+    def reopen(seed):
+        return open_dataset(datasets["path"], name, context.world_rank if split else 0,
+                            context.world_size if split else 1, seed)
+    return DataIterator(name, reopen(int(_state.settings().run.seed)), datasets["states"][name], split=split,
                         epoch_shuffle=datasets["epoch_shuffle"][name], dtypes=datasets["dtypes"].get(name, {}),
-                        ranks=context.world_size)
+                        ranks=context.world_size, reopen=reopen)
 
 
 def _save_positions(checkpoint):
