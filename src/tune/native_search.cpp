@@ -34,6 +34,12 @@ void check_domains(const std::vector<Domain>& space, SearchKind kind) {
             throw ConfigError(fmt::format("tune: [space] {} ({}): Optuna samples every value itself and cannot call "
                                           "a function (a PopulationBasedTraining mutation); use a domain, or "
                                           "search = random", domain.key, domain.source));
+        const bool bounded = domain.kind == DomainKind::uniform || domain.kind == DomainKind::loguniform ||
+                             domain.kind == DomainKind::quniform;
+        if (kind == SearchKind::bayesopt && !bounded)
+            throw ConfigError(fmt::format("tune: [space] {} = {} ({}): search = bayesopt searches continuous bounds; "
+                                          "use uniform(...), or search = optuna or random", domain.key, domain.text(),
+                                          domain.source));
         if (kind == SearchKind::optuna && domain.kind == DomainKind::randn)
             throw ConfigError(fmt::format("tune: [space] {} = {} ({}): Optuna has no normal distribution; use "
                                           "uniform(...) or loguniform(...), or search = random", domain.key,

@@ -17,7 +17,11 @@
 
 namespace trainrt::tune {
 
-enum class SearchKind { grid, random, optuna };
+enum class SearchKind { grid, random, optuna, bayesopt };
+
+// A searcher that draws a trial's values when the trial first starts, from the results before it
+// (Optuna, BayesOpt), not from (run.seed, index) alone when it enters the sweep.
+inline bool drawn_at_start(SearchKind kind) { return kind == SearchKind::optuna || kind == SearchKind::bayesopt; }
 
 using runlog::TrialValues;  // a trial's sampled settings, in the space's order
 

@@ -69,9 +69,10 @@ std::vector<std::string> start_keys_of(const SweepConfig& sweep) {
         if (problem) throw ConfigError(fmt::format("tune: {} ({}) names '{}', {}", setting.key, setting.source, item, problem));
         keys.push_back(item);
     }
-    if (!keys.empty() && sweep.tune.search.value == SearchKind::optuna)
-        throw ConfigError(fmt::format("tune: {} ({}) with search = optuna: Optuna draws every [space] key of a trial; "
-                                      "use search = random", setting.key, setting.source));
+    if (!keys.empty() && drawn_at_start(sweep.tune.search.value))
+        throw ConfigError(fmt::format("tune: {} ({}) with search = {}: the searcher draws every [space] key of a "
+                                      "trial; use search = random", setting.key, setting.source,
+                                      name_of(sweep.tune.search.value)));
     return keys;
 }
 

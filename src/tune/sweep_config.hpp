@@ -12,6 +12,7 @@
 #include "config/settings.hpp"
 #include "trainrt/config.hpp"
 #include "trainrt/keys.hpp"
+#include "tune/bayesopt_search.hpp"
 #include "tune/native_search.hpp"
 #include "tune/optuna_search.hpp"
 #include "tune/search_space.hpp"
@@ -33,7 +34,7 @@ namespace tune {
     KEY(num_samples, std::int64_t, "1", at_least(0), "trials (0: one per grid point)")                                \
     KEY(ranks_per_trial, std::int64_t, "1", at_least(1), "ranks each trial runs on")                                  \
     KEY(max_concurrent_trials, std::int64_t, "0", at_least(0), "trials at once (0: as many as the allocation holds)") \
-    KEY(search, SearchKind, "random", any_value(), "grid, random, or optuna (Optuna's TPE sampler)")                   \
+    KEY(search, SearchKind, "random", any_value(), "grid, random, optuna (Optuna's TPE sampler) or bayesopt (BayesOpt's Gaussian process)")                   \
     KEY(scheduler, SchedulerKind, "fifo", any_value(), "fifo, asha (successive halving), pbt, pb2 (PBT exploring by a GP bandit) or hyperband") \
     KEY(max_failures_per_trial, std::int64_t, "0", at_least(0), "retries of a failed trial before it is ERROR")
 TRAINRT_KEYS(TuneKeys, "tune", TRAINRT_TUNE_KEYS);
@@ -78,6 +79,14 @@ TRAINRT_KEYS(HyperBandKeys, "tune.hyperband", TRAINRT_HYPERBAND_KEYS);
         "OptunaSearch(metric=[...], mode=[...])); empty: tune.metric and tune.mode")
 TRAINRT_KEYS(OptunaKeys, "tune.optuna", TRAINRT_OPTUNA_KEYS);
 
+#define TRAINRT_BAYESOPT_KEYS(KEY)                                                                                 \
+    KEY(random_search_steps, std::int64_t, "10", at_least(0), "trials drawn at random before the Gaussian process models the results (Ray's default)") \
+    KEY(utility, std::string, "ucb", one_of({"ucb", "ei", "poi"}),                                                   \
+        "the acquisition maximised: ucb (upper confidence bound), ei (expected improvement) or poi (probability of improvement)") \
+    KEY(kappa, double, "2.576", between(0, 1e9), "ucb's weight of the standard deviation (Ray's default)")             \
+    KEY(xi, double, "0", between(0, 1e9), "ei and poi: the improvement sought over the best result")
+TRAINRT_KEYS(BayesOptKeys, "tune.bayesopt", TRAINRT_BAYESOPT_KEYS);
+
 struct SweepConfig {
     std::string path;  // the sweep file
     TuneKeys tune;
@@ -85,6 +94,7 @@ struct SweepConfig {
     PbtKeys pbt;
     HyperBandKeys hyperband;
     OptunaKeys optuna;
+    BayesOptKeys bayesopt;
     std::vector<Objective> objectives;  // what Optuna optimises (search = optuna; none otherwise)
     std::vector<Domain> space;  // in the file's order
     JobConfig base;             // the base job, command-line overrides included

@@ -18,6 +18,7 @@
 #include "config/settings.hpp"
 #include "runlog/run_dir.hpp"
 #include "runlog/run_files.hpp"
+#include "tune/bayesopt_search.hpp"
 #include "tune/optuna_search.hpp"
 #include "tune/scheduler.hpp"
 #include "tune/trial_exit.hpp"
@@ -56,6 +57,12 @@ std::map<std::string, std::string> definition_of(const SweepConfig& sweep, const
         definition[sweep.optuna.n_startup_trials.key] = std::to_string(sweep.optuna.n_startup_trials.value);
         if (!sweep.optuna.space.value.empty()) definition[sweep.optuna.space.key] = sweep.optuna.space.value;
         if (!sweep.optuna.objectives.value.empty()) definition[sweep.optuna.objectives.key] = sweep.optuna.objectives.value;
+    }
+    if (sweep.tune.search.value == SearchKind::bayesopt) {
+        const BayesOptKeys& keys = sweep.bayesopt;
+        definition[keys.random_search_steps.key] = std::to_string(keys.random_search_steps.value);
+        definition[keys.utility.key] = keys.utility.value;
+        definition[keys.kappa.key] = real_text(keys.kappa.value), definition[keys.xi.key] = real_text(keys.xi.value);
     }
     for (const Domain& domain : sweep.space) definition["space." + domain.key] = domain.text();
     return definition;
@@ -96,13 +103,13 @@ std::unique_ptr<supervise::StepLauncher> trial_launcher(const SweepConfig& sweep
     return supervise::srun_launcher(slurm, std::move(options), std::move(command), std::move(step));
 }
 
-// Trial `index` as it enters the sweep: PENDING, its values drawn now (Optuna's when it starts),
+// Trial `index` as it enters the sweep: PENDING, its values drawn now (Optuna's, BayesOpt's when it starts),
 // its first target the scheduler's (Scheduler::first_target).
 TrialRecord new_trial(const SweepConfig& sweep, const Scheduler& scheduler, std::size_t index) {
     const std::uint64_t seed = run_seed(sweep.base);
-    const bool drawn_at_start = sweep.tune.search.value == SearchKind::optuna;  // by Optuna, from the results before
-    TrialRecord trial{index, trial_name(index),
-                      drawn_at_start ? TrialValues{} : native_trial(sweep.space, sweep.tune.search.value, seed, index)};
+    TrialRecord trial{index, trial_name(index), drawn_at_start(sweep.tune.search.value)
+                                                    ? TrialValues{}
+                                                    : native_trial(sweep.space, sweep.tune.search.value, seed, index)};
     trial.target = scheduler.first_target(index);
     return trial;
 }
@@ -227,7 +234,7 @@ private:
             if (scheduler_->waits(scheduling_, trial)) continue;  // for other trials, which take the slots
             const std::optional<std::size_t> slot = placement_.nodes.take();
             if (!slot) break;
-            if (trial.values.empty() && sweep_.tune.search.value == SearchKind::optuna) draw(trial);
+            if (trial.values.empty() && drawn_at_start(sweep_.tune.search.value)) draw(trial);
             start(trial, *slot);
         }
         return left;
@@ -245,19 +252,30 @@ private:
         log::debug("sweep: {}'s step: {}", trial.name, launcher->describe({}));
     }
 
-    // Optuna's values for a trial about to start its first attempt, from every trial finished so
-    // far with a value of each objective.
+    // The searcher's values for a trial about to start its first attempt, from every trial
+    // finished so far with a value of each objective (BayesOpt: tune.metric).
     void draw(TrialRecord& trial) {
-        OptunaRequest request{&sweep_.space, sweep_.optuna.space.value, sweep_.objectives, seed_, trial.index,
-                              sweep_.optuna.n_startup_trials.value, {}};
+        if (sweep_.tune.search.value == SearchKind::bayesopt) {
+            const BayesOptKeys& keys = sweep_.bayesopt;
+            trial.values = bayesopt_trial({&sweep_.space, sweep_.tune.mode.value, seed_, trial.index,
+                                           keys.random_search_steps.value, keys.utility.value, keys.kappa.value,
+                                           keys.xi.value, finished_trials({{sweep_.tune.metric.value, sweep_.tune.mode.value}})});
+            return;
+        }
+        trial.values = optuna_trial({&sweep_.space, sweep_.optuna.space.value, sweep_.objectives, seed_, trial.index,
+                                     sweep_.optuna.n_startup_trials.value, finished_trials(sweep_.objectives)});
+    }
+
+    std::vector<FinishedTrial> finished_trials(const std::vector<Objective>& objectives) const {
+        std::vector<FinishedTrial> found;
         for (const TrialRecord& other : state_.trials) {
             if (other.status != TrialStatus::terminated) continue;
             FinishedTrial finished{other.values, {}};
-            for (const Objective& objective : sweep_.objectives)
+            for (const Objective& objective : objectives)
                 if (const std::optional<double> value = final_value(other, objective.metric)) finished.metrics.push_back(*value);
-            if (finished.metrics.size() == sweep_.objectives.size()) request.finished.push_back(std::move(finished));
+            if (finished.metrics.size() == objectives.size()) found.push_back(std::move(finished));
         }
-        trial.values = optuna_trial(request);
+        return found;
     }
 
     // A finished trial's final value of `metric`: its last scheduler decision's where the sweep
@@ -391,6 +409,7 @@ std::string sweep_dir(const SweepConfig& sweep) {
 
 int run_sweep(const SweepConfig& sweep, const SweepPlacement& placement, launch::SlurmClient& slurm) {
     if (sweep.tune.search.value == SearchKind::optuna) check_optuna(sweep.optuna.space.value);  // before any file
+    if (sweep.tune.search.value == SearchKind::bayesopt) check_bayesopt();
     std::unique_ptr<Scheduler> scheduler = make_scheduler(sweep);  // its settings checked: before any file
     return SweepRun(sweep, placement, std::move(scheduler), slurm).run();
 }

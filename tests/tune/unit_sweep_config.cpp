@@ -114,6 +114,27 @@ TEST_CASE("a wrong sweep file is one line naming the key and where it was writte
     for (const std::string& message : {error_of(with("train.lr =", "train.lrr ="))}) CHECK(message.find('\n') == std::string::npos);
 }
 
+TEST_CASE("BayesOpt: its keys, a metric, bounded domains only; its keys refused without it") {
+    SweepDir dir;
+    const std::string bayesopt = "[tune]\nbase = base.ini\nnum_samples = 4\nsearch = bayesopt\n";
+    const std::string space = "[space]\ntrain.lr = quniform(0.01, 0.1, 0.01)\n";
+    const SweepConfig sweep = load(dir.write(bayesopt + "metric = loss\nmode = min\nbayesopt.utility = ei\n"
+                                                        "bayesopt.random_search_steps = 2\n" + space));
+    CHECK(sweep.tune.search.value == SearchKind::bayesopt);
+    CHECK(sweep.bayesopt.utility.value == "ei");
+    CHECK(sweep.bayesopt.random_search_steps.value == 2);
+    CHECK(sweep.bayesopt.kappa.value == 2.576);  // Ray's default
+    CHECK(sweep.trials == 4);
+    CHECK_THAT(error_of(dir.write(bayesopt + space)),
+               Catch::Contains("tune.metric is not set") && Catch::Contains("search = bayesopt"));
+    CHECK_THAT(error_of(dir.write(bayesopt + "metric = loss\n[space]\ntrain.batch_size = choice(32, 64)\n")),
+               Catch::Contains("train.batch_size") && Catch::Contains("continuous bounds") && Catch::Contains("sweep.ini:"));
+    CHECK_THAT(error_of(dir.write(bayesopt + "metric = loss\nbayesopt.utility = best\n" + space)),
+               Catch::Contains("tune.bayesopt.utility"));
+    CHECK_THAT(error_of(dir.write("[tune]\nbase = base.ini\nbayesopt.kappa = 1\n" + space)),
+               Catch::Contains("tune.bayesopt.kappa") && Catch::Contains("search = bayesopt"));
+}
+
 TEST_CASE("Optuna's objectives: tune.optuna.objectives, else the sweep's metric and mode") {
     SweepDir dir;
     const std::string optuna = "[tune]\nbase = base.ini\nnum_samples = 4\nsearch = optuna\n";

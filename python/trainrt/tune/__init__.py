@@ -458,9 +458,8 @@ class Tuner:
         retries = None if failure is None else failure.max_failures if failure.max_failures >= 0 else 2**31 - 1
         keys = {"base": "base.ini", "metric": metric, "mode": mode, "num_samples": config.num_samples * points,
                 "ranks_per_trial": ranks, "max_concurrent_trials": _concurrency(config.max_concurrent_trials, limit),
-                "max_failures_per_trial": retries, "search": "optuna" if search else "random",
-                "optuna.n_startup_trials": search.n_startup_trials if search else None,
-                "optuna.space": search.space_function() if search else None, "optuna.objectives": objectives}
+                "max_failures_per_trial": retries, "search": "random"}
+        keys.update(search.sweep_keys() if search else {})
         keys.update(_scheduler_keys(scheduler))
         keys["pbt.start_from_base"] = ", ".join(f"train.{key}" for key in self._pbt_space()[1]) or None
         return ini.sweep({"tune": keys, "space": {f"train.{key}": domain.text for key, domain in domains.items()}})
@@ -554,18 +553,19 @@ def _name_trial(result, name):
 
 
 def _searcher(search_alg):
-    """(OptunaSearch or None for random/grid search, the concurrency a ConcurrencyLimiter or
+    """(OptunaSearch, BayesOptSearch or None for random/grid search, the concurrency a ConcurrencyLimiter or
     BasicVariantGenerator sets or 0)."""
     limit = 0
     if isinstance(search_alg, ConcurrencyLimiter):
         search_alg, limit = search_alg.searcher, search_alg.max_concurrent
     if isinstance(search_alg, BasicVariantGenerator):
         return None, limit or search_alg.max_concurrent
-    if search_alg is None or isinstance(search_alg, OptunaSearch):
+    from .search.bayesopt import BayesOptSearch
+    if search_alg is None or isinstance(search_alg, (OptunaSearch, BayesOptSearch)):
         return search_alg, limit
     raise NotImplementedError(f"trainrt.tune: search_alg {type(search_alg).__name__} is not supported; trainrt's "
-                              f"searchers are BasicVariantGenerator (random search and grid_search, the default) and "
-                              f"OptunaSearch, optionally in a ConcurrencyLimiter")
+                              f"searchers are BasicVariantGenerator (random search and grid_search, the default), "
+                              f"OptunaSearch and BayesOptSearch, optionally in a ConcurrencyLimiter")
 
 
 def _concurrency(configured, limit):

@@ -47,6 +47,11 @@ class OptunaSearch:
                              f"metrics takes a list of modes, 'min' or 'max', one per metric")
         return ", ".join(f"{metric}:{mode}" for metric, mode in zip(self.metric, modes))
 
+    def sweep_keys(self):
+        """The `[tune]` keys of this searcher (tune/sweep_config.hpp's optuna section)."""
+        return {"search": "optuna", "optuna.n_startup_trials": self.n_startup_trials,
+                "optuna.space": self.space_function(), "optuna.objectives": self.objectives()}
+
     def space_function(self):
         """`[tune] optuna.space` for a define-by-run space (FILE.py:NAME), else None."""
         if self.space is None:
