@@ -29,7 +29,7 @@ namespace tune {
 
 #define TRAINRT_TUNE_KEYS(KEY)                                                                                       \
     KEY(base, std::string, "", a_path(), "the job every trial runs (an INI file; relative to the sweep file)")        \
-    KEY(metric, std::string, "", any_value(), "the reported metric trials are compared by (every scheduler but fifo, and optuna, need it)") \
+    KEY(metric, std::string, "", any_value(), "the reported metric trials are compared by (every scheduler but fifo, optuna and bayesopt need it)") \
     KEY(mode, ScoreOrder, "max", any_value(), "max: a larger metric is better; min: a smaller one")                   \
     KEY(num_samples, std::int64_t, "1", at_least(0), "trials (0: one per grid point)")                                \
     KEY(ranks_per_trial, std::int64_t, "1", at_least(1), "ranks each trial runs on")                                  \
