@@ -1,5 +1,5 @@
 """BayesOpt's Gaussian process as a sweep's searcher (tune.search = bayesopt), called by `trainrt
-tune` through the Python component when a trial first starts (src/tune/bayesopt_search.hpp).
+tune` through the Python component when a trial first starts (src/tune/python_search.hpp).
 
 Stateless between calls, as the Optuna searcher: each draw builds a BayesianOptimization over the
 domains' bounds with random_state = the seed trainrt derived from (run.seed, trial index), registers
@@ -25,24 +25,25 @@ def _bayes_opt():
     return bayes_opt
 
 
-def check(_unused):
+def check(settings_text):
     """LoadError (one line, exit 2) when BayesOpt 1.x cannot be imported."""
     _bayes_opt()
     return ""
 
 
 def suggest(request_text):
-    """The next trial's values as JSON {key: config text} (request: src/tune/bayesopt_search.cpp)."""
+    """The next trial's values as JSON {key: config text} (request: src/tune/python_search.cpp)."""
     byo = _bayes_opt()
     request = json.loads(request_text)
-    bounds = {key: (low, high) for key, low, high in request["bounds"]}
+    settings = request["settings"]
+    bounds = {domain["key"]: (domain["low"], domain["high"]) for domain in request["space"]}
     optimizer = byo.BayesianOptimization(f=None, pbounds=bounds, random_state=request["seed"], verbose=0,
                                          allow_duplicate_points=True)
     finished = request["finished"]
-    if len(finished) >= request["random_steps"]:
+    if len(finished) >= settings["random_steps"]:
         sign = 1.0 if request["maximize"] else -1.0
         for trial in finished:
             optimizer.register(params={key: float(trial["values"][key]) for key in bounds},
                                target=sign * float(trial["metric"]))
-    point = optimizer.suggest(byo.UtilityFunction(**request["utility"]))
+    point = optimizer.suggest(byo.UtilityFunction(**settings["utility"]))
     return json.dumps({key: repr(float(point[key])) for key in bounds})

@@ -40,6 +40,12 @@ void check_domains(const std::vector<Domain>& space, SearchKind kind) {
             throw ConfigError(fmt::format("tune: [space] {} = {} ({}): search = bayesopt searches continuous bounds; "
                                           "use uniform(...), or search = optuna or random", domain.key, domain.text(),
                                           domain.source));
+        const bool nevergrad_takes = domain.kind == DomainKind::choice || domain.kind == DomainKind::uniform ||
+                                     domain.kind == DomainKind::loguniform || domain.kind == DomainKind::randint;
+        if (kind == SearchKind::nevergrad && !nevergrad_takes)
+            throw ConfigError(fmt::format("tune: [space] {} = {} ({}): search = nevergrad takes choice, uniform, "
+                                          "loguniform and randint domains (no steps, no normal distribution); use one "
+                                          "of them, or search = random", domain.key, domain.text(), domain.source));
         if (kind == SearchKind::optuna && domain.kind == DomainKind::randn)
             throw ConfigError(fmt::format("tune: [space] {} = {} ({}): Optuna has no normal distribution; use "
                                           "uniform(...) or loguniform(...), or search = random", domain.key,

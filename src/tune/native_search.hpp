@@ -17,11 +17,13 @@
 
 namespace trainrt::tune {
 
-enum class SearchKind { grid, random, optuna, bayesopt };
+enum class SearchKind { grid, random, optuna, bayesopt, nevergrad };
 
 // A searcher that draws a trial's values when the trial first starts, from the results before it
-// (Optuna, BayesOpt), not from (run.seed, index) alone when it enters the sweep.
-inline bool drawn_at_start(SearchKind kind) { return kind == SearchKind::optuna || kind == SearchKind::bayesopt; }
+// (Optuna, BayesOpt, Nevergrad), not from (run.seed, index) alone when it enters the sweep.
+inline bool drawn_at_start(SearchKind kind) {
+    return kind == SearchKind::optuna || kind == SearchKind::bayesopt || kind == SearchKind::nevergrad;
+}
 
 using runlog::TrialValues;  // a trial's sampled settings, in the space's order
 

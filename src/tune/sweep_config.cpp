@@ -21,7 +21,7 @@ namespace trainrt {
 const std::vector<std::pair<std::string, tune::SearchKind>>& EnumNames<tune::SearchKind>::get() {
     static const std::vector<std::pair<std::string, tune::SearchKind>> names = {
         {"grid", tune::SearchKind::grid}, {"random", tune::SearchKind::random}, {"optuna", tune::SearchKind::optuna},
-        {"bayesopt", tune::SearchKind::bayesopt}};
+        {"bayesopt", tune::SearchKind::bayesopt}, {"nevergrad", tune::SearchKind::nevergrad}};
     return names;
 }
 
@@ -57,7 +57,8 @@ void check_other_schedulers_keys(const Values& given, const SweepConfig& sweep) 
                      "scheduler = pbt or pb2"},
                     {"tune.hyperband.", scheduler == "hyperband", "scheduler = " + scheduler, "scheduler = hyperband"},
                     {"tune.optuna.", search == "optuna", "search = " + search, "search = optuna"},
-                    {"tune.bayesopt.", search == "bayesopt", "search = " + search, "search = bayesopt"}};
+                    {"tune.bayesopt.", search == "bayesopt", "search = " + search, "search = bayesopt"},
+                    {"tune.nevergrad.", search == "nevergrad", "search = " + search, "search = nevergrad"}};
     for (const auto& [key, value] : given)
         for (const auto& section : sections)
             if (!section.used && key.rfind(section.prefix, 0) == 0)
@@ -71,8 +72,8 @@ void check_scheduling(const Values& given, const SweepConfig& sweep) {
     check_other_schedulers_keys(given, sweep);
     const bool by_objectives = sweep.tune.search.value == SearchKind::optuna && !sweep.optuna.objectives.value.empty();
     const bool scheduler_compares = sweep.tune.scheduler.value != SchedulerKind::fifo;
-    const bool compares = scheduler_compares || sweep.tune.search.value == SearchKind::bayesopt ||
-                          (sweep.tune.search.value == SearchKind::optuna && !by_objectives);
+    const bool searcher_compares = drawn_at_start(sweep.tune.search.value) && !by_objectives;
+    const bool compares = scheduler_compares || searcher_compares;
     if (sweep.tune.metric.value.empty() && compares)
         throw ConfigError(fmt::format("tune: tune.metric is not set ({}); {} compares trials by a reported metric: "
                                       "name it, e.g. metric = test_accuracy", sweep.path,
@@ -187,7 +188,8 @@ void read_space(const SweepFile& file, SweepConfig& sweep) {
 
 std::vector<OptionSpec> tune_options() {
     std::vector<OptionSpec> specs = TuneKeys::specs();
-    for (auto more : {AshaKeys::specs(), PbtKeys::specs(), HyperBandKeys::specs(), OptunaKeys::specs(), BayesOptKeys::specs()}) specs.insert(specs.end(), more.begin(), more.end());
+    for (auto more : {AshaKeys::specs(), PbtKeys::specs(), HyperBandKeys::specs(), OptunaKeys::specs(), BayesOptKeys::specs(),
+                       NevergradKeys::specs()}) specs.insert(specs.end(), more.begin(), more.end());
     return specs;
 }
 
@@ -212,6 +214,7 @@ SweepConfig load_sweep(int argc, const char* const argv[]) {
     sweep.tune = TuneKeys::read(tune), sweep.asha = AshaKeys::read(tune), sweep.pbt = PbtKeys::read(tune);
     sweep.hyperband = HyperBandKeys::read(tune);
     sweep.optuna = OptunaKeys::read(tune), sweep.bayesopt = BayesOptKeys::read(tune);
+    sweep.nevergrad = NevergradKeys::read(tune);
     if (sweep.tune.base.value.empty())
         throw ConfigError(fmt::format("tune: tune.base is not set ({}); name the job every trial runs, e.g. "
                                       "base = jobs/fashion_mlp.ini", sweep.path));

@@ -12,7 +12,7 @@
 #include "config/settings.hpp"
 #include "trainrt/config.hpp"
 #include "trainrt/keys.hpp"
-#include "tune/bayesopt_search.hpp"
+#include "tune/python_search.hpp"
 #include "tune/native_search.hpp"
 #include "tune/optuna_search.hpp"
 #include "tune/search_space.hpp"
@@ -29,12 +29,12 @@ namespace tune {
 
 #define TRAINRT_TUNE_KEYS(KEY)                                                                                       \
     KEY(base, std::string, "", a_path(), "the job every trial runs (an INI file; relative to the sweep file)")        \
-    KEY(metric, std::string, "", any_value(), "the reported metric trials are compared by (every scheduler but fifo, optuna and bayesopt need it)") \
+    KEY(metric, std::string, "", any_value(), "the reported metric trials are compared by (every scheduler but fifo, and every searcher but grid and random, need it)") \
     KEY(mode, ScoreOrder, "max", any_value(), "max: a larger metric is better; min: a smaller one")                   \
     KEY(num_samples, std::int64_t, "1", at_least(0), "trials (0: one per grid point)")                                \
     KEY(ranks_per_trial, std::int64_t, "1", at_least(1), "ranks each trial runs on")                                  \
     KEY(max_concurrent_trials, std::int64_t, "0", at_least(0), "trials at once (0: as many as the allocation holds)") \
-    KEY(search, SearchKind, "random", any_value(), "grid, random, optuna (Optuna's TPE sampler) or bayesopt (BayesOpt's Gaussian process)")                   \
+    KEY(search, SearchKind, "random", any_value(), "grid, random, optuna (Optuna's TPE sampler), bayesopt (BayesOpt's Gaussian process) or nevergrad")                   \
     KEY(scheduler, SchedulerKind, "fifo", any_value(), "fifo, asha (successive halving), pbt, pb2 (PBT exploring by a GP bandit) or hyperband") \
     KEY(max_failures_per_trial, std::int64_t, "0", at_least(0), "retries of a failed trial before it is ERROR")
 TRAINRT_KEYS(TuneKeys, "tune", TRAINRT_TUNE_KEYS);
@@ -87,6 +87,11 @@ TRAINRT_KEYS(OptunaKeys, "tune.optuna", TRAINRT_OPTUNA_KEYS);
     KEY(xi, double, "0", between(0, 1e9), "ei and poi: the improvement sought over the best result")
 TRAINRT_KEYS(BayesOptKeys, "tune.bayesopt", TRAINRT_BAYESOPT_KEYS);
 
+#define TRAINRT_NEVERGRAD_KEYS(KEY)                                                                                \
+    KEY(optimizer, std::string, "OnePlusOne", any_value(),                                                          \
+        "the Nevergrad optimizer, by its name in nevergrad.optimizers.registry (Ray's NevergradSearch(optimizer=...))")
+TRAINRT_KEYS(NevergradKeys, "tune.nevergrad", TRAINRT_NEVERGRAD_KEYS);
+
 struct SweepConfig {
     std::string path;  // the sweep file
     TuneKeys tune;
@@ -95,6 +100,7 @@ struct SweepConfig {
     HyperBandKeys hyperband;
     OptunaKeys optuna;
     BayesOptKeys bayesopt;
+    NevergradKeys nevergrad;
     std::vector<Objective> objectives;  // what Optuna optimises (search = optuna; none otherwise)
     std::vector<Domain> space;  // in the file's order
     JobConfig base;             // the base job, command-line overrides included

@@ -18,7 +18,7 @@
 #include "config/settings.hpp"
 #include "runlog/run_dir.hpp"
 #include "runlog/run_files.hpp"
-#include "tune/bayesopt_search.hpp"
+#include "tune/python_search.hpp"
 #include "tune/optuna_search.hpp"
 #include "tune/scheduler.hpp"
 #include "tune/trial_exit.hpp"
@@ -64,8 +64,18 @@ std::map<std::string, std::string> definition_of(const SweepConfig& sweep, const
         definition[keys.utility.key] = keys.utility.value;
         definition[keys.kappa.key] = real_text(keys.kappa.value), definition[keys.xi.key] = real_text(keys.xi.value);
     }
+    if (sweep.tune.search.value == SearchKind::nevergrad) definition[sweep.nevergrad.optimizer.key] = sweep.nevergrad.optimizer.value;
     for (const Domain& domain : sweep.space) definition["space." + domain.key] = domain.text();
     return definition;
+}
+
+// The Python searcher's module and its settings (search = bayesopt or nevergrad; python_search.hpp).
+std::pair<std::string, nlohmann::json> python_searcher(const SweepConfig& sweep) {
+    if (sweep.tune.search.value == SearchKind::nevergrad)
+        return {"_nevergrad_search", {{"optimizer", sweep.nevergrad.optimizer.value}}};
+    const BayesOptKeys& keys = sweep.bayesopt;
+    return {"_bayesopt_search", {{"random_steps", keys.random_search_steps.value},
+                                 {"utility", {{"kind", keys.utility.value}, {"kappa", keys.kappa.value}, {"xi", keys.xi.value}}}}};
 }
 
 // What one trial's step runs: this program on the base job with the trial's values and what the
@@ -255,11 +265,10 @@ private:
     // The searcher's values for a trial about to start its first attempt, from every trial
     // finished so far with a value of each objective (BayesOpt: tune.metric).
     void draw(TrialRecord& trial) {
-        if (sweep_.tune.search.value == SearchKind::bayesopt) {
-            const BayesOptKeys& keys = sweep_.bayesopt;
-            trial.values = bayesopt_trial({&sweep_.space, sweep_.tune.mode.value, seed_, trial.index,
-                                           keys.random_search_steps.value, keys.utility.value, keys.kappa.value,
-                                           keys.xi.value, finished_trials({{sweep_.tune.metric.value, sweep_.tune.mode.value}})});
+        if (sweep_.tune.search.value != SearchKind::optuna) {
+            auto [module, settings] = python_searcher(sweep_);
+            trial.values = python_search_trial({module, &sweep_.space, sweep_.tune.mode.value, seed_, trial.index, settings,
+                                                finished_trials({{sweep_.tune.metric.value, sweep_.tune.mode.value}})});
             return;
         }
         trial.values = optuna_trial({&sweep_.space, sweep_.optuna.space.value, sweep_.objectives, seed_, trial.index,
@@ -409,7 +418,10 @@ std::string sweep_dir(const SweepConfig& sweep) {
 
 int run_sweep(const SweepConfig& sweep, const SweepPlacement& placement, launch::SlurmClient& slurm) {
     if (sweep.tune.search.value == SearchKind::optuna) check_optuna(sweep.optuna.space.value);  // before any file
-    if (sweep.tune.search.value == SearchKind::bayesopt) check_bayesopt();
+    if (drawn_at_start(sweep.tune.search.value) && sweep.tune.search.value != SearchKind::optuna) {
+        const auto [module, settings] = python_searcher(sweep);
+        check_python_search(module, settings);
+    }
     std::unique_ptr<Scheduler> scheduler = make_scheduler(sweep);  // its settings checked: before any file
     return SweepRun(sweep, placement, std::move(scheduler), slurm).run();
 }

@@ -135,6 +135,19 @@ TEST_CASE("BayesOpt: its keys, a metric, bounded domains only; its keys refused 
                Catch::Contains("tune.bayesopt.kappa") && Catch::Contains("search = bayesopt"));
 }
 
+TEST_CASE("Nevergrad: its optimizer key, a metric, the domains it takes") {
+    SweepDir dir;
+    const std::string nevergrad = "[tune]\nbase = base.ini\nnum_samples = 4\nsearch = nevergrad\nmetric = loss\n";
+    const SweepConfig sweep = load(dir.write(nevergrad + "nevergrad.optimizer = CMA\n[space]\ntrain.lr = "
+                                                         "loguniform(1e-4, 1e-1)\ntrain.batch_size = choice(32, 64)\n"));
+    CHECK(sweep.tune.search.value == SearchKind::nevergrad);
+    CHECK(sweep.nevergrad.optimizer.value == "CMA");
+    CHECK_THAT(error_of(dir.write(nevergrad + "[space]\ntrain.lr = quniform(0.01, 0.1, 0.01)\n")),
+               Catch::Contains("train.lr") && Catch::Contains("search = nevergrad takes"));
+    CHECK_THAT(error_of(dir.write("[tune]\nbase = base.ini\nsearch = nevergrad\n[space]\ntrain.lr = uniform(0, 1)\n")),
+               Catch::Contains("tune.metric is not set") && Catch::Contains("search = nevergrad"));
+}
+
 TEST_CASE("Optuna's objectives: tune.optuna.objectives, else the sweep's metric and mode") {
     SweepDir dir;
     const std::string optuna = "[tune]\nbase = base.ini\nnum_samples = 4\nsearch = optuna\n";

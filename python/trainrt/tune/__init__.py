@@ -553,7 +553,7 @@ def _name_trial(result, name):
 
 
 def _searcher(search_alg):
-    """(OptunaSearch, BayesOptSearch or None for random/grid search, the concurrency a ConcurrencyLimiter or
+    """(OptunaSearch, BayesOptSearch, NevergradSearch or None for random/grid search, the concurrency a ConcurrencyLimiter or
     BasicVariantGenerator sets or 0)."""
     limit = 0
     if isinstance(search_alg, ConcurrencyLimiter):
@@ -561,11 +561,12 @@ def _searcher(search_alg):
     if isinstance(search_alg, BasicVariantGenerator):
         return None, limit or search_alg.max_concurrent
     from .search.bayesopt import BayesOptSearch
-    if search_alg is None or isinstance(search_alg, (OptunaSearch, BayesOptSearch)):
+    from .search.nevergrad import NevergradSearch
+    if search_alg is None or isinstance(search_alg, (OptunaSearch, BayesOptSearch, NevergradSearch)):
         return search_alg, limit
     raise NotImplementedError(f"trainrt.tune: search_alg {type(search_alg).__name__} is not supported; trainrt's "
                               f"searchers are BasicVariantGenerator (random search and grid_search, the default), "
-                              f"OptunaSearch and BayesOptSearch, optionally in a ConcurrencyLimiter")
+                              f"OptunaSearch, BayesOptSearch and NevergradSearch, optionally in a ConcurrencyLimiter")
 
 
 def _concurrency(configured, limit):

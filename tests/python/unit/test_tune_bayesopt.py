@@ -54,9 +54,10 @@ def test_an_unknown_utility_argument_is_refused():
 
 
 def _request(finished, seed=5, random_steps=2, maximize=False):
-    return json.dumps({"maximize": maximize, "seed": seed, "random_steps": random_steps,
-                       "utility": {"kind": "ucb", "kappa": 0.1, "xi": 0.0},
-                       "bounds": [["train.x", 0.0, 10.0]], "finished": finished})
+    return json.dumps({"maximize": maximize, "seed": seed,
+                       "settings": {"random_steps": random_steps, "utility": {"kind": "ucb", "kappa": 0.1, "xi": 0.0}},
+                       "space": [{"key": "train.x", "kind": "uniform", "values": [], "low": 0.0, "high": 10.0, "q": 0}],
+                       "finished": finished})
 
 
 def test_the_searcher_draws_at_random_then_from_the_finished_trials():

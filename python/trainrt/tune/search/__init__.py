@@ -3,9 +3,10 @@
     BasicVariantGenerator()            random search over param_space, grid_search expanded (the default)
     optuna.OptunaSearch(...)           Optuna's TPE sampler ([tune] search = optuna)
     bayesopt.BayesOptSearch(...)       BayesOpt's Gaussian process ([tune] search = bayesopt)
+    nevergrad.NevergradSearch(...)     a Nevergrad optimizer ([tune] search = nevergrad)
     ConcurrencyLimiter(searcher, max_concurrent=N)   at most N trials at once
 
-Other Ray searchers (HyperOpt, Ax, Nevergrad, ...) are not here: Tuner refuses them by name.
+Other Ray searchers (HyperOpt, Ax, BOHB, ...) are not here: Tuner refuses them by name.
 """
 import dataclasses
 

@@ -1,0 +1,40 @@
+#include "tune/python_search.hpp"
+
+#include <fmt/format.h>
+
+#include "trainrt/error.hpp"
+#include "workloads/python_calls.hpp"
+
+namespace trainrt::tune {
+
+void check_python_search(const std::string& module, const nlohmann::json& settings) {
+    workloads::call_python(module, "check", settings.dump());
+}
+
+TrialValues python_search_trial(const PythonSearchRequest& request) {
+    nlohmann::json body{{"maximize", request.mode == ScoreOrder::max},
+                        {"seed", optuna_seed(request.seed, request.index)},
+                        {"index", request.index},
+                        {"settings", request.settings},
+                        {"space", nlohmann::json::array()},
+                        {"finished", nlohmann::json::array()}};
+    for (const Domain& domain : *request.space)
+        body["space"].push_back({{"key", domain.key}, {"kind", domain_kind_name(domain.kind)}, {"values", domain.values},
+                                 {"low", domain.low}, {"high", domain.high}, {"q", domain.q}});
+    for (const FinishedTrial& trial : request.finished) {
+        nlohmann::json values = nlohmann::json::object();
+        for (const auto& [key, value] : trial.values) values[key] = value;
+        body["finished"].push_back({{"values", values}, {"metric", trial.metrics.at(0)}});
+    }
+    const auto drawn = nlohmann::json::parse(workloads::call_python(request.module, "suggest", body.dump()));
+    TrialValues values;
+    for (const Domain& domain : *request.space) {
+        if (!drawn.contains(domain.key) || !drawn[domain.key].is_string())
+            throw WorkloadError(fmt::format("tune: the searcher drew no value for {} (trainrt/{}.py)", domain.key,
+                                            request.module));
+        values.emplace_back(domain.key, drawn[domain.key].get<std::string>());
+    }
+    return values;
+}
+
+}  // namespace trainrt::tune

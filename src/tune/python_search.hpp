@@ -1,0 +1,46 @@
+#pragma once
+// The searchers whose library is Python's and that draw a trial's values when the trial first
+// starts, from the trials finished before it, as Optuna does (optuna_search.hpp):
+//   tune.search = bayesopt: BayesOpt 1.x's Gaussian process (trainrt/_bayesopt_search.py; Ray
+//     Tune's BayesOptSearch): the first tune.bayesopt.random_search_steps trials at random, then
+//     the acquisition tune.bayesopt.utility (ucb, ei or poi, with kappa and xi) maximised; over
+//     continuous bounds only (uniform; loguniform and quniform as plain intervals, as Ray's);
+//   tune.search = nevergrad: the Nevergrad optimizer tune.nevergrad.optimizer names
+//     (trainrt/_nevergrad_search.py; Ray Tune's NevergradSearch), told every finished trial, asked
+//     once; choice, uniform, loguniform, randint and qrandint domains.
+// Each runs in trainrt's Python package through the Python component, loaded only by a sweep that
+// chose it. Nothing of the library's is saved: each draw rebuilds its optimizer from the sweep's
+// record, seeded from (run.seed, trial index), and the values are committed in sweep.json before
+// the trial starts. Which domains a searcher takes is checked before anything runs
+// (check_domains, native_search.cpp).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "trainrt/config.hpp"
+#include "tune/optuna_search.hpp"
+#include "tune/search_space.hpp"
+
+namespace trainrt::tune {
+
+struct PythonSearchRequest {
+    std::string module;                 // "_bayesopt_search": trainrt/_bayesopt_search.py
+    const std::vector<Domain>* space = nullptr;
+    ScoreOrder mode = ScoreOrder::max;
+    std::uint64_t seed = 0;             // run.seed
+    std::size_t index = 0;              // the trial being drawn
+    nlohmann::json settings;            // the searcher's own [tune] keys, by name
+    std::vector<FinishedTrial> finished;  // each with its one value of tune.metric
+};
+
+// Checks that the searcher's library can be imported here and takes `settings`, before the sweep
+// writes anything: ConfigError of one line (what is missing, what to do) otherwise.
+void check_python_search(const std::string& module, const nlohmann::json& settings);
+
+// The trial's values, one per domain in the space's order.
+TrialValues python_search_trial(const PythonSearchRequest& request);
+
+}  // namespace trainrt::tune
