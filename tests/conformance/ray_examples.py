@@ -62,8 +62,9 @@ CONFORMS = {
     # 10 trials of 100 reports each, two objectives, no scheduler
     "tune/examples/optuna_multiobjective_example.py": ["trials", "iterations", "metrics"],
     "tune/examples/xgboost_example.py": ["trials", "metrics"],
-    # BayesOpt's picks in a ConcurrencyLimiter, under ASHA: which trials stop at a rung varies
+    # BayesOpt's and Nevergrad's picks in a ConcurrencyLimiter, under ASHA: which trials stop at a rung varies
     "tune/examples/bayesopt_example.py": ["trials", "metrics"],
+    "tune/examples/nevergrad_example.py": ["trials", "metrics"],
     # ASHA over unseeded learning rates drawn from 1e-8..1e-1: which trials stop at a rung (and so
     # reach lgb.train's end and its checkpoint) varies from run to run on both sides
     "tune/examples/lightgbm_example.py": ["trials", "metrics"],
