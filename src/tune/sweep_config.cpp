@@ -66,6 +66,21 @@ void check_other_schedulers_keys(const Values& given, const SweepConfig& sweep) 
                                               "remove it, or set {}", key, value.source, section.now, section.wanted));
 }
 
+// tune.repeat (Ray's Repeater) repeats a model-based searcher's draws: ConfigError for another
+// search, or for a num_samples that is not a multiple of it.
+void check_repeat(const SweepConfig& sweep) {
+    const auto& repeat = sweep.tune.repeat;
+    if (repeat.value == 1) return;
+    if (!drawn_at_start(sweep.tune.search.value))
+        throw ConfigError(fmt::format("tune: tune.repeat = {} ({}) repeats a searcher's draws (optuna, bayesopt, "
+                                      "nevergrad), and the sweep has search = {}: raise num_samples instead",
+                                      repeat.value, repeat.source, name_of(sweep.tune.search.value)));
+    if (sweep.tune.num_samples.value % repeat.value != 0)
+        throw ConfigError(fmt::format("tune: tune.num_samples = {} ({}) is not a multiple of tune.repeat = {} ({}): "
+                                      "every drawn configuration runs repeat times", sweep.tune.num_samples.value,
+                                      sweep.tune.num_samples.source, repeat.value, repeat.source));
+}
+
 // The sweep's scheduler and searcher against its keys: no other one's key, a metric when they
 // compare trials (Optuna alone may have its objectives instead).
 void check_scheduling(const Values& given, const SweepConfig& sweep) {
@@ -219,6 +234,7 @@ SweepConfig load_sweep(int argc, const char* const argv[]) {
         throw ConfigError(fmt::format("tune: tune.base is not set ({}); name the job every trial runs, e.g. "
                                       "base = jobs/fashion_mlp.ini", sweep.path));
     check_scheduling(file.tune, sweep);
+    check_repeat(sweep);
     sweep.objectives = optuna_objectives(sweep);
     const std::filesystem::path base(sweep.tune.base.value);
     sweep.base_path = base.is_absolute() ? base.string() : (std::filesystem::path(sweep.path).parent_path() / base).string();

@@ -36,7 +36,11 @@ namespace tune {
     KEY(max_concurrent_trials, std::int64_t, "0", at_least(0), "trials at once (0: as many as the allocation holds)") \
     KEY(search, SearchKind, "random", any_value(), "grid, random, optuna (Optuna's TPE sampler), bayesopt (BayesOpt's Gaussian process) or nevergrad")                   \
     KEY(scheduler, SchedulerKind, "fifo", any_value(), "fifo, asha (successive halving), pbt, pb2 (PBT exploring by a GP bandit) or hyperband") \
-    KEY(max_failures_per_trial, std::int64_t, "0", at_least(0), "retries of a failed trial before it is ERROR")
+    KEY(max_failures_per_trial, std::int64_t, "0", at_least(0), "retries of a failed trial before it is ERROR")      \
+    KEY(repeat, std::int64_t, "1", at_least(1),                                                                      \
+        "optuna, bayesopt, nevergrad: trials per drawn configuration, the searcher told their mean (Ray's Repeater)") \
+    KEY(repeat_set_index, bool, "false", any_value(),                                                                \
+        "with repeat > 1, true: each trial gets train.__trial_index__, its place in its group (Ray's Repeater(set_index=True), which Python functions take)")
 TRAINRT_KEYS(TuneKeys, "tune", TRAINRT_TUNE_KEYS);
 
 #define TRAINRT_ASHA_KEYS(KEY)                                                                                  \

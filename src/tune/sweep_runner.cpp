@@ -53,6 +53,10 @@ std::map<std::string, std::string> definition_of(const SweepConfig& sweep, const
         {sweep.tune.ranks_per_trial.key, std::to_string(sweep.tune.ranks_per_trial.value)},
         {RunSettings::seed_key(), std::to_string(RunSettings::read(sweep.base).seed.value)}};
     scheduler.add_definition(definition);
+    if (sweep.tune.repeat.value > 1) {
+        definition[sweep.tune.repeat.key] = std::to_string(sweep.tune.repeat.value);
+        definition[sweep.tune.repeat_set_index.key] = sweep.tune.repeat_set_index.value ? "true" : "false";
+    }
     if (sweep.tune.search.value == SearchKind::optuna) {
         definition[sweep.optuna.n_startup_trials.key] = std::to_string(sweep.optuna.n_startup_trials.value);
         if (!sweep.optuna.space.value.empty()) definition[sweep.optuna.space.key] = sweep.optuna.space.value;
@@ -67,6 +71,17 @@ std::map<std::string, std::string> definition_of(const SweepConfig& sweep, const
     if (sweep.tune.search.value == SearchKind::nevergrad) definition[sweep.nevergrad.optimizer.key] = sweep.nevergrad.optimizer.value;
     for (const Domain& domain : sweep.space) definition["space." + domain.key] = domain.text();
     return definition;
+}
+
+// A repeated trial's place in its group (tune.repeat_set_index), as Ray's Repeater names it.
+constexpr const char* kTrialIndexKey = "train.__trial_index__";
+
+// A trial's values as its searcher drew them (without its place in a repeated group).
+TrialValues drawn_values(const TrialRecord& trial) {
+    TrialValues values;
+    for (const auto& value : trial.values)
+        if (value.first != kTrialIndexKey) values.push_back(value);
+    return values;
 }
 
 // The Python searcher's module and its settings (search = bayesopt or nevergrad; python_search.hpp).
@@ -263,8 +278,18 @@ private:
     }
 
     // The searcher's values for a trial about to start its first attempt, from every trial
-    // finished so far with a value of each objective (BayesOpt: tune.metric).
+    // finished so far with a value of each objective (BayesOpt, Nevergrad: tune.metric); with
+    // tune.repeat, the values of its group's first trial (which starts before it), and its place in
+    // the group as train.__trial_index__ (tune.repeat_set_index).
     void draw(TrialRecord& trial) {
+        const auto repeat = static_cast<std::size_t>(sweep_.tune.repeat.value);
+        if (trial.index % repeat != 0) trial.values = drawn_values(state_.trials[trial.index - trial.index % repeat]);
+        else draw_new(trial);
+        if (repeat > 1 && sweep_.tune.repeat_set_index.value)
+            trial.values.emplace_back(kTrialIndexKey, std::to_string(trial.index % repeat));
+    }
+
+    void draw_new(TrialRecord& trial) {
         if (sweep_.tune.search.value != SearchKind::optuna) {
             auto [module, settings] = python_searcher(sweep_);
             trial.values = python_search_trial({module, &sweep_.space, sweep_.tune.mode.value, seed_, trial.index, settings,
@@ -275,14 +300,24 @@ private:
                                      sweep_.optuna.n_startup_trials.value, finished_trials(sweep_.objectives)});
     }
 
+    // Every drawn configuration whose trials all finished with a value of each objective, with
+    // their mean (one trial each without tune.repeat).
     std::vector<FinishedTrial> finished_trials(const std::vector<Objective>& objectives) const {
+        const auto repeat = static_cast<std::size_t>(sweep_.tune.repeat.value);
         std::vector<FinishedTrial> found;
-        for (const TrialRecord& other : state_.trials) {
-            if (other.status != TrialStatus::terminated) continue;
-            FinishedTrial finished{other.values, {}};
-            for (const Objective& objective : objectives)
-                if (const std::optional<double> value = final_value(other, objective.metric)) finished.metrics.push_back(*value);
-            if (finished.metrics.size() == objectives.size()) found.push_back(std::move(finished));
+        for (std::size_t first = 0; first + repeat <= state_.trials.size(); first += repeat) {
+            FinishedTrial finished{drawn_values(state_.trials[first]), std::vector<double>(objectives.size(), 0.0)};
+            bool complete = true;
+            for (std::size_t i = first; i < first + repeat && complete; ++i) {
+                const TrialRecord& other = state_.trials[i];
+                complete = other.status == TrialStatus::terminated;
+                for (std::size_t o = 0; o < objectives.size() && complete; ++o) {
+                    const std::optional<double> value = final_value(other, objectives[o].metric);
+                    complete = value.has_value();
+                    if (complete) finished.metrics[o] += *value / static_cast<double>(repeat);
+                }
+            }
+            if (complete) found.push_back(std::move(finished));
         }
         return found;
     }

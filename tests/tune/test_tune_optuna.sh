@@ -78,6 +78,16 @@ assert draw(small_best, 20) == draw(large_best, 20), "the start-up draws depend 
 print("TPE's draw follows the results past n_startup_trials, not before:", draw(small_best, 4), draw(large_best, 4))
 PY
 
+# tune.repeat (Ray's Repeater): each drawn configuration runs as two trials in a row, the searcher
+# told their mean; with repeat_set_index each trial's values hold its place in the pair.
+tune "$WORK/repeat.out" --run.name=repeat --tune.num_samples=4 --tune.repeat=2
+pairs=$(jq '[.trials[].values | del(.["train.__trial_index__"])] as $v | ($v[0] == $v[1]) and ($v[2] == $v[3])
+            and ($v[0] != $v[2])' "$WORK/repeat/sweep.json")
+[ "$rc" -eq 0 ] && [ "$pairs" = true ] && [ "$(statuses "$WORK/repeat")" = TERMINATED ] \
+  && ! jq -e '[.trials[].values | has("train.__trial_index__")] | any' "$WORK/repeat/sweep.json" >/dev/null \
+  && pass "tune.repeat = 2: 4 trials, two drawn configurations each run twice in a row" \
+  || { tail -5 "$WORK/repeat.out" >&2; fail "repeat: exit $rc, pairs $pairs, $(statuses "$WORK/repeat" 2>/dev/null)"; }
+
 mkdir -p "$WORK/no_optuna/optuna"
 echo 'raise ImportError("No module named optuna (hidden by the test)")' >"$WORK/no_optuna/optuna/__init__.py"
 PYTHONPATH="$WORK/no_optuna" tune "$WORK/missing.out" --run.name=missing

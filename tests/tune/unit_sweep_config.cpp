@@ -135,6 +135,17 @@ TEST_CASE("BayesOpt: its keys, a metric, bounded domains only; its keys refused 
                Catch::Contains("tune.bayesopt.kappa") && Catch::Contains("search = bayesopt"));
 }
 
+TEST_CASE("tune.repeat: a searcher's draws repeated; num_samples a multiple of it; not with random search") {
+    SweepDir dir;
+    const std::string optuna = "[tune]\nbase = base.ini\nsearch = optuna\nmetric = loss\nrepeat = 2\n";
+    const std::string space = "[space]\ntrain.lr = uniform(0.01, 0.1)\n";
+    CHECK(load(dir.write(optuna + "num_samples = 6\n" + space)).tune.repeat.value == 2);
+    CHECK_THAT(error_of(dir.write(optuna + "num_samples = 5\n" + space)),
+               Catch::Contains("not a multiple of tune.repeat = 2") && Catch::Contains("sweep.ini:"));
+    CHECK_THAT(error_of(dir.write("[tune]\nbase = base.ini\nnum_samples = 4\nrepeat = 2\n" + space)),
+               Catch::Contains("tune.repeat = 2") && Catch::Contains("search = random"));
+}
+
 TEST_CASE("Nevergrad: its optimizer key, a metric, the domains it takes") {
     SweepDir dir;
     const std::string nevergrad = "[tune]\nbase = base.ini\nnum_samples = 4\nsearch = nevergrad\nmetric = loss\n";

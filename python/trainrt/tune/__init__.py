@@ -24,7 +24,7 @@ import subprocess
 from .. import Checkpoint, _init, get_checkpoint, get_context, report
 from .._trainer import CheckpointConfig, DataParallelTrainer, FailureConfig, Result, RunConfig, stop_criteria
 from .schedulers import ASHAScheduler, AsyncHyperBandScheduler, FIFOScheduler, HyperBandScheduler, PopulationBasedTraining
-from .search import BasicVariantGenerator, ConcurrencyLimiter
+from .search import BasicVariantGenerator, ConcurrencyLimiter, Repeater
 from .search.optuna import OptunaSearch
 # ray.tune's own Callback, RunConfig/CheckpointConfig (a Tuner's callbacks; a Trainable's checkpoints),
 # sample_from and the class API (callback.py, config.py, sample.py, trainable.py).
@@ -460,6 +460,7 @@ class Tuner:
                 "ranks_per_trial": ranks, "max_concurrent_trials": _concurrency(config.max_concurrent_trials, limit),
                 "max_failures_per_trial": retries, "search": "random"}
         keys.update(search.sweep_keys() if search else {})
+        keys.update(_repeat_keys(config.search_alg))
         keys.update(_scheduler_keys(scheduler))
         keys["pbt.start_from_base"] = ", ".join(f"train.{key}" for key in self._pbt_space()[1]) or None
         return ini.sweep({"tune": keys, "space": {f"train.{key}": domain.text for key, domain in domains.items()}})
@@ -558,6 +559,8 @@ def _searcher(search_alg):
     limit = 0
     if isinstance(search_alg, ConcurrencyLimiter):
         search_alg, limit = search_alg.searcher, search_alg.max_concurrent
+    if isinstance(search_alg, Repeater):
+        search_alg = search_alg.searcher
     if isinstance(search_alg, BasicVariantGenerator):
         return None, limit or search_alg.max_concurrent
     from .search.bayesopt import BayesOptSearch
@@ -567,6 +570,15 @@ def _searcher(search_alg):
     raise NotImplementedError(f"trainrt.tune: search_alg {type(search_alg).__name__} is not supported; trainrt's "
                               f"searchers are BasicVariantGenerator (random search and grid_search, the default), "
                               f"OptunaSearch, BayesOptSearch and NevergradSearch, optionally in a ConcurrencyLimiter")
+
+
+def _repeat_keys(search_alg):
+    """[tune] repeat and repeat_set_index of a Repeater (inside a ConcurrencyLimiter or not); none without."""
+    if isinstance(search_alg, ConcurrencyLimiter):
+        search_alg = search_alg.searcher
+    if not isinstance(search_alg, Repeater):
+        return {}
+    return {"repeat": search_alg.repeat, "repeat_set_index": str(search_alg.set_index).lower()}
 
 
 def _concurrency(configured, limit):

@@ -71,3 +71,22 @@ def test_the_searcher_draws_at_random_then_from_the_finished_trials():
     assert 6 < picked < 8
     # below random_steps finished trials, nothing is registered: the seeded random draw
     assert json.loads(_bayesopt_search.suggest(_request(finished[:1], random_steps=2))) == first
+
+
+def test_a_repeater_writes_repeat_and_set_index_inside_a_concurrency_limiter():
+    from trainrt.tune.search import Repeater
+    keys = _tune_keys(ConcurrencyLimiter(Repeater(BayesOptSearch(), repeat=2, set_index=False), max_concurrent=2))
+    assert keys["search"] == "bayesopt" and keys["repeat"] == "2" and keys["repeat_set_index"] == "false"
+    assert "repeat" not in _tune_keys(BayesOptSearch())
+
+
+@pytest.mark.parametrize("arguments, error", [
+    ({"searcher": None}, NotImplementedError),
+    ({"searcher": tune.search.BasicVariantGenerator()}, NotImplementedError),
+    ({"searcher": BayesOptSearch(), "repeat": 0}, ValueError),
+])
+def test_a_repeater_refuses_what_it_cannot_repeat(arguments, error):
+    from trainrt.tune.search import Repeater
+    with pytest.raises(error) as raised:
+        Repeater(**arguments)
+    assert "\n" not in str(raised.value)

@@ -5,12 +5,13 @@
     bayesopt.BayesOptSearch(...)       BayesOpt's Gaussian process ([tune] search = bayesopt)
     nevergrad.NevergradSearch(...)     a Nevergrad optimizer ([tune] search = nevergrad)
     ConcurrencyLimiter(searcher, max_concurrent=N)   at most N trials at once
+    Repeater(searcher, repeat=N, set_index=True)     each drawn configuration N times, the mean told
 
 Other Ray searchers (HyperOpt, Ax, BOHB, ...) are not here: Tuner refuses them by name.
 """
 import dataclasses
 
-__all__ = ["BasicVariantGenerator", "ConcurrencyLimiter"]
+__all__ = ["BasicVariantGenerator", "ConcurrencyLimiter", "Repeater"]
 
 
 class BasicVariantGenerator:
@@ -36,3 +37,20 @@ class ConcurrencyLimiter:
             raise NotImplementedError("trainrt.tune.search.ConcurrencyLimiter: batch=True is not supported")
         if self.max_concurrent < 1:
             raise ValueError("trainrt.tune.search.ConcurrencyLimiter: max_concurrent is at least 1")
+
+
+class Repeater:
+    """Ray's Repeater: each configuration `searcher` (Optuna, BayesOpt or Nevergrad) draws runs as
+    `repeat` trials in a row, and the searcher is told their mean (`[tune] repeat`); with set_index,
+    each trial's config holds "__trial_index__", its place in its group (`repeat_set_index`).
+    Tuner's num_samples counts trials, as Ray's: a multiple of `repeat`."""
+
+    def __init__(self, searcher, repeat=1, set_index=True):
+        if isinstance(searcher, (BasicVariantGenerator, ConcurrencyLimiter, Repeater)) or searcher is None:
+            raise NotImplementedError(f"trainrt.tune.search.Repeater({type(searcher).__name__}): it repeats a "
+                                      f"searcher's draws (OptunaSearch, BayesOptSearch, NevergradSearch; a "
+                                      f"ConcurrencyLimiter goes around the Repeater); for random search raise "
+                                      f"num_samples instead")
+        if not isinstance(repeat, int) or repeat < 1:
+            raise ValueError(f"trainrt.tune.search.Repeater(repeat={repeat!r}): a positive integer")
+        self.searcher, self.repeat, self.set_index = searcher, repeat, bool(set_index)
