@@ -167,6 +167,8 @@ def _read_files(where, paths, extensions, options, read, hints=_READ_HINTS, skip
     _warn_hints(where, options, hints, _READING, stacklevel=4)
     _check_file_args(where, given)
     files = _files(paths, extensions, where, given["ignore_missing_paths"], skip)
+    if given["partitioning"] is _UNSET:
+        _refuse_hive_directories(where, paths, files)
     if given["partition_filter"] is not None:
         files = list(given["partition_filter"](files))
     stream, include_paths = given["arrow_open_stream_args"], bool(given["include_paths"])
@@ -195,6 +197,20 @@ def _check_file_args(where, given):
         _refuse(where, "shuffle", f"{shuffle!r}: give None, 'files' or a FileShuffleConfig(seed=)")
     if given["partition_filter"] is not None and not callable(given["partition_filter"]):
         _refuse(where, "partition_filter", "give a callable of the list of paths (Ray's PathPartitionFilter)")
+
+
+def _refuse_hive_directories(where, paths, files):
+    """Ray reads key=value directory names under a directory it is given as columns (its default
+    hive partitioning), which trainrt does not: one ValueError rather than rows without them."""
+    roots = [os.fspath(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths) if os.path.isdir(p)]
+    for root in roots:
+        for path in files:
+            relative = os.path.relpath(os.path.dirname(path), root)
+            named = [part for part in relative.split(os.sep) if "=" in part and not relative.startswith("..")]
+            if named:
+                raise ValueError(f"trainrt.data.{where}: {root} holds a hive-partitioned directory ({named[0]}), whose "
+                                 f"key=value Ray adds as a column and trainrt does not: give partitioning=None to read "
+                                 f"the files without it, or add the column with add_column or map")
 
 
 def _refuse(where, name, why):

@@ -215,3 +215,14 @@ def test_pin_memory_is_one_warning_line(tmp_path):
     with pytest.warns(UserWarning, match=r"iter_torch_batches\(pin_memory=True\) is not used") as caught:
         _shard(tmp_path).iter_torch_batches(pin_memory=True)
     assert len(caught) == 1 and caught[0].filename == __file__
+
+
+def test_hive_partitioned_directories_are_refused_unless_partitioning_is_none(tmp_path):
+    (tmp_path / "year=2024").mkdir()
+    (tmp_path / "year=2024" / "a.csv").write_text("x\n1\n2\n")
+    with pytest.raises(ValueError) as raised:
+        data.read_csv(str(tmp_path)).take_all()
+    assert "year=2024" in str(raised.value) and "partitioning=None" in str(raised.value)
+    assert "\n" not in str(raised.value)
+    assert [row["x"] for row in data.read_csv(str(tmp_path), partitioning=None).take_all()] == [1, 2]
+    assert data.read_csv(str(tmp_path / "year=2024")).count() == 2  # a directory given itself names no partition
