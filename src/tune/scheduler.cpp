@@ -16,6 +16,7 @@ std::unique_ptr<Scheduler> make_scheduler(const SweepConfig& sweep) {
     case SchedulerKind::asha: return make_asha_scheduler(sweep);
     case SchedulerKind::pbt: case SchedulerKind::pb2: return make_pbt_scheduler(sweep);
     case SchedulerKind::hyperband: return make_hyperband_scheduler(sweep);
+    case SchedulerKind::median_stopping: return make_median_scheduler(sweep);
     case SchedulerKind::fifo: break;
     }
     return make_fifo_scheduler(sweep);

@@ -6,11 +6,13 @@
 // decisions, values, status) in sweep.json.
 //   fifo: every trial runs the base job to its end (fifo_scheduler.cpp);
 //   asha: successive halving, decided at each rung as the trial's step waits there (asha.hpp,
-//         asha_scheduler.cpp);
+//         rung_scheduler.cpp);
 //   pbt:  population based training, a step per boundary, exploit/explore between them (pbt.hpp,
 //         pbt_scheduler.cpp); pb2 the same with a Gaussian-process bandit's explore (pb2.hpp);
 //   hyperband: synchronous brackets, a step per milestone, each trial waiting at it for the rest
-//         of its bracket (hyperband.hpp, hyperband_scheduler.cpp).
+//         of its bracket (hyperband.hpp, hyperband_scheduler.cpp);
+//   median_stopping: the median stopping rule at every report from its grace period
+//         (median_stopping.hpp), decided as ASHA's rungs are (rung_scheduler.cpp).
 // A scheduler holds the SweepConfig it was made for; the sweep must outlive it.
 #include <cstddef>
 #include <cstdint>
@@ -77,6 +79,7 @@ std::unique_ptr<Scheduler> make_fifo_scheduler(const SweepConfig& sweep);
 std::unique_ptr<Scheduler> make_asha_scheduler(const SweepConfig& sweep);
 std::unique_ptr<Scheduler> make_pbt_scheduler(const SweepConfig& sweep);
 std::unique_ptr<Scheduler> make_hyperband_scheduler(const SweepConfig& sweep);
+std::unique_ptr<Scheduler> make_median_scheduler(const SweepConfig& sweep);
 
 // A trial's values as the sweep's log lines show them: "train.lr=0.01 train.batch_size=64".
 std::string values_text(const runlog::TrialValues& values);

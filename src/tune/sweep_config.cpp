@@ -28,7 +28,8 @@ const std::vector<std::pair<std::string, tune::SearchKind>>& EnumNames<tune::Sea
 const std::vector<std::pair<std::string, SchedulerKind>>& EnumNames<SchedulerKind>::get() {
     static const std::vector<std::pair<std::string, SchedulerKind>> names = {
         {"fifo", SchedulerKind::fifo}, {"asha", SchedulerKind::asha}, {"pbt", SchedulerKind::pbt},
-        {"pb2", SchedulerKind::pb2}, {"hyperband", SchedulerKind::hyperband}};
+        {"pb2", SchedulerKind::pb2}, {"hyperband", SchedulerKind::hyperband},
+        {"median_stopping", SchedulerKind::median_stopping}};
     return names;
 }
 
@@ -56,6 +57,8 @@ void check_other_schedulers_keys(const Values& given, const SweepConfig& sweep) 
                     {"tune.pbt.", scheduler == "pbt" || scheduler == "pb2", "scheduler = " + scheduler,
                      "scheduler = pbt or pb2"},
                     {"tune.hyperband.", scheduler == "hyperband", "scheduler = " + scheduler, "scheduler = hyperband"},
+                    {"tune.median.", scheduler == "median_stopping", "scheduler = " + scheduler,
+                     "scheduler = median_stopping"},
                     {"tune.optuna.", search == "optuna", "search = " + search, "search = optuna"},
                     {"tune.bayesopt.", search == "bayesopt", "search = " + search, "search = bayesopt"},
                     {"tune.nevergrad.", search == "nevergrad", "search = " + search, "search = nevergrad"}};
@@ -203,7 +206,7 @@ void read_space(const SweepFile& file, SweepConfig& sweep) {
 
 std::vector<OptionSpec> tune_options() {
     std::vector<OptionSpec> specs = TuneKeys::specs();
-    for (auto more : {AshaKeys::specs(), PbtKeys::specs(), HyperBandKeys::specs(), OptunaKeys::specs(), BayesOptKeys::specs(),
+    for (auto more : {AshaKeys::specs(), PbtKeys::specs(), HyperBandKeys::specs(), MedianKeys::specs(), OptunaKeys::specs(), BayesOptKeys::specs(),
                        NevergradKeys::specs()}) specs.insert(specs.end(), more.begin(), more.end());
     return specs;
 }
@@ -227,7 +230,7 @@ SweepConfig load_sweep(int argc, const char* const argv[]) {
     for (auto& [key, value] : from_command_line) file.tune[key] = value;
     const JobConfig tune = checked(file.tune, tune_options());
     sweep.tune = TuneKeys::read(tune), sweep.asha = AshaKeys::read(tune), sweep.pbt = PbtKeys::read(tune);
-    sweep.hyperband = HyperBandKeys::read(tune);
+    sweep.hyperband = HyperBandKeys::read(tune), sweep.median = MedianKeys::read(tune);
     sweep.optuna = OptunaKeys::read(tune), sweep.bayesopt = BayesOptKeys::read(tune);
     sweep.nevergrad = NevergradKeys::read(tune);
     if (sweep.tune.base.value.empty())

@@ -19,7 +19,7 @@
 
 namespace trainrt {
 
-enum class SchedulerKind { fifo, asha, pbt, pb2, hyperband };
+enum class SchedulerKind { fifo, asha, pbt, pb2, hyperband, median_stopping };
 template <> struct EnumNames<tune::SearchKind> {
     static const std::vector<std::pair<std::string, tune::SearchKind>>& get();
 };
@@ -35,7 +35,7 @@ namespace tune {
     KEY(ranks_per_trial, std::int64_t, "1", at_least(1), "ranks each trial runs on")                                  \
     KEY(max_concurrent_trials, std::int64_t, "0", at_least(0), "trials at once (0: as many as the allocation holds)") \
     KEY(search, SearchKind, "random", any_value(), "grid, random, optuna (Optuna's TPE sampler), bayesopt (BayesOpt's Gaussian process) or nevergrad")                   \
-    KEY(scheduler, SchedulerKind, "fifo", any_value(), "fifo, asha (successive halving), pbt, pb2 (PBT exploring by a GP bandit) or hyperband") \
+    KEY(scheduler, SchedulerKind, "fifo", any_value(), "fifo, asha (successive halving), pbt, pb2 (PBT exploring by a GP bandit), hyperband or median_stopping") \
     KEY(max_failures_per_trial, std::int64_t, "0", at_least(0), "retries of a failed trial before it is ERROR")      \
     KEY(repeat, std::int64_t, "1", at_least(1),                                                                      \
         "optuna, bayesopt, nevergrad: trials per drawn configuration, the searcher told their mean (Ray's Repeater)") \
@@ -73,6 +73,14 @@ TRAINRT_KEYS(PbtKeys, "tune.pbt", TRAINRT_PBT_KEYS);
         "true: a bracket's trials stop at its last milestone; false: they run on to their own end")
 TRAINRT_KEYS(HyperBandKeys, "tune.hyperband", TRAINRT_HYPERBAND_KEYS);
 
+#define TRAINRT_MEDIAN_KEYS(KEY)                                                                                   \
+    KEY(time_attr, std::string, "training_iteration", one_of({"epoch", "training_iteration"}),                      \
+        "what the rule counts: training_iteration (reports, up to the base job's [stop] training_iteration>=N) or " \
+        "epoch (a row's epoch, up to train.epochs)")                                                                 \
+    KEY(grace_period, double, "1", between(0, 1e12), "time_attr before any trial is stopped")                        \
+    KEY(min_samples_required, std::int64_t, "3", at_least(1), "other trials' running means needed to stop one")
+TRAINRT_KEYS(MedianKeys, "tune.median", TRAINRT_MEDIAN_KEYS);
+
 #define TRAINRT_OPTUNA_KEYS(KEY)                                                                                   \
     KEY(n_startup_trials, std::int64_t, "10", at_least(0), "trials drawn at random before TPE models the results (Optuna's default)") \
     KEY(space, std::string, "", any_value(),                                                                         \
@@ -102,6 +110,7 @@ struct SweepConfig {
     AshaKeys asha;
     PbtKeys pbt;
     HyperBandKeys hyperband;
+    MedianKeys median;
     OptunaKeys optuna;
     BayesOptKeys bayesopt;
     NevergradKeys nevergrad;

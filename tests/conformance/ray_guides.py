@@ -25,7 +25,8 @@ import sys
 import tempfile
 import time
 
-GUIDES = ("lightning", "transformers", "accelerate", "deepspeed", "fsdp2", "tensorflow", "raydata", "raydata_transformers")
+GUIDES = ("lightning", "transformers", "accelerate", "deepspeed", "fsdp2", "tensorflow", "raydata", "raydata_transformers",
+          "median")
 # The two ranks' gradients are averaged alike under Ray (gloo) and trainrt (its MPI backend): a sum
 # of two values does not depend on their order, so a difference beyond rounding is a real one.
 RELATIVE_TOLERANCE = 1e-5

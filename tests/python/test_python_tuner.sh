@@ -92,4 +92,12 @@ rc=0; TUNER_NAME=parameters timeout -k 10 600 "$PY" tests/python/tuner_func.py -
   && grep -q '^driver: with_resources: trainrt.tune.with_resources: "cpu": 0.5; whole CPUs' "$WORK/parameters.out" \
   && pass "tune.with_parameters: both trials got the objects ($(grep '^driver: totals' "$WORK/parameters.out"))" \
   || { tail -20 "$WORK/parameters.out" >&2; fail "with_parameters: exit $rc, $(grep '^driver' "$WORK/parameters.out" | tr '\n' ' ')"; }
+# Ray's MedianStoppingRule after the port (tests/python/median_guide.py): six trials one at a time,
+# the same trials stopped at the same report as under Ray (tests/conformance/ray_guides.json).
+sed -e 's/\bray\.tune\b/trainrt.tune/g' -e 's/\bray\b/trainrt/g' tests/python/median_guide.py >"$WORK/median.py"
+rc=0; MEDIAN_STORAGE="$WORK/runs" timeout -k 10 600 "$PY" "$WORK/median.py" >"$WORK/median.out" 2>&1 || rc=$?
+line=$(sed -n 's/^MEDIAN_GUIDE //p' "$WORK/median.out" | tail -1)
+said=$("$PY" tests/conformance/ray_guides.py compare --reference tests/conformance/ray_guides.json median "$line" 2>&1) \
+  && [ "$rc" -eq 0 ] && pass "MedianStoppingRule: $line, $said" \
+  || { tail -20 "$WORK/median.out" >&2; fail "MedianStoppingRule: exit $rc, '$line': $said"; }
 finish

@@ -123,6 +123,44 @@ TEST_CASE("the factory gives the scheduler tune.scheduler names: its first targe
                                              {"tune.pbt.resample_probability", "0.25"}});
 }
 
+TEST_CASE("the median stopping rule: a pause at every report from its grace period to the trial's end") {
+    TempRunDir dir;
+    const SweepConfig by_epoch = sweep_of(dir, "median_stopping", "median.time_attr = epoch\nmedian.grace_period = 7\n");
+    const std::unique_ptr<Scheduler> median = make_scheduler(by_epoch);
+    CHECK(median->first_target(0) == 7);
+    CHECK(definition_of(*median) == std::map<std::string, std::string>{{"tune.median.rungs", "7 8 9 10 "}});
+    TrialRecord trial;
+    trial.target = 8;
+    CHECK(median->step_args(trial) == std::vector<std::string>{"--stop.pause_by=epoch", "--stop.pause_at=8,9,10",
+                                                               "--stop.pause_metric=acc"});
+    CHECK_THROWS_WITH(make_scheduler(sweep_of(dir, "median_stopping")),  // by reports: the base job sets no end
+                      Catch::Contains("training_iteration>=N") && Catch::Contains("base.ini"));
+}
+
+TEST_CASE("the median stopping rule decides a running trial's reports against the others' rows") {
+    TempRunDir dir;
+    const SweepConfig sweep = sweep_of(dir, "median_stopping", "median.time_attr = epoch\nmedian.min_samples_required = 1\n");
+    const std::unique_ptr<Scheduler> median = make_scheduler(sweep);
+    Sweep run(median->first_target(0));
+    for (int epoch = 1; epoch <= 3; ++epoch) run.report(1, epoch, 0.8);
+    run.report(0, 1, 0.9);
+    median->watch_running(run.context, run.state.trials[0]);
+    CHECK(run.verdict(0, 1) == "continue");
+    run.report(0, 2, 0.5);  // its best (0.9) is not worse than trial 1's mean (0.8)
+    median->watch_running(run.context, run.state.trials[0]);
+    CHECK(run.verdict(0, 2) == "continue");
+    CHECK(run.state.trials[0].target == 3);
+
+    Sweep other(median->first_target(0));
+    for (int epoch = 1; epoch <= 3; ++epoch) other.report(1, epoch, 0.8);
+    other.report(0, 1, 0.5);
+    median->watch_running(other.context, other.state.trials[0]);
+    CHECK(other.verdict(0, 1) == "stop");
+    CHECK(other.state.trials[0].target == 0);
+    REQUIRE(other.state.trials[0].decisions.size() == 1);
+    CHECK(other.state.trials[0].decisions[0].cutoff == Approx(0.8));  // the median, recorded
+}
+
 TEST_CASE("PBT needs the base job's train.epochs: ConfigError from the factory, naming the base job") {
     TempRunDir dir;
     SweepConfig pbt = sweep_of(dir, "pbt");

@@ -468,7 +468,11 @@ class Tuner:
 
 def _scheduler_keys(scheduler):
     """The [tune] keys of a Ray scheduler (FIFO: none, the declared default)."""
-    from .schedulers import PB2
+    from .schedulers import PB2, MedianStoppingRule
+    if isinstance(scheduler, MedianStoppingRule):
+        return {"scheduler": "median_stopping", "median.time_attr": scheduler.time_attr,
+                "median.grace_period": scheduler.grace_period,
+                "median.min_samples_required": scheduler.min_samples_required}
     if isinstance(scheduler, PB2):  # PBT's keys but resample_probability, which PB2 has not
         return {"scheduler": "pb2", "pbt.time_attr": scheduler.time_attr,
                 "pbt.perturbation_interval": scheduler.perturbation_interval,

@@ -63,3 +63,14 @@ def test_a_tuned_key_outside_the_bounds_is_refused():
         _sweep({"momentum": tune.uniform(0.1, 0.9)}, PB2(hyperparam_bounds={"lr": [0.1, 0.5]}))
     with pytest.raises(ValueError, match="within one domain"):
         _sweep({"lr": tune.uniform(0.1, 0.9)}, PB2(hyperparam_bounds={"lr": [0.1, 0.5]}))
+
+
+def test_median_stopping_rules_keys_and_what_it_refuses():
+    from trainrt.tune.schedulers import MedianStoppingRule
+    keys = _sweep({"lr": tune.uniform(0.1, 0.5)}, MedianStoppingRule(grace_period=5, min_samples_required=2))["tune"]
+    assert keys["scheduler"] == "median_stopping" and keys["median.time_attr"] == "training_iteration"
+    assert keys["median.grace_period"] == "5" and keys["median.min_samples_required"] == "2"
+    for arguments, says in (({"time_attr": "time_total_s"}, "give 'training_iteration'"),
+                            ({"hard_stop": False}, "never paused"), ({"min_time_slice": 10}, "keeps its slot")):
+        with pytest.raises(NotImplementedError, match=says):
+            MedianStoppingRule(**arguments)

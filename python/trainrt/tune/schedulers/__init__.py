@@ -7,7 +7,7 @@
 import dataclasses
 
 __all__ = ["FIFOScheduler", "ASHAScheduler", "AsyncHyperBandScheduler", "HyperBandScheduler", "PopulationBasedTraining",
-           "PB2"]
+           "PB2", "MedianStoppingRule"]
 
 
 @dataclasses.dataclass
@@ -174,11 +174,39 @@ def _refuse_pb2_options(log_config, require_attrs, synch, custom_explore_fn):
                                   "in the sweep (C++), which does not call Python there; leave it out")
 
 
+@dataclasses.dataclass
+class MedianStoppingRule:
+    """Ray Tune's MedianStoppingRule (`[tune] scheduler = median_stopping`, decided in C++:
+    src/tune/median_stopping.hpp): at each report from grace_period on, a trial whose best metric
+    is worse than the median of the other trials' running means stops, once min_samples_required
+    of them have reached that time. time_attr: "training_iteration" (the reports; the default here,
+    where Ray's is time_total_s, seconds) or "epoch"; grace_period counts in it (Ray's default 60).
+    Each trial's end is needed (RunConfig(stop={"training_iteration": N}), or config["epochs"]).
+    Ray's hard_stop=False, min_time_slice and time_attr in seconds are refused with one line."""
+    time_attr: str = "training_iteration"
+    metric: str = None
+    mode: str = None
+    grace_period: float = 60.0
+    min_samples_required: int = 3
+    min_time_slice: int = 0
+    hard_stop: bool = True
+
+    def __post_init__(self):
+        refused = [("time_attr", self.time_attr not in ("training_iteration", "epoch"),
+                    f"{self.time_attr!r}: trainrt decides at reports; give 'training_iteration' (or 'epoch') and "
+                    f"grace_period in it"),
+                   ("hard_stop", not self.hard_stop, "False: a trial here is stopped, never paused; leave it out"),
+                   ("min_time_slice", bool(self.min_time_slice), "a trial here keeps its slot while samples are "
+                                                                 "too few; leave it out")]
+        for name, wrong, why in refused:
+            if wrong:
+                raise NotImplementedError(f"trainrt.tune.schedulers.MedianStoppingRule({name}=...): {why}")
+
+
 # Ray's schedulers that trainrt does not provide, and what to use instead (one line on import).
 NOT_PROVIDED = {
     "ResourceChangingScheduler": "a trial's ranks and cores are fixed when it starts in the Slurm allocation; "
                                  "give each trial its resources with tune.with_resources",
-    "MedianStoppingRule": "use ASHAScheduler (early stopping at rungs of time_attr)",
     "HyperBandForBOHB": "BOHB is not implemented; use HyperBandScheduler, or ASHAScheduler with OptunaSearch",
 }
 
