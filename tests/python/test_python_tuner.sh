@@ -100,4 +100,12 @@ line=$(sed -n 's/^MEDIAN_GUIDE //p' "$WORK/median.out" | tail -1)
 said=$("$PY" tests/conformance/ray_guides.py compare --reference tests/conformance/ray_guides.json median "$line" 2>&1) \
   && [ "$rc" -eq 0 ] && pass "MedianStoppingRule: $line, $said" \
   || { tail -20 "$WORK/median.out" >&2; fail "MedianStoppingRule: exit $rc, '$line': $said"; }
+# Ray's Repeater around OptunaSearch after the port (tests/python/repeater_guide.py): each drawn x
+# ran twice, with __trial_index__ 0 and 1, as under Ray.
+sed -e 's/\bray\.tune\b/trainrt.tune/g' -e 's/\bray\b/trainrt/g' tests/python/repeater_guide.py >"$WORK/repeater.py"
+rc=0; REPEATER_STORAGE="$WORK/runs" timeout -k 10 600 "$PY" "$WORK/repeater.py" >"$WORK/repeater.out" 2>&1 || rc=$?
+line=$(sed -n 's/^REPEATER_GUIDE //p' "$WORK/repeater.out" | tail -1)
+said=$("$PY" tests/conformance/ray_guides.py compare --reference tests/conformance/ray_guides.json repeater "$line" 2>&1) \
+  && [ "$rc" -eq 0 ] && pass "Repeater(OptunaSearch(), repeat=2): $line, $said" \
+  || { tail -20 "$WORK/repeater.out" >&2; fail "Repeater: exit $rc, '$line': $said"; }
 finish
