@@ -12,6 +12,11 @@ import pytest
     ("from trainrt.tune.schedulers import HyperBandForBOHB", "use HyperBandScheduler"),
     ("from trainrt.tune.execution.placement_groups import PlacementGroupFactory", "tune.with_resources"),
     ("from trainrt.tune.examples.pbt_function import pbt_function", "port it with the same sed"),
+    ("from trainrt.tune.search.hyperopt import HyperOptSearch", "use OptunaSearch"),
+    ("from trainrt.tune.search.ax import AxSearch", "use OptunaSearch"),
+    ("from trainrt.tune.search.bohb import TuneBOHB", "HyperBandScheduler"),
+    ("from trainrt.tune.search.hebo import HEBOSearch", "BayesOptSearch"),
+    ("from trainrt.tune.search.zoopt import ZOOptSearch", "NevergradSearch"),
 ])
 def test_a_name_not_provided_is_one_line_on_import(statement, says):
     with pytest.raises(ImportError) as raised:

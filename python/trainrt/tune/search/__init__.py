@@ -54,3 +54,21 @@ class Repeater:
         if not isinstance(repeat, int) or repeat < 1:
             raise ValueError(f"trainrt.tune.search.Repeater(repeat={repeat!r}): a positive integer")
         self.searcher, self.repeat, self.set_index = searcher, repeat, bool(set_index)
+
+
+# Ray's searchers that trainrt does not ask, by their module under ray.tune.search, with what to
+# use instead (one ImportError line on import).
+NOT_PROVIDED = {
+    "hyperopt": ("HyperOptSearch", "its conditional spaces give trials nested configs, which trainrt's flat trial "
+                                   "values do not carry; use OptunaSearch (a define-by-run space= function draws "
+                                   "conditionally) or BayesOptSearch"),
+    "ax": ("AxSearch", "use OptunaSearch or BayesOptSearch"),
+    "bohb": ("TuneBOHB", "use HyperBandScheduler with OptunaSearch"),
+    "hebo": ("HEBOSearch", "use OptunaSearch or BayesOptSearch"),
+    "zoopt": ("ZOOptSearch", "use NevergradSearch or OptunaSearch"),
+}
+
+
+def not_provided(module):
+    name, instead = NOT_PROVIDED[module]
+    return ImportError(f"trainrt.tune.search.{module}.{name} is not provided: {instead}")
