@@ -16,6 +16,7 @@ inline constexpr const char* kDecisionsDir = "decisions";             // a sweep
 inline constexpr const char* kSweepRecord = "sweep.json";             // a sweep directory's record (sweep_record.hpp)
 inline constexpr const char* kTrackingState = "tracking.json";       // what was sent to trackers (cli/tracking_plan.hpp)
 inline constexpr const char* kDatasets = "datasets.h5";  // a Trainer's datasets= (Ray Data), rewritten at each start
+inline constexpr const char* kCallbackDir = "callback";  // a Tune driver's callbacks and a running trial's results
 
 // Inside kCheckpointsDir (and a node-local level's directory): committed checkpoints are
 // kCheckpointPrefix + the iteration in six or more digits, each holding kManifestFile, written last;
@@ -36,5 +37,16 @@ inline std::string decision_path(const std::string& run_dir, long long point) {
 }
 inline constexpr const char* kVerdictContinue = "continue";
 inline constexpr const char* kVerdictStop = "stop";
+
+// A class Trainable's result at `iteration` that the Tune driver's callbacks see before the trial
+// reports it (JSON), and their answer, "checkpoint" (a callback set result["should_checkpoint"])
+// or "continue"; each written whole (renamed into place).
+inline std::string callback_result_path(const std::string& run_dir, long long iteration) {
+    return path_in(run_dir, kCallbackDir) + "/" + std::to_string(iteration) + ".json";
+}
+inline std::string callback_verdict_path(const std::string& run_dir, long long iteration) {
+    return path_in(run_dir, kCallbackDir) + "/" + std::to_string(iteration) + ".verdict";
+}
+inline constexpr const char* kVerdictCheckpoint = "checkpoint";
 
 }  // namespace trainrt::runlog

@@ -65,6 +65,9 @@ CONFORMS = {
     # BayesOpt's and Nevergrad's picks in a ConcurrencyLimiter, under ASHA: which trials stop at a rung varies
     "tune/examples/bayesopt_example.py": ["trials", "metrics"],
     "tune/examples/nevergrad_example.py": ["trials", "metrics"],
+    # a driver callback's SHOULD_CHECKPOINT on a class Trainable (its smoke test: one report, one
+    # checkpoint; tests/python/callback_checkpoint_guide.py checks the checkpoints' iterations)
+    "tune/examples/custom_checkpointing_with_callback.py": ["trials", "iterations", "metrics", "checkpoints"],
     # ASHA over unseeded learning rates drawn from 1e-8..1e-1: which trials stop at a rung (and so
     # reach lgb.train's end and its checkpoint) varies from run to run on both sides
     "tune/examples/lightgbm_example.py": ["trials", "metrics"],

@@ -108,4 +108,12 @@ line=$(sed -n 's/^REPEATER_GUIDE //p' "$WORK/repeater.out" | tail -1)
 said=$("$PY" tests/conformance/ray_guides.py compare --reference tests/conformance/ray_guides.json repeater "$line" 2>&1) \
   && [ "$rc" -eq 0 ] && pass "Repeater(OptunaSearch(), repeat=2): $line, $said" \
   || { tail -20 "$WORK/repeater.out" >&2; fail "Repeater: exit $rc, '$line': $said"; }
+# A driver callback that sets result[SHOULD_CHECKPOINT] on a class Trainable's results
+# (tests/python/callback_checkpoint_guide.py): checkpoints at those iterations only, as under Ray.
+sed -e 's/\bray\.tune\b/trainrt.tune/g' -e 's/\bray\b/trainrt/g' tests/python/callback_checkpoint_guide.py >"$WORK/callback_checkpoint.py"
+rc=0; CALLBACK_CHECKPOINT_STORAGE="$WORK/runs" timeout -k 10 600 "$PY" "$WORK/callback_checkpoint.py" >"$WORK/callback_checkpoint.out" 2>&1 || rc=$?
+line=$(sed -n 's/^CALLBACK_CHECKPOINT_GUIDE //p' "$WORK/callback_checkpoint.out" | tail -1)
+said=$("$PY" tests/conformance/ray_guides.py compare --reference tests/conformance/ray_guides.json callback_checkpoint "$line" 2>&1) \
+  && [ "$rc" -eq 0 ] && pass "a callback's SHOULD_CHECKPOINT: $line, $said" \
+  || { tail -20 "$WORK/callback_checkpoint.out" >&2; fail "callback checkpoint: exit $rc, '$line': $said"; }
 finish

@@ -7,9 +7,12 @@ and in this order for each trial: on_trial_start once, on_trial_result once per 
 order of training_iteration, each row once), then on_trial_complete or on_trial_error once.
 setup() comes before the sweep starts, on_experiment_end() after it ended (exit 0).
 
-A callback only observes: the trials run elsewhere, so what Ray lets a callback change in a
-running trial (result[SHOULD_CHECKPOINT] = True to force a checkpoint) is refused with one line,
-the sweep stopped with a stop signal (run the script again to go on). Hooks trainrt never
+A class Trainable's trial shows each result to the driver before reporting it while a callback
+defines on_trial_result (trainable.py, CALLBACK_VERDICTS_ENV): on_trial_result gets it then, and a
+callback that sets result[SHOULD_CHECKPOINT] = True makes the trial checkpoint that iteration, as
+in Ray. A function trainable reports by itself: there a callback only observes, and a
+SHOULD_CHECKPOINT is refused with one line, the sweep stopped with a stop signal (run the script
+again to go on). Hooks trainrt never
 calls (on_step_begin, on_trial_save, on_checkpoint, ...) are refused when a callback defines them.
 """
 import contextlib
@@ -129,6 +132,9 @@ class Follower:
         self.sweep_dir, self.constants = sweep_dir, constants
         for callback in self.callbacks:
             callback.setup(**self.setup_info)
+        if any(type(c).on_trial_result is not Callback.on_trial_result for c in self.callbacks):
+            from .trainable import CALLBACK_VERDICTS_ENV
+            env = {**env, CALLBACK_VERDICTS_ENV: "1"}
         process = subprocess.Popen(command, env=env, start_new_session=True)
         try:
             while process.poll() is None:
@@ -183,6 +189,10 @@ class Follower:
             self.call("on_trial_result", trial=trial, result=result)
             _refuse_forced_checkpoint(self.callbacks, result)
             trial.last_result = result
+        for iteration, shown in self.shown_results(followed):
+            result = {**shown, "trial_id": trial.trial_id, "config": trial.config}
+            self.call("on_trial_result", trial=trial, result=result)
+            self.answer(followed, iteration, result)
         if not followed.ended and status in ("TERMINATED", "ERROR"):
             followed.ended, trial.status = True, status
             self.call("on_trial_complete" if status == "TERMINATED" else "on_trial_error", trial=trial)
@@ -205,6 +215,30 @@ class Follower:
                 rows.append(row)
                 followed.iteration = iteration
         return rows
+
+    def shown_results(self, followed):
+        """A class Trainable's results shown before their reports and not answered yet, in order."""
+        from .._trainrt import layout
+        shown = []
+        iteration = followed.iteration + 1
+        while os.path.exists(layout.callback_result(followed.trial.path, iteration)) and \
+                not os.path.exists(layout.callback_verdict(followed.trial.path, iteration)):
+            with open(layout.callback_result(followed.trial.path, iteration)) as file:
+                shown.append((iteration, json.load(file)))
+            iteration += 1
+        return shown
+
+    def answer(self, followed, iteration, result):
+        """The callbacks' answer on a shown result (checkpoint or continue); its row, once the
+        trial reports it, is not passed to them again."""
+        from .._trainrt import layout
+        from .result import SHOULD_CHECKPOINT
+        path = layout.callback_verdict(followed.trial.path, iteration)
+        with open(path + ".tmp", "w") as file:
+            file.write("checkpoint\n" if result.get(SHOULD_CHECKPOINT) else "continue\n")
+        os.replace(path + ".tmp", path)
+        followed.iteration = iteration
+        followed.trial.last_result = result
 
     def call(self, hook, **arguments):
         for callback in self.callbacks:

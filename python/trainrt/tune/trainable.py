@@ -14,7 +14,11 @@ returned dict pickled into it; load_checkpoint() gets the dict, or the directory
   RunConfig(stop=...) stops by time_total_s), the last result: one with done=True or meeting a stop criterion,
   and, under a scheduler that pauses trials (ASHA), each result at one of its rungs (whether the
   trial ends there is decided as that result is reported);
-- a stop's result, so that the requeued trial goes on from where it stopped.
+- a stop's result, so that the requeued trial goes on from where it stopped;
+- a result a driver's callback set result[SHOULD_CHECKPOINT] on: while a Tuner's driver whose
+  callbacks define on_trial_result follows the sweep (CALLBACK_VERDICTS_ENV), rank 0 writes each
+  result (RUN_DIR/callback/N.json, C++'s layout) before reporting it and waits for the driver's
+  answer (N.verdict), as Ray's controller runs its callbacks before the trial's next step.
 cleanup() runs at the end, however the trial ends. Each trial runs in processes of its own:
 reset_config() (Ray's actor reuse) is never called.
 """
@@ -31,6 +35,9 @@ __all__ = ["Trainable"]
 # A Tuner's CheckpointConfig for a class trainable: the path of SWEEP_DIR/tuner/trainable.json,
 # in the environment `trainrt tune` gives every trial.
 OPTIONS_ENV = "TRAINRT_TUNE_TRAINABLE"
+# Set for the trials by a Tuner's driver whose callbacks define on_trial_result (callback.py).
+CALLBACK_VERDICTS_ENV = "TRAINRT_TUNE_CALLBACK_VERDICTS"
+VERDICT_WAIT_S = 300  # a driver that does not answer by then is gone: the trial goes on, one warning line
 # The file of a checkpoint that holds the dict save_checkpoint() returned.
 DICT_FILE = "trainable_state.pickle"
 
@@ -233,6 +240,19 @@ class _Session:
         from .. import _state
         return _state.session().may_end_at(result)
 
+    def asked_to_checkpoint(self, result):
+        """Collective: whether the driver's callbacks asked for a checkpoint of `result` (False
+        without a following driver)."""
+        if not os.environ.get(CALLBACK_VERDICTS_ENV):
+            return False
+        import numpy as np
+        from .. import _state
+        context = _state.session().context()
+        asked = np.array([_callback_verdict(context["run_dir"], result) if context["world_rank"] == 0 else 0],
+                         dtype=np.int64)
+        _state.session().allreduce(asked, "max")
+        return bool(asked[0])
+
     def report(self, metrics, trainable=None):
         """trainrt.report(metrics), with a checkpoint of trainable's save_checkpoint() when given."""
         from .. import report
@@ -246,6 +266,33 @@ class _Session:
             report(metrics, checkpoint=Checkpoint.from_directory(directory))
         finally:
             shutil.rmtree(directory, ignore_errors=True)
+
+
+def _callback_verdict(run_dir, result):
+    """Rank 0: writes `result` for the driver's callbacks and waits for their answer; 1 for
+    checkpoint. An answer already there (a rerun of this iteration) stands."""
+    from .._trainrt import layout
+    iteration = result["training_iteration"]
+    verdict = layout.callback_verdict(run_dir, iteration)
+    if not os.path.exists(verdict):
+        _write_whole(layout.callback_result(run_dir, iteration), json.dumps(result, default=repr))
+    deadline = time.monotonic() + VERDICT_WAIT_S
+    while not os.path.exists(verdict):
+        if time.monotonic() > deadline:
+            from .. import _state
+            _state.log("warning", f"trainrt.tune: no answer from the driver's callbacks on iteration {iteration} "
+                                  f"within {VERDICT_WAIT_S} s ({verdict}): the trial goes on without it")
+            return 0
+        time.sleep(0.01)
+    with open(verdict) as file:
+        return int(file.read().strip() == "checkpoint")
+
+
+def _write_whole(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w") as file:
+        file.write(text)
+    os.replace(path + ".tmp", path)
 
 
 def run_trial(cls, config, parameters, session=None, options=None):
@@ -271,10 +318,10 @@ def _loop(trainable, session, options):
     """step(), report, until a result says done (a stop, a criterion or the scheduler end the
     trial inside report(): trainrt.report raises to end the function)."""
     while True:
-        result, _ = trainable._advance()
+        result, filled = trainable._advance()
         last = bool(result.get("done")) or (options.at_end and session.may_end_at(result))
         stopping = session.should_stop()
-        due = options.due(trainable.iteration, last, stopping)
+        due = session.asked_to_checkpoint(filled) or options.due(trainable.iteration, last, stopping)
         session.report(result, trainable if due else None)
         if result.get("done"):
             return

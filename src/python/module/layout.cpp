@@ -3,7 +3,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <fstream>
+#include <map>
 #include <optional>
 
 #include "checkpoint/format/catalog.hpp"
@@ -26,12 +28,23 @@ namespace {
 
 // [(checkpoint directory, its manifest's metrics as JSON text)] of the run's checkpoints whose
 // manifest reads, oldest first. Whether one verifies is Checkpoint.open's to say.
+// Each committed checkpoint with its metrics as Ray's Result.best_checkpoints gives them: the
+// result row of its iteration with Ray's names; for one saved between reports (a stop's), the
+// metrics its manifest holds and its training_iteration.
 std::vector<std::pair<std::string, std::string>> checkpoints_with_metrics(const std::string& run_dir) {
+    std::map<std::int64_t, metrics::Row> rows;
+    for (metrics::Row& row : metrics::read_rows(runlog::path_in(run_dir, runlog::kResults)).rows)
+        if (const std::optional<double> iteration = metrics::number_in(row, "_training_iteration"))
+            rows[std::llround(*iteration)] = metrics::with_ray_names(std::move(row));
     std::vector<std::pair<std::string, std::string>> found;
     for (const std::string& name : checkpoint::committed_names(run_dir)) {
         const std::string dir = checkpoint::checkpoints_dir(run_dir) + "/" + name;
         checkpoint::Manifest manifest;
-        if (checkpoint::read_manifest_or_reason(dir, manifest).empty()) found.emplace_back(dir, manifest.metrics.dump());
+        if (!checkpoint::read_manifest_or_reason(dir, manifest).empty()) continue;
+        const auto row = rows.find(manifest.iteration);
+        metrics::Row metrics = row != rows.end() ? row->second : metrics::Row(manifest.metrics);
+        if (!metrics.contains("training_iteration")) metrics["training_iteration"] = manifest.iteration;
+        found.emplace_back(dir, metrics.dump());
     }
     return found;
 }
@@ -133,6 +146,10 @@ void bind_layout(py::module_& module) {
                "the run's result rows as a JSON array, each with Ray's names for its autofilled fields");
     layout.def("sweep_record", [](const std::string& sweep_dir) { return runlog::path_in(sweep_dir, runlog::kSweepRecord); },
                "a sweep directory's record of its trials (`trainrt tune` writes it)");
+    layout.def("callback_result", &runlog::callback_result_path, py::arg("run_dir"), py::arg("iteration"),
+               "RUN_DIR/callback/ITERATION.json: a class Trainable's result before its report, for the driver's callbacks");
+    layout.def("callback_verdict", &runlog::callback_verdict_path, py::arg("run_dir"), py::arg("iteration"),
+               "RUN_DIR/callback/ITERATION.verdict: the callbacks' answer, checkpoint or continue");
     layout.def("datasets", [](const std::string& run_dir) { return runlog::path_in(run_dir, runlog::kDatasets); },
                py::arg("run_dir"), "the dataset file a Trainer's datasets= are written to");
     layout.def("events", [](const std::string& run_dir) { return runlog::path_in(run_dir, runlog::kEvents); },

@@ -49,10 +49,14 @@ class FakeSession:
     it (a stop criterion, a scheduler's rung: Session::may_end_at, tested in C++) says yes at the
     report numbers in `may_end` (by default: `ends_at`)."""
 
-    def __init__(self, tmp_path, ends_at=None, may_end=None, stop_at=None, restored=None):
+    def __init__(self, tmp_path, ends_at=None, may_end=None, stop_at=None, restored=None, asked=()):
         self.tmp_path, self.ends_at, self.stop_at, self._restored = tmp_path, ends_at, stop_at, restored
         self.may_end = set(may_end if may_end is not None else [ends_at])
+        self.asked = set(asked)  # the iterations a driver's callback asks to checkpoint
         self.reports = []
+
+    def asked_to_checkpoint(self, result):
+        return result["training_iteration"] in self.asked
 
     def restored(self):
         return self._restored
@@ -92,6 +96,31 @@ def test_checkpoints_every_frequency_and_at_the_end_of_a_stop_criterion(tmp_path
 
 def test_no_end_checkpoint_unless_asked(tmp_path):
     assert run(FakeSession(tmp_path, ends_at=5), {"lr": 1.0}, frequency=2) == [2, 4]
+
+
+def test_a_driver_callback_asking_for_a_checkpoint_gets_one_at_that_iteration(tmp_path):
+    assert run(FakeSession(tmp_path, ends_at=5, asked={1, 3}), {"lr": 1.0}, frequency=4) == [1, 3, 4]
+
+
+def test_a_result_waits_for_the_drivers_answer_and_an_answer_there_stands(tmp_path, monkeypatch):
+    import threading
+    from trainrt._trainrt import layout
+    from trainrt.tune import trainable
+    result = {"loss": 0.5, "training_iteration": 2}
+
+    def answer():
+        while not os.path.exists(layout.callback_result(str(tmp_path), 2)):
+            pass
+        with open(layout.callback_verdict(str(tmp_path), 2), "w") as file:
+            file.write("checkpoint\n")
+    driver = threading.Thread(target=answer)
+    driver.start()
+    assert trainable._callback_verdict(str(tmp_path), result) == 1
+    driver.join()
+    assert json.load(open(layout.callback_result(str(tmp_path), 2))) == result
+    assert trainable._callback_verdict(str(tmp_path), result) == 1  # a rerun of iteration 2: the answer stands
+    monkeypatch.setattr(trainable, "VERDICT_WAIT_S", 0.05)
+    assert trainable._callback_verdict(str(tmp_path), {"training_iteration": 3}) == 0  # no driver: goes on
 
 
 def test_a_metric_criterion_and_done_are_last_results(tmp_path):
