@@ -92,28 +92,22 @@ rc=0; TUNER_NAME=parameters timeout -k 10 600 "$PY" tests/python/tuner_func.py -
   && grep -q '^driver: with_resources: trainrt.tune.with_resources: "cpu": 0.5; whole CPUs' "$WORK/parameters.out" \
   && pass "tune.with_parameters: both trials got the objects ($(grep '^driver: totals' "$WORK/parameters.out"))" \
   || { tail -20 "$WORK/parameters.out" >&2; fail "with_parameters: exit $rc, $(grep '^driver' "$WORK/parameters.out" | tr '\n' ' ')"; }
-# Ray's MedianStoppingRule after the port (tests/python/median_guide.py): six trials one at a time,
-# the same trials stopped at the same report as under Ray (tests/conformance/ray_guides.json).
-sed -e 's/\bray\.tune\b/trainrt.tune/g' -e 's/\bray\b/trainrt/g' tests/python/median_guide.py >"$WORK/median.py"
-rc=0; MEDIAN_STORAGE="$WORK/runs" timeout -k 10 600 "$PY" "$WORK/median.py" >"$WORK/median.out" 2>&1 || rc=$?
-line=$(sed -n 's/^MEDIAN_GUIDE //p' "$WORK/median.out" | tail -1)
-said=$("$PY" tests/conformance/ray_guides.py compare --reference tests/conformance/ray_guides.json median "$line" 2>&1) \
-  && [ "$rc" -eq 0 ] && pass "MedianStoppingRule: $line, $said" \
-  || { tail -20 "$WORK/median.out" >&2; fail "MedianStoppingRule: exit $rc, '$line': $said"; }
-# Ray's Repeater around OptunaSearch after the port (tests/python/repeater_guide.py): each drawn x
-# ran twice, with __trial_index__ 0 and 1, as under Ray.
-sed -e 's/\bray\.tune\b/trainrt.tune/g' -e 's/\bray\b/trainrt/g' tests/python/repeater_guide.py >"$WORK/repeater.py"
-rc=0; REPEATER_STORAGE="$WORK/runs" timeout -k 10 600 "$PY" "$WORK/repeater.py" >"$WORK/repeater.out" 2>&1 || rc=$?
-line=$(sed -n 's/^REPEATER_GUIDE //p' "$WORK/repeater.out" | tail -1)
-said=$("$PY" tests/conformance/ray_guides.py compare --reference tests/conformance/ray_guides.json repeater "$line" 2>&1) \
-  && [ "$rc" -eq 0 ] && pass "Repeater(OptunaSearch(), repeat=2): $line, $said" \
-  || { tail -20 "$WORK/repeater.out" >&2; fail "Repeater: exit $rc, '$line': $said"; }
-# A driver callback that sets result[SHOULD_CHECKPOINT] on a class Trainable's results
-# (tests/python/callback_checkpoint_guide.py): checkpoints at those iterations only, as under Ray.
-sed -e 's/\bray\.tune\b/trainrt.tune/g' -e 's/\bray\b/trainrt/g' tests/python/callback_checkpoint_guide.py >"$WORK/callback_checkpoint.py"
-rc=0; CALLBACK_CHECKPOINT_STORAGE="$WORK/runs" timeout -k 10 600 "$PY" "$WORK/callback_checkpoint.py" >"$WORK/callback_checkpoint.out" 2>&1 || rc=$?
-line=$(sed -n 's/^CALLBACK_CHECKPOINT_GUIDE //p' "$WORK/callback_checkpoint.out" | tail -1)
-said=$("$PY" tests/conformance/ray_guides.py compare --reference tests/conformance/ray_guides.json callback_checkpoint "$line" 2>&1) \
-  && [ "$rc" -eq 0 ] && pass "a callback's SHOULD_CHECKPOINT: $line, $said" \
-  || { tail -20 "$WORK/callback_checkpoint.out" >&2; fail "callback checkpoint: exit $rc, '$line': $said"; }
+# ray_compared GUIDE WHAT: tests/python/GUIDE_guide.py after the port, its summary line equal to the
+# one Ray 2.60 printed for the same script (tests/conformance/ray_guides.json).
+ray_compared() {
+  local guide=$1 what=$2 prefix=${1^^} line said rc=0
+  sed -e 's/\bray\.tune\b/trainrt.tune/g' -e 's/\bray\b/trainrt/g' "tests/python/${guide}_guide.py" >"$WORK/$guide.py"
+  env "${prefix}_STORAGE=$WORK/runs" timeout -k 10 600 "$PY" "$WORK/$guide.py" >"$WORK/$guide.out" 2>&1 || rc=$?
+  line=$(sed -n "s/^${prefix}_GUIDE //p" "$WORK/$guide.out" | tail -1)
+  said=$("$PY" tests/conformance/ray_guides.py compare --reference tests/conformance/ray_guides.json "$guide" "$line" 2>&1) \
+    && [ "$rc" -eq 0 ] && pass "$what: $line, $said" \
+    || { tail -20 "$WORK/$guide.out" >&2; fail "$what: exit $rc, '$line': $said"; }
+}
+# Ray's MedianStoppingRule: six trials one at a time, the same trials stopped at the same report.
+ray_compared median "MedianStoppingRule"
+# Ray's Repeater around OptunaSearch: each drawn x ran twice, with __trial_index__ 0 and 1.
+ray_compared repeater "Repeater(OptunaSearch(), repeat=2)"
+# A driver callback that sets result[SHOULD_CHECKPOINT] on a class Trainable's results: checkpoints
+# at those iterations only.
+ray_compared callback_checkpoint "a callback's SHOULD_CHECKPOINT"
 finish
