@@ -21,35 +21,38 @@ std::string grid_shape(const std::vector<Domain>& space, SearchKind kind) {
     return shape;
 }
 
+// Why search `kind` cannot draw `domain` (empty: it can), the end of a ConfigError's line.
+std::string refusal(const Domain& domain, SearchKind kind) {
+    const DomainKind is = domain.kind;
+    if (is == DomainKind::searched && kind != SearchKind::hyperopt)
+        return "searched() is drawn by the space of search = hyperopt (tune.hyperopt.space); give a domain such as "
+               "uniform(...) instead";
+    if (kind == SearchKind::grid && !domain.enumerated())
+        return "search = grid enumerates values and this domain has none; use grid(...) or choice(...), or search = random";
+    if ((kind == SearchKind::optuna || kind == SearchKind::hyperopt) && is == DomainKind::grid)
+        return fmt::format("search = {} samples every value; use choice(...) instead of grid(...)",
+                           kind == SearchKind::optuna ? "optuna" : "hyperopt");
+    if ((kind == SearchKind::optuna || kind == SearchKind::hyperopt) && is == DomainKind::function)
+        return "the searcher samples every value itself and cannot call a function (a PopulationBasedTraining "
+               "mutation); use a domain, or search = random";
+    const bool bounded = is == DomainKind::uniform || is == DomainKind::loguniform || is == DomainKind::quniform;
+    if (kind == SearchKind::bayesopt && !bounded)
+        return "search = bayesopt searches continuous bounds; use uniform(...), or search = optuna or random";
+    const bool nevergrad_takes = is == DomainKind::choice || is == DomainKind::uniform || is == DomainKind::loguniform ||
+                                 is == DomainKind::randint;
+    if (kind == SearchKind::nevergrad && !nevergrad_takes)
+        return "search = nevergrad takes choice, uniform, loguniform and randint domains (no steps, no normal "
+               "distribution); use one of them, or search = random";
+    if (kind == SearchKind::optuna && is == DomainKind::randn)
+        return "Optuna has no normal distribution; use uniform(...) or loguniform(...), or search = random";
+    return "";
+}
+
 void check_domains(const std::vector<Domain>& space, SearchKind kind) {
     for (const Domain& domain : space) {
-        if (kind == SearchKind::grid && !domain.enumerated())
-            throw ConfigError(fmt::format("tune: [space] {} = {} ({}): search = grid enumerates values and this "
-                                          "domain has none; use grid(...) or choice(...), or search = random",
-                                          domain.key, domain.text(), domain.source));
-        if (kind == SearchKind::optuna && domain.kind == DomainKind::grid)
-            throw ConfigError(fmt::format("tune: [space] {} = {} ({}): search = optuna samples every value; use "
-                                          "choice(...) instead of grid(...)", domain.key, domain.text(), domain.source));
-        if (kind == SearchKind::optuna && domain.kind == DomainKind::function)
-            throw ConfigError(fmt::format("tune: [space] {} ({}): Optuna samples every value itself and cannot call "
-                                          "a function (a PopulationBasedTraining mutation); use a domain, or "
-                                          "search = random", domain.key, domain.source));
-        const bool bounded = domain.kind == DomainKind::uniform || domain.kind == DomainKind::loguniform ||
-                             domain.kind == DomainKind::quniform;
-        if (kind == SearchKind::bayesopt && !bounded)
-            throw ConfigError(fmt::format("tune: [space] {} = {} ({}): search = bayesopt searches continuous bounds; "
-                                          "use uniform(...), or search = optuna or random", domain.key, domain.text(),
-                                          domain.source));
-        const bool nevergrad_takes = domain.kind == DomainKind::choice || domain.kind == DomainKind::uniform ||
-                                     domain.kind == DomainKind::loguniform || domain.kind == DomainKind::randint;
-        if (kind == SearchKind::nevergrad && !nevergrad_takes)
-            throw ConfigError(fmt::format("tune: [space] {} = {} ({}): search = nevergrad takes choice, uniform, "
-                                          "loguniform and randint domains (no steps, no normal distribution); use one "
-                                          "of them, or search = random", domain.key, domain.text(), domain.source));
-        if (kind == SearchKind::optuna && domain.kind == DomainKind::randn)
-            throw ConfigError(fmt::format("tune: [space] {} = {} ({}): Optuna has no normal distribution; use "
-                                          "uniform(...) or loguniform(...), or search = random", domain.key,
-                                          domain.text(), domain.source));
+        const std::string why = refusal(domain, kind);
+        if (!why.empty())
+            throw ConfigError(fmt::format("tune: [space] {} = {} ({}): {}", domain.key, domain.text(), domain.source, why));
     }
 }
 

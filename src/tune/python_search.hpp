@@ -7,7 +7,12 @@
 //     continuous bounds only (uniform; loguniform and quniform as plain intervals, as Ray's);
 //   tune.search = nevergrad: the Nevergrad optimizer tune.nevergrad.optimizer names
 //     (trainrt/_nevergrad_search.py; Ray Tune's NevergradSearch), told every finished trial, asked
-//     once; choice, uniform, loguniform, randint and qrandint domains.
+//     once; choice, uniform, loguniform, randint and qrandint domains;
+//   tune.search = hyperopt: HyperOpt's TPE (trainrt/_hyperopt_search.py; Ray Tune's HyperOptSearch),
+//     its first tune.hyperopt.n_initial_points trials at random; over the [space] domains as Ray
+//     converts them, or over the HyperOpt space pickled in tune.hyperopt.space (conditional:
+//     hp.choice between dicts), whose top-level keys are searched() domains, each trial's value of
+//     one the JSON of its HyperOpt labels (trainrt.tune evaluates the space on them).
 // Each runs in trainrt's Python package through the Python component, loaded only by a sweep that
 // chose it. Nothing of the library's is saved: each draw rebuilds its optimizer from the sweep's
 // record, seeded from (run.seed, trial index), and the values are committed in sweep.json before

@@ -21,7 +21,7 @@ const std::map<std::string, DomainKind>& kinds() {
         {"choice", DomainKind::choice},     {"grid", DomainKind::grid},       {"uniform", DomainKind::uniform},
         {"quniform", DomainKind::quniform}, {"loguniform", DomainKind::loguniform},
         {"randint", DomainKind::randint},   {"qrandint", DomainKind::qrandint}, {"randn", DomainKind::randn},
-        {"function", DomainKind::function}};
+        {"function", DomainKind::function}, {"searched", DomainKind::searched}};
     return names;
 }
 
@@ -157,6 +157,11 @@ Domain parse_domain(const std::string& key, const std::string& text, const std::
         domain.pickled = arguments[0];
         return domain;
     }
+    if (domain.kind == DomainKind::searched) {
+        if (arguments.size() != 1 || !arguments[0].empty())
+            bad(domain, "searched() takes no argument: the searcher's own space (tune.hyperopt.space) draws the value");
+        return domain;
+    }
     if (domain.enumerated()) {
         if (arguments.empty() || (arguments.size() == 1 && arguments[0].empty()))
             bad(domain, fmt::format("{}() is empty; give at least one value", name));
@@ -186,6 +191,7 @@ std::string Domain::sample(std::mt19937_64& generator) const {
         }
         case DomainKind::randn: return real_text(normal(generator, low, high));
         case DomainKind::function: return function_value(pickled, generator());
+        case DomainKind::searched: throw Error("tune: a searched() value is drawn by the searcher's space, not sampled");
     }
     throw Error("tune: unknown domain kind");
 }
@@ -194,12 +200,16 @@ std::string Domain::text() const {
     const char* name = domain_kind_name(kind);
     if (enumerated()) return fmt::format("{}({})", name, fmt::join(values, ", "));
     if (kind == DomainKind::function) return fmt::format("{}({})", name, pickled);
+    if (kind == DomainKind::searched) return fmt::format("{}()", name);
     if (kind == DomainKind::quniform || kind == DomainKind::qrandint)
         return fmt::format("{}({}, {}, {})", name, low, high, q);
     return fmt::format("{}({}, {})", name, low, high);
 }
 
 void check_against(const Domain& domain, const OptionSpec& spec) {
+    if (domain.kind == DomainKind::searched)
+        bad(domain, fmt::format("searched() sets a Python function's train.* key (a HyperOpt space's values are "
+                                "nested); {} is one of trainrt's keys: give it a domain such as choice(...)", spec.key));
     if (domain.kind == DomainKind::function) return;  // each drawn value is checked when a trial starts
     if (domain.enumerated()) {
         for (const std::string& value : domain.values) config::check_value(spec, value, domain.source);

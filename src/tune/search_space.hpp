@@ -5,7 +5,9 @@
 // a Python function of no argument, pickled (cloudpickle, base64), that draws a value when called
 // (Ray's PopulationBasedTraining(hyperparam_mutations={"lr": lambda: random.uniform(...)})); each
 // draw calls it in the Python component with Python's and NumPy's generators seeded from the
-// sweep's, so that a restarted sweep draws the same values. A trial's value is config text (what
+// sweep's, so that a restarted sweep draws the same values; and searched(): a value that the
+// searcher's own space draws (search = hyperopt with tune.hyperopt.space, Ray's
+// HyperOptSearch(space=...)), never sampled here. A trial's value is config text (what
 // --section.key=VALUE takes), so a trial's config is an ordinary job's.
 // Bounds as Ray's: randint's high is excluded, qrandint's included; quniform and qrandint round to
 // a multiple of q. Every malformed domain is a ConfigError of one line naming the key and FILE:LINE.
@@ -18,7 +20,7 @@
 
 namespace trainrt::tune {
 
-enum class DomainKind { choice, grid, uniform, quniform, loguniform, randint, qrandint, randn, function };
+enum class DomainKind { choice, grid, uniform, quniform, loguniform, randint, qrandint, randn, function, searched };
 
 struct Domain {
     std::string key;     // the config key it sets, e.g. "train.lr"

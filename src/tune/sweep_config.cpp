@@ -21,7 +21,8 @@ namespace trainrt {
 const std::vector<std::pair<std::string, tune::SearchKind>>& EnumNames<tune::SearchKind>::get() {
     static const std::vector<std::pair<std::string, tune::SearchKind>> names = {
         {"grid", tune::SearchKind::grid}, {"random", tune::SearchKind::random}, {"optuna", tune::SearchKind::optuna},
-        {"bayesopt", tune::SearchKind::bayesopt}, {"nevergrad", tune::SearchKind::nevergrad}};
+        {"bayesopt", tune::SearchKind::bayesopt}, {"nevergrad", tune::SearchKind::nevergrad},
+        {"hyperopt", tune::SearchKind::hyperopt}};
     return names;
 }
 
@@ -61,7 +62,8 @@ void check_other_schedulers_keys(const Values& given, const SweepConfig& sweep) 
                      "scheduler = median_stopping"},
                     {"tune.optuna.", search == "optuna", "search = " + search, "search = optuna"},
                     {"tune.bayesopt.", search == "bayesopt", "search = " + search, "search = bayesopt"},
-                    {"tune.nevergrad.", search == "nevergrad", "search = " + search, "search = nevergrad"}};
+                    {"tune.nevergrad.", search == "nevergrad", "search = " + search, "search = nevergrad"},
+                    {"tune.hyperopt.", search == "hyperopt", "search = " + search, "search = hyperopt"}};
     for (const auto& [key, value] : given)
         for (const auto& section : sections)
             if (!section.used && key.rfind(section.prefix, 0) == 0)
@@ -76,7 +78,7 @@ void check_repeat(const SweepConfig& sweep) {
     if (repeat.value == 1) return;
     if (!drawn_at_start(sweep.tune.search.value))
         throw ConfigError(fmt::format("tune: tune.repeat = {} ({}) repeats a searcher's draws (optuna, bayesopt, "
-                                      "nevergrad), and the sweep has search = {}: raise num_samples instead",
+                                      "nevergrad, hyperopt), and the sweep has search = {}: raise num_samples instead",
                                       repeat.value, repeat.source, name_of(sweep.tune.search.value)));
     if (sweep.tune.num_samples.value % repeat.value != 0)
         throw ConfigError(fmt::format("tune: tune.num_samples = {} ({}) is not a multiple of tune.repeat = {} ({}): "
@@ -202,12 +204,38 @@ void read_space(const SweepFile& file, SweepConfig& sweep) {
     check_space(sweep.space, sweep.base);
 }
 
+// tune.hyperopt.space (a pickled HyperOpt space) draws every [space] key, each searched() and a
+// Python function's train.* key; without it no key is searched(). Its path is resolved against
+// the sweep file's directory. PBT and PB2 perturb values they can read, which searched() are not.
+void check_hyperopt_space(SweepConfig& sweep) {
+    auto& file = sweep.hyperopt.space;
+    const bool native = sweep.tune.search.value == SearchKind::hyperopt && !file.value.empty();
+    for (const Domain& domain : sweep.space) {
+        const bool searched = domain.kind == DomainKind::searched;
+        if (native && !searched)
+            throw ConfigError(fmt::format("tune: [space] {} = {} ({}): {} = {} draws every trial's values; write "
+                                          "{} = searched() for a top-level key of that space, or leave {} unset",
+                                          domain.key, domain.text(), domain.source, file.key, file.value, domain.key,
+                                          file.key));
+        if (searched && (sweep.tune.scheduler.value == SchedulerKind::pbt || sweep.tune.scheduler.value == SchedulerKind::pb2))
+            throw ConfigError(fmt::format("tune: [space] {} = searched() ({}): scheduler = {} perturbs the values it "
+                                          "explores, and a HyperOpt space's are its own; give [space] domains instead",
+                                          domain.key, domain.source, name_of(sweep.tune.scheduler.value)));
+        if (searched && !native)
+            throw ConfigError(fmt::format("tune: [space] {} = searched() ({}) is drawn by search = hyperopt's space; "
+                                          "set tune.hyperopt.space, or give a domain such as uniform(...)",
+                                          domain.key, domain.source));
+    }
+    const std::filesystem::path path(file.value);
+    if (native && !path.is_absolute()) file.value = (std::filesystem::path(sweep.path).parent_path() / path).string();
+}
+
 }  // namespace
 
 std::vector<OptionSpec> tune_options() {
     std::vector<OptionSpec> specs = TuneKeys::specs();
     for (auto more : {AshaKeys::specs(), PbtKeys::specs(), HyperBandKeys::specs(), MedianKeys::specs(), OptunaKeys::specs(), BayesOptKeys::specs(),
-                       NevergradKeys::specs()}) specs.insert(specs.end(), more.begin(), more.end());
+                       NevergradKeys::specs(), HyperOptKeys::specs()}) specs.insert(specs.end(), more.begin(), more.end());
     return specs;
 }
 
@@ -232,7 +260,7 @@ SweepConfig load_sweep(int argc, const char* const argv[]) {
     sweep.tune = TuneKeys::read(tune), sweep.asha = AshaKeys::read(tune), sweep.pbt = PbtKeys::read(tune);
     sweep.hyperband = HyperBandKeys::read(tune), sweep.median = MedianKeys::read(tune);
     sweep.optuna = OptunaKeys::read(tune), sweep.bayesopt = BayesOptKeys::read(tune);
-    sweep.nevergrad = NevergradKeys::read(tune);
+    sweep.nevergrad = NevergradKeys::read(tune), sweep.hyperopt = HyperOptKeys::read(tune);
     if (sweep.tune.base.value.empty())
         throw ConfigError(fmt::format("tune: tune.base is not set ({}); name the job every trial runs, e.g. "
                                       "base = jobs/fashion_mlp.ini", sweep.path));
@@ -244,6 +272,7 @@ SweepConfig load_sweep(int argc, const char* const argv[]) {
     sweep.base = load_base(sweep.base_path, overrides);
     sweep.overrides = overrides;
     read_space(file, sweep);
+    check_hyperopt_space(sweep);
     sweep.trials = trial_count(sweep.space, sweep.tune.search.value, sweep.tune.num_samples.value,
                                sweep.tune.num_samples.source);
     return sweep;

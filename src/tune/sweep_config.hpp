@@ -34,11 +34,11 @@ namespace tune {
     KEY(num_samples, std::int64_t, "1", at_least(0), "trials (0: one per grid point)")                                \
     KEY(ranks_per_trial, std::int64_t, "1", at_least(1), "ranks each trial runs on")                                  \
     KEY(max_concurrent_trials, std::int64_t, "0", at_least(0), "trials at once (0: as many as the allocation holds)") \
-    KEY(search, SearchKind, "random", any_value(), "grid, random, optuna (Optuna's TPE sampler), bayesopt (BayesOpt's Gaussian process) or nevergrad")                   \
+    KEY(search, SearchKind, "random", any_value(), "grid, random, optuna (Optuna's TPE sampler), bayesopt (BayesOpt's Gaussian process), nevergrad or hyperopt (HyperOpt's TPE)")                   \
     KEY(scheduler, SchedulerKind, "fifo", any_value(), "fifo, asha (successive halving), pbt, pb2 (PBT exploring by a GP bandit), hyperband or median_stopping") \
     KEY(max_failures_per_trial, std::int64_t, "0", at_least(0), "retries of a failed trial before it is ERROR")      \
     KEY(repeat, std::int64_t, "1", at_least(1),                                                                      \
-        "optuna, bayesopt, nevergrad: trials per drawn configuration, the searcher told their mean (Ray's Repeater)") \
+        "optuna, bayesopt, nevergrad, hyperopt: trials per drawn configuration, the searcher told their mean (Ray's Repeater)") \
     KEY(repeat_set_index, bool, "false", any_value(),                                                                \
         "with repeat > 1, true: each trial gets train.__trial_index__, its place in its group (Ray's Repeater(set_index=True), which Python functions take)")
 TRAINRT_KEYS(TuneKeys, "tune", TRAINRT_TUNE_KEYS);
@@ -104,6 +104,15 @@ TRAINRT_KEYS(BayesOptKeys, "tune.bayesopt", TRAINRT_BAYESOPT_KEYS);
         "the Nevergrad optimizer, by its name in nevergrad.optimizers.registry (Ray's NevergradSearch(optimizer=...))")
 TRAINRT_KEYS(NevergradKeys, "tune.nevergrad", TRAINRT_NEVERGRAD_KEYS);
 
+#define TRAINRT_HYPEROPT_KEYS(KEY)                                                                                 \
+    KEY(n_initial_points, std::int64_t, "20", at_least(0), "trials drawn at random before TPE models the results (Ray's default)") \
+    KEY(gamma, double, "0.25", between(0.01, 0.99), "the share of finished trials TPE takes as the good ones (Ray's default)") \
+    KEY(space, std::string, "", any_value(),                                                                         \
+        "a HyperOpt space (hp.choice, hp.uniform, ... nested in dicts), pickled in this file (relative to the sweep " \
+        "file; Ray's HyperOptSearch(space=...) writes it): every [space] key is then searched(), a top-level key "  \
+        "of that space")
+TRAINRT_KEYS(HyperOptKeys, "tune.hyperopt", TRAINRT_HYPEROPT_KEYS);
+
 struct SweepConfig {
     std::string path;  // the sweep file
     TuneKeys tune;
@@ -114,6 +123,7 @@ struct SweepConfig {
     OptunaKeys optuna;
     BayesOptKeys bayesopt;
     NevergradKeys nevergrad;
+    HyperOptKeys hyperopt;
     std::vector<Objective> objectives;  // what Optuna optimises (search = optuna; none otherwise)
     std::vector<Domain> space;  // in the file's order
     JobConfig base;             // the base job, command-line overrides included

@@ -41,6 +41,28 @@ constexpr double kStopGraceS = 2;
 
 std::string trial_name(std::size_t index) { return fmt::format("trial_{:04d}", index); }
 
+// The searcher's own keys in a sweep's definition (python_search.hpp's settings, Optuna's).
+void add_searcher_definition(const SweepConfig& sweep, std::map<std::string, std::string>& definition) {
+    if (sweep.tune.search.value == SearchKind::optuna) {
+        definition[sweep.optuna.n_startup_trials.key] = std::to_string(sweep.optuna.n_startup_trials.value);
+        if (!sweep.optuna.space.value.empty()) definition[sweep.optuna.space.key] = sweep.optuna.space.value;
+        if (!sweep.optuna.objectives.value.empty()) definition[sweep.optuna.objectives.key] = sweep.optuna.objectives.value;
+    }
+    if (sweep.tune.search.value == SearchKind::bayesopt) {
+        const BayesOptKeys& keys = sweep.bayesopt;
+        definition[keys.random_search_steps.key] = std::to_string(keys.random_search_steps.value);
+        definition[keys.utility.key] = keys.utility.value;
+        definition[keys.kappa.key] = real_text(keys.kappa.value), definition[keys.xi.key] = real_text(keys.xi.value);
+    }
+    if (sweep.tune.search.value == SearchKind::nevergrad) definition[sweep.nevergrad.optimizer.key] = sweep.nevergrad.optimizer.value;
+    if (sweep.tune.search.value == SearchKind::hyperopt) {
+        const HyperOptKeys& keys = sweep.hyperopt;
+        definition[keys.n_initial_points.key] = std::to_string(keys.n_initial_points.value);
+        definition[keys.gamma.key] = real_text(keys.gamma.value);
+        if (!keys.space.value.empty()) definition[keys.space.key] = keys.space.value;
+    }
+}
+
 // What a restarted sweep must share with the stored one for its trials to be the same.
 std::map<std::string, std::string> definition_of(const SweepConfig& sweep, const Scheduler& scheduler) {
     std::map<std::string, std::string> definition{
@@ -57,18 +79,7 @@ std::map<std::string, std::string> definition_of(const SweepConfig& sweep, const
         definition[sweep.tune.repeat.key] = std::to_string(sweep.tune.repeat.value);
         definition[sweep.tune.repeat_set_index.key] = sweep.tune.repeat_set_index.value ? "true" : "false";
     }
-    if (sweep.tune.search.value == SearchKind::optuna) {
-        definition[sweep.optuna.n_startup_trials.key] = std::to_string(sweep.optuna.n_startup_trials.value);
-        if (!sweep.optuna.space.value.empty()) definition[sweep.optuna.space.key] = sweep.optuna.space.value;
-        if (!sweep.optuna.objectives.value.empty()) definition[sweep.optuna.objectives.key] = sweep.optuna.objectives.value;
-    }
-    if (sweep.tune.search.value == SearchKind::bayesopt) {
-        const BayesOptKeys& keys = sweep.bayesopt;
-        definition[keys.random_search_steps.key] = std::to_string(keys.random_search_steps.value);
-        definition[keys.utility.key] = keys.utility.value;
-        definition[keys.kappa.key] = real_text(keys.kappa.value), definition[keys.xi.key] = real_text(keys.xi.value);
-    }
-    if (sweep.tune.search.value == SearchKind::nevergrad) definition[sweep.nevergrad.optimizer.key] = sweep.nevergrad.optimizer.value;
+    add_searcher_definition(sweep, definition);
     for (const Domain& domain : sweep.space) definition["space." + domain.key] = domain.text();
     return definition;
 }
@@ -84,8 +95,11 @@ TrialValues drawn_values(const TrialRecord& trial) {
     return values;
 }
 
-// The Python searcher's module and its settings (search = bayesopt or nevergrad; python_search.hpp).
+// The Python searcher's module and its settings (search = bayesopt, nevergrad or hyperopt; python_search.hpp).
 std::pair<std::string, nlohmann::json> python_searcher(const SweepConfig& sweep) {
+    if (sweep.tune.search.value == SearchKind::hyperopt)
+        return {"_hyperopt_search", {{"n_initial_points", sweep.hyperopt.n_initial_points.value},
+                                     {"gamma", sweep.hyperopt.gamma.value}, {"space", sweep.hyperopt.space.value}}};
     if (sweep.tune.search.value == SearchKind::nevergrad)
         return {"_nevergrad_search", {{"optimizer", sweep.nevergrad.optimizer.value}}};
     const BayesOptKeys& keys = sweep.bayesopt;

@@ -226,8 +226,7 @@ class ResultGrid:
             trial_dir = os.path.join(path, trial["name"])
             result = Result.from_path(trial_dir) if os.path.isdir(trial_dir) else \
                 Result(metrics={}, checkpoint=None, best_checkpoints=[], path=trial_dir)
-            result.config = {**_sample.for_trial(constants or {}, index), **{_config_key(key): _parsed(value)
-                                                     for key, value in trial["values"].items()}}
+            result.config = _sample.trial_config(constants or {}, index, trial["values"])
             result.status = trial["status"]
             _name_trial(result, trial["name"])
             if trial["status"] == "ERROR":
@@ -341,6 +340,7 @@ class Tuner:
         base, sweep = os.path.join(files, "base.ini"), os.path.join(files, "sweep.ini")
         _write(base, self._base_text(function, constants, storage, name))
         _write(sweep, self._sweep_text(ranks))
+        _write_searcher_files(self.tune_config.search_alg, files)
         _sample.resolve({**constants, **self._space()[1]}, self._space()[0], self.tune_config, files)
         follower = _callback.follower(self.run_config, self.tune_config, function.__name__,
                                       _sample.trial_count(self.tune_config, self._space()[0]))
@@ -376,8 +376,10 @@ class Tuner:
                 ranks = file.read().strip()
         except FileNotFoundError:  # a sweep fit() made before it kept its --ranks
             ranks = str(_init.cpus())
+        from .search.hyperopt import stored_searched
+        files = os.path.join(sweep_dir, "tuner")
         return _run_sweep(sweep_dir, ["--ranks", ranks] + extra,
-                          {**_stored_constants(sweep_dir), **_sample.stored(os.path.join(sweep_dir, "tuner"))},
+                          {**_stored_constants(sweep_dir), **_sample.stored(files), **stored_searched(files)},
                           self._parameters_env(os.path.join(sweep_dir, "tuner")))
 
     def _check_param_space(self):
@@ -411,9 +413,16 @@ class Tuner:
         raise TypeError("trainrt.tune.Tuner: the trainable is a function or a TorchTrainer/DataParallelTrainer")
 
     def _space(self):
+        """({config key: domain}, {config key: constant}): param_space's, PBT's mutations and a
+        HyperOptSearch(space=...)'s (its keys searched() domains, their values evaluated per trial)."""
         space = dict(self.param_space.get("train_loop_config", self.param_space))
-        return {**{key: value for key, value in space.items() if isinstance(value, _Domain)}, **self._pbt_space()[0]}, \
-            {key: value for key, value in space.items() if not isinstance(value, _Domain)}
+        domains = {**{key: value for key, value in space.items() if isinstance(value, _Domain)}, **self._pbt_space()[0]}
+        constants = {key: value for key, value in space.items() if not isinstance(value, _Domain)}
+        searched, fixed = _searched_space(self.tune_config.search_alg)
+        if searched and domains:
+            raise ValueError(f"trainrt.tune.Tuner: HyperOptSearch(space=...) draws the trials' values, and "
+                             f"param_space has domains too ({next(iter(domains))!r}): keep one of them")
+        return {**domains, **{key: _Domain("searched()") for key in searched}}, {**constants, **fixed, **searched}
 
     def _pbt_space(self):
         """PopulationBasedTraining's hyperparam_mutations as [space] domains, and the keys param_space
@@ -558,7 +567,7 @@ def _name_trial(result, name):
 
 
 def _searcher(search_alg):
-    """(OptunaSearch, BayesOptSearch, NevergradSearch or None for random/grid search, the concurrency a ConcurrencyLimiter or
+    """(OptunaSearch, BayesOptSearch, NevergradSearch, HyperOptSearch or None for random/grid search, the concurrency a ConcurrencyLimiter or
     BasicVariantGenerator sets or 0)."""
     limit = 0
     if isinstance(search_alg, ConcurrencyLimiter):
@@ -568,12 +577,29 @@ def _searcher(search_alg):
     if isinstance(search_alg, BasicVariantGenerator):
         return None, limit or search_alg.max_concurrent
     from .search.bayesopt import BayesOptSearch
+    from .search.hyperopt import HyperOptSearch
     from .search.nevergrad import NevergradSearch
-    if search_alg is None or isinstance(search_alg, (OptunaSearch, BayesOptSearch, NevergradSearch)):
+    if search_alg is None or isinstance(search_alg, (OptunaSearch, BayesOptSearch, NevergradSearch, HyperOptSearch)):
         return search_alg, limit
     raise NotImplementedError(f"trainrt.tune: search_alg {type(search_alg).__name__} is not supported; trainrt's "
                               f"searchers are BasicVariantGenerator (random search and grid_search, the default), "
-                              f"OptunaSearch, BayesOptSearch and NevergradSearch, optionally in a ConcurrencyLimiter")
+                              f"OptunaSearch, BayesOptSearch, NevergradSearch and HyperOptSearch, optionally in a "
+                              f"ConcurrencyLimiter or Repeater")
+
+
+def _searched_space(search_alg):
+    """A HyperOptSearch(space=...)'s ({key: sample.FromSearch}, {key: constant}); ({}, {}) for any other searcher."""
+    from .search.hyperopt import HyperOptSearch
+    search = _searcher(search_alg)[0]
+    return search.searched() if isinstance(search, HyperOptSearch) else ({}, {})
+
+
+def _write_searcher_files(search_alg, files):
+    """What the searcher reads beside sweep.ini (a HyperOptSearch(space=...)'s pickled space)."""
+    from .search.hyperopt import HyperOptSearch
+    search = _searcher(search_alg)[0]
+    if isinstance(search, HyperOptSearch):
+        search.write_space(files)
 
 
 def _repeat_keys(search_alg):

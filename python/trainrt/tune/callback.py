@@ -155,15 +155,14 @@ class Follower:
     def step(self):
         """One look at the sweep: every trial's new events, trial by trial in the record's order."""
         from .._trainrt import layout
-        from . import _config_key, _parsed, sample
+        from . import sample
         if not os.path.exists(layout.sweep_record(self.sweep_dir)):
             return
         self.iteration += 1
         for index, entry in enumerate(layout.sweep(self.sweep_dir)["trials"]):
             followed = self.followed.get(entry["name"])
             if followed is None:
-                config = {**sample.for_trial(self.constants, index),
-                          **{_config_key(key): _parsed(value) for key, value in entry["values"].items()}}
+                config = sample.trial_config(self.constants, index, entry["values"])
                 followed = self.followed[entry["name"]] = _Followed(self.new_trial(entry["name"], config))
             self.advance(followed, entry["status"])
 

@@ -151,22 +151,66 @@ def for_trial(constants, index):
             and index < len(value.values) else value for key, value in constants.items()}
 
 
-_trial_index = {}  # this process's trial: {"index": position in its sweep's record}
+_this_trial = {}  # this process's trial: {"index": position in its sweep's record, "values": its drawn values}
+
+
+def _trial_record():
+    """This process's trial in its sweep's record (found once per process through C++'s layout):
+    {"index": its position, "values": its drawn values as config text}."""
+    from .. import _state
+    from .._trainrt import layout
+    if "index" not in _this_trial:
+        run_dir = _state.session().context()["run_dir"]
+        trials = layout.sweep(os.path.dirname(run_dir))["trials"]
+        names = [trial["name"] for trial in trials]
+        if os.path.basename(run_dir) not in names:
+            raise RuntimeError(f"trainrt.tune: {run_dir} is not a trial of a sweep")
+        _this_trial["index"] = names.index(os.path.basename(run_dir))
+        _this_trial["values"] = trials[_this_trial["index"]]["values"]
+    return _this_trial
 
 
 def _trial_value(values):
     """Unpickling a resolved sample_from in a trial: this trial's value (its position in its
-    sweep's record, found once per process through C++'s layout)."""
-    from .. import _state
-    from .._trainrt import layout
-    if "index" not in _trial_index:
-        run_dir = _state.session().context()["run_dir"]
-        names = [trial["name"] for trial in layout.sweep(os.path.dirname(run_dir))["trials"]]
-        if os.path.basename(run_dir) not in names:
-            raise RuntimeError(f"trainrt.tune.sample_from: {run_dir} is not a trial of a sweep")
-        _trial_index["index"] = names.index(os.path.basename(run_dir))
-    index = _trial_index["index"]
+    sweep's record)."""
+    index = _trial_record()["index"]
     if index >= len(values):
         raise RuntimeError(f"trainrt.tune.sample_from: trial {index} of a sweep resolved for {len(values)} trials "
                            f"(the sweep's num_samples changed: run it under a new RunConfig(name))")
     return values[index]
+
+
+class FromSearch:
+    """A top-level config value that the searcher's own space gives each trial
+    (HyperOptSearch(space={...}), where hp.choice may pick between dicts): the trial's drawn value of
+    `key` is the JSON of its HyperOpt labels (trainrt/_hyperopt_search.py), and the config holds the
+    space evaluated on them. In the trials' constants it unpickles to the trial's own value."""
+
+    def __init__(self, key, space):
+        self.key, self.space = key, space
+
+    def __repr__(self):
+        return f"hyperopt space[{self.key!r}]"
+
+    def evaluate(self, values):
+        """The value for a trial whose drawn values (config text by [space] key) are `values`."""
+        from .. import _hyperopt_search
+        return _hyperopt_search.config_value(self.space, self.key, values["train." + self.key])
+
+    def __reduce__(self):
+        return _from_search_value, (self.key, self.space)
+
+
+def _from_search_value(key, space):
+    """Unpickling a FromSearch in a trial: the space evaluated on this trial's drawn labels."""
+    return FromSearch(key, space).evaluate(_trial_record()["values"])
+
+
+def trial_config(constants, index, values):
+    """A trial's config as Ray shows it (ResultGrid, callbacks' Trial.config): the constants (each
+    sample_from resolved for trial `index`), its drawn `values` (config text by [space] key) over
+    them, and a FromSearch key's value evaluated from them."""
+    from . import _config_key, _parsed
+    config = {**for_trial(constants, index), **{_config_key(key): _parsed(text) for key, text in values.items()}}
+    config.update({key: value.evaluate(values) for key, value in constants.items() if isinstance(value, FromSearch)})
+    return config

@@ -12,7 +12,6 @@ import pytest
     ("from trainrt.tune.schedulers import HyperBandForBOHB", "use HyperBandScheduler"),
     ("from trainrt.tune.execution.placement_groups import PlacementGroupFactory", "tune.with_resources"),
     ("from trainrt.tune.examples.pbt_function import pbt_function", "port it with the same sed"),
-    ("from trainrt.tune.search.hyperopt import HyperOptSearch", "use OptunaSearch"),
     ("from trainrt.tune.search.ax import AxSearch", "use OptunaSearch"),
     ("from trainrt.tune.search.bohb import TuneBOHB", "HyperBandScheduler"),
     ("from trainrt.tune.search.hebo import HEBOSearch", "BayesOptSearch"),

@@ -4,10 +4,11 @@
     optuna.OptunaSearch(...)           Optuna's TPE sampler ([tune] search = optuna)
     bayesopt.BayesOptSearch(...)       BayesOpt's Gaussian process ([tune] search = bayesopt)
     nevergrad.NevergradSearch(...)     a Nevergrad optimizer ([tune] search = nevergrad)
+    hyperopt.HyperOptSearch(...)       HyperOpt's TPE, over param_space or a HyperOpt space ([tune] search = hyperopt)
     ConcurrencyLimiter(searcher, max_concurrent=N)   at most N trials at once
     Repeater(searcher, repeat=N, set_index=True)     each drawn configuration N times, the mean told
 
-Other Ray searchers (HyperOpt, Ax, BOHB, ...) are not here: Tuner refuses them by name.
+Other Ray searchers (Ax, BOHB, HEBO, ZOOpt) are not here: Tuner refuses them by name.
 """
 import dataclasses
 
@@ -40,7 +41,7 @@ class ConcurrencyLimiter:
 
 
 class Repeater:
-    """Ray's Repeater: each configuration `searcher` (Optuna, BayesOpt or Nevergrad) draws runs as
+    """Ray's Repeater: each configuration `searcher` (Optuna, BayesOpt, Nevergrad or HyperOpt) draws runs as
     `repeat` trials in a row, and the searcher is told their mean (`[tune] repeat`); with set_index,
     each trial's config holds "__trial_index__", its place in its group (`repeat_set_index`).
     Tuner's num_samples counts trials, as Ray's: a multiple of `repeat`."""
@@ -48,7 +49,7 @@ class Repeater:
     def __init__(self, searcher, repeat=1, set_index=True):
         if isinstance(searcher, (BasicVariantGenerator, ConcurrencyLimiter, Repeater)) or searcher is None:
             raise NotImplementedError(f"trainrt.tune.search.Repeater({type(searcher).__name__}): it repeats a "
-                                      f"searcher's draws (OptunaSearch, BayesOptSearch, NevergradSearch; a "
+                                      f"searcher's draws (OptunaSearch, BayesOptSearch, NevergradSearch, HyperOptSearch; a "
                                       f"ConcurrencyLimiter goes around the Repeater); for random search raise "
                                       f"num_samples instead")
         if not isinstance(repeat, int) or repeat < 1:
@@ -59,9 +60,6 @@ class Repeater:
 # Ray's searchers that trainrt does not ask, by their module under ray.tune.search, with what to
 # use instead (one ImportError line on import).
 NOT_PROVIDED = {
-    "hyperopt": ("HyperOptSearch", "its conditional spaces give trials nested configs, which trainrt's flat trial "
-                                   "values do not carry; use OptunaSearch (a define-by-run space= function draws "
-                                   "conditionally) or BayesOptSearch"),
     "ax": ("AxSearch", "use OptunaSearch or BayesOptSearch"),
     "bohb": ("TuneBOHB", "use HyperBandScheduler with OptunaSearch"),
     "hebo": ("HEBOSearch", "use OptunaSearch or BayesOptSearch"),
