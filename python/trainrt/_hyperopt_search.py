@@ -137,28 +137,38 @@ def _plain(value):
     return int(value) if isinstance(value, (int, numpy.integer)) else float(value)
 
 
+def _told(hyperopt, domain, finished, loss):
+    """HyperOpt's Trials holding the finished trials as done: each one's labels (every label of the
+    space listed, an inactive one empty, as fmin's own documents have them) and its loss."""
+    trials = hyperopt.Trials()
+    labels = list(domain.params)
+    for tid, (point, metric) in enumerate(finished):
+        misc = {"tid": tid, "cmd": ("domain_attachment", "FMinIter_Domain"), "workdir": None,
+                "idxs": {label: [tid] if label in point else [] for label in labels},
+                "vals": {label: [point[label]] if label in point else [] for label in labels}}
+        result = {"loss": loss(metric), "status": hyperopt.STATUS_OK}
+        [document] = trials.new_trial_docs([tid], [None], [result], [misc])
+        document["state"] = hyperopt.JOB_STATE_DONE
+        trials.insert_trial_docs([document])
+    trials.refresh()
+    return trials
+
+
 def suggest(request_text):
     """The next trial's values as JSON {key: config text} (request: src/tune/python_search.cpp)."""
     hyperopt = _hyperopt()
-    from hyperopt.fmin import generate_trials_to_calculate
     request = json.loads(request_text)
     settings = request["settings"]
     space = _PickledSpace(settings["space"], request["space"]) if settings["space"] else \
         _DomainSpace(hyperopt.hp, request["space"])
     sign = -1.0 if request["maximize"] else 1.0
-    finished = request["finished"]
-    trials = generate_trials_to_calculate([space.labels(trial["values"]) for trial in finished]) if finished else \
-        hyperopt.Trials()
-    for document, trial in zip(trials._dynamic_trials, finished):
-        document["state"] = hyperopt.JOB_STATE_DONE
-        document["result"] = {"loss": sign * float(trial["metric"]), "status": hyperopt.STATUS_OK}
-    trials.refresh()
     domain = hyperopt.base.Domain(lambda config: 0.0, space.space)
+    trials = _told(hyperopt, domain, [(space.labels(trial["values"]), trial["metric"]) for trial in request["finished"]],
+                   lambda metric: sign * float(metric))
     drawn = hyperopt.tpe.suggest(trials.new_trial_ids(1), domain, trials, request["seed"] % (2**31 - 1),
                                  n_startup_jobs=settings["n_initial_points"], gamma=settings["gamma"])
     labels = {label: values[0] for label, values in drawn[0]["misc"]["vals"].items() if values}
     return json.dumps(space.values(labels))
-
 
 def config_value(space, key, text):
     """The config value of `key`, a top-level key of the HyperOpt `space`, for a trial whose value of

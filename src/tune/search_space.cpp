@@ -158,7 +158,7 @@ Domain parse_domain(const std::string& key, const std::string& text, const std::
         return domain;
     }
     if (domain.kind == DomainKind::searched) {
-        if (arguments.size() != 1 || !arguments[0].empty())
+        if (!arguments.empty() && !(arguments.size() == 1 && arguments[0].empty()))
             bad(domain, "searched() takes no argument: the searcher's own space (tune.hyperopt.space) draws the value");
         return domain;
     }

@@ -26,7 +26,7 @@ import tempfile
 import time
 
 GUIDES = ("lightning", "transformers", "accelerate", "deepspeed", "fsdp2", "tensorflow", "raydata", "raydata_transformers",
-          "median", "repeater", "callback_checkpoint")
+          "median", "repeater", "callback_checkpoint", "hyperopt_search")
 # The two ranks' gradients are averaged alike under Ray (gloo) and trainrt (its MPI backend): a sum
 # of two values does not depend on their order, so a difference beyond rounding is a real one.
 RELATIVE_TOLERANCE = 1e-5

@@ -110,4 +110,7 @@ ray_compared repeater "Repeater(OptunaSearch(), repeat=2)"
 # A driver callback that sets result[SHOULD_CHECKPOINT] on a class Trainable's results: checkpoints
 # at those iterations only.
 ray_compared callback_checkpoint "a callback's SHOULD_CHECKPOINT"
+# Ray's HyperOptSearch over a conditional HyperOpt space: each trial's config nested as the option
+# HyperOpt chose, the same config in the function and in its Result.
+ray_compared hyperopt_search "HyperOptSearch(space=conditional HyperOpt space)"
 finish

@@ -178,3 +178,35 @@ TEST_CASE("Optuna's objectives: tune.optuna.objectives, else the sweep's metric 
     CHECK_THAT(error_of(dir.write(optuna + "optuna.objectives = loss:min\nscheduler = asha\n" + space)),
                Catch::Contains("tune.metric is not set") && Catch::Contains("scheduler = asha"));
 }
+
+TEST_CASE("HyperOpt: its keys and Ray's defaults; a pickled space's keys searched(), refused elsewhere") {
+    SweepDir dir;
+    std::ofstream(dir.dir / "py.ini") << "[run]\nworkload = python:train.py:train_func\n";
+    const std::string hyperopt = "[tune]\nbase = base.ini\nnum_samples = 4\nsearch = hyperopt\nmetric = loss\n";
+    const SweepConfig sweep = load(dir.write(hyperopt + "[space]\ntrain.lr = loguniform(1e-4, 1e-1)\n"
+                                                        "train.batch_size = qrandint(32, 128, 32)\n"));
+    CHECK(sweep.tune.search.value == SearchKind::hyperopt);
+    CHECK(sweep.hyperopt.n_initial_points.value == 20);  // Ray's defaults
+    CHECK(sweep.hyperopt.gamma.value == 0.25);
+    CHECK_THAT(error_of(dir.write(hyperopt + "[space]\ntrain.batch_size = grid(32, 64)\n")),
+               Catch::Contains("train.batch_size") && Catch::Contains("choice(...) instead of grid(...)"));
+    const std::string native = "[tune]\nbase = py.ini\nnum_samples = 4\nsearch = hyperopt\nmetric = loss\n"
+                               "hyperopt.space = space.pickle\n";
+    const SweepConfig pickled = load(dir.write(native + "[space]\ntrain.activation = searched()\n"));
+    CHECK(pickled.space.front().kind == DomainKind::searched);
+    CHECK(pickled.hyperopt.space.value == (dir.dir / "space.pickle").string());  // beside the sweep file
+    CHECK_THAT(error_of(dir.write(native + "[space]\ntrain.width = uniform(0, 1)\n")),
+               Catch::Contains("train.width") && Catch::Contains("searched()") && Catch::Contains("tune.hyperopt.space"));
+    CHECK_THAT(error_of(dir.write(native + "scheduler = pbt\npbt.perturbation_interval = 2\n[space]\ntrain.a = searched()\n")),
+               Catch::Contains("scheduler = pbt perturbs"));
+    CHECK_THAT(error_of(dir.write("[tune]\nbase = py.ini\nnum_samples = 4\nsearch = hyperopt\nmetric = loss\n"
+                                  "[space]\ntrain.a = searched()\n")),
+               Catch::Contains("train.a = searched()") && Catch::Contains("set tune.hyperopt.space"));
+    CHECK_THAT(error_of(dir.write("[tune]\nbase = py.ini\nnum_samples = 4\n[space]\ntrain.a = searched()\n")),
+               Catch::Contains("search = hyperopt"));
+    CHECK_THAT(error_of(dir.write(native + "[space]\ntrain.a = searched(1)\n")), Catch::Contains("takes no argument"));
+    CHECK_THAT(error_of(dir.write(hyperopt + "hyperopt.space = s.pickle\n[space]\ntrain.lr = searched()\n")),
+               Catch::Contains("trainrt's keys"));
+    CHECK_THAT(error_of(dir.write("[tune]\nbase = base.ini\nhyperopt.gamma = 0.5\n[space]\ntrain.lr = uniform(0, 1)\n")),
+               Catch::Contains("tune.hyperopt.gamma") && Catch::Contains("search = hyperopt"));
+}

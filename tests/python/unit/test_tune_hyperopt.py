@@ -115,6 +115,7 @@ def test_tpe_draws_near_the_best_finished_trials_once_past_the_initial_points():
 
 
 def test_a_pickled_space_draws_the_labels_under_each_key(tmp_path):
+    """Past its 4 initial points TPE is told trials where "mult" was inactive (tanh) beside active ones."""
     path = tmp_path / "space.pickle"
     path.write_bytes(pickle.dumps(CONDITIONAL))
     space = [{"key": "train.activation", "kind": "searched", "values": [], "low": 0, "high": 0, "q": 0},
@@ -122,7 +123,8 @@ def test_a_pickled_space_draws_the_labels_under_each_key(tmp_path):
     seen = set()
     finished = []
     for seed in range(8):
-        drawn = json.loads(_hyperopt_search.suggest(_request(finished, seed=seed, space=space, path=str(path))))
+        drawn = json.loads(_hyperopt_search.suggest(_request(finished, seed=seed, initial=4, space=space,
+                                                             path=str(path))))
         labels = json.loads(drawn["train.activation"])
         assert set(labels) in ({"activation", "mult"}, {"activation"}) and ("mult" in labels) == (labels["activation"] == 0)
         assert list(json.loads(drawn["train.width"])) == ["width"]

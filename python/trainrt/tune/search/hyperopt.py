@@ -51,7 +51,7 @@ class HyperOptSearch:
             return {}, {}
         from ... import _hyperopt_search
         from ..sample import FromSearch
-        drawn = {key for key, value in self.space.items() if _hyperopt_search.labels_under(value)}
+        drawn = [key for key, value in self.space.items() if _hyperopt_search.labels_under(value)]
         return {key: FromSearch(key, self.space) for key in drawn}, \
             {key: value for key, value in self.space.items() if key not in drawn}
 
