@@ -38,11 +38,13 @@ std::string refusal(const Domain& domain, SearchKind kind) {
     const bool bounded = is == DomainKind::uniform || is == DomainKind::loguniform || is == DomainKind::quniform;
     if (kind == SearchKind::bayesopt && !bounded)
         return "search = bayesopt searches continuous bounds; use uniform(...), or search = optuna or random";
-    const bool nevergrad_takes = is == DomainKind::choice || is == DomainKind::uniform || is == DomainKind::loguniform ||
-                                 is == DomainKind::randint;
-    if (kind == SearchKind::nevergrad && !nevergrad_takes)
-        return "search = nevergrad takes choice, uniform, loguniform and randint domains (no steps, no normal "
-               "distribution); use one of them, or search = random";
+    // Nevergrad's parameters and BOHB's ConfigSpace, as Ray converts Tune's domains to them
+    const bool unstepped = is == DomainKind::choice || is == DomainKind::uniform || is == DomainKind::loguniform ||
+                           is == DomainKind::randint;
+    if ((kind == SearchKind::nevergrad || kind == SearchKind::bohb) && !unstepped)
+        return fmt::format("search = {} takes choice, uniform, loguniform and randint domains (no steps, no normal "
+                           "distribution); use one of them, or search = random",
+                           kind == SearchKind::bohb ? "bohb" : "nevergrad");
     if (kind == SearchKind::optuna && is == DomainKind::randn)
         return "Optuna has no normal distribution; use uniform(...) or loguniform(...), or search = random";
     return "";

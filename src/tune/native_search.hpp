@@ -17,13 +17,13 @@
 
 namespace trainrt::tune {
 
-enum class SearchKind { grid, random, optuna, bayesopt, nevergrad, hyperopt };
+enum class SearchKind { grid, random, optuna, bayesopt, nevergrad, hyperopt, bohb };
 
 // A searcher that draws a trial's values when the trial first starts, from the results before it
-// (Optuna, BayesOpt, Nevergrad, HyperOpt), not from (run.seed, index) alone when it enters the sweep.
+// (Optuna, BayesOpt, Nevergrad, HyperOpt, BOHB), not from (run.seed, index) alone when it enters the sweep.
 inline bool drawn_at_start(SearchKind kind) {
     return kind == SearchKind::optuna || kind == SearchKind::bayesopt || kind == SearchKind::nevergrad ||
-           kind == SearchKind::hyperopt;
+           kind == SearchKind::hyperopt || kind == SearchKind::bohb;
 }
 
 using runlog::TrialValues;  // a trial's sampled settings, in the space's order

@@ -32,6 +32,7 @@ std::vector<Objective> parse_objectives(const std::string& text, const std::stri
 struct FinishedTrial {
     TrialValues values;
     std::vector<double> metrics;
+    std::int64_t budget = 0;  // search = bohb: the HyperBand milestone the metric was reached at (0: a trial's end)
 };
 
 struct OptunaRequest {

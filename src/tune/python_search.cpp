@@ -24,7 +24,7 @@ TrialValues python_search_trial(const PythonSearchRequest& request) {
     for (const FinishedTrial& trial : request.finished) {
         nlohmann::json values = nlohmann::json::object();
         for (const auto& [key, value] : trial.values) values[key] = value;
-        body["finished"].push_back({{"values", values}, {"metric", trial.metrics.at(0)}});
+        body["finished"].push_back({{"values", values}, {"metric", trial.metrics.at(0)}, {"budget", trial.budget}});
     }
     const auto drawn = nlohmann::json::parse(workloads::call_python(request.module, "suggest", body.dump()));
     TrialValues values;

@@ -12,7 +12,11 @@
 //     its first tune.hyperopt.n_initial_points trials at random; over the [space] domains as Ray
 //     converts them, or over the HyperOpt space pickled in tune.hyperopt.space (conditional:
 //     hp.choice between dicts), whose top-level keys are searched() domains, each trial's value of
-//     one the JSON of its HyperOpt labels (trainrt.tune evaluates the space on them).
+//     one the JSON of its HyperOpt labels (trainrt.tune evaluates the space on them);
+//   tune.search = bohb: BOHB's kernel density model (trainrt/_bohb_search.py, hpbandster's config
+//     generator; Ray Tune's TuneBOHB) beside scheduler = hyperband (Ray's HyperBandForBOHB), told
+//     every trial's metric at every milestone it reached (its budget), as Ray's is told at each
+//     pause; choice, uniform, loguniform and randint domains.
 // Each runs in trainrt's Python package through the Python component, loaded only by a sweep that
 // chose it. Nothing of the library's is saved: each draw rebuilds its optimizer from the sweep's
 // record, seeded from (run.seed, trial index), and the values are committed in sweep.json before
@@ -38,7 +42,7 @@ struct PythonSearchRequest {
     std::uint64_t seed = 0;             // run.seed
     std::size_t index = 0;              // the trial being drawn
     nlohmann::json settings;            // the searcher's own [tune] keys, by name
-    std::vector<FinishedTrial> finished;  // each with its one value of tune.metric
+    std::vector<FinishedTrial> finished;  // each with its one value of tune.metric (bohb: at a budget)
 };
 
 // Checks that the searcher's library can be imported here and takes `settings`, before the sweep

@@ -22,7 +22,7 @@ const std::vector<std::pair<std::string, tune::SearchKind>>& EnumNames<tune::Sea
     static const std::vector<std::pair<std::string, tune::SearchKind>> names = {
         {"grid", tune::SearchKind::grid}, {"random", tune::SearchKind::random}, {"optuna", tune::SearchKind::optuna},
         {"bayesopt", tune::SearchKind::bayesopt}, {"nevergrad", tune::SearchKind::nevergrad},
-        {"hyperopt", tune::SearchKind::hyperopt}};
+        {"hyperopt", tune::SearchKind::hyperopt}, {"bohb", tune::SearchKind::bohb}};
     return names;
 }
 
@@ -63,7 +63,8 @@ void check_other_schedulers_keys(const Values& given, const SweepConfig& sweep) 
                     {"tune.optuna.", search == "optuna", "search = " + search, "search = optuna"},
                     {"tune.bayesopt.", search == "bayesopt", "search = " + search, "search = bayesopt"},
                     {"tune.nevergrad.", search == "nevergrad", "search = " + search, "search = nevergrad"},
-                    {"tune.hyperopt.", search == "hyperopt", "search = " + search, "search = hyperopt"}};
+                    {"tune.hyperopt.", search == "hyperopt", "search = " + search, "search = hyperopt"},
+                    {"tune.bohb.", search == "bohb", "search = " + search, "search = bohb"}};
     for (const auto& [key, value] : given)
         for (const auto& section : sections)
             if (!section.used && key.rfind(section.prefix, 0) == 0)
@@ -78,7 +79,7 @@ void check_repeat(const SweepConfig& sweep) {
     if (repeat.value == 1) return;
     if (!drawn_at_start(sweep.tune.search.value))
         throw ConfigError(fmt::format("tune: tune.repeat = {} ({}) repeats a searcher's draws (optuna, bayesopt, "
-                                      "nevergrad, hyperopt), and the sweep has search = {}: raise num_samples instead",
+                                      "nevergrad, hyperopt, bohb), and the sweep has search = {}: raise num_samples instead",
                                       repeat.value, repeat.source, name_of(sweep.tune.search.value)));
     if (sweep.tune.num_samples.value % repeat.value != 0)
         throw ConfigError(fmt::format("tune: tune.num_samples = {} ({}) is not a multiple of tune.repeat = {} ({}): "
@@ -90,6 +91,10 @@ void check_repeat(const SweepConfig& sweep) {
 // compare trials (Optuna alone may have its objectives instead).
 void check_scheduling(const Values& given, const SweepConfig& sweep) {
     check_other_schedulers_keys(given, sweep);
+    if (sweep.tune.search.value == SearchKind::bohb && sweep.tune.scheduler.value != SchedulerKind::hyperband)
+        throw ConfigError(fmt::format("tune: search = bohb ({}) learns from HyperBand's milestones, and the sweep has "
+                                      "scheduler = {}: set scheduler = hyperband (Ray's HyperBandForBOHB), or search = "
+                                      "optuna", sweep.tune.search.source, name_of(sweep.tune.scheduler.value)));
     const bool by_objectives = sweep.tune.search.value == SearchKind::optuna && !sweep.optuna.objectives.value.empty();
     const bool scheduler_compares = sweep.tune.scheduler.value != SchedulerKind::fifo;
     const bool searcher_compares = drawn_at_start(sweep.tune.search.value) && !by_objectives;
@@ -235,7 +240,7 @@ void check_hyperopt_space(SweepConfig& sweep) {
 std::vector<OptionSpec> tune_options() {
     std::vector<OptionSpec> specs = TuneKeys::specs();
     for (auto more : {AshaKeys::specs(), PbtKeys::specs(), HyperBandKeys::specs(), MedianKeys::specs(), OptunaKeys::specs(), BayesOptKeys::specs(),
-                       NevergradKeys::specs(), HyperOptKeys::specs()}) specs.insert(specs.end(), more.begin(), more.end());
+                       NevergradKeys::specs(), HyperOptKeys::specs(), BohbKeys::specs()}) specs.insert(specs.end(), more.begin(), more.end());
     return specs;
 }
 
@@ -261,6 +266,7 @@ SweepConfig load_sweep(int argc, const char* const argv[]) {
     sweep.hyperband = HyperBandKeys::read(tune), sweep.median = MedianKeys::read(tune);
     sweep.optuna = OptunaKeys::read(tune), sweep.bayesopt = BayesOptKeys::read(tune);
     sweep.nevergrad = NevergradKeys::read(tune), sweep.hyperopt = HyperOptKeys::read(tune);
+    sweep.bohb = BohbKeys::read(tune);
     if (sweep.tune.base.value.empty())
         throw ConfigError(fmt::format("tune: tune.base is not set ({}); name the job every trial runs, e.g. "
                                       "base = jobs/fashion_mlp.ini", sweep.path));

@@ -34,11 +34,11 @@ namespace tune {
     KEY(num_samples, std::int64_t, "1", at_least(0), "trials (0: one per grid point)")                                \
     KEY(ranks_per_trial, std::int64_t, "1", at_least(1), "ranks each trial runs on")                                  \
     KEY(max_concurrent_trials, std::int64_t, "0", at_least(0), "trials at once (0: as many as the allocation holds)") \
-    KEY(search, SearchKind, "random", any_value(), "grid, random, optuna (Optuna's TPE sampler), bayesopt (BayesOpt's Gaussian process), nevergrad or hyperopt (HyperOpt's TPE)")                   \
+    KEY(search, SearchKind, "random", any_value(), "grid, random, optuna (Optuna's TPE sampler), bayesopt (BayesOpt's Gaussian process), nevergrad, hyperopt (HyperOpt's TPE) or bohb (BOHB's model, with scheduler = hyperband)")                   \
     KEY(scheduler, SchedulerKind, "fifo", any_value(), "fifo, asha (successive halving), pbt, pb2 (PBT exploring by a GP bandit), hyperband or median_stopping") \
     KEY(max_failures_per_trial, std::int64_t, "0", at_least(0), "retries of a failed trial before it is ERROR")      \
     KEY(repeat, std::int64_t, "1", at_least(1),                                                                      \
-        "optuna, bayesopt, nevergrad, hyperopt: trials per drawn configuration, the searcher told their mean (Ray's Repeater)") \
+        "optuna, bayesopt, nevergrad, hyperopt, bohb: trials per drawn configuration, the searcher told their mean (Ray's Repeater)") \
     KEY(repeat_set_index, bool, "false", any_value(),                                                                \
         "with repeat > 1, true: each trial gets train.__trial_index__, its place in its group (Ray's Repeater(set_index=True), which Python functions take)")
 TRAINRT_KEYS(TuneKeys, "tune", TRAINRT_TUNE_KEYS);
@@ -113,6 +113,16 @@ TRAINRT_KEYS(NevergradKeys, "tune.nevergrad", TRAINRT_NEVERGRAD_KEYS);
         "of that space")
 TRAINRT_KEYS(HyperOptKeys, "tune.hyperopt", TRAINRT_HYPEROPT_KEYS);
 
+// BOHB's own settings, as hpbandster's BOHB config generator names them (Ray's TuneBOHB(bohb_config=...)).
+#define TRAINRT_BOHB_KEYS(KEY)                                                                                     \
+    KEY(min_points_in_model, std::int64_t, "0", at_least(0), "results at a budget before BOHB models it (0: BOHB's default, the domains + 1)") \
+    KEY(top_n_percent, std::int64_t, "15", between(1, 99), "the best percent of a budget's results the good density is fitted on") \
+    KEY(num_samples, std::int64_t, "64", at_least(1), "candidates drawn from the good density per suggestion")          \
+    KEY(random_fraction, double, "0.3333333333333333", between(0, 1), "the share of suggestions drawn at random")    \
+    KEY(bandwidth_factor, double, "3", between(1e-9, 1e9), "widens the candidates' kernel bandwidths")                 \
+    KEY(min_bandwidth, double, "0.001", between(0, 1e9), "the smallest kernel bandwidth (keeps diversity)")
+TRAINRT_KEYS(BohbKeys, "tune.bohb", TRAINRT_BOHB_KEYS);
+
 struct SweepConfig {
     std::string path;  // the sweep file
     TuneKeys tune;
@@ -124,6 +134,7 @@ struct SweepConfig {
     BayesOptKeys bayesopt;
     NevergradKeys nevergrad;
     HyperOptKeys hyperopt;
+    BohbKeys bohb;
     std::vector<Objective> objectives;  // what Optuna optimises (search = optuna; none otherwise)
     std::vector<Domain> space;  // in the file's order
     JobConfig base;             // the base job, command-line overrides included

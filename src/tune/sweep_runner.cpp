@@ -41,6 +41,26 @@ constexpr double kStopGraceS = 2;
 
 std::string trial_name(std::size_t index) { return fmt::format("trial_{:04d}", index); }
 
+// The Python searcher's module and its settings (search = bayesopt, nevergrad or hyperopt; python_search.hpp).
+std::pair<std::string, nlohmann::json> python_searcher(const SweepConfig& sweep) {
+    if (sweep.tune.search.value == SearchKind::bohb) {
+        const BohbKeys& keys = sweep.bohb;
+        return {"_bohb_search", {{"min_points_in_model", keys.min_points_in_model.value},
+                                 {"top_n_percent", keys.top_n_percent.value}, {"num_samples", keys.num_samples.value},
+                                 {"random_fraction", keys.random_fraction.value},
+                                 {"bandwidth_factor", keys.bandwidth_factor.value},
+                                 {"min_bandwidth", keys.min_bandwidth.value}}};
+    }
+    if (sweep.tune.search.value == SearchKind::hyperopt)
+        return {"_hyperopt_search", {{"n_initial_points", sweep.hyperopt.n_initial_points.value},
+                                     {"gamma", sweep.hyperopt.gamma.value}, {"space", sweep.hyperopt.space.value}}};
+    if (sweep.tune.search.value == SearchKind::nevergrad)
+        return {"_nevergrad_search", {{"optimizer", sweep.nevergrad.optimizer.value}}};
+    const BayesOptKeys& keys = sweep.bayesopt;
+    return {"_bayesopt_search", {{"random_steps", keys.random_search_steps.value},
+                                 {"utility", {{"kind", keys.utility.value}, {"kappa", keys.kappa.value}, {"xi", keys.xi.value}}}}};
+}
+
 // The searcher's own keys in a sweep's definition (python_search.hpp's settings, Optuna's).
 void add_searcher_definition(const SweepConfig& sweep, std::map<std::string, std::string>& definition) {
     if (sweep.tune.search.value == SearchKind::optuna) {
@@ -60,6 +80,10 @@ void add_searcher_definition(const SweepConfig& sweep, std::map<std::string, std
         definition[keys.n_initial_points.key] = std::to_string(keys.n_initial_points.value);
         definition[keys.gamma.key] = real_text(keys.gamma.value);
         if (!keys.space.value.empty()) definition[keys.space.key] = keys.space.value;
+    }
+    if (sweep.tune.search.value == SearchKind::bohb) {
+        const nlohmann::json settings = python_searcher(sweep).second;
+        for (const auto& [key, value] : settings.items()) definition["tune.bohb." + key] = value.dump();
     }
 }
 
@@ -93,18 +117,6 @@ TrialValues drawn_values(const TrialRecord& trial) {
     for (const auto& value : trial.values)
         if (value.first != kTrialIndexKey) values.push_back(value);
     return values;
-}
-
-// The Python searcher's module and its settings (search = bayesopt, nevergrad or hyperopt; python_search.hpp).
-std::pair<std::string, nlohmann::json> python_searcher(const SweepConfig& sweep) {
-    if (sweep.tune.search.value == SearchKind::hyperopt)
-        return {"_hyperopt_search", {{"n_initial_points", sweep.hyperopt.n_initial_points.value},
-                                     {"gamma", sweep.hyperopt.gamma.value}, {"space", sweep.hyperopt.space.value}}};
-    if (sweep.tune.search.value == SearchKind::nevergrad)
-        return {"_nevergrad_search", {{"optimizer", sweep.nevergrad.optimizer.value}}};
-    const BayesOptKeys& keys = sweep.bayesopt;
-    return {"_bayesopt_search", {{"random_steps", keys.random_search_steps.value},
-                                 {"utility", {{"kind", keys.utility.value}, {"kappa", keys.kappa.value}, {"xi", keys.xi.value}}}}};
 }
 
 // What one trial's step runs: this program on the base job with the trial's values and what the
@@ -306,8 +318,10 @@ private:
     void draw_new(TrialRecord& trial) {
         if (sweep_.tune.search.value != SearchKind::optuna) {
             auto [module, settings] = python_searcher(sweep_);
+            const bool by_milestones = sweep_.tune.search.value == SearchKind::bohb;
             trial.values = python_search_trial({module, &sweep_.space, sweep_.tune.mode.value, seed_, trial.index, settings,
-                                                finished_trials({{sweep_.tune.metric.value, sweep_.tune.mode.value}})});
+                                                by_milestones ? milestone_results()
+                                                              : finished_trials({{sweep_.tune.metric.value, sweep_.tune.mode.value}})});
             return;
         }
         trial.values = optuna_trial({&sweep_.space, sweep_.optuna.space.value, sweep_.objectives, seed_, trial.index,
@@ -333,6 +347,16 @@ private:
             }
             if (complete) found.push_back(std::move(finished));
         }
+        return found;
+    }
+
+    // Every trial's tune.metric at every HyperBand milestone it reached, the milestone its budget
+    // (BOHB's data: Ray's HyperBandForBOHB tells TuneBOHB each result it pauses a trial at).
+    std::vector<FinishedTrial> milestone_results() const {
+        std::vector<FinishedTrial> found;
+        for (const TrialRecord& trial : state_.trials)
+            for (const RungDecision& decision : trial.decisions)
+                found.push_back({drawn_values(trial), {decision.value}, decision.rung});
         return found;
     }
 

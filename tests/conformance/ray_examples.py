@@ -68,6 +68,9 @@ CONFORMS = {
     # HyperOpt's TPE over a conditional space (hp.choice between dicts; each trial's config nested,
     # as Ray's), in a ConcurrencyLimiter, under ASHA: which trials stop at a rung varies
     "tune/examples/hyperopt_conditional_search_space_example.py": ["trials", "metrics"],
+    # BOHB's draws (unseeded under Ray) under HyperBandForBOHB: which trials a bracket keeps, and so
+    # how far each trains and how many checkpoints its pauses leave, varies from run to run
+    "tune/examples/bohb_example.py": ["trials", "metrics"],
     # a driver callback's SHOULD_CHECKPOINT on a class Trainable (its smoke test: one report, one
     # checkpoint; tests/python/callback_checkpoint_guide.py checks the checkpoints' iterations)
     "tune/examples/custom_checkpointing_with_callback.py": ["trials", "iterations", "metrics", "checkpoints"],

@@ -210,3 +210,21 @@ TEST_CASE("HyperOpt: its keys and Ray's defaults; a pickled space's keys searche
     CHECK_THAT(error_of(dir.write("[tune]\nbase = base.ini\nhyperopt.gamma = 0.5\n[space]\ntrain.lr = uniform(0, 1)\n")),
                Catch::Contains("tune.hyperopt.gamma") && Catch::Contains("search = hyperopt"));
 }
+
+TEST_CASE("BOHB: its keys and hpbandster's defaults, beside scheduler = hyperband only") {
+    SweepDir dir;
+    const std::string bohb = "[tune]\nbase = base.ini\nnum_samples = 4\nsearch = bohb\nmetric = loss\n";
+    const std::string space = "[space]\ntrain.lr = loguniform(1e-4, 1e-1)\n";
+    const SweepConfig sweep = load(dir.write(bohb + "scheduler = hyperband\nbohb.top_n_percent = 20\n" + space));
+    CHECK(sweep.tune.search.value == SearchKind::bohb);
+    CHECK(sweep.bohb.top_n_percent.value == 20);
+    CHECK(sweep.bohb.num_samples.value == 64);  // hpbandster's defaults
+    CHECK(sweep.bohb.min_points_in_model.value == 0);
+    CHECK_THAT(error_of(dir.write(bohb + space)),
+               Catch::Contains("search = bohb") && Catch::Contains("scheduler = fifo") &&
+                   Catch::Contains("set scheduler = hyperband"));
+    CHECK_THAT(error_of(dir.write(bohb + "scheduler = hyperband\n[space]\ntrain.lr = quniform(0.1, 1, 0.1)\n")),
+               Catch::Contains("train.lr") && Catch::Contains("search = bohb takes"));
+    CHECK_THAT(error_of(dir.write("[tune]\nbase = base.ini\nbohb.num_samples = 8\n" + space)),
+               Catch::Contains("tune.bohb.num_samples") && Catch::Contains("search = bohb"));
+}

@@ -567,7 +567,7 @@ def _name_trial(result, name):
 
 
 def _searcher(search_alg):
-    """(OptunaSearch, BayesOptSearch, NevergradSearch, HyperOptSearch or None for random/grid search, the concurrency a ConcurrencyLimiter or
+    """(OptunaSearch, BayesOptSearch, NevergradSearch, HyperOptSearch, TuneBOHB or None for random/grid search, the concurrency a ConcurrencyLimiter or
     BasicVariantGenerator sets or 0)."""
     limit = 0
     if isinstance(search_alg, ConcurrencyLimiter):
@@ -576,6 +576,9 @@ def _searcher(search_alg):
         search_alg = search_alg.searcher
     if isinstance(search_alg, BasicVariantGenerator):
         return None, limit or search_alg.max_concurrent
+    from .search.bohb import TuneBOHB
+    if isinstance(search_alg, TuneBOHB):
+        return search_alg, limit or (search_alg.max_concurrent if search_alg.max_concurrent > 0 else 0)
     from .search.bayesopt import BayesOptSearch
     from .search.hyperopt import HyperOptSearch
     from .search.nevergrad import NevergradSearch
@@ -583,7 +586,7 @@ def _searcher(search_alg):
         return search_alg, limit
     raise NotImplementedError(f"trainrt.tune: search_alg {type(search_alg).__name__} is not supported; trainrt's "
                               f"searchers are BasicVariantGenerator (random search and grid_search, the default), "
-                              f"OptunaSearch, BayesOptSearch, NevergradSearch and HyperOptSearch, optionally in a "
+                              f"OptunaSearch, BayesOptSearch, NevergradSearch, HyperOptSearch and TuneBOHB, optionally in a "
                               f"ConcurrencyLimiter or Repeater")
 
 

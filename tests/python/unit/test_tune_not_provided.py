@@ -9,11 +9,9 @@ import pytest
 @pytest.mark.parametrize("statement, says", [
     ("from trainrt.tune.schedulers import ASHAScheduler, ResourceChangingScheduler", "tune.with_resources"),
     ("from trainrt.tune.schedulers.resource_changing_scheduler import ResourceChangingScheduler", "with_resources"),
-    ("from trainrt.tune.schedulers import HyperBandForBOHB", "use HyperBandScheduler"),
     ("from trainrt.tune.execution.placement_groups import PlacementGroupFactory", "tune.with_resources"),
     ("from trainrt.tune.examples.pbt_function import pbt_function", "port it with the same sed"),
     ("from trainrt.tune.search.ax import AxSearch", "use OptunaSearch"),
-    ("from trainrt.tune.search.bohb import TuneBOHB", "HyperBandScheduler"),
     ("from trainrt.tune.search.hebo import HEBOSearch", "BayesOptSearch"),
     ("from trainrt.tune.search.zoopt import ZOOptSearch", "NevergradSearch"),
 ])

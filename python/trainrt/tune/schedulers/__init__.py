@@ -6,8 +6,8 @@
 """
 import dataclasses
 
-__all__ = ["FIFOScheduler", "ASHAScheduler", "AsyncHyperBandScheduler", "HyperBandScheduler", "PopulationBasedTraining",
-           "PB2", "MedianStoppingRule"]
+__all__ = ["FIFOScheduler", "ASHAScheduler", "AsyncHyperBandScheduler", "HyperBandScheduler", "HyperBandForBOHB",
+           "PopulationBasedTraining", "PB2", "MedianStoppingRule"]
 
 
 @dataclasses.dataclass
@@ -47,6 +47,15 @@ class HyperBandScheduler:
     max_t: int = None
     reduction_factor: float = None
     stop_last_trials: bool = None
+
+
+@dataclasses.dataclass
+class HyperBandForBOHB(HyperBandScheduler):
+    """Ray Tune's HyperBandForBOHB, the scheduler of TuneBOHB (`[tune] scheduler = hyperband` with
+    search = bohb). What it changes in Ray's HyperBandScheduler is what trainrt's already does: a
+    trial waiting at a milestone has ended its step (its CPUs go to other trials, BOHB's new ones
+    among them), and the largest bracket fills first. The sweep tells BOHB every trial's result at
+    every milestone it reaches, as Ray's tells it at each pause."""
 
 
 @dataclasses.dataclass
@@ -207,7 +216,6 @@ class MedianStoppingRule:
 NOT_PROVIDED = {
     "ResourceChangingScheduler": "a trial's ranks and cores are fixed when it starts in the Slurm allocation; "
                                  "give each trial its resources with tune.with_resources",
-    "HyperBandForBOHB": "BOHB is not implemented; use HyperBandScheduler, or ASHAScheduler with OptunaSearch",
 }
 
 

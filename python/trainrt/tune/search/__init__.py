@@ -5,10 +5,11 @@
     bayesopt.BayesOptSearch(...)       BayesOpt's Gaussian process ([tune] search = bayesopt)
     nevergrad.NevergradSearch(...)     a Nevergrad optimizer ([tune] search = nevergrad)
     hyperopt.HyperOptSearch(...)       HyperOpt's TPE, over param_space or a HyperOpt space ([tune] search = hyperopt)
+    bohb.TuneBOHB(...)                 BOHB's model, with schedulers.HyperBandForBOHB ([tune] search = bohb)
     ConcurrencyLimiter(searcher, max_concurrent=N)   at most N trials at once
     Repeater(searcher, repeat=N, set_index=True)     each drawn configuration N times, the mean told
 
-Other Ray searchers (Ax, BOHB, HEBO, ZOOpt) are not here: Tuner refuses them by name.
+Other Ray searchers (Ax, HEBO, ZOOpt) are not here: Tuner refuses them by name.
 """
 import dataclasses
 
@@ -61,7 +62,6 @@ class Repeater:
 # use instead (one ImportError line on import).
 NOT_PROVIDED = {
     "ax": ("AxSearch", "use OptunaSearch or BayesOptSearch"),
-    "bohb": ("TuneBOHB", "use HyperBandScheduler with OptunaSearch"),
     "hebo": ("HEBOSearch", "use OptunaSearch or BayesOptSearch"),
     "zoopt": ("ZOOptSearch", "use NevergradSearch or OptunaSearch"),
 }
