@@ -141,3 +141,23 @@ def test_a_missing_key_or_space_file_is_one_line(tmp_path):
     space = [{"key": "train.depth", "kind": "searched", "values": [], "low": 0, "high": 0, "q": 0}]
     with pytest.raises(LoadError, match="has no key 'depth'"):
         _hyperopt_search.suggest(_request([], space=space, path=str(path)))
+
+
+def test_a_trial_unpickles_its_own_evaluated_value(tmp_path, monkeypatch):
+    """In a trial, the constants' FromSearch values become the space evaluated on that trial's labels
+    (its entry in the sweep's record, found through C++'s layout)."""
+    import types
+
+    from trainrt import _state
+    from trainrt._trainrt import layout
+    labels = [{"train.activation": json.dumps({"activation": 1}), "train.width": json.dumps({"width": 2.0})},
+              {"train.activation": json.dumps({"activation": 0, "mult": 1.5}), "train.width": json.dumps({"width": 9.0})}]
+    record = {"format": "trainrt-sweep", "format_version": 1, "definition": {}, "metric": "", "mode": "max",
+              "trials": [{"index": i, "name": f"trial_000{i}", "status": "RUNNING", "attempts": 1, "last_exit": 0,
+                          "values": labels[i]} for i in range(2)]}
+    with open(layout.sweep_record(str(tmp_path)), "w") as file:
+        json.dump(record, file)
+    stored = pickle.dumps({**HyperOptSearch(space=CONDITIONAL).searched()[0], "steps": 100})
+    monkeypatch.setattr(_state, "_handle", types.SimpleNamespace(context=lambda: {"run_dir": str(tmp_path / "trial_0001")}))
+    monkeypatch.setattr(sample, "_this_trial", {})
+    assert pickle.loads(stored) == {"activation": {"activation": "relu", "mult": 1.5}, "width": 9.0, "steps": 100}

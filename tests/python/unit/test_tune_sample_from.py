@@ -80,7 +80,7 @@ def test_each_trial_unpickles_its_own_value(tmp_path, monkeypatch):
     stored = pickle.dumps({"x": entry, "y": 5})
     session = types.SimpleNamespace(context=lambda: {"run_dir": str(tmp_path / "trial_0002")})
     monkeypatch.setattr(_state, "_handle", session)
-    monkeypatch.setattr(sample, "_trial_index", {})
+    monkeypatch.setattr(sample, "_this_trial", {})
     assert pickle.loads(stored) == {"x": "c", "y": 5}
 
 
