@@ -94,8 +94,8 @@ class _DomainSpace:
 
     def labels(self, values):
         """A trial's config text as HyperOpt's label values (a choice's: its index)."""
-        return {key: self.domains[key]["values"].index(text) if domain["kind"] == "choice" else float(text)
-                for key, domain in self.domains.items() for text in [values[key]]}
+        return {key: domain["values"].index(values[key]) if domain["kind"] == "choice" else float(values[key])
+                for key, domain in self.domains.items()}
 
     def values(self, labels):
         """HyperOpt's label values as config text."""
