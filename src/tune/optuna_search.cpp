@@ -6,24 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "trainrt/error.hpp"
+#include "tune/python_search.hpp"
 #include "workloads/python_calls.hpp"
 
 namespace trainrt::tune {
-namespace {
-
-nlohmann::json domain_json(const Domain& domain) {
-    return {{"key", domain.key}, {"kind", domain_kind_name(domain.kind)}, {"values", domain.values},
-            {"low", domain.low}, {"high", domain.high}, {"q", domain.q}};
-}
-
-nlohmann::json values_json(const TrialValues& values) {
-    nlohmann::json object = nlohmann::json::object();
-    for (const auto& [key, value] : values) object[key] = value;
-    return object;
-}
-
-}  // namespace
-
 std::uint32_t optuna_seed(std::uint64_t seed, std::size_t index) {
     std::uint64_t mixed = seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(index) + 1;
     mixed ^= mixed >> 31;
@@ -45,16 +31,6 @@ nlohmann::json function_values_json(const TrialValues& values) {
     for (const auto& [key, value] : values)
         if (key.rfind(kTrainPrefix, 0) == 0) object[key.substr(std::string(kTrainPrefix).size())] = value;
     return object;
-}
-
-TrialValues domain_values(const std::vector<Domain>& space, const nlohmann::json& drawn) {
-    TrialValues values;
-    for (const Domain& domain : space) {
-        if (!drawn.contains(domain.key) || !drawn[domain.key].is_string())
-            throw WorkloadError(fmt::format("tune: Optuna drew no value for {} (trainrt/_optuna_search.py)", domain.key));
-        values.emplace_back(domain.key, drawn[domain.key].get<std::string>());
-    }
-    return values;
 }
 
 TrialValues function_values(const nlohmann::json& drawn) {
@@ -102,7 +78,7 @@ TrialValues optuna_trial(const OptunaRequest& request) {
         body["finished"].push_back({{"values", by_function ? function_values_json(trial.values) : values_json(trial.values)},
                                     {"metrics", trial.metrics}});
     const auto drawn = nlohmann::json::parse(workloads::call_python("_optuna_search", "suggest", body.dump()));
-    return by_function ? function_values(drawn) : domain_values(*request.space, drawn);
+    return by_function ? function_values(drawn) : drawn_values(*request.space, drawn, "_optuna_search");
 }
 
 }  // namespace trainrt::tune

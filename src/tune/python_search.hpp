@@ -52,4 +52,11 @@ void check_python_search(const std::string& module, const nlohmann::json& settin
 // The trial's values, one per domain in the space's order.
 TrialValues python_search_trial(const PythonSearchRequest& request);
 
+// What every Python searcher (these and Optuna's) reads and gives back: a domain and a trial's
+// values as JSON, and the values a searcher drew ({key: config text}), one per domain in the
+// space's order (WorkloadError naming trainrt/MODULE.py for one it did not draw).
+nlohmann::json domain_json(const Domain& domain);
+nlohmann::json values_json(const TrialValues& values);
+TrialValues drawn_values(const std::vector<Domain>& space, const nlohmann::json& drawn, const std::string& module);
+
 }  // namespace trainrt::tune
