@@ -2,7 +2,9 @@
 custom_checkpointing_with_callback example does: two trials of six steps, no periodic or end
 checkpoints, a callback that sets result[SHOULD_CHECKPOINT] at iterations 2 and 5. Prints
 CALLBACK_CHECKPOINT_GUIDE {json}: each trial's checkpoints (the iterations their metrics hold) and
-what the last one restores. Under Ray 2.60 it stores its line in tests/conformance/ray_guides.json;
+what the last one restores; and a function trainable's sweep with the same callback (the request
+does nothing there under Ray 2.60: a function checkpoints when it reports one): its trials'
+iterations and checkpoints. Under Ray 2.60 it stores its line in tests/conformance/ray_guides.json;
 tests/python/test_python_tuner.sh runs it after the port under trainrt and compares.
 CALLBACK_CHECKPOINT_STORAGE and CALLBACK_CHECKPOINT_NAME place the run."""
 import json
@@ -36,6 +38,23 @@ class Steps(tune.Trainable):
             self.step_count = json.load(file)["steps"]
 
 
+def counting(config):
+    for step in range(6):
+        tune.report({"score": step * config["rate"]})
+
+
+def function_sweep():
+    """The same callback over a function trainable: {"iterations": [...], "checkpoints": [...]} per trial."""
+    grid = tune.Tuner(
+        counting, param_space={"rate": tune.grid_search([1.0, 2.0])},
+        run_config=tune.RunConfig(
+            name=os.environ.get("CALLBACK_CHECKPOINT_NAME", "callback_checkpoint") + "_function",
+            storage_path=os.environ.get("CALLBACK_CHECKPOINT_STORAGE", os.path.abspath("runs")),
+            callbacks=[AtTwoAndFive()])).fit()
+    return {"iterations": sorted(r.metrics["training_iteration"] for r in grid),
+            "checkpoints": sorted(len(r.best_checkpoints) for r in grid)}
+
+
 if __name__ == "__main__":
     tuner = tune.Tuner(
         Steps,
@@ -52,4 +71,5 @@ if __name__ == "__main__":
         with result.checkpoint.as_directory() as directory, open(os.path.join(directory, "state.json")) as file:
             restored = json.load(file)["steps"]
         summary[f"rate{result.config['rate']}"] = {"checkpoint_iterations": iterations, "last_restores": restored}
+    summary["function_trainable"] = function_sweep()
     print("CALLBACK_CHECKPOINT_GUIDE", json.dumps(summary))

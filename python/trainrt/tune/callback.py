@@ -11,8 +11,8 @@ A class Trainable's trial shows each result to the driver before reporting it wh
 defines on_trial_result (trainable.py, CALLBACK_VERDICTS_ENV): on_trial_result gets it then, and a
 callback that sets result[SHOULD_CHECKPOINT] = True makes the trial checkpoint that iteration, as
 in Ray. A function trainable reports by itself: there a callback only observes, and a
-SHOULD_CHECKPOINT is refused with one line, the sweep stopped with a stop signal (run the script
-again to go on). Hooks trainrt never
+SHOULD_CHECKPOINT does nothing, as under Ray 2.60 (a function checkpoints when it reports one),
+said in one warning line per sweep. Hooks trainrt never
 calls (on_step_begin, on_trial_save, on_checkpoint, ...) are refused when a callback defines them.
 """
 import contextlib
@@ -125,6 +125,7 @@ class Follower:
         self.name_creator, self.dirname_creator = name_creator, dirname_creator
         self.followed = {}  # trial name -> _Followed, in the record's order
         self.iteration = 0
+        self.warned_forced_checkpoint = False
 
     def run(self, command, env, sweep_dir, constants):
         """Runs `command` (trainrt tune) to its end, following `sweep_dir`; its exit code.
@@ -186,7 +187,7 @@ class Follower:
         for row in rows:
             result = {**row, "trial_id": trial.trial_id, "config": trial.config}
             self.call("on_trial_result", trial=trial, result=result)
-            _refuse_forced_checkpoint(self.callbacks, result)
+            self.warn_forced_checkpoint(result)
             trial.last_result = result
         for iteration, shown in self.shown_results(followed):
             result = {**shown, "trial_id": trial.trial_id, "config": trial.config}
@@ -195,6 +196,21 @@ class Follower:
         if not followed.ended and status in ("TERMINATED", "ERROR"):
             followed.ended, trial.status = True, status
             self.call("on_trial_complete" if status == "TERMINATED" else "on_trial_error", trial=trial)
+
+    def warn_forced_checkpoint(self, result):
+        """A callback's result[SHOULD_CHECKPOINT] on a function trainable's row: the function has
+        reported it already and checkpoints only when it reports a checkpoint, so it does nothing,
+        as under Ray (which says nothing); one warning line per sweep says so."""
+        from .. import _state
+        from .result import SHOULD_CHECKPOINT
+        if not result.get(SHOULD_CHECKPOINT) or self.warned_forced_checkpoint:
+            return
+        self.warned_forced_checkpoint = True
+        names = ", ".join(type(c).__name__ for c in self.callbacks)
+        _state.log("warning", f"trainrt.tune: a callback ({names}) set result[\"{SHOULD_CHECKPOINT}\"] for "
+                              f"{result['trial_id']}, a function trainable's trial, which checkpoints only when it "
+                              f"reports a checkpoint (tune.report(..., checkpoint=...)): the request does nothing, as "
+                              f"under Ray (a class Trainable's trial checkpoints on it); said once per sweep")
 
     def new_rows(self, followed):
         """The trial's rows not passed yet (its rows file read again only when its size changed)."""
@@ -242,20 +258,6 @@ class Follower:
     def call(self, hook, **arguments):
         for callback in self.callbacks:
             getattr(callback, hook)(iteration=self.iteration, trials=self.trials(), **arguments)
-
-
-def _refuse_forced_checkpoint(callbacks, result):
-    """Ray's callbacks may set result[SHOULD_CHECKPOINT] to make the trial checkpoint now; the
-    trial runs in processes of its own and has reported this row already: refused."""
-    from .result import SHOULD_CHECKPOINT
-    if result.get(SHOULD_CHECKPOINT):
-        names = ", ".join(type(c).__name__ for c in callbacks)
-        raise NotImplementedError(
-            f"trainrt.tune: a callback ({names}) set result[\"{SHOULD_CHECKPOINT}\"] to make trial "
-            f"{result['trial_id']} checkpoint: the trial runs in processes of its own and the driver only reads its "
-            f"rows, so a callback cannot checkpoint it; checkpoint in the trainable (a Trainable's "
-            f"CheckpointConfig(checkpoint_frequency=N), or tune.report(..., checkpoint=...)). The sweep was stopped; "
-            f"the same script goes on with it")
 
 
 def _link_dirname(sweep_dir, name, dirname):
